@@ -1,0 +1,225 @@
+"""The core CuTe layout algebra: coalesce, filter, composition, complement and the inverses.
+
+Definitions (``A``, ``B`` layouts; ``n = size``):
+
+* ``coalesce(L)`` is the same function on ``[0, n)`` with the fewest modes: size-1 modes dropped, mode ``j+1``
+  merged into mode ``j`` when ``s_j * d_j == d_{j+1}``.
+* ``composition(A, B)(i) == A(B(i))``. It exists as a layout only under two divisibility conditions, checked while
+  each mode of ``B`` (shape ``n``, stride ``r``) walks the coalesced modes ``(s, d)`` of ``A``:
+  *stride divisibility* -- ``r`` is a multiple of ``s`` (the B mode skips the A mode whole) or ``s`` a multiple of
+  ``r``; *shape divisibility* -- if the B mode spills past the A mode (``n > s/r``) then ``s/r`` divides ``n``.
+  pycute checks only the first and so returns ``5:7`` for ``(5,3):(7,1) o 7:1``; CUTLASS checks a weaker form of the
+  second and accepts ``(4,6,8):(2,3,5) o 6:3`` (issue #3177). Both are rejected here with the failing condition.
+* ``complement(L, M)`` is the layout ``R`` whose image interleaves with ``L``'s: ``make_layout(L, R)`` is injective,
+  ``R`` has ordered strides and ``cosize(R) <= round_up(M, cosize(L))``.
+* ``right_inverse(L)``: ``L(R(i)) == i`` for ``i < size(R)`` (largest such ``R`` built from L's stride-1 chain).
+* ``left_inverse(L)``: ``R(L(i)) == i`` for every ``i < size(L)`` (``L`` injective).
+"""
+
+from __future__ import annotations
+
+import itertools
+
+from .errors import CompositionError, LayoutError
+from .inttuple import ceil_div, flatten, is_int, is_tuple, prefix_product, product
+from .layout import Layout, as_layout, flat_modes, make_layout
+
+
+def _from_modes(modes: list[tuple[int, int]]) -> Layout:
+    if not modes:
+        return Layout(1, 0)
+    if len(modes) == 1:
+        return Layout(*modes[0])
+    return Layout(tuple(s for s, _ in modes), tuple(d for _, d in modes))
+
+
+def coalesce(layout: Layout, profile: object = None) -> Layout:
+    """Same function, fewest modes. With a tuple ``profile``, coalesce each mode separately (by-mode).
+
+    >>> str(coalesce(Layout((2,(1,6)), (1,(6,2)))))
+    '12:1'
+    """
+    layout = as_layout(layout)
+    if is_tuple(profile):
+        if len(profile) > len(layout):
+            raise LayoutError(f"coalesce profile {profile} has more modes than {layout}")
+        modes = [coalesce(layout[i], profile[i]) for i in range(len(profile))]
+        return make_layout(*modes, *list(layout)[len(profile):])
+    out: list[tuple[int, int]] = []
+    for s, d in flat_modes(layout):
+        if s == 1:
+            continue
+        if out and out[-1][0] * out[-1][1] == d:
+            out[-1] = (out[-1][0] * s, out[-1][1])
+        else:
+            out.append((s, d))
+    return _from_modes(out)
+
+
+def filter_zeros(layout: Layout) -> Layout:
+    """Replace stride-0 modes by size-1 modes (keeps the profile)."""
+
+    def go(s, d):  # tuple, tuple | int, int
+        if is_tuple(s):
+            return tuple(go(a, b) for a, b in zip(s, d, strict=True))
+        return 1 if d == 0 else s
+
+    return Layout(go(layout.shape, layout.stride), layout.stride)
+
+
+def filter(layout: Layout) -> Layout:
+    """Drop stride-0 and size-1 modes, then coalesce: the injective part's shape."""
+    return coalesce(filter_zeros(layout))
+
+
+def composition(a: Layout, b: Layout | int | tuple | None) -> Layout:
+    """``R(i) == A(B(i))``. ``B`` may be a layout, an int ``n`` (``n:1``), or a tuple (by-mode tiler, ``None`` keeps
+    the mode).
+
+    Pre: B's image lies in A's domain (A's last mode runs on) and both divisibility conditions hold.
+    Post: ``composition(A,B)(i) == A(B(i))`` for every ``i`` in ``[0, size(B))``; shape compatible with B's.
+
+    >>> str(composition(Layout((6,2),(8,2)), Layout((4,3),(3,1))))
+    '((2,2),3):((24,2),8)'
+    """
+    a = as_layout(a)
+    if b is None:
+        return a
+    if is_int(b):
+        return composition(a, Layout(b))
+    if is_tuple(b):
+        if len(b) > len(a):
+            raise LayoutError(f"tiler {_fmt_tiler(b)} has rank {len(b)} > rank {len(a)} of {a}")
+        modes = [composition(a[i], b[i]) for i in range(len(b))]
+        return make_layout(*modes, *list(a)[len(b):])
+    if not isinstance(b, Layout):
+        raise LayoutError(f"cannot compose with {b!r}")
+    if is_tuple(b.shape):
+        return make_layout(*(composition(a, bi) for bi in b))
+    return _compose_mode(a, b.shape, b.stride, b)
+
+
+def _compose_mode(a: Layout, n: int, r: int, b: Layout) -> Layout:
+    if r == 0:
+        return Layout(n, 0)
+    if r < 0 and n > 1:
+        raise CompositionError(f"inadmissible composition {a} o {b}: negative stride {r} leaves A's domain")
+    modes: list[tuple[int, int]] = []
+    flat = flat_modes(coalesce(a))
+    for s, d in flat[:-1]:
+        if n > 1:
+            if r % s != 0 and s % r != 0:
+                raise CompositionError(
+                    f"inadmissible composition {a} o {b}: stride divisibility fails at A mode {s}:{d} "
+                    f"(B stride {r} and shape {s} divide neither way)"
+                )
+            if r < s:
+                k = s // r
+                if n > k and n % k != 0:
+                    raise CompositionError(
+                        f"inadmissible composition {a} o {b}: shape divisibility fails at A mode {s}:{d} "
+                        f"(B mode of size {n} spills past it but {k} does not divide {n})"
+                    )
+        new = min(max(1, s // r), n)
+        if new != 1:
+            modes.append((new, r * d))
+        n //= new
+        r = ceil_div(r, s)
+    if n != 1 or not modes:
+        modes.append((n, r * flat[-1][1]))
+    return _from_modes(modes)
+
+
+def _fmt_tiler(t: object) -> str:
+    if is_tuple(t):
+        return "(" + ",".join(_fmt_tiler(m) for m in t) + ")"
+    return str(t)
+
+
+def complement(layout: Layout | int, cotarget: int | tuple = 1) -> Layout:
+    """The layout of the offsets ``layout`` skips, up to ``cotarget`` (an int or a shape, by its size).
+
+    Pre: the non-trivial modes, sorted by stride, chain without overlap (``d_{j+1}`` a multiple of ``s_j*d_j``).
+    Post: ``make_layout(L, R)`` is injective; ``R``'s strides are ordered; ``cosize(R) <= round_up(M, cosize(L))``.
+
+    >>> str(complement(Layout(4, 2), 24))
+    '(2,3):(1,8)'
+    """
+    layout = as_layout(layout)
+    m = product(cotarget) if is_tuple(cotarget) else cotarget
+    modes = sorted((d, s) for s, d in flat_modes(layout) if s != 1 and d != 0)
+    out: list[tuple[int, int]] = []
+    cur = 1
+    for d, s in modes:
+        if d < 0:
+            raise LayoutError(f"complement of {layout}: negative stride {d} is not supported")
+        if d % cur != 0:
+            raise LayoutError(
+                f"complement of {layout} does not exist: stride {d} is not a multiple of {cur} "
+                f"(the modes below it overlap or leave a gap that is not a whole number of periods)"
+            )
+        out.append((d // cur, cur))
+        cur = s * d
+    out.append((ceil_div(m, cur), cur))
+    return coalesce(_from_modes(out))
+
+
+def right_inverse(layout: Layout | int) -> Layout:
+    """The largest ``R`` with ``L(R(i)) == i`` for every ``i < size(R)``.
+
+    >>> str(right_inverse(Layout((4,8),(8,1))))
+    '(8,4):(4,1)'
+    """
+    layout = as_layout(layout)
+    flat_s, flat_d = flatten(layout.shape), flatten(layout.stride)
+    rstride = flatten(prefix_product(layout.shape))
+    out: list[tuple[int, int]] = []
+    cur = 1
+    for d, s, rd in sorted(zip(flat_d, flat_s, rstride, strict=True)):
+        if s == 1:
+            continue
+        if d != cur:
+            if d < cur:
+                continue
+            break
+        out.append((s, rd))
+        cur = s * d
+    return coalesce(_from_modes(out))
+
+
+def left_inverse(layout: Layout | int) -> Layout:
+    """An ``R`` with ``R(L(i)) == i`` for every ``i < size(L)``.
+
+    Pre: ``L`` is injective and its sorted strides divide one another (``d_{j+1} % d_j == 0``).
+    Uses CuTe's formula ``right_inverse(make_layout(L, complement(L)))`` where the complement exists, and otherwise
+    builds ``R`` from the stride ratios directly (CUTLASS #2094: the C++ answer for ``(128,160):(65536,1)`` is wrong).
+
+    >>> str(left_inverse(Layout((128,160),(65536,1))))
+    '(65536,128):(128,1)'
+    """
+    layout = as_layout(layout)
+    flat_s, flat_d = flatten(layout.shape), flatten(layout.stride)
+    rstride = flatten(prefix_product(layout.shape))
+    modes = sorted((d, s, rd) for s, d, rd in zip(flat_s, flat_d, rstride, strict=True) if s != 1)
+    if any(d == 0 for d, _, _ in modes) or any(d < 0 for d, _, _ in modes):
+        raise LayoutError(f"left_inverse of {layout}: a stride-0 or negative mode makes it non-injective")
+    for (d0, s0, _), (d1, _, _) in itertools.pairwise(modes):
+        if d1 < s0 * d0:
+            raise LayoutError(f"left_inverse of {layout}: not injective (mode {s0}:{d0} overlaps stride {d1})")
+    chained = all(d1 % (s0 * d0) == 0 for (d0, s0, _), (d1, _, _) in itertools.pairwise(modes))
+    if chained:
+        return right_inverse(make_layout(layout, complement(layout)))
+    out: list[tuple[int, int]] = []
+    if modes and modes[0][0] > 1:
+        out.append((modes[0][0], 0))
+    for j, (d, s, rd) in enumerate(modes):
+        if j + 1 < len(modes):
+            nxt = modes[j + 1][0]
+            if nxt % d != 0:
+                raise LayoutError(
+                    f"left_inverse of {layout} is not a layout: stride {nxt} is not a multiple of stride {d}"
+                )
+            out.append((nxt // d, rd))
+        else:
+            out.append((s, rd))
+    return coalesce(_from_modes(out))

@@ -1,0 +1,255 @@
+"""The CuTe layout: a function from coordinates to offsets, given by a nested ``shape`` and ``stride``.
+
+A layout ``(s0,s1,...):(d0,d1,...)`` maps the coordinate ``(c0,c1,...)`` (``0 <= ci < si``) to ``sum(ci*di)``. A flat
+index ``i`` is first turned into a coordinate colexicographically (first mode fastest), so ``(4,2):(2,1)`` maps
+``i = 0..7`` to ``0 2 4 6 1 3 5 7``. Modes may nest: ``(4,(2,2)):(1,(4,8))`` has rank 2, depth 2 and size 16.
+
+``Layout`` is a frozen, hashable value. Evaluation is strict: an index outside ``[0, size)`` or a coordinate outside
+its mode is a ``LayoutError`` (CuTe itself lets the last mode run on; the algebra uses that internally).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .errors import LayoutError, ShapeStrideMismatch
+from .inttuple import (
+    Coord,
+    IntTuple,
+    congruent,
+    crd2idx,
+    flatten,
+    has_none,
+    idx2crd,
+    is_int,
+    is_tuple,
+    prefix_product,
+    product,
+    slice_,
+)
+from .inttuple import depth as tuple_depth
+from .inttuple import rank as tuple_rank
+
+
+def format_inttuple(t: IntTuple) -> str:
+    """CuTe notation of a nested tuple: ``(4,(2,2))``; an int prints bare."""
+    if is_tuple(t):
+        return "(" + ",".join(format_inttuple(m) for m in t) + ")"
+    return str(t)
+
+
+def _check_leaves(t: Any, what: str, positive: bool) -> None:
+    if is_tuple(t):
+        for m in t:
+            _check_leaves(m, what, positive)
+        return
+    if not is_int(t):
+        raise LayoutError(f"{what} must hold ints, found {t!r}")
+    if positive and t <= 0:
+        raise LayoutError(f"shape entries must be positive, found {t} in {what}")
+
+
+def _normalize(t: Any) -> IntTuple:
+    """Lists become tuples; numpy ints become ints."""
+    if isinstance(t, (tuple, list)):
+        return tuple(_normalize(m) for m in t)
+    if isinstance(t, np.integer):
+        return int(t)
+    return t
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """``shape:stride``. Build with ``make_layout``; ``Layout(shape)`` gets the column-major (colex) stride."""
+
+    shape: IntTuple
+    stride: IntTuple = None  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        shape = _normalize(self.shape)
+        stride = prefix_product(shape) if self.stride is None else _normalize(self.stride)
+        _check_leaves(shape, f"shape {_show(shape)}", True)
+        _check_leaves(stride, "stride", False)
+        if not congruent(shape, stride):
+            raise ShapeStrideMismatch(
+                f"shape {format_inttuple(shape)} and stride {format_inttuple(stride)} differ in rank or nesting"
+            )
+        object.__setattr__(self, "shape", shape)
+        object.__setattr__(self, "stride", stride)
+
+    # -- notation -----------------------------------------------------------------------------------------------
+    def __str__(self) -> str:
+        return f"{format_inttuple(self.shape)}:{format_inttuple(self.stride)}"
+
+    def __repr__(self) -> str:
+        return f"Layout({self})"
+
+    # -- structure ----------------------------------------------------------------------------------------------
+    def __len__(self) -> int:
+        return tuple_rank(self.shape)
+
+    def __iter__(self) -> Iterator[Layout]:
+        for i in range(len(self)):
+            yield self[i]
+
+    def __getitem__(self, i: int) -> Layout:
+        """Mode ``i`` (CuTe's ``get<i>`` / ``layout<i>``)."""
+        if not is_tuple(self.shape):
+            if i in (0, -1):
+                return self
+            raise LayoutError(f"mode {i} out of range for rank-1 layout {self}")
+        try:
+            return Layout(self.shape[i], self.stride[i])
+        except IndexError:
+            raise LayoutError(f"mode {i} out of range for rank-{len(self)} layout {self}") from None
+
+    # -- evaluation ---------------------------------------------------------------------------------------------
+    def __call__(self, *args: Coord) -> Any:
+        """``L(i)`` for a flat index, ``L(c0, c1)`` or ``L((c0, c1))`` for a coordinate; ``None`` slices a mode."""
+        crd: Coord = args[0] if len(args) == 1 else tuple(args)
+        if has_none(crd):
+            return slice_and_offset(crd, self)[0]
+        _check_coord(crd, self.shape, self)
+        return crd2idx(crd, self.shape, self.stride)
+
+    def offsets(self, dtype: Any = np.int64) -> np.ndarray:
+        """``L(i)`` for every ``i`` in ``[0, size)``, as one NumPy array (vectorised, no Python loop per element)."""
+        return evaluate(flatten(self.shape), flatten(self.stride), dtype)
+
+    def coords(self) -> Iterator[IntTuple]:
+        for i in range(size(self)):
+            yield idx2crd(i, self.shape)
+
+
+def _show(t: Any) -> str:
+    try:
+        return format_inttuple(t)
+    except Exception:
+        return repr(t)
+
+
+def _check_coord(crd: Coord, shape: IntTuple, layout: Layout) -> None:
+    if is_int(crd):
+        n = product(shape)
+        if not 0 <= crd < n:
+            raise LayoutError(f"coordinate {crd} out of range [0,{n}) of mode {format_inttuple(shape)} in {layout}")
+        return
+    if not is_tuple(crd):
+        raise LayoutError(f"coordinate {crd!r} is neither an int nor a tuple (layout {layout})")
+    if not is_tuple(shape) or len(crd) != len(shape):
+        raise LayoutError(
+            f"coordinate {format_inttuple(crd)} does not match the rank of shape {format_inttuple(shape)} in {layout}"
+        )
+    for c, s in zip(crd, shape, strict=True):
+        _check_coord(c, s, layout)
+
+
+def evaluate(shape: tuple[int, ...], stride: tuple[int, ...], dtype: Any = np.int64) -> np.ndarray:
+    """Offsets of the flat layout ``shape:stride`` over its whole domain, colexicographically.
+
+    Built mode by mode from the slowest (outer sum of aranges), so it costs about ``size`` additions and 8 bytes
+    per element for int64 output.
+    """
+    out = np.zeros(1, dtype=dtype)
+    for s, d in zip(reversed(shape), reversed(stride), strict=True):
+        if s == 1:
+            continue
+        mode = np.arange(s, dtype=dtype) * dtype(d) if d else np.zeros(s, dtype=dtype)
+        out = np.add.outer(out, mode).reshape(-1)
+    return out
+
+
+# -- construction and queries (CuTe free functions) -----------------------------------------------------------
+def make_layout(*args: Any, stride: IntTuple | None = None) -> Layout:
+    """``make_layout(shape)``, ``make_layout(shape, stride)`` or ``make_layout(L0, L1, ...)`` (concatenate modes).
+
+    >>> str(make_layout((4, 2)))
+    '(4,2):(1,4)'
+    >>> str(make_layout(Layout(4, 2), Layout(3, 8)))
+    '(4,3):(2,8)'
+    """
+    if len(args) == 1 and not isinstance(args[0], (Layout, int, tuple, list)) and isinstance(args[0], Iterable):
+        args = tuple(args[0])
+    if args and all(isinstance(a, Layout) for a in args):
+        if stride is not None:
+            raise LayoutError("make_layout(layouts...) takes no stride")
+        if len(args) == 1:
+            return Layout((args[0].shape,), (args[0].stride,))
+        return Layout(tuple(a.shape for a in args), tuple(a.stride for a in args))
+    if len(args) == 0:
+        return Layout((), ())
+    if len(args) == 2 and stride is None:
+        return Layout(args[0], args[1])
+    if len(args) == 1:
+        return Layout(args[0], stride)
+    raise LayoutError("make_layout takes (shape), (shape, stride) or layouts")
+
+
+def as_layout(x: Layout | int | tuple) -> Layout:
+    """An int ``n`` is the layout ``n:1``; a tuple is a shape with the default stride."""
+    if isinstance(x, Layout):
+        return x
+    if is_int(x) or is_tuple(x):
+        return Layout(x)
+    raise LayoutError(f"expected a layout or a shape, found {x!r}")
+
+
+def size(x: Layout | IntTuple, mode: int | None = None) -> int:
+    shape = x.shape if isinstance(x, Layout) else x
+    if mode is not None:
+        shape = shape[mode] if is_tuple(shape) else shape
+    return product(shape)
+
+
+def cosize(layout: Layout) -> int:
+    """One past the largest offset (``sum((s-1)*|d|) + 1``): the smallest codomain ``[0, n)`` holding the image
+    when all strides are non-negative."""
+    return sum((s - 1) * abs(d) for s, d in zip(flatten(layout.shape), flatten(layout.stride), strict=True)) + 1
+
+
+def rank(x: Layout | IntTuple) -> int:
+    return tuple_rank(x.shape if isinstance(x, Layout) else x)
+
+
+def depth(x: Layout | IntTuple) -> int:
+    return tuple_depth(x.shape if isinstance(x, Layout) else x)
+
+
+def shape(x: Layout) -> IntTuple:
+    return x.shape
+
+
+def stride(x: Layout) -> IntTuple:
+    return x.stride
+
+
+def slice_and_offset(crd: Coord, layout: Layout) -> tuple[Layout, int]:
+    """CuTe's ``slice_and_offset``: the layout of the ``None`` modes and the offset of the fixed ones."""
+    from .inttuple import replace_none
+
+    if is_tuple(crd) and (not is_tuple(layout.shape) or len(crd) != len(layout.shape)):
+        raise LayoutError(f"coordinate rank {len(crd)} does not match layout {layout}")
+    _check_coord(replace_none(crd), layout.shape, layout)
+    shp, strd = slice_(crd, layout.shape), slice_(crd, layout.stride)
+    if len(shp) == 1:
+        shp, strd = shp[0], strd[0]
+    return Layout(shp, strd), crd2idx(replace_none(crd), layout.shape, layout.stride)
+
+
+def flat_modes(layout: Layout) -> list[tuple[int, int]]:
+    """``(shape, stride)`` of every leaf mode, in order."""
+    return list(zip(flatten(layout.shape), flatten(layout.stride), strict=True))
+
+
+def append(layout: Layout, mode: Layout | None = None, n: int | None = None) -> Layout:
+    """CuTe's ``append<N>``: pad ``layout`` with ``mode`` (default ``1:0``) up to rank ``n`` (default rank+1)."""
+    mode = mode or Layout(1, 0)
+    modes = list(layout) if is_tuple(layout.shape) else [layout]
+    target = n if n is not None else len(modes) + 1
+    while len(modes) < target:
+        modes.append(mode)
+    return make_layout(*modes)

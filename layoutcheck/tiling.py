@@ -1,0 +1,263 @@
+"""Dividing a layout into tiles and repeating a tile over a layout: CuTe's divides and products.
+
+``logical_divide(A, B) = composition(A, make_layout(B, complement(B, size(A))))``: mode 0 walks the tile ``B``
+inside ``A``, mode 1 walks the tiles. Here the division must be exact -- ``size(B) * size(complement) == size(A)``
+-- otherwise CuTe silently indexes past the end of ``A``; layoutcheck raises ``NotDivisibleError`` instead.
+
+``logical_product(A, B) = make_layout(A, composition(complement(A, size(A)*cosize(B)), B))``: mode 0 is ``A``,
+mode 1 places copies of ``A`` where ``B`` says. (pycute computes a divide when ``B`` is an int; CUTLASS #3478.)
+
+A *tiler* is a layout (applied to the whole layout), an int ``n`` (``n:1``), or a tuple with one entry per mode
+(layout, int or ``None`` = keep the mode). The ``zipped_``, ``tiled_`` and ``flat_`` forms only regroup modes::
+
+    logical_divide : ((TileM,RestM), (TileN,RestN), L)
+    zipped_divide  : ((TileM,TileN), (RestM,RestN,L))
+    tiled_divide   : ((TileM,TileN), RestM, RestN, L)
+    flat_divide    : (TileM, TileN, RestM, RestN, L)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .algebra import coalesce, complement, composition, right_inverse
+from .errors import LayoutError, NotDivisibleError
+from .inttuple import ceil_div, flatten, is_int, is_tuple, product
+from .layout import Layout, append, as_layout, cosize, make_layout, rank, size
+
+Tiler = Any  # Layout | int | tuple[Layout | int | None, ...] | None
+
+
+def _tiler_str(t: Tiler) -> str:
+    if is_tuple(t):
+        return "(" + ",".join(_tiler_str(m) for m in t) + ")"
+    return str(t)
+
+
+def _by_mode(op: Callable[[Layout, Tiler], Layout], a: Layout, tiler: tuple, name: str) -> Layout:
+    if len(tiler) > len(a):
+        raise LayoutError(f"{name}: tiler {_tiler_str(tiler)} has rank {len(tiler)} > rank {len(a)} of {a}")
+    modes = [a[i] if tiler[i] is None else op(a[i], tiler[i]) for i in range(len(tiler))]
+    return make_layout(*modes, *list(a)[len(tiler):])
+
+
+def logical_divide(a: Layout, tiler: Tiler) -> Layout:
+    """Split ``A`` into (tile, rest) by ``tiler``; by-mode for a tuple tiler.
+
+    Pre: the tile divides ``A`` exactly (``size(B) * size(complement(B, size(A))) == size(A)``).
+    Post: same size and same function as ``A`` up to the re-ordering of its domain the tiler defines.
+
+    >>> str(logical_divide(Layout(128, 128), Layout((16,4),(4,1))))
+    '((16,4),2):((512,128),8192)'
+    """
+    a = as_layout(a)
+    if tiler is None:
+        return a
+    if is_int(tiler):
+        tiler = Layout(tiler)
+    if is_tuple(tiler):
+        return _by_mode(logical_divide, a, tiler, "logical_divide")
+    if not isinstance(tiler, Layout):
+        raise LayoutError(f"logical_divide: bad tiler {tiler!r}")
+    rest = complement(tiler, size(a))
+    if size(tiler) * size(rest) != size(a) or cosize(tiler) > size(a):
+        raise NotDivisibleError(
+            f"logical_divide: tile {tiler} (size {size(tiler)}, cosize {cosize(tiler)}) does not divide "
+            f"{a} (size {size(a)}) exactly"
+        )
+    return composition(a, make_layout(tiler, rest))
+
+
+def logical_product(a: Layout, tiler: Tiler) -> Layout:
+    """Repeat ``A`` as ``B`` says: mode 0 is ``A``, mode 1 the copies; by-mode for a tuple tiler.
+
+    >>> str(logical_product(Layout((2,2),(4,1)), Layout(6, 1)))
+    '((2,2),(2,3)):((4,1),(2,8))'
+    """
+    a = as_layout(a)
+    if tiler is None:
+        return a
+    if is_int(tiler):
+        tiler = Layout(tiler)
+    if is_tuple(tiler):
+        return _by_mode(logical_product, a, tiler, "logical_product")
+    if not isinstance(tiler, Layout):
+        raise LayoutError(f"logical_product: bad tiler {tiler!r}")
+    return make_layout(a, composition(complement(a, size(a) * cosize(tiler)), tiler))
+
+
+def _hier_unzip(op: Callable[[Layout, Tiler], Layout], a: Layout, tiler: Tiler) -> Layout:
+    """Apply ``op`` by mode, then gather the first halves into mode 0 and the second halves (plus any untiled
+    modes of ``A``) into mode 1."""
+    if tiler is None:
+        return make_layout(Layout(1, 0), a)
+    if is_tuple(tiler):
+        if len(tiler) > len(a):
+            raise LayoutError(f"tiler {_tiler_str(tiler)} has rank {len(tiler)} > rank {len(a)} of {a}")
+        split = [_hier_unzip(op, a[i], tiler[i]) for i in range(len(tiler))]
+        first = make_layout(*(s[0] for s in split))
+        second = make_layout(*(s[1] for s in split), *list(a)[len(tiler):])
+        return make_layout(first, second)
+    return op(a, tiler)
+
+
+def zipped_divide(a: Layout, tiler: Tiler) -> Layout:
+    """``((tile modes), (rest modes))``."""
+    return _hier_unzip(logical_divide, as_layout(a), tiler)
+
+
+def tiled_divide(a: Layout, tiler: Tiler) -> Layout:
+    """``((tile modes), rest0, rest1, ...)``."""
+    z = zipped_divide(a, tiler)
+    return make_layout(z[0], *_modes(z[1]))
+
+
+def flat_divide(a: Layout, tiler: Tiler) -> Layout:
+    """``(tile0, tile1, ..., rest0, rest1, ...)``."""
+    z = zipped_divide(a, tiler)
+    return make_layout(*_modes(z[0]), *_modes(z[1]))
+
+
+def zipped_product(a: Layout, tiler: Tiler) -> Layout:
+    return _hier_unzip(logical_product, as_layout(a), tiler)
+
+
+def tiled_product(a: Layout, tiler: Tiler) -> Layout:
+    z = zipped_product(a, tiler)
+    return make_layout(z[0], *_modes(z[1]))
+
+
+def flat_product(a: Layout, tiler: Tiler) -> Layout:
+    z = zipped_product(a, tiler)
+    return make_layout(*_modes(z[0]), *_modes(z[1]))
+
+
+def _modes(l: Layout) -> list[Layout]:
+    return list(l) if is_tuple(l.shape) else [l]
+
+
+def _zip(x: Layout, y: Layout) -> Layout:
+    return make_layout(*(make_layout(xi, yi) for xi, yi in zip(_modes(x), _modes(y), strict=True)))
+
+
+def blocked_product(block: Layout, tiler: Layout) -> Layout:
+    """Each mode ``(block_i, tiler_i)``: whole blocks laid out as ``tiler`` says.
+
+    >>> str(blocked_product(Layout((2,5),(5,1)), Layout((3,4),(1,3))))
+    '((2,3),(5,4)):((5,10),(1,30))'
+    """
+    block, tiler = as_layout(block), as_layout(tiler)
+    r = max(rank(block), rank(tiler))
+    res = logical_product(append(block, n=r) if rank(block) < r else block,
+                          append(tiler, n=r) if rank(tiler) < r else tiler)
+    return _zip(res[0], res[1])
+
+
+def raked_product(block: Layout, tiler: Layout) -> Layout:
+    """Each mode ``(tiler_i, block_i)``: the blocks' elements interleaved (raked) across the tiler.
+
+    >>> str(raked_product(Layout((2,5),(5,1)), Layout((3,4),(1,3))))
+    '((3,2),(4,5)):((10,5),(30,1))'
+    """
+    block, tiler = as_layout(block), as_layout(tiler)
+    r = max(rank(block), rank(tiler))
+    res = logical_product(append(block, n=r) if rank(block) < r else block,
+                          append(tiler, n=r) if rank(tiler) < r else tiler)
+    return _zip(res[1], res[0])
+
+
+def make_ordered_layout(shape: Any, order: Any = None) -> Layout:
+    """Compact layout whose modes get strides in increasing ``order`` (default: column-major)."""
+    flat = flatten(shape)
+    ordr = list(range(len(flat))) if order is None else list(flatten(order))
+    if len(ordr) != len(flat):
+        raise LayoutError(f"order {order} does not match shape {shape}")
+    strides = [0] * len(flat)
+    cur = 1
+    for i in sorted(range(len(flat)), key=lambda j: (ordr[j], j)):
+        strides[i] = cur
+        cur *= flat[i]
+    from .inttuple import unflatten
+
+    return Layout(shape, unflatten(tuple(strides), shape))
+
+
+def tile_to_shape(block: Layout, target: Any, order: Any = None) -> Layout:
+    """Repeat ``block`` until it covers the shape ``target`` (modes ordered by ``order``, default column-major).
+
+    Pre: each mode of ``block`` divides the matching mode of ``target``.
+
+    >>> str(tile_to_shape(Layout((8,8),(8,1)), (32,64)))
+    '(32,(8,8)):(8,(1,256))'
+    """
+    block = as_layout(block)
+    tgt = tuple(product(t) for t in target) if is_tuple(target) else (target,)
+    r = len(tgt)
+    if rank(block) > r:
+        raise LayoutError(f"tile_to_shape: block {block} has rank {rank(block)} > rank {r} of target")
+    padded = append(block, n=r) if rank(block) < r else block
+    bshape = tuple(size(m) for m in _modes(padded))
+    for i, (b, t) in enumerate(zip(bshape, tgt, strict=True)):
+        if t % b != 0:
+            raise NotDivisibleError(f"tile_to_shape: block mode {i} of size {b} does not divide target {t}")
+    reps = tuple(ceil_div(t, b) for t, b in zip(tgt, bshape, strict=True))
+    return coalesce(blocked_product(padded, make_ordered_layout(reps, order)), reps)
+
+
+def upcast(layout: Layout, n: int) -> Layout:
+    """View ``layout`` (in units of ``x``) in units of ``n*x``: the stride-1 mode shrinks, other strides divide.
+
+    >>> str(upcast(Layout((8,64),(64,1)), 8))
+    '(8,8):(8,1)'
+    """
+    def go(s, d):  # int tuples, nested alike
+        if is_tuple(s):
+            return tuple(zip(*(go(a, b) for a, b in zip(s, d, strict=True)), strict=True))
+        if d == 0:
+            return s, 0
+        if abs(d) == 1:
+            if s % n != 0:
+                raise NotDivisibleError(f"upcast by {n}: contiguous mode of size {s} is not a multiple of {n}")
+            return s // n, d
+        if d % n != 0:
+            raise NotDivisibleError(f"upcast by {n}: stride {d} is not a multiple of {n}")
+        return s, d // n
+
+    s, d = go(layout.shape, layout.stride)
+    return Layout(s, d)
+
+
+def downcast(layout: Layout, n: int) -> Layout:
+    """View ``layout`` in units of ``x/n``: the stride-1 mode grows ``n``-fold, other strides scale by ``n``.
+
+    >>> str(downcast(Layout((8,8),(8,1)), 2))
+    '(8,16):(16,1)'
+    """
+    def go(s, d):
+        if is_tuple(s):
+            return tuple(zip(*(go(a, b) for a, b in zip(s, d, strict=True)), strict=True))
+        if abs(d) == 1:
+            return s * n, d
+        return s, d * n
+
+    s, d = go(layout.shape, layout.stride)
+    return Layout(s, d)
+
+
+def max_common_layout(a: Layout, b: Layout) -> Layout:
+    """The largest layout ``R`` with ``a(R(i)) == b(R(i))`` that is contiguous in both (CuTe's definition)."""
+    inv_b = right_inverse(b)
+    common = coalesce(composition(a, inv_b))
+    first = common[0] if is_tuple(common.shape) else common
+    if first.stride == 1 and is_int(first.shape):
+        return composition(inv_b, first)
+    return Layout(1, 0)
+
+
+def max_common_vector(a: Layout, b: Layout) -> int:
+    """How many consecutive indices ``a`` and ``b`` both map to consecutive offsets (a vector width)."""
+    inv_b = right_inverse(b)
+    common = coalesce(composition(a, inv_b))
+    first = common[0] if is_tuple(common.shape) else common
+    return first.shape if first.stride == 1 and is_int(first.shape) else 1
