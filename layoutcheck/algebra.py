@@ -19,6 +19,7 @@ Definitions (``A``, ``B`` layouts; ``n = size``):
 from __future__ import annotations
 
 import itertools
+from math import gcd
 
 from .errors import CompositionError, LayoutError
 from .inttuple import ceil_div, flatten, is_int, is_tuple, prefix_product, product
@@ -95,8 +96,45 @@ def composition(a: Layout, b: Layout | int | tuple | None) -> Layout:
     if not isinstance(b, Layout):
         raise LayoutError(f"cannot compose with {b!r}")
     if is_tuple(b.shape):
-        return make_layout(*(composition(a, bi) for bi in b))
+        _check_no_carry(a, b)
+        return _compose_modes(a, b)
     return _compose_mode(a, b.shape, b.stride, b)
+
+
+def _compose_modes(a: Layout, b: Layout) -> Layout:
+    if is_tuple(b.shape):
+        return make_layout(*(_compose_modes(a, bi) for bi in b))
+    return _compose_mode(a, b.shape, b.stride, b)
+
+
+def _max_residue(n: int, r: int, p: int) -> int:
+    """``max((j*r) % p for j < n)``."""
+    if n <= 1 or r % p == 0:
+        return 0
+    if p % r == 0:
+        return (min(n, p // r) - 1) * r
+    g = gcd(r, p)
+    if n >= p // g:
+        return p - g
+    return max((j * r) % p for j in range(n))
+
+
+def _check_no_carry(a: Layout, b: Layout) -> None:
+    """Composing by B's modes assumes ``A(x + y) == A(x) + A(y)`` for offsets of different B modes. That holds
+    exactly when adding the modes' offsets never carries across a boundary between A's coalesced modes: for every
+    boundary ``P`` (product of a prefix of A's coalesced shape), ``sum_k max_j (j*r_k mod P) < P``. CuTe assumes
+    it silently; e.g. ``(2,2):(1,1) o (2,2):(1,1)`` would give 2 where A(B(3)) is 1."""
+    modes = [(s, d) for s, d in flat_modes(b) if s > 1 and d != 0]
+    if len(modes) < 2:
+        return
+    p = 1
+    for s, _ in flat_modes(coalesce(a))[:-1]:
+        p *= s
+        if sum(_max_residue(n, r, p) for n, r in modes) >= p:
+            raise CompositionError(
+                f"inadmissible composition {a} o {b}: the modes of B carry across A's mode boundary at {p} "
+                f"(offsets of different B modes add up past {p}, so A is not additive over them)"
+            )
 
 
 def _compose_mode(a: Layout, n: int, r: int, b: Layout) -> Layout:

@@ -7,8 +7,8 @@
 
 Pre: ``B >= 0``, ``M >= 0``, ``|S| >= B`` (the read and written bit ranges do not overlap), so ``f`` is an
 involution (``f(f(x)) == x``) and a bijection on every aligned block of ``2**(M+B+max(0,S))``.
-Worked example, ``Sw<3,4,3>`` on byte offsets (the 128-byte TMA/GMMA swizzle): byte 1040 = 0b100_0001_0000 has row
-bits (7..9) = 0b001, which flip chunk bit 4: ``f(1040) == 1056``.
+Worked example, ``Sw<3,4,3>`` on byte offsets (the 128-byte TMA/GMMA swizzle): byte 144 = 0b00_1001_0000 is row 1,
+16-byte chunk 1; row bit 7 flips chunk bit 4, so ``f(144) == 128`` (row 1's chunk 1 is stored in chunk 0).
 
 ``ComposedLayout(swizzle, offset, layout)`` evaluates ``swizzle(offset + layout(c))`` and prints as CuTe prints it:
 ``Sw<3,4,3> o 0 o (8,64):(64,1)``.

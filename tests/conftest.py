@@ -18,7 +18,7 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 def _have_gpu() -> bool:
     try:
-        import cupy  # noqa: F401
+        import cupy
 
         return cupy.cuda.runtime.getDeviceCount() > 0
     except Exception:

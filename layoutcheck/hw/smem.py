@@ -78,7 +78,9 @@ def normalize_mode(mode: str) -> str:
     m = mode.upper()
     m = _ALIASES.get(m, m)
     if m not in SWIZZLE_MODES:
-        raise LayoutError(f"unknown swizzle mode {mode!r}: expected one of INTER, SW32, SW64, SW128 (or none/32B/64B/128B)")
+        raise LayoutError(
+            f"unknown swizzle mode {mode!r}: expected one of INTER, SW32, SW64, SW128 (or none/32B/64B/128B)"
+        )
     return m
 
 

@@ -1,0 +1,109 @@
+"""Hypothesis strategies for the algebra, named after the precondition they guarantee."""
+
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+from layoutcheck import Layout
+from layoutcheck.inttuple import flatten, unflatten
+
+MAX_SIZE = 4096
+
+
+@st.composite
+def flat_shapes(draw, max_modes: int = 4, max_size: int = MAX_SIZE, pow2: bool | None = None) -> tuple[int, ...]:
+    n = draw(st.integers(1, max_modes))
+    out: list[int] = []
+    total = 1
+    for _ in range(n):
+        choices = [1, 2, 4, 8] if pow2 else [1, 2, 3, 4, 5, 6, 8]
+        s = draw(st.sampled_from(choices))
+        if total * s > max_size:
+            s = 1
+        out.append(s)
+        total *= s
+    return tuple(out)
+
+
+@st.composite
+def nestings(draw, flat: tuple[int, ...]):
+    """A random nesting (profile) of ``len(flat)`` leaves: groups of consecutive leaves, at most depth 3."""
+
+    def group(items: list, depth: int):
+        if len(items) == 1 or depth == 0 or not draw(st.booleans()):
+            return tuple(items) if len(items) > 1 else items[0]
+        cuts = sorted(set(draw(st.lists(st.integers(1, len(items) - 1), max_size=2))))
+        parts, prev = [], 0
+        for c in [*cuts, len(items)]:
+            parts.append(group(items[prev:c], depth - 1))
+            prev = c
+        return tuple(parts) if len(parts) > 1 else parts[0]
+
+    return group(list(range(len(flat))), 3)
+
+
+def _nest(flat_vals: tuple[int, ...], profile) -> object:
+    return unflatten(flat_vals, profile)
+
+
+@st.composite
+def layouts(draw, pow2: bool | None = None, max_stride: int = 64, allow_zero: bool = True) -> Layout:
+    """Any layout: nested shape, random non-negative strides (zero allowed), size <= MAX_SIZE."""
+    flat = draw(flat_shapes(pow2=pow2))
+    lo = 0 if allow_zero else 1
+    if pow2:
+        strides = tuple(draw(st.sampled_from([0, 1, 2, 4, 8, 16, 32, 64][1 - lo:])) for _ in flat)
+    else:
+        strides = tuple(draw(st.integers(lo, max_stride)) for _ in flat)
+    profile = draw(nestings(flat))
+    return Layout(_nest(flat, profile), _nest(strides, profile))
+
+
+@st.composite
+def compact_layouts(draw, pow2: bool | None = None) -> Layout:
+    """Bijective onto ``[0, size)``: a random mode order over a random nested shape."""
+    flat = draw(flat_shapes(pow2=pow2))
+    order = draw(st.permutations(range(len(flat))))
+    strides = [0] * len(flat)
+    cur = 1
+    for i in order:
+        strides[i] = cur
+        cur *= flat[i]
+    profile = draw(nestings(flat))
+    return Layout(_nest(flat, profile), _nest(tuple(strides), profile))
+
+
+@st.composite
+def injective_layouts(draw, pow2: bool | None = None) -> Layout:
+    """Injective with gaps: sorted modes chain as ``d_{j+1} = k * s_j * d_j`` (k >= 1)."""
+    flat = draw(flat_shapes(pow2=pow2))
+    order = draw(st.permutations(range(len(flat))))
+    strides = [0] * len(flat)
+    cur = draw(st.sampled_from([1, 1, 2, 4] if pow2 else [1, 1, 2, 3]))
+    for i in order:
+        strides[i] = cur
+        cur *= flat[i] * draw(st.sampled_from([1, 1, 2] if pow2 else [1, 1, 2, 3]))
+    profile = draw(nestings(flat))
+    return Layout(_nest(flat, profile), _nest(tuple(strides), profile))
+
+
+def divisors(n: int) -> list[int]:
+    return [d for d in range(1, n + 1) if n % d == 0]
+
+
+@st.composite
+def divisible_tilers(draw, a: Layout | None = None):
+    """``(A, B)`` where the layout tiler ``B`` divides ``size(A)`` exactly (``logical_divide`` is defined)."""
+    if a is None:
+        a = draw(layouts())
+    n = 1
+    for s in flatten(a.shape):
+        n *= s
+    # B = (b0, b1):(1, g) with b0*g*... dividing n: tile of b0 contiguous elements, b1 groups g apart
+    b0 = draw(st.sampled_from(divisors(n)))
+    rest = n // b0
+    b1 = draw(st.sampled_from(divisors(rest)))
+    g_mult = draw(st.sampled_from(divisors(rest // b1)))
+    if b1 == 1:
+        return a, Layout(b0, 1)
+    return a, Layout((b0, b1), (1, b0 * g_mult))
