@@ -138,27 +138,39 @@ def _check_no_carry(a: Layout, b: Layout) -> None:
 
 
 def _compose_mode(a: Layout, n: int, r: int, b: Layout) -> Layout:
+    """Compose A with the single mode ``n:r`` of B, walking A's coalesced modes ``(s, d)``."""
     if r == 0:
         return Layout(n, 0)
     if r < 0 and n > 1:
         raise CompositionError(f"inadmissible composition {a} o {b}: negative stride {r} leaves A's domain")
     modes: list[tuple[int, int]] = []
     flat = flat_modes(coalesce(a))
+    if flat == [(1, 0)] and n > 1:  # size-1 A: keep its stride so that the run-on (CuTe) convention applies
+        flat = [(1, flat_modes(a)[-1][1])]
     for s, d in flat[:-1]:
-        if n > 1:
-            if r % s != 0 and s % r != 0:
+        if n == 1:
+            new = 1  # nothing left to place; keep walking only to land on CuTe's final stride
+        elif r >= s:
+            if r % s != 0:
                 raise CompositionError(
                     f"inadmissible composition {a} o {b}: stride divisibility fails at A mode {s}:{d} "
-                    f"(B stride {r} and shape {s} divide neither way)"
+                    f"(B stride {r} is not a multiple of the mode's size {s})"
                 )
-            if r < s:
-                k = s // r
-                if n > k and n % k != 0:
-                    raise CompositionError(
-                        f"inadmissible composition {a} o {b}: shape divisibility fails at A mode {s}:{d} "
-                        f"(B mode of size {n} spills past it but {k} does not divide {n})"
-                    )
-        new = min(max(1, s // r), n)
+            new = 1
+        elif (n - 1) * r < s:
+            new = n  # the whole B mode stays inside this A mode
+        else:
+            if s % r != 0:
+                raise CompositionError(
+                    f"inadmissible composition {a} o {b}: stride divisibility fails at A mode {s}:{d} "
+                    f"(B mode {n}:{r} runs past it but {r} does not divide {s})"
+                )
+            new = s // r
+            if n % new != 0:
+                raise CompositionError(
+                    f"inadmissible composition {a} o {b}: shape divisibility fails at A mode {s}:{d} "
+                    f"(B mode of size {n} spills past it but {new} does not divide {n})"
+                )
         if new != 1:
             modes.append((new, r * d))
         n //= new

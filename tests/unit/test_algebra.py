@@ -95,6 +95,8 @@ def test_composition_is_function_composition(pair) -> None:
     rb = b.offsets()
     # inside A's domain this is plain A(B(i)); beyond it CuTe runs the last mode of coalesce(A) on
     ref = a if int(rb.max()) < size(a) else coalesce(a)
+    if ref == Layout(1, 0):
+        ref = Layout(1, flatten(a.stride)[-1])  # size-1 A keeps its stride (CuTe DSL: 1:1 o B == B)
     expected = [extended(ref, int(j)) for j in rb]
     assert list(r.offsets()) == expected
 
