@@ -49,6 +49,11 @@ __version__ = "0.1.0"
 _LAZY = {
     "mma_atom": "layoutcheck.hw.mma",
     "copy_atom": "layoutcheck.hw.copy",
+    "ownership": "layoutcheck.tiled_mma",
+    "Ownership": "layoutcheck.tiled_mma",
+    "ThrMMA": "layoutcheck.tiled_mma",
+    "partition_transactions": "layoutcheck.transactions",
+    "gmma_smem_atom": "layoutcheck.hw.smem",
     "make_tiled_mma": "layoutcheck.tiled_mma",
     "TiledMMA": "layoutcheck.tiled_mma",
     "Tensor": "layoutcheck.tiled_mma",

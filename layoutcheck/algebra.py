@@ -28,10 +28,10 @@ from .layout import Layout, as_layout, flat_modes, make_layout
 
 def _from_modes(modes: list[tuple[int, int]]) -> Layout:
     if not modes:
-        return Layout(1, 0)
+        return Layout._make(1, 0)
     if len(modes) == 1:
-        return Layout(*modes[0])
-    return Layout(tuple(s for s, _ in modes), tuple(d for _, d in modes))
+        return Layout._make(*modes[0])
+    return Layout._make(tuple(s for s, _ in modes), tuple(d for _, d in modes))
 
 
 def coalesce(layout: Layout, profile: object = None) -> Layout:
@@ -95,16 +95,17 @@ def composition(a: Layout, b: Layout | int | tuple | None) -> Layout:
         return make_layout(*modes, *list(a)[len(b):])
     if not isinstance(b, Layout):
         raise LayoutError(f"cannot compose with {b!r}")
+    flat = flat_modes(coalesce(a))
     if is_tuple(b.shape):
-        _check_no_carry(a, b)
-        return _compose_modes(a, b)
-    return _compose_mode(a, b.shape, b.stride, b)
+        _check_no_carry(a, b, flat)
+        return _compose_modes(a, b, flat)
+    return _compose_mode(a, b.shape, b.stride, b, flat)
 
 
-def _compose_modes(a: Layout, b: Layout) -> Layout:
+def _compose_modes(a: Layout, b: Layout, flat: list[tuple[int, int]]) -> Layout:
     if is_tuple(b.shape):
-        return make_layout(*(_compose_modes(a, bi) for bi in b))
-    return _compose_mode(a, b.shape, b.stride, b)
+        return make_layout(*(_compose_modes(a, bi, flat) for bi in b))
+    return _compose_mode(a, b.shape, b.stride, b, flat)
 
 
 def _max_residue(n: int, r: int, p: int) -> int:
@@ -119,7 +120,7 @@ def _max_residue(n: int, r: int, p: int) -> int:
     return max((j * r) % p for j in range(n))
 
 
-def _check_no_carry(a: Layout, b: Layout) -> None:
+def _check_no_carry(a: Layout, b: Layout, flat: list[tuple[int, int]]) -> None:
     """Composing by B's modes assumes ``A(x + y) == A(x) + A(y)`` for offsets of different B modes. That holds
     exactly when adding the modes' offsets never carries across a boundary between A's coalesced modes: for every
     boundary ``P`` (product of a prefix of A's coalesced shape), ``sum_k max_j (j*r_k mod P) < P``. CuTe assumes
@@ -128,7 +129,7 @@ def _check_no_carry(a: Layout, b: Layout) -> None:
     if len(modes) < 2:
         return
     p = 1
-    for s, _ in flat_modes(coalesce(a))[:-1]:
+    for s, _ in flat[:-1]:
         p *= s
         if sum(_max_residue(n, r, p) for n, r in modes) >= p:
             raise CompositionError(
@@ -137,14 +138,13 @@ def _check_no_carry(a: Layout, b: Layout) -> None:
             )
 
 
-def _compose_mode(a: Layout, n: int, r: int, b: Layout) -> Layout:
+def _compose_mode(a: Layout, n: int, r: int, b: Layout, flat: list[tuple[int, int]]) -> Layout:
     """Compose A with the single mode ``n:r`` of B, walking A's coalesced modes ``(s, d)``."""
     if r == 0:
         return Layout(n, 0)
     if r < 0 and n > 1:
         raise CompositionError(f"inadmissible composition {a} o {b}: negative stride {r} leaves A's domain")
     modes: list[tuple[int, int]] = []
-    flat = flat_modes(coalesce(a))
     if flat == [(1, 0)] and n > 1:  # size-1 A: keep its stride so that the run-on (CuTe) convention applies
         flat = [(1, flat_modes(a)[-1][1])]
     for s, d in flat[:-1]:

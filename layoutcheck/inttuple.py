@@ -22,18 +22,28 @@ Coord: TypeAlias = "int | tuple[Coord, ...] | None"
 
 
 def is_int(x: object) -> bool:
-    return isinstance(x, int) and not isinstance(x, bool)
+    return type(x) is int or (isinstance(x, int) and not isinstance(x, bool))
 
 
 def is_tuple(x: object) -> bool:
-    return isinstance(x, tuple)
+    return type(x) is tuple
 
 
 def flatten(t: IntTuple) -> tuple[int, ...]:
     """The leaves of ``t`` in order: ``flatten((2,(3,4))) == (2,3,4)``."""
-    if is_tuple(t):
-        return tuple(leaf for m in t for leaf in flatten(m))
-    return (t,)
+    if type(t) is not tuple:
+        return (t,)
+    out: list[int] = []
+    stack = [iter(t)]
+    while stack:
+        for x in stack[-1]:
+            if type(x) is tuple:
+                stack.append(iter(x))
+                break
+            out.append(x)
+        else:
+            stack.pop()
+    return tuple(out)
 
 
 def iter_leaves(t: IntTuple) -> Iterator[int]:
@@ -122,8 +132,11 @@ def shape_div(a: IntTuple, b: IntTuple) -> IntTuple:
         return tuple(out)
     if is_tuple(b):
         return shape_div(a, product(b))
-    assert a % b == 0 or b % a == 0, (a, b)
-    return a // b if a % b == 0 else (1 if b % a == 0 else a // b)
+    if a % b != 0 and b % a != 0:
+        from .errors import NotDivisibleError
+
+        raise NotDivisibleError(f"shape_div: {a} and {b} divide neither way")
+    return a // b if a % b == 0 else 1
 
 
 def ceil_div(a: int, b: int) -> int:

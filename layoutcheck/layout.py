@@ -42,19 +42,35 @@ def format_inttuple(t: IntTuple) -> str:
     return str(t)
 
 
-def _check_leaves(t: Any, what: str, positive: bool) -> None:
-    if is_tuple(t):
-        for m in t:
-            _check_leaves(m, what, positive)
+def _validate(s: Any, d: Any, shape: Any, stride: Any) -> None:
+    """One pass: leaves are ints, shape leaves positive, shape and stride congruent. Messages built only on error."""
+    if type(s) is tuple:
+        if type(d) is not tuple or len(s) != len(d):
+            raise ShapeStrideMismatch(f"shape {_show(shape)} and stride {_show(stride)} differ in rank or nesting")
+        for a, b in zip(s, d, strict=True):
+            _validate(a, b, shape, stride)
         return
-    if not is_int(t):
-        raise LayoutError(f"{what} must hold ints, found {t!r}")
-    if positive and t <= 0:
-        raise LayoutError(f"shape entries must be positive, found {t} in {what}")
+    if type(d) is tuple:
+        raise ShapeStrideMismatch(f"shape {_show(shape)} and stride {_show(stride)} differ in rank or nesting")
+    if not is_int(s):
+        raise LayoutError(f"shape {_show(shape)} must hold ints, found {s!r}")
+    if not is_int(d):
+        raise LayoutError(f"stride {_show(stride)} must hold ints, found {d!r}")
+    if s <= 0:
+        raise LayoutError(f"shape entries must be positive, found {s} in shape {_show(shape)}")
+
+
+def _plain(t: Any) -> bool:
+    """Only Python ints and tuples (nothing to normalise)."""
+    if type(t) is tuple:
+        return all(type(m) is int or _plain(m) for m in t)
+    return type(t) is int
 
 
 def _normalize(t: Any) -> IntTuple:
     """Lists become tuples; numpy ints become ints."""
+    if type(t) is int:
+        return t
     if isinstance(t, (tuple, list)):
         return tuple(_normalize(m) for m in t)
     if isinstance(t, np.integer):
@@ -70,16 +86,27 @@ class Layout:
     stride: IntTuple = None  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
-        shape = _normalize(self.shape)
-        stride = prefix_product(shape) if self.stride is None else _normalize(self.stride)
-        _check_leaves(shape, f"shape {_show(shape)}", True)
-        _check_leaves(stride, "stride", False)
-        if not congruent(shape, stride):
-            raise ShapeStrideMismatch(
-                f"shape {format_inttuple(shape)} and stride {format_inttuple(stride)} differ in rank or nesting"
-            )
+        shape, stride = self.shape, self.stride
+        if type(shape) is int and type(stride) is int:  # fast path: a rank-1 int mode
+            if shape <= 0:
+                raise LayoutError(f"shape entries must be positive, found {shape}")
+            return
+        if stride is None:
+            shape = _normalize(shape)
+            stride = prefix_product(shape) if _plain(shape) else shape
+        elif not (_plain(shape) and _plain(stride)):
+            shape, stride = _normalize(shape), _normalize(stride)
+        _validate(shape, stride, shape, stride)
         object.__setattr__(self, "shape", shape)
         object.__setattr__(self, "stride", stride)
+
+    @classmethod
+    def _make(cls, shape: IntTuple, stride: IntTuple) -> Layout:
+        """Internal constructor for values the algebra derived from valid layouts (no re-validation)."""
+        obj = object.__new__(cls)
+        object.__setattr__(obj, "shape", shape)
+        object.__setattr__(obj, "stride", stride)
+        return obj
 
     # -- notation -----------------------------------------------------------------------------------------------
     def __str__(self) -> str:
@@ -103,7 +130,7 @@ class Layout:
                 return self
             raise LayoutError(f"mode {i} out of range for rank-1 layout {self}")
         try:
-            return Layout(self.shape[i], self.stride[i])
+            return Layout._make(self.shape[i], self.stride[i])
         except IndexError:
             raise LayoutError(f"mode {i} out of range for rank-{len(self)} layout {self}") from None
 
@@ -178,8 +205,8 @@ def make_layout(*args: Any, stride: IntTuple | None = None) -> Layout:
         if stride is not None:
             raise LayoutError("make_layout(layouts...) takes no stride")
         if len(args) == 1:
-            return Layout((args[0].shape,), (args[0].stride,))
-        return Layout(tuple(a.shape for a in args), tuple(a.stride for a in args))
+            return Layout._make((args[0].shape,), (args[0].stride,))
+        return Layout._make(tuple(a.shape for a in args), tuple(a.stride for a in args))
     if len(args) == 0:
         return Layout((), ())
     if len(args) == 2 and stride is None:

@@ -1,0 +1,179 @@
+"""Copy atoms as data: ldmatrix / stmatrix, ld/st.shared (UniversalCopy) and cp.async, with their TV layouts.
+
+Convention (CuTe, CUTLASS ``include/cute/atom/copy_traits*.hpp``): ``src_layout`` and ``dst_layout`` map
+``(thread, value)`` to a **bit** index inside the atom's reference tile; ``value`` ranges over bits. View them in
+element units with ``in_elements(layout, element_bits)`` (CuTe's ``upcast<element_bits>``).
+
+ldmatrix / stmatrix (PTX ISA 9.7.14.5.15 "ldmatrix", 9.7.14.5.16 "stmatrix"): a warp moves 1, 2 or 4 matrices of
+8 x 8 b16 elements; each matrix row is 16 contiguous bytes in shared memory whose address comes from one lane --
+lanes ``8i .. 8i+7`` give rows 0..7 of matrix ``i`` (so ``.x1`` uses lanes 0-7, ``.x2`` 0-15, ``.x4`` 0-31; the other
+lanes' addresses are ignored). In registers lane ``l`` holds row ``l // 4``, elements ``2*(l % 4)`` and
+``2*(l % 4) + 1`` of each matrix (one 32-bit register per matrix); ``.trans`` delivers the transpose: lane ``l``
+holds elements ``(2*(l%4), l//4)`` and ``(2*(l%4)+1, l//4)``. CuTe's reference tile for LDSM is ``8*N`` rows of 128
+bits, bit ``128*row + b``; the shared-memory side is ``src`` for ldmatrix and ``dst`` for stmatrix.
+
+UniversalCopy<uintW_t> and cp.async (``SM80_CP_ASYNC_CACHEALWAYS<uintW_t>``, 4/8/16 bytes; ``CACHEGLOBAL`` 16 bytes
+only, PTX ISA 9.7.9.25 "cp.async"): one thread moves one W-bit word (``(1, W):(0, 1)``); in a warp every lane gives
+its own address.
+
+``access_kinds`` name the shared/global instruction shape for the bank and transaction models: ``ldsm_x4``,
+``stsm_x2``, ``lds128``, ``sts64``, ``ldg32``, ``stg128``, ``ldgsts128`` (cp.async: a global read + a shared write of
+that width) and so on.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from functools import cache
+
+from ..errors import LayoutError
+from ..layout import Layout, size
+from ..tiling import upcast
+
+_SM75 = "CUTLASS include/cute/atom/copy_traits_sm75.hpp Copy_Traits<{n}>; PTX ISA 9.7.14.5.15 'ldmatrix'"
+_SM90 = "CUTLASS include/cute/atom/copy_traits_sm90.hpp Copy_Traits<{n}> (src/dst of the LDSM twin swapped); " \
+        "PTX ISA 9.7.14.5.16 'stmatrix'"
+_UNIV = "CUTLASS include/cute/atom/copy_traits.hpp Copy_Traits<UniversalCopy<S,D>>; PTX ISA ld.shared/st.shared"
+_CPASYNC = "CUTLASS include/cute/atom/copy_traits_sm80.hpp, include/cute/arch/copy_sm80.hpp; PTX ISA 9.7.9.25 " \
+           "'cp.async' (cp-size 4, 8, 16; .cg only 16)"
+
+
+@dataclass(frozen=True, slots=True)
+class CopyAtom:
+    """One copy instruction: ``(thread, value) -> bit`` layouts for source and destination, and its memory access."""
+
+    name: str
+    ptx: str
+    thr_id: Layout
+    src_layout: Layout  # (T, V bits) -> bit in the reference tile
+    dst_layout: Layout  # (T, V bits) -> bit in the reference tile
+    access_kinds: tuple[str, ...]  # instruction shapes seen by the memory system (module docstring)
+    smem_side: str  # "src", "dst" or "both"/"none": which layout addresses shared memory
+    address_lanes: tuple[int, ...]  # row r's address comes from lane address_lanes[r]
+    bytes_per_address: int  # contiguous bytes behind one lane address (16 for a matrix row)
+    transpose: bool
+    source: str
+
+    @property
+    def num_threads(self) -> int:
+        return size(self.thr_id)
+
+    @property
+    def access_bits(self) -> int:
+        return self.bytes_per_address * 8
+
+    def smem_access_kind(self, direction: str) -> str:
+        """The shared-memory access kind for ``direction`` ``"load"`` or ``"store"`` (e.g. ``ldsm_x4``, ``sts128``)."""
+        prefix = {"load": ("lds", "ldsm"), "store": ("sts", "stsm", "ldgsts")}.get(direction)
+        if prefix is None:
+            raise LayoutError(f"direction must be 'load' or 'store', found {direction!r}")
+        for k in self.access_kinds:
+            if k.rstrip("0123456789").split("_")[0] in prefix:
+                return k
+        raise LayoutError(f"{self.name} has no shared-memory {direction} (access kinds {', '.join(self.access_kinds)})")
+
+    def src_in_elements(self, element_bits: int) -> Layout:
+        return in_elements(self.src_layout, element_bits)
+
+    def dst_in_elements(self, element_bits: int) -> Layout:
+        return in_elements(self.dst_layout, element_bits)
+
+    def __str__(self) -> str:
+        return f"{self.name} [{self.ptx}] src={self.src_layout} dst={self.dst_layout} ({'/'.join(self.access_kinds)})"
+
+
+def in_elements(layout: Layout, element_bits: int) -> Layout:
+    """A ``(thread, bit)`` layout in units of ``element_bits``-bit elements (CuTe's ``upcast``).
+
+    >>> str(in_elements(copy_atom("SM75_U32x4_LDSM_N").dst_layout, 16))
+    '(32,(2,4)):(2,(1,64))'
+    """
+    if element_bits <= 0 or element_bits & (element_bits - 1):
+        raise LayoutError(f"element_bits must be a positive power of two, found {element_bits}")
+    return upcast(layout, element_bits)
+
+
+# -- ldmatrix / stmatrix layouts (bits) ---------------------------------------------------------------------------
+_SRC_X1 = Layout(((8, 4), 128), ((128, 0), 1))  # (T32,V128) -> 8 rows x 128 b; lanes 8..31 alias 0..7
+_SRC_X2 = Layout(((16, 2), 128), ((128, 0), 1))  # (T32,V128) -> 16 rows
+_SRC_X4 = Layout((32, 128), (128, 1))  # (T32,V128) -> 32 rows
+_DST_N = {1: Layout((32, 32), (32, 1)),  # (T32,V32) lane l: row l//4, word l%4
+          2: Layout((32, (32, 2)), (32, (1, 1024))),
+          4: Layout((32, (32, 4)), (32, (1, 1024)))}
+_DST_T = {1: Layout(((4, 8), (16, 2)), ((256, 16), (1, 128))),  # lane l: rows 2(l%4)+h, column l//4
+          2: Layout(((4, 8), (16, 2, 2)), ((256, 16), (1, 128, 1024))),
+          4: Layout(((4, 8), (16, 2, 4)), ((256, 16), (1, 128, 1024)))}
+_SRC = {1: _SRC_X1, 2: _SRC_X2, 4: _SRC_X4}
+
+
+def _matrix_atoms() -> list[CopyAtom]:
+    out = []
+    warp = Layout(32)
+    for x in (1, 2, 4):
+        lanes = tuple(range(8 * x))
+        for trans in (False, True):
+            bits = "U16x" + str(2 * x) if trans else "U32x" + str(x)
+            t = "T" if trans else "N"
+            dst = (_DST_T if trans else _DST_N)[x]
+            suffix = ".trans" if trans else ""
+            ld = f"SM75_{bits}_LDSM_{t}"
+            out.append(CopyAtom(ld, f"ldmatrix.sync.aligned.m8n8.x{x}{suffix}.shared.b16", warp, _SRC[x], dst,
+                                (f"ldsm_x{x}",), "src", lanes, 16, trans, _SM75.format(n=ld)))
+            st = f"SM90_{bits}_STSM_{t}"
+            out.append(CopyAtom(st, f"stmatrix.sync.aligned.m8n8.x{x}{suffix}.shared.b16", warp, dst, _SRC[x],
+                                (f"stsm_x{x}",), "dst", lanes, 16, trans, _SM90.format(n=st)))
+    return out
+
+
+_WORDS = {32: "uint32_t", 64: "uint64_t", 128: "uint128_t"}
+
+
+def _word_atoms() -> list[CopyAtom]:
+    out = []
+    one = Layout(1)
+    for bits, word in _WORDS.items():
+        tv = Layout((1, bits), (0, 1))  # (T1,Vbits) -> bit
+        kinds = (f"lds{bits}", f"sts{bits}", f"ldg{bits}", f"stg{bits}")
+        out.append(CopyAtom(f"UniversalCopy<{word}>", f"ld/st.{{shared,global}}.b{bits}", one, tv, tv, kinds,
+                            "both", (0,), bits // 8, False, _UNIV))
+        out.append(CopyAtom(f"SM80_CP_ASYNC_CACHEALWAYS<{word}>", f"cp.async.ca.shared.global [dst], [src], "
+                            f"{bits // 8}", one, tv, tv, (f"ldg{bits}", f"ldgsts{bits}"), "dst", (0,), bits // 8,
+                            False, _CPASYNC))
+    tv = Layout((1, 128), (0, 1))
+    out.append(CopyAtom("SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>", "cp.async.cg.shared.global [dst], [src], 16", one,
+                        tv, tv, ("ldg128", "ldgsts128"), "dst", (0,), 16, False, _CPASYNC))
+    return out
+
+
+@cache
+def _atoms() -> dict[str, CopyAtom]:
+    return {a.name: a for a in _matrix_atoms() + _word_atoms()}
+
+
+def copy_atom_names() -> list[str]:
+    return sorted(_atoms())
+
+
+def all_copy_atoms() -> list[CopyAtom]:
+    return [_atoms()[n] for n in copy_atom_names()]
+
+
+def copy_atom(name: str | CopyAtom) -> CopyAtom:
+    """The copy atom called ``name`` (CUTLASS spelling, e.g. ``SM75_U32x4_LDSM_N``, ``UniversalCopy<uint128_t>``).
+
+    >>> a = copy_atom("SM75_U32x4_LDSM_N")
+    >>> a.smem_access_kind("load"), a.address_lanes[:9], str(a.src_layout)
+    ('ldsm_x4', (0, 1, 2, 3, 4, 5, 6, 7, 8), '(32,128):(128,1)')
+    """
+    if isinstance(name, CopyAtom):
+        return name
+    if not isinstance(name, str):
+        raise LayoutError(f"copy atom must be a name or a CopyAtom, found {name!r}")
+    atoms = _atoms()
+    key = name.replace(" ", "")
+    if key in atoms:
+        return atoms[key]
+    close = difflib.get_close_matches(key, list(atoms), n=3, cutoff=0.4)
+    hint = f"; did you mean {', '.join(close)}?" if close else f"; known atoms: {', '.join(sorted(atoms))}"
+    raise LayoutError(f"unknown copy atom {name!r}{hint}")
