@@ -20,7 +20,6 @@ from .errors import LayoutError, ShapeStrideMismatch
 from .inttuple import (
     Coord,
     IntTuple,
-    congruent,
     crd2idx,
     flatten,
     has_none,
