@@ -1,0 +1,147 @@
+"""Compile, run and check every generated kernel on the GPU; print a table of elements checked and mismatches.
+
+``run_all(configs)`` returns one ``Row`` per kernel case (``layoutcheck.gpu.kernels.bundled_cases``), selected by
+substrings of the case's kernel family, name or config. ``main(argv)`` is the CLI (``layoutcheck gpu [SPECS...]``)::
+
+    python -m layoutcheck.gpu.runner [FILTER ...] [--big N] [--sanitize] [--list]
+
+Exit status: 0 every element matched, 1 any mismatch or kernel failure, 2 bad input (a filter matching nothing,
+no CuPy or no GPU). ``--sanitize`` runs each case once with no timing loop, so the whole process can be wrapped:
+``compute-sanitizer --tool memcheck python -m layoutcheck.gpu.runner --sanitize`` (and ``--tool racecheck``).
+
+Sources are compiled with CuPy ``RawModule`` (NVRTC, ``-arch=sm_90``), cached per source text.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import sys
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from .kernels import KernelCase, big_ownership_case, bundled_cases
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One checked kernel: ``mismatches == 0`` and ``error == ""`` means every element matched the oracle."""
+
+    kernel: str
+    config: str
+    elements: int
+    mismatches: int
+    seconds: float  # kernel time (CUDA events, median of the timed launches)
+    note: str = ""
+    error: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.mismatches == 0 and not self.error
+
+
+_MODULES: dict[str, Any] = {}
+
+
+def compiled(case: KernelCase) -> Any:
+    """The CuPy kernel of ``case`` (compiled once per distinct source)."""
+    import cupy
+
+    key = hashlib.sha256(case.source.encode()).hexdigest()
+    if key not in _MODULES:
+        mod = cupy.RawModule(code=case.source, options=("-arch=sm_90", "-std=c++17"), name_expressions=None)
+        _MODULES[key] = mod
+    return _MODULES[key].get_function(case.name)
+
+
+def run_case(case: KernelCase, repeats: int = 3) -> Row:
+    """Compile, launch (``repeats`` timed launches after one checked launch) and compare one case."""
+    import cupy
+
+    try:
+        fn = compiled(case)
+        args = case.inputs(cupy)
+        fn((case.grid,), (case.block,), tuple(args))
+        cupy.cuda.runtime.deviceSynchronize()
+        checked, bad, note = case.compare([args[i] for i in case.outputs], cupy)
+        times = []
+        for _ in range(repeats):
+            fresh = case.inputs(cupy)
+            start, stop = cupy.cuda.Event(), cupy.cuda.Event()
+            start.record()
+            fn((case.grid,), (case.block,), tuple(fresh))
+            stop.record()
+            stop.synchronize()
+            times.append(cupy.cuda.get_elapsed_time(start, stop) / 1e3)
+        secs = sorted(times)[len(times) // 2] if times else 0.0
+        return Row(case.kernel, case.config, checked, bad, secs, note)
+    except Exception as e:  # report the kernel as failed, keep checking the others
+        return Row(case.kernel, case.config, 0, 0, 0.0, error=f"{type(e).__name__}: {str(e).splitlines()[0]}")
+
+
+def select(cases: list[KernelCase], configs: list[str] | None) -> list[KernelCase]:
+    if not configs:
+        return cases
+    return [c for c in cases if any(f.lower() in f"{c.kernel} {c.name} {c.config}".lower() for f in configs)]
+
+
+def run_all(configs: list[str] | None = None, big: int = 0, repeats: int = 3) -> list[Row]:
+    """Run every bundled case matching ``configs`` (substrings; None = all) and, if ``big``, the ``big x big`` map."""
+    cases = bundled_cases() + ([big_ownership_case(big)] if big else [])
+    return [run_case(c, repeats) for c in select(cases, configs)]
+
+
+def format_table(rows: list[Row]) -> str:
+    head = f"{'kernel':<18} {'elements':>9} {'mismatch':>8} {'time':>10}  config / note"
+    lines = [head, "-" * len(head)]
+    for r in rows:
+        status = r.error or r.note
+        lines.append(f"{r.kernel:<18} {r.elements:>9} {r.mismatches:>8} {r.seconds * 1e6:>8.1f}us  {r.config}"
+                     f"{' -- ' + status if status else ''}")
+    bad = sum(not r.ok for r in rows)
+    lines.append(f"{len(rows) - bad}/{len(rows)} kernels match their oracle element by element")
+    return "\n".join(lines)
+
+
+def _device_line() -> str:
+    import cupy
+
+    props = cupy.cuda.runtime.getDeviceProperties(0)
+    drv = cupy.cuda.runtime.driverGetVersion()
+    return f"device: {props['name'].decode()} (sm_{props['major']}{props['minor']}), driver API {drv}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="layoutcheck gpu", description="check generated kernels on the GPU")
+    ap.add_argument("configs", nargs="*", help="substrings selecting kernels (family, name or config)")
+    ap.add_argument("--big", type=int, default=0, help="also check the tiled ownership map of a BIG x BIG tensor")
+    ap.add_argument("--sanitize", action="store_true", help="one launch per kernel, no timing (for compute-sanitizer)")
+    ap.add_argument("--list", action="store_true", help="list the kernel cases and exit")
+    args = ap.parse_args(argv)
+    cases = select(bundled_cases(), args.configs)
+    if args.configs and not cases and not args.big:
+        print(f"layoutcheck gpu: no kernel matches {' '.join(args.configs)}", file=sys.stderr)
+        return 2
+    if args.list:
+        for c in cases:
+            print(f"{c.kernel:<18} {c.name}  {c.config}")
+        return 0
+    try:
+        import cupy
+
+        if cupy.cuda.runtime.getDeviceCount() < 1:
+            raise RuntimeError("no CUDA device")
+    except Exception as e:
+        print(f"layoutcheck gpu: needs CuPy and a CUDA GPU ({type(e).__name__}: {e})", file=sys.stderr)
+        return 2
+    print(_device_line())
+    t0 = time.perf_counter()
+    rows = run_all(args.configs or None, args.big, 0 if args.sanitize else 3)
+    print(format_table(rows))
+    print(f"total {time.perf_counter() - t0:.1f}s")
+    return 0 if all(r.ok for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
