@@ -67,9 +67,12 @@ _LAZY = {
     "in_bounds": "layoutcheck.properties",
     "exact_cover": "layoutcheck.properties",
     "vectorizable": "layoutcheck.properties",
-    "conflict_free": "layoutcheck.properties",
-    "wavefront_count": "layoutcheck.properties",
-    "tma_compatible": "layoutcheck.properties",
+    "conflict_free": "layoutcheck.banks",
+    "wavefront_count": "layoutcheck.banks",
+    "wavefronts": "layoutcheck.banks",
+    "tma_compatible": "layoutcheck.tma",
+    "encode_check": "layoutcheck.tma",
+    "search_swizzle": "layoutcheck.swizzle_search",
 }
 
 
