@@ -127,11 +127,18 @@ AUTO_ORDER: list[str] = []
 """The order ``prove(engine="auto")`` tries engines in: cheapest decision first."""
 
 
+_PRIORITY: dict[str, int] = {"linear": 0, "exhaustive": 1, "z3": 2, "sympy": 3}
+"""Fixed ``auto`` priority of the built-in engines, so the order never depends on which module was imported first."""
+
+
 def register_engine(engine: Engine, rank: int | None = None) -> Engine:
-    """Add ``engine`` to the registry (and to the ``auto`` order at position ``rank``, default last)."""
+    """Add ``engine`` to the registry and the ``auto`` order: built-ins by their fixed priority, others by ``rank``
+    (default: after the built-ins, in registration order)."""
     _ENGINES[engine.name] = engine
     if engine.name not in AUTO_ORDER:
-        AUTO_ORDER.insert(len(AUTO_ORDER) if rank is None else rank, engine.name)
+        _PRIORITY.setdefault(engine.name, 100 + len(AUTO_ORDER) if rank is None else rank)
+        AUTO_ORDER.append(engine.name)
+        AUTO_ORDER.sort(key=lambda n: _PRIORITY[n])
     return engine
 
 

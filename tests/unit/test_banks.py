@@ -28,8 +28,44 @@ from layoutcheck.hw.smem import all_gmma_smem_atoms
 from layoutcheck.prove import prove
 from layoutcheck.result import Verdict
 from layoutcheck.swizzle import ComposedLayout
+from tests.strategies_banks import aligned_warp_addresses
 
 LANE = np.arange(32)
+
+
+def _legacy_wavefronts_batch(kind: str, addrs: np.ndarray) -> np.ndarray:
+    """The vectorised model as it was before the speed-up (per-phase sort of (bank, word) keys, bincount per bank),
+    frozen here so the fast path is checked bit for bit against it. Pre: aligned addresses (-1: inactive)."""
+    k = ACCESS_KINDS[kind]
+
+    def lane_words(a: np.ndarray, group: int) -> tuple[np.ndarray, np.ndarray]:
+        a = a[:, : k.address_lanes]
+        active = a >= 0
+        w = (np.where(active, a, 0) // 4)[:, :, None] + np.arange(k.words)
+        act = np.broadcast_to(active[:, :, None], w.shape)
+        shape = (a.shape[0], k.address_lanes // group, -1)
+        return w.reshape(shape), act.reshape(shape)
+
+    def phase_counts(a: np.ndarray, group: int) -> np.ndarray:
+        w, act = lane_words(a, group)
+        n, p, _ = w.shape
+        key = np.where(act, ((w % 32) << 40) | w, -1)
+        key.sort(axis=-1)
+        new = np.empty_like(key, dtype=bool)
+        new[..., 0] = key[..., 0] >= 0
+        new[..., 1:] = (key[..., 1:] != key[..., :-1]) & (key[..., 1:] >= 0)
+        bank = np.where(key >= 0, key >> 40, 0)
+        slot = (np.arange(n * p).reshape(n, p, 1) * 32 + bank)[new]
+        return np.bincount(slot, minlength=n * p * 32).reshape(n, p, 32)
+
+    out = phase_counts(addrs, k.phase_lanes).max(axis=-1).sum(axis=-1)
+    merged = np.zeros(addrs.shape[0], dtype=bool)
+    for x in k.merge_lane_xor:
+        merged |= (addrs == addrs[:, np.arange(32) ^ x]).all(axis=1)
+    merged &= (addrs >= 0).all(axis=1)
+    if merged.any():
+        out[merged] = phase_counts(addrs[merged], k.merge_group_lanes).max(axis=-1).sum(axis=-1)
+    return out
 
 
 @pytest.mark.parametrize(("kind", "addrs", "n"), [
@@ -75,6 +111,39 @@ def test_batch_equals_single_and_at_least_ideal(kind: str, seed: int) -> None:
     batch = wavefronts_batch(k, a)
     assert [wavefronts(k, x) for x in a] == batch.tolist()
     assert (batch >= [ideal(k, x) for x in a]).all()
+
+
+@given(aligned_warp_addresses())
+def test_fast_batch_equals_scalar_definition_and_legacy(case: tuple[str, np.ndarray]) -> None:
+    """The vectorised path, the scalar definition (``wavefronts``) and the pre-speed-up model agree bit for bit."""
+    kind, a = case
+    fast = wavefronts_batch(kind, a)
+    assert fast.tolist() == [wavefronts(kind, x) for x in a]
+    assert fast.tolist() == _legacy_wavefronts_batch(kind, a).tolist()
+
+
+@pytest.mark.parametrize("kind", sorted(ACCESS_KINDS))
+def test_fast_batch_equals_legacy_on_many_random_instructions(kind: str) -> None:
+    """Every kind, 20000 random instructions across several chunks (few / many distinct units, inactive lanes)."""
+    k = ACCESS_KINDS[kind]
+    rng = np.random.default_rng(sum(map(ord, kind)))
+    a = rng.integers(0, rng.choice([2, 16, 300], size=(20000, 1)), size=(20000, 32)) * k.bytes
+    a[:500, ::2] = a[:500, 1::2]  # addr[l] == addr[l ^ 1] on some rows (merging)
+    a[rng.random(a.shape) < 0.002] = -1
+    assert (wavefronts_batch(k, a) == _legacy_wavefronts_batch(kind, a)).all()
+
+
+def test_misaligned_active_lane_next_to_an_inactive_lane_is_an_error() -> None:
+    a = LANE * 16
+    a[3], a[5] = -1, 40  # before the speed-up, one inactive lane switched the alignment check off
+    with pytest.raises(LayoutError, match="lane 5 address 40 is not 16-byte aligned"):
+        wavefronts_batch("lds128", a[None])
+
+
+@pytest.mark.parametrize("kind", sorted(ACCESS_KINDS))
+def test_huge_addresses_take_the_int64_path(kind: str) -> None:
+    a = (1 << 62) - 4096 + (LANE % 5) * 128 + (LANE // 8) * 16
+    assert wavefronts_batch(kind, a[None]).tolist() == [wavefronts(kind, a)]
 
 
 def _tile(atom, rows: int = 32) -> ComposedLayout:  # the atom repeated along its 8-row mode
@@ -161,3 +230,34 @@ def test_gf2_matches_model_on_swizzled_rows() -> None:
     a = (LANE % 8) * 128 + ((LANE % 8) ^ (LANE // 8)) * 16
     assert gf2_wavefronts("ldsm_x4", a[None]) == 1
     assert gf2_wavefronts("lds32", (LANE * 8)[None]) == 2 == wavefronts("lds32", LANE * 8)
+
+
+@pytest.mark.parametrize("major", ["K", "MN"])
+@pytest.mark.parametrize("bits", [8, 16, 32])
+def test_choose_smem_atom_post_on_every_extent(major: str, bits: int) -> None:
+    """Post over extents 8..2048: the chosen width divides the extent and no larger mode's width does."""
+    from layoutcheck.banks import choose_smem_atom
+    from layoutcheck.hw.smem import gmma_smem_atom
+
+    widths = {m: gmma_smem_atom(major, m, bits).span_bytes * 8 // bits for m in ("INTER", "SW32", "SW64", "SW128")}
+    for extent in range(8, 2049, 8):
+        if extent % widths["INTER"]:
+            with pytest.raises(LayoutError):
+                choose_smem_atom(major, bits, extent)
+            continue
+        atom = choose_smem_atom(major, bits, extent)
+        assert atom.major == major and atom.dtype_bits == bits and extent % widths[atom.mode] == 0
+        assert all(extent % w for m, w in widths.items() if w > widths[atom.mode])
+
+
+def test_gmem_runs_cover_every_byte_and_reject_bad_copies() -> None:
+    from layoutcheck.banks import gmem_runs
+    from layoutcheck.hw.smem import all_gmma_smem_atoms
+
+    for atom in all_gmma_smem_atoms():
+        g = gmem_runs(atom, 128)
+        assert 128 % g.request_bytes == 0 and g.sectors * 32 >= 128 and g.lines >= 1
+    with pytest.raises(LayoutError, match="does not tile"):
+        gmem_runs(all_gmma_smem_atoms()[0], 512)
+    with pytest.raises(LayoutError, match="pitch"):
+        gmem_runs(all_gmma_smem_atoms()[-1], 128, pitch_bytes=128)
