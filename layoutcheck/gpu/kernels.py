@@ -14,6 +14,8 @@ Cases (``bundled_cases()``):
   swizzle atom of ``hw.smem``), read with ``ldmatrix.x4``; C vs NumPy.
 * ``mma_fragments``: the lane/register holding each A, B and C element of ``m16n8k16``, vs the atom's TV layouts.
 * ``permute_transpose``: the warp ``permute_layout`` of seed 002 (4x32 fp32, 2 stages, XOR k = 2).
+* ``tma_mma_gemm``: ``mma_gemm`` with its operands loaded by TMA boxes (``tma_kernels``): the ``tma_compatible`` proof
+  checked end to end.
 
 Inputs are small integers, so every product and sum is exact in fp16/fp32 and "mismatch" means a wrong element.
 """
@@ -312,5 +314,7 @@ def permute_case(stages: int = 2, rows: int = 4, cols: int = 32, xor_bits: int =
 
 def bundled_cases() -> list[KernelCase]:
     """Every bundled configuration (the benchmark's 8192x8192 map is ``big_ownership_case``)."""
+    from .tma_kernels import tma_mma_gemm_cases  # imports this module
+
     return [*ownership_cases(), simt_gemm_case(), *(mma_gemm_case(m) for m in ("INTER", "SW32", "SW64", "SW128")),
-            mma_fragments_case(), permute_case()]
+            mma_fragments_case(), permute_case(), *tma_mma_gemm_cases()]

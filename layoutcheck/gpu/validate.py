@@ -7,6 +7,10 @@ Sections (each independent; one failing does not stop the others):
 * ``kernels``    -- every generated kernel vs its oracle, element by element (``layoutcheck.gpu.runner``);
 * ``kernel_ncu`` -- Nsight Compute shared-memory wavefronts of the warp-transpose kernels (XOR k = 0, 1, 2) vs the
   bank model's prediction computed from the same layout objects that generated the kernels' index math;
+* ``gemm_ncu``   -- ncu shared-memory wavefronts of the ``mma_gemm`` kernels (4 swizzle modes) vs the bank model fed
+  with the addresses of the kernels' generated index math (staging STS.128 and LDSM.x4): kernel-level counters,
+  per-instruction source counters, and the SASS instruction counts the prediction assumes; a delayed control and
+  the ``tma_mma_gemm`` kernels are measured alongside (informational);
 * ``banks``      -- the bank model vs ncu on >= 1300 single-instruction probes (``layoutcheck.gpu.bank_probe``);
 * ``tma``        -- ``cuTensorMapEncodeTiled`` accept/reject vs the model, and real TMA loads vs the model's
   shared-memory image (``layoutcheck.gpu.tma_probe``);
@@ -27,12 +31,14 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ..layout import Layout
+from ..layout import Layout, size
+from ..symbolic import mul, var
 
 ROOT = Path(__file__).resolve().parents[2]
 METRIC_LD = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"
@@ -152,8 +158,264 @@ def _sass_shared(k: int, out: Path) -> dict[str, int]:
         sass = subprocess.run(["cuobjdump", "-sass", str(cubin)], capture_output=True, text=True, timeout=60).stdout
     except Exception as e:
         return {"error": str(e)[:200]}  # type: ignore[dict-item]
-    ops = re.findall(r"\b((?:LDS|STS)(?:\.[A-Z0-9]+)*)\b", sass)
+    ops = re.findall(r"\b((?:LDSM|STSM|LDS|STS)(?:\.[A-Z0-9]+)*)\b", sass)
     return {op: ops.count(op) for op in sorted(set(ops))}
+
+
+# -- gemm_ncu: the mma.sync GEMM kernels, whole kernel, vs the bank model ------------------------------------------
+GEMM_MODES = ("INTER", "SW32", "SW64", "SW128")
+METRICS_DIAG = ("smsp__inst_executed_op_shared_ld.sum", "smsp__inst_executed_op_shared_st.sum",
+                "smsp__inst_executed_op_ldsm.sum",  # dynamic warp-instruction counts
+                "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum")  # ncu's own conflict attribution
+
+
+def _gemm_smem_addresses(mode: str, tma: bool = False) -> dict[str, Any]:
+    """Per warp-instruction byte addresses of every shared-memory instruction of ``mma_gemm_{mode}`` (or of
+    ``tma_mma_gemm_{mode}``: its LDSM only), from the very expressions printed into the kernel's source.
+
+    Instruction stream per warp (fully unrolled, no data-dependent branch): the staging stores ``sA[COPY_A_SMEM]``
+    for i < COPY_A_ITERS then ``sB[COPY_B_SMEM]`` (16-byte vectors: STS.128), then per k-tile kk the ldmatrix.x4 of A
+    for each rm and of B for each p (LDSM.16.M88.4). ``sA`` and ``sB`` are 1024-B aligned and adjacent (sB at byte
+    2*M*K); banks only see addresses mod 128, so the exact bases do not matter.
+    """
+    from ..codegen import c_expr, eval_c
+    from ..tiled_mma import make_tiled_mma
+    from .kernels import MMA_F16, _copy_exprs, _ldsm_x4_address, _smem_layout, mma_gemm_case
+    from .tma_kernels import tma_gemm_exprs, tma_mma_gemm_case
+
+    M = N = K = 64
+    tiled = make_tiled_mma(MMA_F16, (2, 2, 1), (M, N, 16))
+    T, tvA, tvB = tiled.size, tiled.tv_layout_A, tiled.tv_layout_B
+    rest_m, rest_n = size(tvA[1]) // 8, size(tvB[1]) // 4
+    if tma:
+        e = tma_gemm_exprs(mode)
+        src, copies, lda, ldb = tma_mma_gemm_case(mode).source, [], e.ldsm_a, e.ldsm_b
+    else:
+        sA, sB = _smem_layout(mode, M, K), _smem_layout(mode, N, K)
+        ia, _, sa = _copy_exprs(M, K, T, sA)
+        ib, _, sb = _copy_exprs(N, K, T, sB)
+        kk = var("kk", K // 16)
+        lda = _ldsm_x4_address(tvA, sA, mul(var("rm", rest_m), 8), mul(kk, 16 * M))
+        ldb = _ldsm_x4_address(tvB, sB, mul(var("p", rest_n // 2), 8), mul(kk, 16 * N))
+        src, copies = mma_gemm_case(mode).source, [(0, ia, c_expr(sa)), (2 * M * K, ib, c_expr(sb))]
+    texts = [c for _, _, c in copies] + [c_expr(lda), c_expr(ldb)]
+    missing = [t for t in texts if t not in src]
+    if missing:
+        raise RuntimeError(f"prediction out of sync with the kernel source: {missing[0][:80]}")
+    lane = np.arange(32)
+    st, ld = [], []
+    for w in range(T // 32):
+        for base, iters, text in copies:
+            st += [base + 2 * eval_c(text, {"t": 32 * w + lane, "i": i}).astype(np.int64) for i in range(iters)]
+        for k in range(K // 16):
+            ld += [2 * eval_c(texts[-2], {"warp": w, "lane": lane, "rm": rm, "kk": k}).astype(np.int64)
+                   for rm in range(rest_m)]
+            ld += [2 * M * K + 2 * eval_c(texts[-1], {"warp": w, "lane": lane, "p": p, "kk": k}).astype(np.int64)
+                   for p in range(rest_n // 2)]
+    return {"sts128": np.array(st).reshape(-1, 32), "ldsm_x4": np.array(ld).reshape(-1, 32), "warps": T // 32}
+
+
+def gemm_prediction(mode: str, tma: bool = False) -> dict[str, Any]:
+    """Predicted shared-memory (load, store) wavefronts of the whole GEMM kernel, with the conflict-free ideal and
+    the SASS shared instructions per warp the prediction assumes (each kernel runs one CTA)."""
+    from ..banks import ideal_batch, wavefronts_batch
+
+    a = _gemm_smem_addresses(mode, tma)
+    st, ld = a["sts128"], a["ldsm_x4"]
+    w = a["warps"]
+    sass = {"LDSM.16.M88.4": len(ld) // w, **({"STS.128": len(st) // w} if len(st) else {})}
+    wl = wavefronts_batch("ldsm_x4", ld)
+    ws = wavefronts_batch("sts128", st) if len(st) else np.zeros(0, dtype=np.int64)
+    per = lambda x: sorted(int(v) for v in x.reshape(w, -1).sum(axis=0)) if len(x) else []  # noqa: E731
+    return {"ld": int(wl.sum()), "st": int(ws.sum()), "ideal_ld": int(ideal_batch("ldsm_x4", ld).sum()),
+            "ideal_st": int(ideal_batch("sts128", st).sum()) if len(st) else 0,
+            "inst_ld": len(ld), "inst_st": len(st), "sass_expected": sass,
+            "per_inst": {"LDSM": per(wl), "STS": per(ws)}}  # per static instruction, summed over the warps
+
+
+GEMM_SAMPLES = 3  # launches of each mma_gemm kernel under ncu (run-to-run spread of the counters)
+GEMM_DELAY_NS = 20000  # the control variant sleeps this long after the staging barrier, then syncs again
+
+
+def delayed_case(case: Any) -> Any:
+    """``case`` with ``__nanosleep(GEMM_DELAY_NS)`` and a second barrier after its staging ``__syncthreads()``:
+    the same shared-memory instructions and addresses, but no ldmatrix overlaps the tail of the staging stores
+    (measured on H100: the kernel-level load excess is unchanged, so overlap is not its cause)."""
+    import dataclasses
+
+    name = f"{case.name}_delay"
+    barrier = "  __syncthreads();\n"
+    if case.source.count(barrier) != 1 or case.source.count(f" {case.name}(") != 1:
+        raise RuntimeError(f"{case.name}: expected one staging barrier and one entry point to patch")
+    src = case.source.replace(barrier, barrier + f"  __nanosleep({GEMM_DELAY_NS}u);\n" + barrier)
+    return dataclasses.replace(case, name=name, source=src.replace(f" {case.name}(", f" {name}("),
+                               config=f"{case.config} + {GEMM_DELAY_NS} ns delay after the staging barrier")
+
+
+def _launch_gemms() -> None:
+    """Child body under ncu: each mma_gemm kernel ``GEMM_SAMPLES`` times, its delayed control once, and each
+    tma_mma_gemm kernel once."""
+    from .kernels import mma_gemm_case
+    from .runner import run_case
+    from .tma_kernels import tma_mma_gemm_case
+
+    for mode in GEMM_MODES:
+        case = mma_gemm_case(mode)
+        for c in [case] * GEMM_SAMPLES + [delayed_case(case), tma_mma_gemm_case(mode)]:
+            row = run_case(c, repeats=0)
+            if not row.ok:
+                print(f"{c.name} failed: {row.error or row.mismatches}", file=sys.stderr)
+
+
+def _ncu_csv(log: Path, regex: str, metrics: list[str], body: str) -> tuple[dict[str, list[dict[str, float]]], str]:
+    """Run ``body`` (python -c) under one ncu process; return ``{kernel: [{metric: value} per launch]}`` (launch
+    order) and an error text."""
+    cmd = ["ncu", "--csv", "--log-file", str(log), "--metrics", ",".join(metrics), "-k", f"regex:{regex}",
+           "--cache-control", "none", "--clock-control", "none", sys.executable, "-c", body]
+    log.unlink(missing_ok=True)
+    p = subprocess.run(cmd, env=_env(), capture_output=True, text=True, timeout=300)
+    if p.returncode != 0 or not log.exists():
+        return {}, f"ncu exit {p.returncode}: {(p.stdout + p.stderr)[-800:]}"
+    text = log.read_text()
+    by_id: dict[tuple[str, int], dict[str, float]] = {}
+    for r in csv.DictReader(io.StringIO(text[text.find('"ID"'):])):
+        name = re.sub(r"\(.*", "", r.get("Kernel Name", ""))
+        if r.get("Metric Name") in metrics:
+            v = float(str(r["Metric Value"]).replace(",", ""))
+            by_id.setdefault((name, int(r["ID"])), {})[r["Metric Name"]] = v
+    measured: dict[str, list[dict[str, float]]] = {}
+    for (name, _), vals in sorted(by_id.items(), key=lambda kv: kv[0][1]):
+        measured.setdefault(name, []).append(vals)
+    return measured, ""
+
+
+def _launch_gemms_once() -> None:
+    """Child body under ncu's source counters: one launch of each mma_gemm kernel."""
+    from .kernels import mma_gemm_case
+    from .runner import run_case
+
+    for mode in GEMM_MODES:
+        run_case(mma_gemm_case(mode), repeats=0)
+
+
+def parse_source_counters(text: str) -> dict[str, dict[str, list[int]]]:
+    """``ncu --section SourceCounters --page source --print-source sass --csv`` output -> per kernel, the
+    "L1 Wavefronts Shared" of each shared LDSM / STS SASS instruction (summed over warps), sorted."""
+    out: dict[str, dict[str, list[int]]] = {}
+    for block in text.split('"Kernel Name",')[1:]:
+        name = block.split(",", 1)[0].strip().strip('"')
+        body = block[block.find('"Address"'):]
+        per: dict[str, list[int]] = {"LDSM": [], "STS": []}
+        for r in csv.DictReader(io.StringIO(body)):
+            op = (r.get("Source") or "").split()
+            if r.get("Address Space") == "Shared" and op and op[0].split(".")[0] in per:
+                per[op[0].split(".")[0]].append(int(float(r["L1 Wavefronts Shared"].replace(",", ""))))
+        out[name] = {k: sorted(v) for k, v in per.items()}
+    return out
+
+
+def _source_counters() -> tuple[dict[str, dict[str, list[int]]], str]:
+    cmd = ["ncu", "--section", "SourceCounters", "--page", "source", "--print-source", "sass", "--csv", "-k",
+           "regex:^mma_gemm_[a-z0-9]+$", sys.executable, "-c",
+           "from layoutcheck.gpu.validate import _launch_gemms_once; _launch_gemms_once()"]
+    try:
+        p = subprocess.run(cmd, env=_env(), capture_output=True, text=True, timeout=300)
+        return parse_source_counters(p.stdout), "" if p.returncode == 0 else f"ncu exit {p.returncode}"
+    except Exception as e:  # diagnostic: never costs the section
+        return {}, f"{type(e).__name__}: {str(e)[:200]}"
+
+
+def _sass_ops(name: str, source: str, out: Path) -> dict[str, int]:
+    """Static counts of the shared-memory (and mbarrier / TMA) SASS instructions of one source (nvcc + cuobjdump)."""
+    src, cubin = out / f"{name}.cu", out / f"{name}.cubin"
+    src.write_text(source)
+    try:
+        subprocess.run(["nvcc", "-arch=sm_90", "-cubin", "-o", str(cubin), str(src)], check=True, timeout=120,
+                       capture_output=True)
+        sass = subprocess.run(["cuobjdump", "-sass", str(cubin)], capture_output=True, text=True, timeout=60).stdout
+    except Exception as e:
+        return {"error": str(e)[:200]}  # type: ignore[dict-item]
+    finally:
+        src.unlink(missing_ok=True)
+        cubin.unlink(missing_ok=True)
+    ops = re.findall(r"\b((?:LDSM|STSM|LDS|STS|ATOMS|SYNCS|UTMALDG|LDGSTS)(?:\.[A-Z0-9_]+)*)", sass)
+    return {op: ops.count(op) for op in sorted(set(ops))}
+
+
+def _gemm_row(case: Any, pred: dict[str, Any], samples: list[dict[str, float]], sass: dict[str, int] | None,
+              role: str) -> dict[str, Any]:
+    lds = [m.get(METRIC_LD) for m in samples]
+    sts = [m.get(METRIC_ST) for m in samples]
+    row = {"kernel": case.name, "role": role, "model_ld": pred["ld"], "ncu_ld": lds, "model_st": pred["st"],
+           "ncu_st": sts, "ideal_ld": pred["ideal_ld"], "ideal_st": pred["ideal_st"],
+           "model_inst_ld": pred["inst_ld"], "model_inst_st": pred["inst_st"],
+           "ncu_diag": [{k.split("__")[1]: v for k, v in m.items() if k in METRICS_DIAG} for m in samples],
+           "ld_match": bool(lds) and all(x == pred["ld"] for x in lds),
+           "st_match": bool(sts) and all(x == pred["st"] for x in sts)}
+    if sass is not None:
+        shared = {k: v for k, v in sass.items() if k.startswith(("LDS", "STS"))}
+        row.update(sass=sass, sass_expected=pred["sass_expected"], sass_match=shared == pred["sass_expected"])
+    print(f"{case.name:<22} ld model {pred['ld']:>4} (ideal {pred['ideal_ld']:>3}) ncu {lds}   st model "
+          f"{pred['st']:>4} (ideal {pred['ideal_st']:>3}) ncu {sts}   [{role}] {row['ncu_diag'][:1]}"
+          + (f" sass {sass}" if sass else ""))
+    return row
+
+
+def section_gemm_ncu(out: Path) -> dict[str, Any]:
+    """Shared-memory wavefronts of the ``mma_gemm`` kernels vs the bank model (see ``gemm_prediction``).
+
+    ``ok`` means exact agreement of the kernel-level counters (loads and stores, every launch) and SASS shared
+    instructions as assumed. Also recorded: the per-instruction wavefronts of ncu's source counters vs the model per
+    static instruction (``per_inst_match``), a delayed control (``__nanosleep`` after the staging barrier) and the
+    tma_mma_gemm kernels (same ldmatrix addresses, no staging stores), both informational.
+    First H100 runs: stores and per-instruction counts exact; the kernel-level load counter 3-4 above the model
+    (``ld_excess``), unattributed to any instruction by the source counters, with or without the delay.
+    """
+    from .kernels import mma_gemm_case
+    from .tma_kernels import tma_mma_gemm_case
+
+    log = out / "gemm_ncu.csv"
+    body = "from layoutcheck.gpu.validate import _launch_gemms; _launch_gemms()"
+    measured, err = _ncu_csv(log, "mma_gemm", [METRIC_LD, METRIC_ST, *METRICS_DIAG], body)
+    if err:  # an unknown diagnostic metric must not cost the wavefront comparison
+        print(f"gemm_ncu: with diagnostic metrics: {err[-300:]}; retrying with the wavefront metrics only")
+        measured, err = _ncu_csv(log, "mma_gemm", [METRIC_LD, METRIC_ST], body)
+    if err:
+        return {"ok": False, "error": err}
+    cases = {m: (mma_gemm_case(m), tma_mma_gemm_case(m)) for m in GEMM_MODES}
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        sass = dict(zip([c.name for pair in cases.values() for c in pair],
+                        pool.map(lambda c: _sass_ops(c.name, c.source, out), [c for p in cases.values() for c in p]),
+                        strict=True))
+    table = []
+    for mode, (case, tcase) in cases.items():
+        pred = gemm_prediction(mode)
+        dcase = delayed_case(case)
+        table.append(_gemm_row(case, pred, measured.get(case.name, []), sass[case.name], "kernel"))
+        table.append(_gemm_row(dcase, pred, measured.get(dcase.name, []), None, "delayed control"))
+        table.append(_gemm_row(tcase, gemm_prediction(mode, tma=True), measured.get(tcase.name, []),
+                               sass[tcase.name], "tma, informational"))
+    kern = [t for t in table if t["role"] == "kernel"]
+    ctrl = [t for t in table if t["role"] == "delayed control"]
+    src, src_err = _source_counters()
+    for t in kern:
+        t["per_inst_model"] = gemm_prediction(t["kernel"].split("_")[-1].upper())["per_inst"]
+        t["per_inst_ncu"] = src.get(t["kernel"])
+        t["per_inst_match"] = t["per_inst_ncu"] == t["per_inst_model"] if t["per_inst_ncu"] else None
+        print(f"{t['kernel']:<22} per instruction (source counters) "
+              f"{'match' if t['per_inst_match'] else 'MISMATCH' if t['per_inst_match'] is False else 'absent'}"
+              f"{' ' + src_err if src_err else ''}")
+    (out / "gemm_ncu.json").write_text(json.dumps(table, indent=1, default=str))
+    excess = {t["kernel"]: [None if x is None else x - t["model_ld"] for x in t["ncu_ld"]] for t in kern}
+    return {"ok": all(t["ld_match"] and t["st_match"] and t["sass_match"] for t in kern),
+            "ld_exact": sum(t["ld_match"] for t in kern), "st_exact": sum(t["st_match"] for t in kern),
+            "sass_match": sum(t["sass_match"] for t in kern), "of": len(kern), "ld_excess": excess,
+            "per_inst_exact": sum(bool(t["per_inst_match"]) for t in kern), "source_counters_error": src_err,
+            "control_ld_excess": {t["kernel"]: [None if x is None else x - t["model_ld"] for x in t["ncu_ld"]]
+                                  for t in ctrl},
+            "control_st_excess": {t["kernel"]: [None if x is None else x - t["model_st"] for x in t["ncu_st"]]
+                                  for t in ctrl},
+            "kernels": table}
 
 
 def section_banks(out: Path) -> dict[str, Any]:
@@ -183,6 +445,7 @@ def section_tma(out: Path) -> dict[str, Any]:
 SECTIONS: dict[str, Callable[[Path], dict[str, Any]]] = {
     "kernels": section_kernels,
     "kernel_ncu": section_kernel_ncu,
+    "gemm_ncu": section_gemm_ncu,
     "banks": section_banks,
     "tma": section_tma,
     "sanitizer": section_sanitizer,  # last: the slowest, and the kernel cache is warm by then

@@ -1,0 +1,80 @@
+"""CLI benchmarks: ``layoutcheck check specs/`` on every bundled spec, and 4096x4096 ownership vectors.
+
+Targets (2 cores): check < 15 s; vectors (npz) of a 4096x4096 tile < 5 s. Each case runs the real command in a
+fresh process (start-up included) and reports the best of ``--repeat`` wall-clock times.
+
+    python benchmarks/cli.py [--repeat 3] [--jobs 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+BIG = """format = 1
+
+[[config]]
+name = "mma_4096"
+kind = "tiled_mma"
+atom = "SM80_16x8x16_F32F16F16F32_TN"
+atom_layout = [2, 2, 1]
+permutation = [32, 32, 16]
+tile = [4096, 4096]
+properties = ["exact_cover"]
+
+[[config]]
+name = "tv_4096"
+kind = "tv"
+tv = "((16,16),(256,256)):((256,1048576),(1,4096))"
+tile = [4096, 4096]
+properties = ["exact_cover"]
+"""
+
+
+def timed(cmd: list[str], repeat: int) -> tuple[float, int]:
+    best, code = float("inf"), 0
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        code = subprocess.run(cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
+        best = min(best, time.perf_counter() - t0)
+    return best, code
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--jobs", type=int, default=2)
+    args = ap.parse_args()
+    lc = [sys.executable, "-m", "layoutcheck"]
+    ok = True
+    from layoutcheck.testing import spec_cases
+
+    n = len(spec_cases([str(REPO / "specs")]))
+    for jobs in sorted({1, args.jobs}):
+        t, code = timed([*lc, "check", "-q", "-j", str(jobs), "specs"], args.repeat)
+        ok &= code == 0 and t < 15
+        print(f"check specs/ ({n} checks, -j {jobs}): {t:.2f} s (exit {code}; target < 15 s)")
+    with tempfile.TemporaryDirectory() as d:
+        spec = os.path.join(d, "big.toml")
+        Path(spec).write_text(BIG)
+        for cfg in ("mma_4096", "tv_4096"):
+            for fmt in ("npz", "h"):
+                out = os.path.join(d, f"v.{fmt}")
+                t, code = timed([*lc, "vectors", spec, "--config", cfg, "--format", fmt, "-o", out],
+                                args.repeat if fmt == "npz" else 1)
+                size = os.path.getsize(out) / 2**20 if os.path.exists(out) else 0
+                target = " (target < 5 s)" if fmt == "npz" else ""
+                if fmt == "npz":
+                    ok &= code == 0 and t < 5
+                print(f"vectors {cfg} 4096x4096 {fmt}: {t:.2f} s, {size:.0f} MiB (exit {code}){target}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,93 @@
+// Tensor-core tile GEMM C = A * B^T with mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32, operands loaded by TMA.
+// A (M x K) and B (N x K) are K-major fp16 in global memory. Thread 0 issues cp.async.bulk.tensor.2d boxes (tensor
+// maps encoded on the host by cuTensorMapEncodeTiled, kept in global memory) that complete on one mbarrier and put
+// the tiles in shared memory laid out as {{SMEM_LAYOUT}}
+// (boxes: {{BOXES}}). Every thread waits on the mbarrier, reads fragments with ldmatrix.x4 at addresses of the same
+// layouts and multiplies; C (M x N) fp32 row-major. status[0]: bit 0 mbarrier wait timed out, bit 1 smem misaligned.
+// {{DESCRIPTION}}
+#include <cuda_fp16.h>
+
+__device__ __forceinline__ void ldmatrix_x4(unsigned (&r)[4], const __half* p) {
+  const unsigned a = static_cast<unsigned>(__cvta_generic_to_shared(p));
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(a));
+}
+
+__device__ __forceinline__ void mma_16816(float* d, const unsigned (&a)[4], unsigned b0, unsigned b1) {
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+               "{%0,%1,%2,%3};\n"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+// One 2-D tiled TMA load: box at global coordinates (c0, c1) (innermost first) -> shared byte address dst.
+__device__ __forceinline__ void tma_load_2d(unsigned dst, const void* tmap, unsigned c0, unsigned c1, unsigned bar) {
+  asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], "
+               "[%4];\n" :: "r"(dst), "l"(tmap), "r"(c0), "r"(c1), "r"(bar) : "memory");
+}
+
+extern "C" __global__ void __launch_bounds__({{THREADS}}) {{KERNEL}}(const __half* __restrict__ gA,
+                                                                 const __half* __restrict__ gB,
+                                                                 const void* __restrict__ tmapA,
+                                                                 const void* __restrict__ tmapB,
+                                                                 float* __restrict__ gC,
+                                                                 unsigned* __restrict__ status) {
+  (void)gA; (void)gB;  // read through the tensor maps only (passed so that they outlive the launch)
+  __shared__ alignas(1024) __half sA[{{SMEM_A_ELEMS}}];
+  __shared__ alignas(1024) __half sB[{{SMEM_B_ELEMS}}];
+  __shared__ alignas(8) unsigned long long mbar;
+  const unsigned t = threadIdx.x;
+  const unsigned lane = t & 31u;
+  const unsigned warp = t >> 5u;
+  (void)lane; (void)warp;
+  const unsigned a_base = static_cast<unsigned>(__cvta_generic_to_shared(sA));
+  const unsigned b_base = static_cast<unsigned>(__cvta_generic_to_shared(sB));
+  const unsigned bar = static_cast<unsigned>(__cvta_generic_to_shared(&mbar));
+  if (((a_base | b_base) & 1023u) != 0u) {  // the TMA swizzle acts on absolute addresses: the model needs 1024-B bases
+    if (t == 0u) atomicOr(status, 2u);
+    return;
+  }
+  if (t == 0u) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" :: "r"(bar) : "memory");
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  }
+  __syncthreads();
+  if (t == 0u) {
+    asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;\n" :: "l"(tmapA) : "memory");
+    asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;\n" :: "l"(tmapB) : "memory");
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" :: "r"(bar), "r"({{TX_BYTES}}u)
+                 : "memory");
+    // load q of each operand: box origin (c0, c1) and destination byte offset, from the box plan and the layout
+#pragma unroll
+    for (unsigned q = 0; q < {{BOXES_A}}u; ++q) tma_load_2d(a_base + {{DST_A}}, tmapA, {{C0_A}}, {{C1_A}}, bar);
+#pragma unroll
+    for (unsigned q = 0; q < {{BOXES_B}}u; ++q) tma_load_2d(b_base + {{DST_B}}, tmapB, {{C0_B}}, {{C1_B}}, bar);
+  }
+  unsigned done = 0u;
+  for (unsigned spin = 0u; done == 0u && spin < (1u << 24); ++spin)
+    asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0; selp.u32 %0, 1, 0, p; }\n"
+                 : "=r"(done) : "r"(bar) : "memory");
+  if (done == 0u) atomicOr(status, 1u);
+
+  float acc[{{C_VALUES}}];
+#pragma unroll
+  for (unsigned v = 0; v < {{C_VALUES}}u; ++v) acc[v] = 0.0f;
+#pragma unroll
+  for (unsigned kk = 0; kk < {{K_TILES}}u; ++kk) {
+    unsigned a[{{REST_M}}][4], b[{{REST_N}}][2];
+#pragma unroll
+    for (unsigned rm = 0; rm < {{REST_M}}u; ++rm) ldmatrix_x4(a[rm], &sA[{{LDSM_A}}]);  // row provider of (lane, rm, kk)
+#pragma unroll
+    for (unsigned p = 0; p < {{REST_N}}u / 2u; ++p) {
+      unsigned r[4];
+      ldmatrix_x4(r, &sB[{{LDSM_B}}]);  // row provider of (lane, p, kk): n-atoms 2p and 2p+1
+      b[2u * p][0] = r[0]; b[2u * p][1] = r[1]; b[2u * p + 1u][0] = r[2]; b[2u * p + 1u][1] = r[3];
+    }
+#pragma unroll
+    for (unsigned rn = 0; rn < {{REST_N}}u; ++rn)
+#pragma unroll
+      for (unsigned rm = 0; rm < {{REST_M}}u; ++rm) mma_16816(&acc[{{ACC_BASE}}], a[rm], b[rn][0], b[rn][1]);
+  }
+#pragma unroll
+  for (unsigned v = 0; v < {{C_VALUES}}u; ++v) gC[{{C_OFFSET}}] = acc[v];  // (t, v) -> C(m, n)
+}
