@@ -19,19 +19,40 @@ Definitions (``A``, ``B`` layouts; ``n = size``):
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterable
 from math import gcd
 
 from .errors import CompositionError, LayoutError
-from .inttuple import ceil_div, flatten, is_int, is_tuple, prefix_product, product
-from .layout import Layout, as_layout, flat_modes, make_layout
+from .inttuple import ceil_div, flatten, is_int, is_tuple, product
+from .layout import Layout, _concat, _leaf_modes, _make, as_layout
+
+Modes = list[tuple[int, int]]  # the (shape, stride) leaves of a flat layout, in order
 
 
-def _from_modes(modes: list[tuple[int, int]]) -> Layout:
+def _from_modes(modes: Modes) -> Layout:
+    """The flat layout of ``modes``: ``1:0`` for none, a bare ``s:d`` for one."""
     if not modes:
-        return Layout._make(1, 0)
+        return _make(1, 0)
     if len(modes) == 1:
-        return Layout._make(*modes[0])
-    return Layout._make(tuple(s for s, _ in modes), tuple(d for _, d in modes))
+        return _make(*modes[0])
+    return _make(tuple([s for s, _ in modes]), tuple([d for _, d in modes]))
+
+
+def _coalesce_modes(modes: Iterable[tuple[int, int]]) -> Modes:
+    """The coalesced leaves of a flat layout: size-1 modes dropped, ``(s1,d1)`` merged into ``(s0,d0)`` when
+    ``s0*d0 == d1``; ``[]`` when every mode has size 1."""
+    out: Modes = []
+    last_s = last_d = 0
+    for s, d in modes:
+        if s == 1:
+            continue
+        if out and last_s * last_d == d:
+            last_s *= s
+            out[-1] = (last_s, last_d)
+        else:
+            last_s, last_d = s, d
+            out.append((s, d))
+    return out
 
 
 def coalesce(layout: Layout, profile: object = None) -> Layout:
@@ -45,16 +66,8 @@ def coalesce(layout: Layout, profile: object = None) -> Layout:
         if len(profile) > len(layout):
             raise LayoutError(f"coalesce profile {profile} has more modes than {layout}")
         modes = [coalesce(layout[i], profile[i]) for i in range(len(profile))]
-        return make_layout(*modes, *list(layout)[len(profile):])
-    out: list[tuple[int, int]] = []
-    for s, d in flat_modes(layout):
-        if s == 1:
-            continue
-        if out and out[-1][0] * out[-1][1] == d:
-            out[-1] = (out[-1][0] * s, out[-1][1])
-        else:
-            out.append((s, d))
-    return _from_modes(out)
+        return _concat(modes + list(layout)[len(profile):])
+    return _from_modes(_coalesce_modes(_leaf_modes(layout)))
 
 
 def filter_zeros(layout: Layout) -> Layout:
@@ -65,7 +78,7 @@ def filter_zeros(layout: Layout) -> Layout:
             return tuple(go(a, b) for a, b in zip(s, d, strict=True))
         return 1 if d == 0 else s
 
-    return Layout(go(layout.shape, layout.stride), layout.stride)
+    return _make(go(layout.shape, layout.stride), layout.stride)
 
 
 def filter(layout: Layout) -> Layout:
@@ -87,25 +100,28 @@ def composition(a: Layout, b: Layout | int | tuple | None) -> Layout:
     if b is None:
         return a
     if is_int(b):
-        return composition(a, Layout(b))
-    if is_tuple(b):
+        b = Layout(b)
+    elif is_tuple(b):
         if len(b) > len(a):
             raise LayoutError(f"tiler {_fmt_tiler(b)} has rank {len(b)} > rank {len(a)} of {a}")
         modes = [composition(a[i], b[i]) for i in range(len(b))]
-        return make_layout(*modes, *list(a)[len(b):])
-    if not isinstance(b, Layout):
+        return _concat(modes + list(a)[len(b):])
+    elif not isinstance(b, Layout):
         raise LayoutError(f"cannot compose with {b!r}")
-    flat = flat_modes(coalesce(a))
+    flat = _coalesce_modes(_leaf_modes(a)) or [(1, 0)]
     if is_tuple(b.shape):
         _check_no_carry(a, b, flat)
-        return _compose_modes(a, b, flat)
-    return _compose_mode(a, b.shape, b.stride, b, flat)
+        return _compose_modes(a, b.shape, b.stride, flat)
+    return _compose_mode(a, b.shape, b.stride, flat)
 
 
-def _compose_modes(a: Layout, b: Layout, flat: list[tuple[int, int]]) -> Layout:
-    if is_tuple(b.shape):
-        return make_layout(*(_compose_modes(a, bi, flat) for bi in b))
-    return _compose_mode(a, b.shape, b.stride, b, flat)
+def _compose_modes(a: Layout, shape: tuple, stride: tuple, flat: Modes) -> Layout:
+    """Compose A with every leaf mode of B's ``shape:stride``, keeping B's nesting."""
+    modes = []
+    for i, s in enumerate(shape):
+        d = stride[i]
+        modes.append(_compose_modes(a, s, d, flat) if type(s) is tuple else _compose_mode(a, s, d, flat))
+    return _concat(modes)
 
 
 def _max_residue(n: int, r: int, p: int) -> int:
@@ -120,12 +136,14 @@ def _max_residue(n: int, r: int, p: int) -> int:
     return max((j * r) % p for j in range(n))
 
 
-def _check_no_carry(a: Layout, b: Layout, flat: list[tuple[int, int]]) -> None:
+def _check_no_carry(a: Layout, b: Layout, flat: Modes) -> None:
     """Composing by B's modes assumes ``A(x + y) == A(x) + A(y)`` for offsets of different B modes. That holds
     exactly when adding the modes' offsets never carries across a boundary between A's coalesced modes: for every
     boundary ``P`` (product of a prefix of A's coalesced shape), ``sum_k max_j (j*r_k mod P) < P``. CuTe assumes
     it silently; e.g. ``(2,2):(1,1) o (2,2):(1,1)`` would give 2 where A(B(3)) is 1."""
-    modes = [(s, d) for s, d in flat_modes(b) if s > 1 and d != 0]
+    if len(flat) < 2:
+        return  # A is a single mode: no boundary to carry across
+    modes = [(s, d) for s, d in _leaf_modes(b) if s > 1 and d != 0]
     if len(modes) < 2:
         return
     p = 1
@@ -138,22 +156,23 @@ def _check_no_carry(a: Layout, b: Layout, flat: list[tuple[int, int]]) -> None:
             )
 
 
-def _compose_mode(a: Layout, n: int, r: int, b: Layout, flat: list[tuple[int, int]]) -> Layout:
+def _compose_mode(a: Layout, n: int, r: int, flat: Modes) -> Layout:
     """Compose A with the single mode ``n:r`` of B, walking A's coalesced modes ``(s, d)``."""
     if r == 0:
-        return Layout(n, 0)
+        return _make(n, 0)
+    b = (n, r)  # for the messages: the B mode as given
     if r < 0 and n > 1:
-        raise CompositionError(f"inadmissible composition {a} o {b}: negative stride {r} leaves A's domain")
-    modes: list[tuple[int, int]] = []
-    if flat == [(1, 0)] and n > 1:  # size-1 A: keep its stride so that the run-on (CuTe) convention applies
-        flat = [(1, flat_modes(a)[-1][1])]
+        raise CompositionError(f"inadmissible composition {a} o {_make(*b)}: negative stride {r} leaves A's domain")
+    modes: Modes = []
+    if n > 1 and flat == [(1, 0)]:  # size-1 A: keep its stride so that the run-on (CuTe) convention applies
+        flat = [(1, flatten(a.stride)[-1])]
     for s, d in flat[:-1]:
         if n == 1:
             new = 1  # nothing left to place; keep walking only to land on CuTe's final stride
         elif r >= s:
             if r % s != 0:
                 raise CompositionError(
-                    f"inadmissible composition {a} o {b}: stride divisibility fails at A mode {s}:{d} "
+                    f"inadmissible composition {a} o {_make(*b)}: stride divisibility fails at A mode {s}:{d} "
                     f"(B stride {r} is not a multiple of the mode's size {s})"
                 )
             new = 1
@@ -162,19 +181,19 @@ def _compose_mode(a: Layout, n: int, r: int, b: Layout, flat: list[tuple[int, in
         else:
             if s % r != 0:
                 raise CompositionError(
-                    f"inadmissible composition {a} o {b}: stride divisibility fails at A mode {s}:{d} "
+                    f"inadmissible composition {a} o {_make(*b)}: stride divisibility fails at A mode {s}:{d} "
                     f"(B mode {n}:{r} runs past it but {r} does not divide {s})"
                 )
             new = s // r
             if n % new != 0:
                 raise CompositionError(
-                    f"inadmissible composition {a} o {b}: shape divisibility fails at A mode {s}:{d} "
+                    f"inadmissible composition {a} o {_make(*b)}: shape divisibility fails at A mode {s}:{d} "
                     f"(B mode of size {n} spills past it but {new} does not divide {n})"
                 )
         if new != 1:
             modes.append((new, r * d))
         n //= new
-        r = ceil_div(r, s)
+        r = -(-r // s)  # ceil_div
     if n != 1 or not modes:
         modes.append((n, r * flat[-1][1]))
     return _from_modes(modes)
@@ -197,8 +216,13 @@ def complement(layout: Layout | int, cotarget: int | tuple = 1) -> Layout:
     """
     layout = as_layout(layout)
     m = product(cotarget) if is_tuple(cotarget) else cotarget
-    modes = sorted((d, s) for s, d in flat_modes(layout) if s != 1 and d != 0)
-    out: list[tuple[int, int]] = []
+    return _from_modes(_complement_modes(layout, m))
+
+
+def _complement_modes(layout: Layout, m: int) -> Modes:
+    """The coalesced leaves of ``complement(layout, m)`` (``[]`` for ``1:0``)."""
+    modes = sorted([(d, s) for s, d in _leaf_modes(layout) if s != 1 and d != 0])
+    out: Modes = []
     cur = 1
     for d, s in modes:
         if d < 0:
@@ -211,7 +235,18 @@ def complement(layout: Layout | int, cotarget: int | tuple = 1) -> Layout:
         out.append((d // cur, cur))
         cur = s * d
     out.append((ceil_div(m, cur), cur))
-    return coalesce(_from_modes(out))
+    return _coalesce_modes(out)
+
+
+def _by_stride(modes: Iterable[tuple[int, int]]) -> list[tuple[int, int, int]]:
+    """``(stride, shape, colex index stride)`` of every leaf, sorted by stride (ties by shape, then position)."""
+    out = []
+    cur = 1
+    for s, d in modes:
+        out.append((d, s, cur))
+        cur *= s
+    out.sort()
+    return out
 
 
 def right_inverse(layout: Layout | int) -> Layout:
@@ -220,12 +255,14 @@ def right_inverse(layout: Layout | int) -> Layout:
     >>> str(right_inverse(Layout((4,8),(8,1))))
     '(8,4):(4,1)'
     """
-    layout = as_layout(layout)
-    flat_s, flat_d = flatten(layout.shape), flatten(layout.stride)
-    rstride = flatten(prefix_product(layout.shape))
-    out: list[tuple[int, int]] = []
+    return _right_inverse_modes(_leaf_modes(as_layout(layout)))
+
+
+def _right_inverse_modes(modes: Iterable[tuple[int, int]]) -> Layout:
+    """``right_inverse`` of the flat layout with these leaves: follow the chain of strides from 1."""
+    out: Modes = []
     cur = 1
-    for d, s, rd in sorted(zip(flat_d, flat_s, rstride, strict=True)):
+    for d, s, rd in _by_stride(modes):
         if s == 1:
             continue
         if d != cur:
@@ -234,7 +271,7 @@ def right_inverse(layout: Layout | int) -> Layout:
             break
         out.append((s, rd))
         cur = s * d
-    return coalesce(_from_modes(out))
+    return _from_modes(_coalesce_modes(out))
 
 
 def left_inverse(layout: Layout | int) -> Layout:
@@ -248,18 +285,17 @@ def left_inverse(layout: Layout | int) -> Layout:
     '(65536,128):(128,1)'
     """
     layout = as_layout(layout)
-    flat_s, flat_d = flatten(layout.shape), flatten(layout.stride)
-    rstride = flatten(prefix_product(layout.shape))
-    modes = sorted((d, s, rd) for s, d, rd in zip(flat_s, flat_d, rstride, strict=True) if s != 1)
-    if any(d == 0 for d, _, _ in modes) or any(d < 0 for d, _, _ in modes):
+    modes = [m for m in _by_stride(_leaf_modes(layout)) if m[1] != 1]
+    if any(d <= 0 for d, _, _ in modes):
         raise LayoutError(f"left_inverse of {layout}: a stride-0 or negative mode makes it non-injective")
     for (d0, s0, _), (d1, _, _) in itertools.pairwise(modes):
         if d1 < s0 * d0:
             raise LayoutError(f"left_inverse of {layout}: not injective (mode {s0}:{d0} overlaps stride {d1})")
     chained = all(d1 % (s0 * d0) == 0 for (d0, s0, _), (d1, _, _) in itertools.pairwise(modes))
-    if chained:
-        return right_inverse(make_layout(layout, complement(layout)))
-    out: list[tuple[int, int]] = []
+    if chained:  # right_inverse(make_layout(L, complement(L))), on the flat leaves
+        rest = _complement_modes(layout, 1) or [(1, 0)]
+        return _right_inverse_modes(itertools.chain(_leaf_modes(layout), rest))
+    out: Modes = []
     if modes and modes[0][0] > 1:
         out.append((modes[0][0], 0))
     for j, (d, s, rd) in enumerate(modes):
@@ -272,4 +308,4 @@ def left_inverse(layout: Layout | int) -> Layout:
             out.append((nxt // d, rd))
         else:
             out.append((s, rd))
-    return coalesce(_from_modes(out))
+    return _from_modes(_coalesce_modes(out))

@@ -14,7 +14,6 @@ Every helper here is a pure function over these values; nothing else in layoutch
 from __future__ import annotations
 
 from collections.abc import Iterator
-from functools import reduce
 from typing import TypeAlias
 
 IntTuple: TypeAlias = "int | tuple[IntTuple, ...]"
@@ -33,16 +32,17 @@ def flatten(t: IntTuple) -> tuple[int, ...]:
     """The leaves of ``t`` in order: ``flatten((2,(3,4))) == (2,3,4)``."""
     if type(t) is not tuple:
         return (t,)
+    for x in t:
+        if type(x) is tuple:
+            break
+    else:
+        return t  # already flat (the common case): no copy
     out: list[int] = []
-    stack = [iter(t)]
-    while stack:
-        for x in stack[-1]:
-            if type(x) is tuple:
-                stack.append(iter(x))
-                break
-            out.append(x)
+    for x in t:
+        if type(x) is tuple:
+            out += flatten(x)
         else:
-            stack.pop()
+            out.append(x)
     return tuple(out)
 
 
@@ -52,9 +52,12 @@ def iter_leaves(t: IntTuple) -> Iterator[int]:
 
 def product(t: IntTuple) -> int:
     """Product of all leaves (the size of a shape)."""
-    if is_tuple(t):
-        return reduce(lambda a, b: a * b, (product(m) for m in t), 1)
-    return t
+    if type(t) is not tuple:
+        return t
+    n = 1
+    for m in t:
+        n *= m if type(m) is not tuple else product(m)
+    return n
 
 
 def rank(t: IntTuple) -> int:
@@ -76,13 +79,17 @@ def congruent(a: IntTuple, b: IntTuple) -> bool:
 
 def prefix_product(shape: IntTuple, init: int = 1) -> IntTuple:
     """Exclusive prefix product, nested like ``shape``: ``prefix_product((2,(3,4))) == (1,(2,6))``."""
-    if is_tuple(shape):
-        out = []
-        for m in shape:
+    if type(shape) is not tuple:
+        return init
+    out = []
+    for m in shape:
+        if type(m) is tuple:
             out.append(prefix_product(m, init))
             init *= product(m)
-        return tuple(out)
-    return init
+        else:
+            out.append(init)
+            init *= m
+    return tuple(out)
 
 
 def inner_product(a: IntTuple, b: IntTuple) -> int:

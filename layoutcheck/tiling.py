@@ -14,6 +14,11 @@ A *tiler* is a layout (applied to the whole layout), an int ``n`` (``n:1``), or 
     zipped_divide  : ((TileM,TileN), (RestM,RestN,L))
     tiled_divide   : ((TileM,TileN), RestM, RestN, L)
     flat_divide    : (TileM, TileN, RestM, RestN, L)
+
+In the regrouping forms a ``None`` tiler entry follows CuTe (C++ ``tile_unzip``/``zip2_by``, and the CuTe DSL): the
+kept mode must already be rank-2 ``(tile, rest)`` and its halves are regrouped like the others
+(``zipped_divide(((2,4),16):((1,2),8), (None,4)) == ((2,4),(4,4)):((1,8),(2,32))``); any other rank is a
+``LayoutError``. pycute's ``hier_unzip`` differs: it puts ``1:0`` in the tile and the whole mode in the rest.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from typing import Any
 from .algebra import coalesce, complement, composition, right_inverse
 from .errors import LayoutError, NotDivisibleError
 from .inttuple import ceil_div, flatten, is_int, is_tuple, product
-from .layout import Layout, append, as_layout, cosize, make_layout, rank, size
+from .layout import Layout, _concat, _make, append, as_layout, cosize, rank, size
 
 Tiler = Any  # Layout | int | tuple[Layout | int | None, ...] | None
 
@@ -39,7 +44,7 @@ def _by_mode(op: Callable[[Layout, Tiler], Layout], a: Layout, tiler: tuple, nam
     if len(tiler) > len(a):
         raise LayoutError(f"{name}: tiler {_tiler_str(tiler)} has rank {len(tiler)} > rank {len(a)} of {a}")
     modes = [a[i] if tiler[i] is None else op(a[i], tiler[i]) for i in range(len(tiler))]
-    return make_layout(*modes, *list(a)[len(tiler):])
+    return _concat(modes + list(a)[len(tiler):])
 
 
 def logical_divide(a: Layout, tiler: Tiler) -> Layout:
@@ -60,13 +65,14 @@ def logical_divide(a: Layout, tiler: Tiler) -> Layout:
         return _by_mode(logical_divide, a, tiler, "logical_divide")
     if not isinstance(tiler, Layout):
         raise LayoutError(f"logical_divide: bad tiler {tiler!r}")
-    rest = complement(tiler, size(a))
-    if size(tiler) * size(rest) != size(a) or cosize(tiler) > size(a):
+    n = product(a.shape)
+    rest = complement(tiler, n)
+    if product(tiler.shape) * product(rest.shape) != n or cosize(tiler) > n:
         raise NotDivisibleError(
             f"logical_divide: tile {tiler} (size {size(tiler)}, cosize {cosize(tiler)}) does not divide "
-            f"{a} (size {size(a)}) exactly"
+            f"{a} (size {n}) exactly"
         )
-    return composition(a, make_layout(tiler, rest))
+    return composition(a, _make((tiler.shape, rest.shape), (tiler.stride, rest.stride)))
 
 
 def logical_product(a: Layout, tiler: Tiler) -> Layout:
@@ -84,53 +90,79 @@ def logical_product(a: Layout, tiler: Tiler) -> Layout:
         return _by_mode(logical_product, a, tiler, "logical_product")
     if not isinstance(tiler, Layout):
         raise LayoutError(f"logical_product: bad tiler {tiler!r}")
-    return make_layout(a, composition(complement(a, size(a) * cosize(tiler)), tiler))
+    return _concat((a, composition(complement(a, product(a.shape) * cosize(tiler)), tiler)))
 
 
-def _hier_unzip(op: Callable[[Layout, Tiler], Layout], a: Layout, tiler: Tiler) -> Layout:
-    """Apply ``op`` by mode, then gather the first halves into mode 0 and the second halves (plus any untiled
-    modes of ``A``) into mode 1."""
+def _tile_unzip(op: Callable[[Layout, Tiler], Layout], a: Layout, tiler: Tiler, name: str) -> Layout:
+    """CuTe's ``tile_unzip(op(a, tiler), tiler)``: apply ``op`` by mode, then gather the first halves into mode 0
+    and the second halves (plus any untiled modes of ``A``) into mode 1.
+
+    ``None`` (CuTe's ``_``) keeps a mode of ``A`` that already is ``(tile, rest)``: it must have rank 2, and its
+    two sub-modes go to the tile and the rest (CUTLASS ``zip2_by``; the CuTe DSL rejects other ranks). pycute's
+    ``hier_unzip`` instead puts ``1:0`` in the tile and the whole mode in the rest.
+    """
     if tiler is None:
-        return make_layout(Layout(1, 0), a)
+        if len(a) != 2:
+            raise LayoutError(
+                f"{name}: None in the tiler keeps mode {a} as (tile, rest), so it must have rank 2, "
+                f"found rank {len(a)} (CuTe's tile_unzip)"
+            )
+        return a
     if is_tuple(tiler):
         if len(tiler) > len(a):
             raise LayoutError(f"tiler {_tiler_str(tiler)} has rank {len(tiler)} > rank {len(a)} of {a}")
-        split = [_hier_unzip(op, a[i], tiler[i]) for i in range(len(tiler))]
-        first = make_layout(*(s[0] for s in split))
-        second = make_layout(*(s[1] for s in split), *list(a)[len(tiler):])
-        return make_layout(first, second)
+        split = [_tile_unzip(op, a[i], tiler[i], name) for i in range(len(tiler))]
+        first = _concat([_mode(s, 0) for s in split])
+        second = _concat([_mode(s, 1) for s in split] + list(a)[len(tiler):])
+        return _concat((first, second))
     return op(a, tiler)
 
 
+def _mode(l: Layout, i: int) -> Layout:
+    """Mode ``i`` of a rank-2 layout (``l[i]`` without the range check)."""
+    return _make(l.shape[i], l.stride[i])
+
+
 def zipped_divide(a: Layout, tiler: Tiler) -> Layout:
-    """``((tile modes), (rest modes))``."""
-    return _hier_unzip(logical_divide, as_layout(a), tiler)
+    """``((tile modes), (rest modes))``: CuTe's ``tile_unzip(logical_divide(A, tiler), tiler)``.
+
+    A ``None`` entry of a by-mode tiler keeps a rank-2 mode of ``A`` as its own (tile, rest), as CuTe does (C++ and
+    DSL); pycute puts ``1:0`` in the tile instead. Any other rank for that mode is a ``LayoutError``.
+
+    >>> str(zipped_divide(Layout((8,6),(1,8)), (4,3)))
+    '((4,3),(2,2)):((1,8),(4,24))'
+    >>> str(zipped_divide(Layout(((2,4),16),((1,2),8)), (None,4)))
+    '((2,4),(4,4)):((1,8),(2,32))'
+    """
+    return _tile_unzip(logical_divide, as_layout(a), tiler, "zipped_divide")
 
 
 def tiled_divide(a: Layout, tiler: Tiler) -> Layout:
-    """``((tile modes), rest0, rest1, ...)``."""
-    z = zipped_divide(a, tiler)
-    return make_layout(z[0], *_modes(z[1]))
+    """``((tile modes), rest0, rest1, ...)`` (``None`` in the tiler as in ``zipped_divide``)."""
+    z = _tile_unzip(logical_divide, as_layout(a), tiler, "tiled_divide")
+    return _concat([_mode(z, 0), *_modes(_mode(z, 1))])
 
 
 def flat_divide(a: Layout, tiler: Tiler) -> Layout:
-    """``(tile0, tile1, ..., rest0, rest1, ...)``."""
-    z = zipped_divide(a, tiler)
-    return make_layout(*_modes(z[0]), *_modes(z[1]))
+    """``(tile0, tile1, ..., rest0, rest1, ...)`` (``None`` in the tiler as in ``zipped_divide``)."""
+    z = _tile_unzip(logical_divide, as_layout(a), tiler, "flat_divide")
+    return _concat(_modes(_mode(z, 0)) + _modes(_mode(z, 1)))
 
 
 def zipped_product(a: Layout, tiler: Tiler) -> Layout:
-    return _hier_unzip(logical_product, as_layout(a), tiler)
+    """``((A modes), (copy modes))``: CuTe's ``tile_unzip(logical_product(A, tiler), tiler)`` (``None`` in the
+    tiler as in ``zipped_divide``)."""
+    return _tile_unzip(logical_product, as_layout(a), tiler, "zipped_product")
 
 
 def tiled_product(a: Layout, tiler: Tiler) -> Layout:
-    z = zipped_product(a, tiler)
-    return make_layout(z[0], *_modes(z[1]))
+    z = _tile_unzip(logical_product, as_layout(a), tiler, "tiled_product")
+    return _concat([_mode(z, 0), *_modes(_mode(z, 1))])
 
 
 def flat_product(a: Layout, tiler: Tiler) -> Layout:
-    z = zipped_product(a, tiler)
-    return make_layout(*_modes(z[0]), *_modes(z[1]))
+    z = _tile_unzip(logical_product, as_layout(a), tiler, "flat_product")
+    return _concat(_modes(_mode(z, 0)) + _modes(_mode(z, 1)))
 
 
 def _modes(l: Layout) -> list[Layout]:
@@ -138,7 +170,7 @@ def _modes(l: Layout) -> list[Layout]:
 
 
 def _zip(x: Layout, y: Layout) -> Layout:
-    return make_layout(*(make_layout(xi, yi) for xi, yi in zip(_modes(x), _modes(y), strict=True)))
+    return _concat([_concat((xi, yi)) for xi, yi in zip(_modes(x), _modes(y), strict=True)])
 
 
 def blocked_product(block: Layout, tiler: Layout) -> Layout:

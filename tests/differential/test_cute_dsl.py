@@ -164,3 +164,54 @@ def test_dsl_on_the_composition_counterexamples(oracle_answers) -> None:
 
     with pytest.raises(CompositionError):
         composition(Layout((4, 6, 8), (2, 3, 5)), Layout(6, 3))
+
+
+# -- None (CuTe's ``_``) in the tiler of the regrouping divides: CuTe's tile_unzip, not pycute's hier_unzip ---------
+NONE_TILER_CASES = [
+    (Layout(((2, 4), 16), ((1, 2), 8)), (None, 4)),  # kept mode is rank-2: split into (tile, rest)
+    (Layout((8, ((4, 2), 3)), (3, ((1, 32), 4))), (2, None)),
+    (Layout(((2, 4), 16, 3), ((1, 2), 8, 128)), (None, 4)),  # an untiled trailing mode joins the rest
+    (Layout((8, 16), (1, 8)), (None, 4)),  # kept mode is rank-1: CuTe rejects it
+    (Layout((8, 16), (16, 1)), (2, None)),
+]
+DIVIDES = ("zipped_divide", "tiled_divide", "flat_divide")
+
+
+def _evaluate_none_tilers(answers: list[str | None]) -> None:
+    for a, tiler in NONE_TILER_CASES:
+        t = tuple(None if x is None else cute.make_layout(x) for x in tiler)
+        for name in DIVIDES:
+            try:
+                answers.append(norm(str(getattr(cute, name)(dsl(a), t))))
+            except Exception:
+                answers.append(None)
+
+
+@pytest.fixture(scope="module")
+def none_tiler_answers() -> list[str | None]:
+    answers: list[str | None] = []
+
+    @cute.jit
+    def run() -> None:
+        _evaluate_none_tilers(answers)  # plain Python helper: the DSL rewrites control flow only in the jit body
+
+    run()
+    return answers
+
+
+def test_none_in_the_tiler_follows_the_cute_dsl(none_tiler_answers) -> None:
+    import layoutcheck
+
+    answers = iter(none_tiler_answers)
+    agreed = rejected = 0
+    for a, tiler in NONE_TILER_CASES:
+        for name in DIVIDES:
+            theirs = next(answers)
+            if theirs is None:
+                with pytest.raises(LayoutError, match="must have rank 2"):
+                    getattr(layoutcheck, name)(a, tiler)
+                rejected += 1
+            else:
+                assert norm(str(getattr(layoutcheck, name)(a, tiler))) == theirs, (name, a, tiler)
+                agreed += 1
+    assert agreed == 9 and rejected == 6
