@@ -9,7 +9,7 @@ import numpy as np
 from layoutcheck import Layout
 from layoutcheck.banks import conflict_free, wavefronts_batch
 from layoutcheck.hw.smem import all_gmma_smem_atoms
-from layoutcheck.prove import prove
+from layoutcheck.proving import prove
 from layoutcheck.swizzle import ComposedLayout
 
 

@@ -11,7 +11,7 @@ import tracemalloc
 
 from layoutcheck import ComposedLayout, Layout, Swizzle
 from layoutcheck.properties import bijective
-from layoutcheck.prove import prove
+from layoutcheck.proving import prove
 
 CASES = [
     ("Sw<3,4,3> o (64,64):(64,1)", ComposedLayout(Swizzle(3, 4, 3), 0, Layout((64, 64), (64, 1))),

@@ -57,7 +57,7 @@ _LAZY = {
     "make_tiled_mma": "layoutcheck.tiled_mma",
     "TiledMMA": "layoutcheck.tiled_mma",
     "Tensor": "layoutcheck.tiled_mma",
-    "prove": "layoutcheck.prove",
+    "prove": "layoutcheck.proving",
     "Verdict": "layoutcheck.result",
     "Result": "layoutcheck.result",
     "injective": "layoutcheck.properties",

@@ -72,6 +72,7 @@ def coalesce(layout: Layout, profile: object = None) -> Layout:
 
 def filter_zeros(layout: Layout) -> Layout:
     """Replace stride-0 modes by size-1 modes (keeps the profile)."""
+    layout = as_layout(layout)
 
     def go(s, d):  # tuple, tuple | int, int
         if is_tuple(s):

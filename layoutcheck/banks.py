@@ -783,7 +783,7 @@ class WavefrontCount(Property):
 def conflict_free(smem: Any, access: Access | str | AccessKind, dtype_bits: int | None = None) -> ConflictFree:
     """The claim that ``access`` (an ``Access``, or a kind name for the canonical tile access) has no bank conflict.
 
-    >>> from layoutcheck.prove import prove
+    >>> from layoutcheck.proving import prove
     >>> prove(conflict_free(Layout((8, 64), (64, 1)), "ldsm_x4", 16)).status.value
     'REFUTED'
     """
@@ -889,7 +889,7 @@ def conflict_free_at_every_base(smem: Any, access: Access | str | AccessKind, pe
     """The claim that ``access`` is conflict-free on ``smem`` shifted by ``period * s`` (elements, before the
     swizzle) for every ``s < bases``; the z3 engine decides it with ``s`` symbolic.
 
-    >>> from layoutcheck.prove import prove
+    >>> from layoutcheck.proving import prove
     >>> from layoutcheck.swizzle import Swizzle
     >>> sw = ComposedLayout(Swizzle(3, 3, 3), 0, Layout((8, 64), (64, 1)))  # Sw<3,4,3> on bytes, 8x128 B bf16
     >>> prove(conflict_free_at_every_base(sw, "ldsm_x4", 512, 1 << 12, 16), engine="z3").status.value

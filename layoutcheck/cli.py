@@ -110,7 +110,7 @@ def run_job(job: tuple[str, int, int], engine: str, timeout: float) -> Any:
 def _prove_fn(prop: str) -> Callable[..., Any]:
     from .spec import _need
 
-    return _need("layoutcheck.prove", prop).prove
+    return _need("layoutcheck.proving", prop).prove
 
 
 @contextmanager

@@ -276,6 +276,9 @@ def as_layout(x: Layout | int | tuple) -> Layout:
 def size(x: Layout | IntTuple, mode: int | None = None) -> int:
     shape = x.shape if isinstance(x, Layout) else x
     if mode is not None:
+        r = len(shape) if is_tuple(shape) else 1
+        if not is_int(mode) or not -r <= mode < r:
+            raise LayoutError(f"size: mode {mode!r} out of range for rank {r}")
         shape = shape[mode] if is_tuple(shape) else shape
     return product(shape)
 

@@ -78,6 +78,14 @@ class ComposedLayout:
     offset: int
     layout: Layout
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.swizzle, Swizzle):
+            raise LayoutError(f"a composed layout needs a Swizzle, found {self.swizzle!r}")
+        if not isinstance(self.offset, int) or isinstance(self.offset, bool) or self.offset < 0:
+            raise LayoutError(f"a composed layout's offset must be a non-negative int, found {self.offset!r}")
+        if not isinstance(self.layout, Layout):
+            raise LayoutError(f"a swizzle composes with a Layout, found {self.layout!r}")
+
     @property
     def shape(self) -> Any:
         return self.layout.shape
@@ -103,4 +111,5 @@ def composed_size(x: Layout | ComposedLayout) -> int:
 
 
 def make_composed_layout(swizzle: Swizzle, layout: Layout, offset: int = 0) -> ComposedLayout:
+    """``swizzle o offset o layout`` (CuTe's ``make_composed_layout``), arguments checked."""
     return ComposedLayout(swizzle, offset, layout)

@@ -42,7 +42,7 @@ def assert_proven(prop: Any, engine: str = "auto", timeout: float = DEFAULT_TIME
     >>> assert_proven(bijective(Layout((4, 2), (2, 1)))).status.value
     'PROVEN'
     """
-    from .prove import prove
+    from .proving import prove
 
     result = prove(prop, engine=engine, timeout=timeout, **kw)
     if result.status is not Verdict.PROVEN:
@@ -52,7 +52,7 @@ def assert_proven(prop: Any, engine: str = "auto", timeout: float = DEFAULT_TIME
 
 def assert_refuted(prop: Any, engine: str = "auto", timeout: float = DEFAULT_TIMEOUT, **kw: Any) -> Result:
     """Prove that ``prop`` fails (a regression test for a known-bad layout); return the REFUTED ``Result``."""
-    from .prove import prove
+    from .proving import prove
 
     result = prove(prop, engine=engine, timeout=timeout, **kw)
     if result.status is not Verdict.REFUTED:

@@ -237,12 +237,23 @@ def tile_to_shape(block: Layout, target: Any, order: Any = None) -> Layout:
     return coalesce(blocked_product(padded, make_ordered_layout(reps, order)), reps)
 
 
+def _cast_args(layout: Layout, n: int, name: str) -> Layout:
+    if not is_int(n) or n <= 0:
+        raise LayoutError(f"{name}: the factor must be a positive int, found {n!r}")
+    layout = as_layout(layout)
+    if layout.shape == ():
+        raise LayoutError(f"{name}: the empty layout {layout} has no modes to recast")
+    return layout
+
+
 def upcast(layout: Layout, n: int) -> Layout:
     """View ``layout`` (in units of ``x``) in units of ``n*x``: the stride-1 mode shrinks, other strides divide.
 
     >>> str(upcast(Layout((8,64),(64,1)), 8))
     '(8,8):(8,1)'
     """
+    layout = _cast_args(layout, n, "upcast")
+
     def go(s, d):  # int tuples, nested alike
         if is_tuple(s):
             return tuple(zip(*(go(a, b) for a, b in zip(s, d, strict=True)), strict=True))
@@ -266,6 +277,8 @@ def downcast(layout: Layout, n: int) -> Layout:
     >>> str(downcast(Layout((8,8),(8,1)), 2))
     '(8,16):(16,1)'
     """
+    layout = _cast_args(layout, n, "downcast")
+
     def go(s, d):
         if is_tuple(s):
             return tuple(zip(*(go(a, b) for a, b in zip(s, d, strict=True)), strict=True))

@@ -26,7 +26,7 @@ from layoutcheck.properties import (
     surjective,
     vectorizable,
 )
-from layoutcheck.prove import prove
+from layoutcheck.proving import prove
 from layoutcheck.result import Verdict
 from tests.strategies_engines import bijective_layouts, pow2_layouts, subjects, tv_maps
 

@@ -17,7 +17,7 @@ from layoutcheck.properties import (
     surjective,
     vectorizable,
 )
-from layoutcheck.prove import prove
+from layoutcheck.proving import prove
 from layoutcheck.result import Verdict
 
 BIG = ComposedLayout(Swizzle(3, 4, 3), 0, Layout((1 << 16, 1 << 16), (1 << 16, 1)))  # 2**32 elements

@@ -25,7 +25,7 @@ from layoutcheck.banks import (
 from layoutcheck.errors import LayoutError, ParseError
 from layoutcheck.hw.banks import ACCESS_KINDS
 from layoutcheck.hw.smem import all_gmma_smem_atoms
-from layoutcheck.prove import prove
+from layoutcheck.proving import prove
 from layoutcheck.result import Verdict
 from layoutcheck.swizzle import ComposedLayout
 from tests.strategies_banks import aligned_warp_addresses

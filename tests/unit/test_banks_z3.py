@@ -8,7 +8,7 @@ import pytest
 from layoutcheck import Layout, Swizzle
 from layoutcheck.banks import conflict_free_at_every_base
 from layoutcheck.errors import LayoutError
-from layoutcheck.prove import prove
+from layoutcheck.proving import prove
 from layoutcheck.result import Verdict
 from layoutcheck.swizzle import ComposedLayout
 

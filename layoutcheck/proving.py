@@ -8,9 +8,7 @@ with its reason (it never silently falls back).
 
 from __future__ import annotations
 
-import sys
 import time
-import types
 
 from .engines.base import AUTO_ORDER, DEFAULT_MEMORY_BUDGET, DEFAULT_TIMEOUT, Limits, engines
 from .errors import LayoutError
@@ -61,17 +59,5 @@ def _auto(prop: Property, limits: Limits, table: dict) -> Result:
         reasons.append(f"{name}: {res.reason}")
     return Result(prop, Verdict.UNKNOWN, "auto", time.perf_counter() - t0, None, "; ".join(reasons), {})
 
-
-
-
-class _CallableModule(types.ModuleType):
-    """``layoutcheck.prove`` names both this module and the function: the import system binds the *module* as the
-    package attribute after the lazy ``__getattr__`` returned the function, so the module forwards calls to it."""
-
-    def __call__(self, *args: object, **kwargs: object) -> Result:
-        return prove(*args, **kwargs)  # type: ignore[arg-type]
-
-
-sys.modules[__name__].__class__ = _CallableModule
 
 __all__ = ["prove"]
