@@ -364,8 +364,12 @@ def _gemm_row(case: Any, pred: dict[str, Any], samples: list[dict[str, float]], 
 def section_gemm_ncu(out: Path) -> dict[str, Any]:
     """Shared-memory wavefronts of the ``mma_gemm`` kernels vs the bank model (see ``gemm_prediction``).
 
-    ``ok`` means exact agreement of the kernel-level counters (loads and stores, every launch) and SASS shared
-    instructions as assumed. Also recorded: the per-instruction wavefronts of ncu's source counters vs the model per
+    ``ok`` means: the SASS shared instructions are the ones the prediction assumes, the kernel-level store counter
+    equals the model on every launch, and ncu's per-instruction (source-counter) wavefronts equal the model for every
+    static instruction. The kernel-level *load* counter is recorded but not required to match: on the H100 it reads
+    3-4 wavefronts above the sum of its own per-instruction counts (``ld_excess``; ``ld_exact`` says how many
+    kernels matched anyway) -- wavefronts that ncu attributes to no instruction, absent from the TMA kernels that
+    issue the identical ldmatrix addresses. Also recorded: the per-instruction wavefronts of ncu's source counters vs the model per
     static instruction (``per_inst_match``), a delayed control (``__nanosleep`` after the staging barrier) and the
     tma_mma_gemm kernels (same ldmatrix addresses, no staging stores), both informational.
     First H100 runs: stores and per-instruction counts exact; the kernel-level load counter 3-4 above the model
@@ -407,7 +411,7 @@ def section_gemm_ncu(out: Path) -> dict[str, Any]:
               f"{' ' + src_err if src_err else ''}")
     (out / "gemm_ncu.json").write_text(json.dumps(table, indent=1, default=str))
     excess = {t["kernel"]: [None if x is None else x - t["model_ld"] for x in t["ncu_ld"]] for t in kern}
-    return {"ok": all(t["ld_match"] and t["st_match"] and t["sass_match"] for t in kern),
+    return {"ok": all(t["st_match"] and t["sass_match"] and t["per_inst_match"] for t in kern),
             "ld_exact": sum(t["ld_match"] for t in kern), "st_exact": sum(t["st_match"] for t in kern),
             "sass_match": sum(t["sass_match"] for t in kern), "of": len(kern), "ld_excess": excess,
             "per_inst_exact": sum(bool(t["per_inst_match"]) for t in kern), "source_counters_error": src_err,
