@@ -369,9 +369,8 @@ def section_gemm_ncu(out: Path) -> dict[str, Any]:
     static instruction. The kernel-level *load* counter is recorded but not required to match: on the H100 it reads
     3-4 wavefronts above the sum of its own per-instruction counts (``ld_excess``; ``ld_exact`` says how many
     kernels matched anyway) -- wavefronts that ncu attributes to no instruction, absent from the TMA kernels that
-    issue the identical ldmatrix addresses. Also recorded: the per-instruction wavefronts of ncu's source counters vs the model per
-    static instruction (``per_inst_match``), a delayed control (``__nanosleep`` after the staging barrier) and the
-    tma_mma_gemm kernels (same ldmatrix addresses, no staging stores), both informational.
+    issue the identical ldmatrix addresses. Also recorded: a delayed control (``__nanosleep`` after the staging
+    barrier) and the tma_mma_gemm kernels (same ldmatrix addresses, no staging stores), both informational.
     First H100 runs: stores and per-instruction counts exact; the kernel-level load counter 3-4 above the model
     (``ld_excess``), unattributed to any instruction by the source counters, with or without the delay.
     """
