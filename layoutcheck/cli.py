@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from typing import Any
 
-from .errors import LayoutcheckError, SpecError
+from .errors import LayoutcheckError, ParseError, SpecError
 
 EXIT_OK, EXIT_REFUTED, EXIT_BAD_INPUT, EXIT_UNKNOWN = 0, 1, 2, 3
 DEFAULT_TIMEOUT = 30.0
@@ -392,6 +392,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_UNKNOWN
     except LayoutcheckError as e:
         print(f"layoutcheck: error: {_one_line(e)}", file=sys.stderr)
+        if isinstance(e, ParseError) and sys.stderr.isatty():  # people get the caret; scripts keep one line
+            print("\n".join("  " + ln for ln in e.caret.splitlines()), file=sys.stderr)
         return EXIT_UNKNOWN if _is_missing(e) else EXIT_BAD_INPUT
     except OSError as e:
         print(f"layoutcheck: error: {e.filename or ''}: {e.strerror or e}", file=sys.stderr)

@@ -67,10 +67,16 @@ class _Parser:
         return value
 
     def expr(self) -> Any:
-        kind, val, _pos = self._peek()
+        kind, val, pos = self._peek()
         if kind == "name" and val in ("Sw", "Swizzle"):
             return self.swizzled()
         if kind == "name" and val != "None":
+            save = self.pos
+            self._next()
+            is_call = self._peek()[1] == "("
+            self.pos = save
+            if not is_call:
+                raise self._fail(f"unexpected name {val!r} (expected an integer, a tuple or a function call)", pos)
             return self.call()
         return self.term()
 
