@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import LayoutError
+from .hw.gmem import LINE_BYTES, SECTOR_BYTES  # re-exported through layoutcheck.banks
 from .hw.smem import SWIZZLE_SPAN_BYTES, SmemAtom, gmma_smem_atom
 from .layout import size
 
@@ -20,12 +21,6 @@ _SELECTOR_ORDER = ("SW128", "SW64", "SW32", "INTER")
 """Largest first, as CUTLASS tries them: ``include/cutlass/gemm/collective/builders/sm90_common.inl``
 (``ss_smem_selector``) and ``sm100_common.inl`` (``sm100_smem_selector``, the same rule for 8/16-bit and K-major;
 its MN-major 32-bit case, ``Layout_MN_SW128_32B_Atom`` only, is an SM100 atom not modelled here)."""
-
-SECTOR_BYTES = 32
-"""Global memory is moved in 32-byte sectors (CUDA C++ Best Practices Guide, "Coalesced Access to Global Memory")."""
-
-LINE_BYTES = 128
-"""An L1 cache line (same guide; Nsight "Memory Statistics - Global"): 4 sectors."""
 
 
 def choose_smem_atom(major: str, dtype_bits: int, contiguous_extent_elems: int) -> SmemAtom:

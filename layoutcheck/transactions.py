@@ -23,13 +23,9 @@ import numpy as np
 
 from .algebra import filter, right_inverse
 from .errors import LayoutError
+from .hw.gmem import LINE_BYTES, MAX_VECTOR_BYTES, SECTOR_BYTES, WARP_SIZE
 from .layout import Layout, size
 from .tiled_mma import TiledMMA, ownership
-
-WARP_SIZE = 32  # CUDA Programming Guide, "Hardware Implementation" (warp = 32 threads)
-SECTOR_BYTES = 32  # CUDA C++ Best Practices Guide, "Coalesced Access to Global Memory" (32-byte segments)
-LINE_BYTES = 128  # L1/L2 cache line (Best Practices Guide, same section)
-MAX_VECTOR_BYTES = 16  # widest per-thread global access: ld/st.global.v4.b32 / .b128 (PTX ISA "ld", vector operands)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
