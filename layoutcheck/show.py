@@ -21,13 +21,12 @@ from typing import Any
 import numpy as np
 
 from .errors import LayoutError
+from .hw.banks import BANK_BYTES, BANKS
 from .inttuple import is_tuple
 from .layout import Layout, size
 from .swizzle import ComposedLayout
 
 MAX_CELLS = 1 << 16
-BANKS = 32  # layoutcheck.hw.banks.BANKS; CUDA C++ Programming Guide, "Shared Memory"
-BANK_BYTES = 4
 
 # 8 thread colours in the spirit of CuTe's print_latex (light, distinct); banks cycle through 32 hues
 _THREAD_COLOURS = ("#afafff", "#afffaf", "#ffffaf", "#ffafaf", "#d2d2ff", "#d2ffd2", "#ffffd2", "#ffd2d2")
