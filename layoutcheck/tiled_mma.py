@@ -15,7 +15,9 @@ so with CuTe's default column-major atom layout, thread ``t`` of the SIMT config
     compose mode 0 with the atom's C TV layout # ((ThrV,FrgV), (RestM,RestN))
     zipped_divide(., (_, (ThrM, ThrN)))        # ((ThrV,(ThrM,ThrN)), (FrgV,(RestM,RestN)))
 
-and ``partition_C`` slices mode 0 at the thread's ``(v, (m, n))``: a ``Tensor`` (offset + layout) of shape
+where ``_`` (``None``) keeps the rank-2 mode ``(ThrV,FrgV)`` as its own (tile, rest): CuTe's ``tile_unzip``, which
+``layoutcheck.zipped_divide`` follows (``layoutcheck.tiling``), so both steps are the library's ``zipped_divide``.
+``partition_C`` slices mode 0 at the thread's ``(v, (m, n))``: a ``Tensor`` (offset + layout) of shape
 ``(FrgV, RestM, RestN)``. ``A`` and ``B`` are the same with ``(M,K)`` and ``(N,K)``; an A element is owned by every
 thread that differs only in its N coordinate (replication ``ThrN``), a B element by ``ThrM`` threads.
 
@@ -39,7 +41,7 @@ from .errors import LayoutError, NotDivisibleError
 from .hw.mma import MmaAtom, mma_atom
 from .inttuple import flatten, is_int, is_tuple
 from .layout import Layout, cosize, make_layout, size
-from .tiling import logical_divide
+from .tiling import logical_divide, zipped_divide
 
 Perm = Layout | int | None
 
@@ -79,26 +81,6 @@ class Tensor:
 
 def _modes(l: Layout) -> list[Layout]:
     return list(l) if is_tuple(l.shape) else [l]
-
-
-def _zip2_by(l: Layout, guide: Any) -> Layout:
-    """CuTe's ``tile_unzip``: gather the (tile, rest) pairs found at the guide's leaves into ((tiles), (rests)).
-
-    A guide leaf (layout, int or ``None`` = CuTe's ``_``) marks a rank-2 mode ``(tile, rest)`` of ``l``.
-    """
-    if not is_tuple(guide):
-        if len(l) != 2:
-            raise LayoutError(f"tile_unzip: mode {l} should be rank-2 (tile, rest)")
-        return l
-    modes = _modes(l)
-    split = [_zip2_by(modes[i], g) for i, g in enumerate(guide)]
-    return make_layout(make_layout(*(s[0] for s in split)), make_layout(*(s[1] for s in split), *modes[len(guide):]))
-
-
-def _zipped_divide(l: Layout, tiler: tuple) -> Layout:
-    """CuTe's ``zipped_divide = tile_unzip(logical_divide(l, tiler), tiler)``, where ``None`` (``_``) keeps a mode that
-    is already (tile, rest). (``layoutcheck.zipped_divide`` puts ``1:0`` in the tile for ``None`` instead.)"""
-    return _zip2_by(logical_divide(l, tiler), tiler)
 
 
 # -- inputs ------------------------------------------------------------------------------------------------------------
@@ -188,10 +170,10 @@ class TiledMMA:
                     f"tile {'MNK'[i]} extent {ext} of {t} is not a multiple of the permutation {'MNK'[i]} size "
                     f"{tile[i]} (tile_size_mnk {tile})")
         t_tensor = logical_divide(t, (self.permutation_mnk(i0), self.permutation_mnk(i1)))
-        a_tensor = _zipped_divide(t_tensor, (Layout(self.atom.shape_mnk[i0]), Layout(self.atom.shape_mnk[i1])))
+        a_tensor = zipped_divide(t_tensor, (Layout(self.atom.shape_mnk[i0]), Layout(self.atom.shape_mnk[i1])))
         tv_tensor = composition(a_tensor, (tv, None))
         thr_tile = (None, (Layout(self.thr_size(i0 + 1)), Layout(self.thr_size(i1 + 1))))
-        return _zipped_divide(tv_tensor, thr_tile)
+        return zipped_divide(tv_tensor, thr_tile)
 
     def thrfrg_C(self, c: Layout) -> Layout:
         """``((ThrV,(ThrM,ThrN)), (FrgV,(RestM,RestN,...)))`` for an ``(M,N,...)`` layout."""

@@ -18,6 +18,8 @@ Cases (``bundled_cases()``):
   checked end to end.
 
 Inputs are small integers, so every product and sum is exact in fp16/fp32 and "mismatch" means a wrong element.
+``mma_gemm`` and ``tma_mma_gemm`` share their ldmatrix / ``mma.sync`` / C-store part: one set of expressions
+(``mma_tile_exprs``) printed into one fragment (``kernels/mma_sync_tile.cuh``, inlined by ``codegen``).
 """
 
 from __future__ import annotations
@@ -30,23 +32,20 @@ import numpy as np
 
 from ..codegen import c_expr, render_template
 from ..errors import LayoutError
+from ..hw.copy import row_providers
 from ..hw.mma import mma_atom
 from ..hw.smem import gmma_smem_atom
 from ..layout import Layout, make_layout, size
 from ..swizzle import ComposedLayout
-from ..symbolic import Expr, add, band, div, index_ast, mod, mul, shr, var, xor
+from ..symbolic import Expr, add, band, const, div, index_ast, mod, mul, shr, var, xor
 from ..tiled_mma import TiledMMA, make_tiled_mma
 from ..tiling import tile_to_shape, zipped_divide
 from ..tv import make_layout_tv
 
-# ldmatrix .x4: lane 8j + r supplies the address of row r of matrix j; after the load lane 4r + c holds elements
-# (2c, 2c+1) of that row in register j. So lane l's address is the element the fragment TV layout puts at
-# (thread 4*(l % 8), value 2*(l // 8)).  Source: PTX ISA 9.7.14.5.15 "ldmatrix" (fragment layout figures).
-LDSM_X4_PROVIDER_THREAD = Layout((8, 4), (4, 0))  # (lane) -> receiving thread of the row lane supplies
-LDSM_X4_PROVIDER_VALUE = Layout((8, 4), (0, 2))  # (lane) -> first value (register j -> values 2j, 2j+1)
-LDSM_X2_PROVIDER_THREAD = Layout((8, 2, 2), (4, 0, 0))  # .x2: lanes 0-15 supply, 16-31 mirror them (ignored)
-LDSM_X2_PROVIDER_VALUE = Layout((8, 2, 2), (0, 2, 0))
-
+# ldmatrix row providers (which lane addresses which row, which thread/register receives it) are hardware facts of
+# the copy atoms: ``hw.copy.row_providers`` derives them from the atoms' TV layouts (PTX ISA 9.7.14.5.15 "ldmatrix").
+LDSM_X4 = "SM75_U32x4_LDSM_N"  # A of m16n8k16, and B of two neighbouring n-atoms
+LDSM_X2 = "SM75_U32x2_LDSM_N"  # B of one m16n8k16 atom
 MMA_F16 = "SM80_16x8x16_F32F16F16F32_TN"
 
 
@@ -154,6 +153,27 @@ def big_ownership_case(n: int = 8192) -> KernelCase:
                            Layout((n, n), (n, 1)))
 
 
+# -- GEMM oracles ------------------------------------------------------------------------------------------------------
+def small_int_operands(seed: int, M: int, N: int, K: int, dtype: Any) -> tuple[np.ndarray, np.ndarray]:
+    """``A`` (M x K) and ``B`` (N x K) of integers in [-3, 3]: every product and sum of a tile GEMM is exact in fp32."""
+    rng = np.random.default_rng(seed)
+    return rng.integers(-3, 4, (M, K)).astype(dtype), rng.integers(-3, 4, (N, K)).astype(dtype)
+
+
+def gemm_check(A: np.ndarray, B: np.ndarray) -> tuple[Callable[[Any], list[Any]], Callable[..., tuple[int, int, str]]]:
+    """``inputs``: ``[A, B, C]`` with C (M x N fp32) NaN-filled; ``compare``: C element by element vs ``A @ B.T``."""
+    M, N = A.shape[0], B.shape[0]
+    ref = A.astype(np.float32) @ B.astype(np.float32).T
+
+    def inputs(xp: Any) -> list[Any]:
+        return [xp.asarray(A), xp.asarray(B), xp.full((M, N), np.nan, dtype=xp.float32)]
+
+    def compare(out: list[Any], xp: Any) -> tuple[int, int, str]:
+        return M * N, int((_to_np(out[0]) != ref).sum()), "exact (small integers)"
+
+    return inputs, compare
+
+
 # -- SIMT GEMM ---------------------------------------------------------------------------------------------------------
 def simt_gemm_case(M: int = 128, N: int = 128, K: int = 64) -> KernelCase:
     tiled = seed_simt_tiled_mma()
@@ -171,85 +191,146 @@ def simt_gemm_case(M: int = 128, N: int = 128, K: int = 64) -> KernelCase:
         "KERNEL": name, "THREADS": T, "VALUES": V, "K": K, "TILE_M": M, "TILE_N": N,
         "A_OFFSET": c_expr(a_off), "B_OFFSET": c_expr(b_off), "C_OFFSET": c_expr(c_off),
         "DESCRIPTION": f"{tiled}; C TV {tv}"})
-    rng = np.random.default_rng(4)
-    A = rng.integers(-3, 4, (M, K)).astype(np.float32)
-    B = rng.integers(-3, 4, (N, K)).astype(np.float32)
-
-    def inputs(xp: Any) -> list[Any]:
-        return [xp.asarray(A), xp.asarray(B), xp.full((M, N), np.nan, dtype=xp.float32)]
-
-    def compare(out: list[Any], xp: Any) -> tuple[int, int, str]:
-        C = _to_np(out[0])
-        return M * N, int((C != A @ B.T).sum()), "exact (small integers)"
-
+    inputs, compare = gemm_check(*small_int_operands(4, M, N, K, np.float32))
     return KernelCase("simt_gemm", config, name, src, 1, T, inputs, (2,), compare)
 
 
 # -- tensor-core GEMM ---------------------------------------------------------------------------------------------
-def _smem_layout(mode: str, rows: int, cols: int) -> ComposedLayout:
+def smem_layout(mode: str, rows: int, cols: int) -> ComposedLayout:
+    """The ``rows x cols`` fp16 K-major shared tile: ``gmma_smem_atom("K", mode, 16)`` stacked by ``tile_to_shape``."""
     atom = gmma_smem_atom("K", mode, 16)
     return ComposedLayout(atom.element_swizzle, 0, tile_to_shape(atom.layout, (rows, cols)))
 
 
-def _ldsm_x4_address(tv: Layout, s_layout: ComposedLayout, v_base: Expr, k_base: Expr) -> Expr:
-    t_src = add(mul(var("warp", size(tv[0]) // 32), 32), index_ast(LDSM_X4_PROVIDER_THREAD, var("lane", 32)))
-    v_src = add(index_ast(LDSM_X4_PROVIDER_VALUE, var("lane", 32)), v_base)
-    return index_ast(s_layout, add(index_ast(tv, (t_src, v_src)), k_base))
+def ldsm_address(copy: str, tv: Layout, s_layout: Layout | ComposedLayout, v_base: Expr | int = 0,
+                 k_base: Expr | int = 0) -> Expr:
+    """Element offset (in ``s_layout``) of the row that ``lane`` gives ldmatrix ``copy``, so that value ``v_base + v``
+    of every thread ``t`` receives element ``tv(t, v_base + v) + k_base`` of the operand tile.
+
+    Pre: ``tv`` numbers values as ``copy``'s register side does (the ``mma.sync`` fragments of ``hw.mma`` do: register
+    ``j`` = values ``2j, 2j+1``); with more than 32 threads, ``warp`` selects the warp's threads ``32*warp + lane``.
+    Post: the address lane ``l`` supplies is ``s_layout(tv(thread(l), v_base + value(l)) + k_base)``, ``thread`` and
+    ``value`` the atom's ``row_providers``.
+    """
+    p = row_providers(copy)
+    lane = var("lane", 32)
+    t_src = index_ast(p.thread, lane)
+    if size(tv[0]) > 32:
+        t_src = add(mul(var("warp", size(tv[0]) // 32), 32), t_src)
+    v_src = add(index_ast(p.value, lane), const(v_base) if isinstance(v_base, int) else v_base)
+    k = const(k_base) if isinstance(k_base, int) else k_base
+    return index_ast(s_layout, add(index_ast(tv, (t_src, v_src)), k))
 
 
-def _copy_exprs(rows: int, cols: int, threads: int, s_layout: ComposedLayout) -> tuple[int, Expr, Expr]:
+@dataclass(frozen=True, slots=True)
+class MmaTileExprs:
+    """The part both GEMM tiles share (``kernels/mma_sync_tile.cuh``): ldmatrix.x4 of A and B from shared memory,
+    ``mma.sync`` m16n8k16 over the (2,2,1) tiled MMA, C stored through ``tv_layout_C``; every index expression."""
+
+    tiled: TiledMMA
+    M: int
+    N: int
+    K: int
+    rest_m: int  # A fragments (m-atoms) per thread
+    rest_n: int  # B fragments (n-atoms) per thread
+    ldsm_a: Expr  # element offset into sA of lane's ldmatrix row, vars warp, lane, rm, kk
+    ldsm_b: Expr  # element offset into sB, vars warp, lane, p, kk (n-atoms 2p and 2p+1)
+    acc: Expr  # accumulator base of (rm, rn)
+    c_off: Expr  # C offset of (t, v)
+
+    @property
+    def threads(self) -> int:
+        return self.tiled.size
+
+    @property
+    def c_values(self) -> int:
+        return size(self.tiled.tv_layout_C[1])
+
+    def params(self) -> dict[str, Any]:
+        """The fragment's template parameters."""
+        return {"C_VALUES": self.c_values, "K_TILES": self.K // 16, "REST_M": self.rest_m, "REST_N": self.rest_n,
+                "LDSM_A": c_expr(self.ldsm_a), "LDSM_B": c_expr(self.ldsm_b), "ACC_BASE": c_expr(self.acc),
+                "C_OFFSET": c_expr(self.c_off)}
+
+
+def mma_tile_exprs(s_a: Layout | ComposedLayout, s_b: Layout | ComposedLayout, M: int = 64, N: int = 64,
+                   K: int = 64) -> MmaTileExprs:
+    """Index math of the shared GEMM tile part for operands laid out in shared memory as ``s_a`` (M x K, colex
+    ``m + M*k``) and ``s_b`` (N x K).
+
+    Pre: M, N multiples of 32, K of 16. Post: ``ldsm_a`` at (warp, lane, rm, kk) is ``ldsm_address`` of
+    ``tv_layout_A`` at values ``8*rm + ...`` and k-tile ``kk``; likewise ``ldsm_b`` for pairs of n-atoms.
+    """
+    tiled = make_tiled_mma(MMA_F16, (2, 2, 1), (M, N, 16))
+    tvA, tvB, tvC = tiled.tv_layout_A, tiled.tv_layout_B, tiled.tv_layout_C
+    rest_m, rest_n = size(tvA[1]) // 8, size(tvB[1]) // 4
+    kk = var("kk", K // 16)
+    ld_a = ldsm_address(LDSM_X4, tvA, s_a, mul(var("rm", rest_m), 8), mul(kk, 16 * M))
+    ld_b = ldsm_address(LDSM_X4, tvB, s_b, mul(var("p", rest_n // 2), 8), mul(kk, 16 * N))
+    acc = index_ast(Layout((rest_m, rest_n), (4, 4 * rest_m)), ("rm", "rn"))
+    c_off = index_ast(Layout((M, N), (N, 1)), index_ast(tvC, ("t", "v")))
+    return MmaTileExprs(tiled, M, N, K, rest_m, rest_n, ld_a, ld_b, acc, c_off)
+
+
+@dataclass(frozen=True, slots=True)
+class StagingCopy:
+    """global -> shared in 16-byte vectors: vector ``(t, i)`` (``i < iters``) -> element offsets ``gmem``, ``smem``."""
+
+    iters: int
+    gmem: Expr
+    smem: Expr
+
+
+def staging_copy(rows: int, cols: int, threads: int, s_layout: ComposedLayout) -> StagingCopy:
+    """Vector ``q = t + threads*i`` holds 8 consecutive k of one row: ``q -> (row, k-chunk)`` with the 8 k-chunks of a
+    row in consecutive lanes; global is row-major (K-major), shared is ``s_layout`` (colex ``row + rows*k``)."""
     vecs = rows * cols // 8
     iters = vecs // threads
-    q = add(var("t", threads), mul(var("i", iters), threads))  # vector q: 8 consecutive k of one row
+    q = add(var("t", threads), mul(var("i", iters), threads))
     idx = index_ast(Layout((cols // 8, rows), (8 * rows, 1)), q)  # -> colex (row + rows*k)
-    return iters, index_ast(Layout((rows, cols), (cols, 1)), idx), index_ast(s_layout, idx)
+    return StagingCopy(iters, index_ast(Layout((rows, cols), (cols, 1)), idx), index_ast(s_layout, idx))
+
+
+@dataclass(frozen=True, slots=True)
+class MmaGemmExprs:
+    """Every index expression of one ``mma_gemm`` kernel: the staging copies and the shared tile part."""
+
+    mode: str
+    s_a: ComposedLayout
+    s_b: ComposedLayout
+    copy_a: StagingCopy
+    copy_b: StagingCopy
+    tile: MmaTileExprs
+
+
+def mma_gemm_exprs(mode: str, M: int = 64, N: int = 64, K: int = 64) -> MmaGemmExprs:
+    """The ``mma_gemm`` kernel's index math from the layout objects (what ``mma_gemm_case`` prints)."""
+    s_a, s_b = smem_layout(mode, M, K), smem_layout(mode, N, K)
+    tile = mma_tile_exprs(s_a, s_b, M, N, K)
+    return MmaGemmExprs(mode, s_a, s_b, staging_copy(M, K, tile.threads, s_a), staging_copy(N, K, tile.threads, s_b),
+                        tile)
 
 
 def mma_gemm_case(mode: str, M: int = 64, N: int = 64, K: int = 64) -> KernelCase:
-    tiled = make_tiled_mma(MMA_F16, (2, 2, 1), (M, N, 16))
-    T = tiled.size
-    tvA, tvB, tvC = tiled.tv_layout_A, tiled.tv_layout_B, tiled.tv_layout_C
-    rest_m, rest_n = size(tvA[1]) // 8, size(tvB[1]) // 4
-    sA, sB = _smem_layout(mode, M, K), _smem_layout(mode, N, K)
-    ia, ga, sa = _copy_exprs(M, K, T, sA)
-    ib, gb, sb = _copy_exprs(N, K, T, sB)
-    kk = var("kk", K // 16)
-    ld_a = _ldsm_x4_address(tvA, sA, mul(var("rm", rest_m), 8), mul(kk, 16 * M))
-    ld_b = _ldsm_x4_address(tvB, sB, mul(var("p", rest_n // 2), 8), mul(kk, 16 * N))
-    acc = index_ast(Layout((rest_m, rest_n), (4, 4 * rest_m)), ("rm", "rn"))
-    c_off = index_ast(Layout((M, N), (N, 1)), index_ast(tvC, ("t", "v")))
+    e = mma_gemm_exprs(mode, M, N, K)
+    ca, cb, tile = e.copy_a, e.copy_b, e.tile
     name = f"mma_gemm_{mode.lower()}"
     src = render_template("mma_gemm", {
-        "KERNEL": name, "THREADS": T, "SMEM_A_ELEMS": M * K, "SMEM_B_ELEMS": N * K,
-        "SMEM_LAYOUT": f"A {sA}, B {sB}", "COPY_A_ITERS": ia, "COPY_A_GMEM": c_expr(ga), "COPY_A_SMEM": c_expr(sa),
-        "COPY_B_ITERS": ib, "COPY_B_GMEM": c_expr(gb), "COPY_B_SMEM": c_expr(sb), "C_VALUES": size(tvC[1]),
-        "K_TILES": K // 16, "REST_M": rest_m, "REST_N": rest_n, "LDSM_A": c_expr(ld_a), "LDSM_B": c_expr(ld_b),
-        "ACC_BASE": c_expr(acc), "C_OFFSET": c_expr(c_off), "DESCRIPTION": str(tiled)})
-    rng = np.random.default_rng(3)
-    A = rng.integers(-3, 4, (M, K)).astype(np.float16)
-    B = rng.integers(-3, 4, (N, K)).astype(np.float16)
-
-    def inputs(xp: Any) -> list[Any]:
-        return [xp.asarray(A), xp.asarray(B), xp.full((M, N), np.nan, dtype=xp.float32)]
-
-    def compare(out: list[Any], xp: Any) -> tuple[int, int, str]:
-        C = _to_np(out[0])
-        ref = A.astype(np.float32) @ B.astype(np.float32).T
-        return M * N, int((ref != C).sum()), "exact (small integers)"
-
-    return KernelCase("mma_gemm", f"m16n8k16 (2,2,1) {M}x{N}x{K} smem K-major {mode} {sA}", name, src, 1, T,
-                      inputs, (2,), compare)
+        "KERNEL": name, "THREADS": tile.threads, "SMEM_A_ELEMS": M * K, "SMEM_B_ELEMS": N * K,
+        "SMEM_LAYOUT": f"A {e.s_a}, B {e.s_b}", "COPY_A_ITERS": ca.iters, "COPY_A_GMEM": c_expr(ca.gmem),
+        "COPY_A_SMEM": c_expr(ca.smem), "COPY_B_ITERS": cb.iters, "COPY_B_GMEM": c_expr(cb.gmem),
+        "COPY_B_SMEM": c_expr(cb.smem), **tile.params(), "DESCRIPTION": str(tile.tiled)})
+    inputs, compare = gemm_check(*small_int_operands(3, M, N, K, np.float16))
+    return KernelCase("mma_gemm", f"m16n8k16 (2,2,1) {M}x{N}x{K} smem K-major {mode} {e.s_a}", name, src, 1,
+                      tile.threads, inputs, (2,), compare)
 
 
 def mma_fragments_case() -> KernelCase:
     atom = mma_atom(MMA_F16)
     m, n, k = atom.shape_mnk
-    lane = var("lane", 32)
     sa, sb = Layout((m, k), (k, 1)), Layout((n, k), (k, 1))  # row-major (K-major) shared tiles
-    ld_a = index_ast(sa, index_ast(atom.tv_layout_A, (index_ast(LDSM_X4_PROVIDER_THREAD, lane),
-                                                      index_ast(LDSM_X4_PROVIDER_VALUE, lane))))
-    ld_b = index_ast(sb, index_ast(atom.tv_layout_B, (index_ast(LDSM_X2_PROVIDER_THREAD, lane),
-                                                      index_ast(LDSM_X2_PROVIDER_VALUE, lane))))
+    ld_a = ldsm_address(LDSM_X4, atom.tv_layout_A, sa)
+    ld_b = ldsm_address(LDSM_X2, atom.tv_layout_B, sb)
     name = "mma_fragments_m16n8k16"
     src = render_template("mma_fragments", {"KERNEL": name, "A_ELEMS": m * k, "B_ELEMS": n * k,
                                             "LDSM_A": c_expr(ld_a), "LDSM_B": c_expr(ld_b),

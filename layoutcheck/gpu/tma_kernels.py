@@ -10,7 +10,8 @@ of it::
     load q:   box origin  = grid(q) * box counts                  # grid = the boxes in colex order over the tile
               coordinates = origin, innermost (K) first           # -> cp.async.bulk.tensor.2d [tmap, {c0, c1}]
               destination = 2 * smem.layout(origin)               # unswizzled byte offset, as tma_compatible assumes
-    ldmatrix: 2 * smem(tv_layout_A(row provider of lane) + k)     # swizzle included (mma_gemm's addresses)
+    ldmatrix: 2 * smem(tv_layout_A(row provider of lane) + k)     # swizzle included (the part shared with mma_gemm:
+                                                                  # kernels.mma_tile_exprs, kernels/mma_sync_tile.cuh)
 
 The host encodes each tensor map with ``cuTensorMapEncodeTiled`` (``tma_probe.encode``, ctypes on libcuda) from the
 plan's ``TmaBox`` and the operand's device address. If TMA placed any element other than where the proof says, or
@@ -33,9 +34,8 @@ from ..hw.smem import normalize_mode
 from ..layout import Layout, size
 from ..swizzle import ComposedLayout
 from ..symbolic import Expr, add, const, index_ast, mul, var
-from ..tiled_mma import make_tiled_mma
 from ..tma import BoxPlan, TmaBox, plan_boxes
-from .kernels import MMA_F16, KernelCase, _ldsm_x4_address, _to_np
+from .kernels import MMA_F16, KernelCase, MmaTileExprs, _to_np, gemm_check, mma_tile_exprs, small_int_operands
 
 TMA_SWIZZLE: dict[str, str] = {"INTER": "none", "SW32": "32B", "SW64": "64B", "SW128": "128B"}
 """GMMA smem atom mode -> the ``CUtensorMapSwizzle`` that writes it (PTX ISA 5.5.7; docs/tma.md)."""
@@ -84,22 +84,13 @@ def box_loads(plan: BoxPlan, q: str = "q") -> BoxLoads:
 
 @dataclass(frozen=True, slots=True)
 class TmaGemmExprs:
-    """Every index expression of one ``tma_mma_gemm`` kernel (what ``tma_mma_gemm_case`` prints into the source)."""
+    """Every index expression of one ``tma_mma_gemm`` kernel (what ``tma_mma_gemm_case`` prints into the source): the
+    box loads of A and B, and the ldmatrix / ``mma.sync`` / C-store part it shares with ``mma_gemm``."""
 
     mode: str
-    M: int
-    N: int
-    K: int
-    threads: int
     loads_a: BoxLoads
     loads_b: BoxLoads
-    ldsm_a: Expr  # element offset into sA of lane's ldmatrix row, vars warp, lane, rm, kk
-    ldsm_b: Expr  # element offset into sB, vars warp, lane, p, kk
-    acc: Expr  # accumulator base of (rm, rn)
-    c_off: Expr  # C offset of (t, v)
-    rest_m: int
-    rest_n: int
-    c_values: int
+    tile: MmaTileExprs
 
 
 def tma_gemm_exprs(mode: str, M: int = 64, N: int = 64, K: int = 64) -> TmaGemmExprs:
@@ -109,17 +100,8 @@ def tma_gemm_exprs(mode: str, M: int = 64, N: int = 64, K: int = 64) -> TmaGemmE
     """
     m = normalize_mode(mode)
     sw = TMA_SWIZZLE[m]
-    tiled = make_tiled_mma(MMA_F16, (2, 2, 1), (M, N, 16))
-    tvA, tvB, tvC = tiled.tv_layout_A, tiled.tv_layout_B, tiled.tv_layout_C
-    rest_m, rest_n = size(tvA[1]) // 8, size(tvB[1]) // 4
     pa, pb = plan_boxes("K", sw, "float16", (M, K)), plan_boxes("K", sw, "float16", (N, K))
-    kk = var("kk", K // 16)
-    ld_a = _ldsm_x4_address(tvA, pa.layout, mul(var("rm", rest_m), 8), mul(kk, 16 * M))
-    ld_b = _ldsm_x4_address(tvB, pb.layout, mul(var("p", rest_n // 2), 8), mul(kk, 16 * N))
-    acc = index_ast(Layout((rest_m, rest_n), (4, 4 * rest_m)), ("rm", "rn"))
-    c_off = index_ast(Layout((M, N), (N, 1)), index_ast(tvC, ("t", "v")))
-    return TmaGemmExprs(m, M, N, K, tiled.size, box_loads(pa), box_loads(pb), ld_a, ld_b, acc, c_off, rest_m,
-                        rest_n, size(tvC[1]))
+    return TmaGemmExprs(m, box_loads(pa), box_loads(pb), mma_tile_exprs(pa.layout, pb.layout, M, N, K))
 
 
 def _cfg(box: TmaBox) -> dict[str, Any]:
@@ -154,38 +136,33 @@ def _boxes_text(lo: BoxLoads) -> str:
 def tma_mma_gemm_case(mode: str, M: int = 64, N: int = 64, K: int = 64) -> KernelCase:
     """The TMA -> swizzled smem -> ldmatrix -> ``mma.sync`` GEMM tile for one swizzle mode; C vs NumPy, exact."""
     e = tma_gemm_exprs(mode, M, N, K)
-    la, lb = e.loads_a, e.loads_b
+    la, lb, threads = e.loads_a, e.loads_b, e.tile.threads
     name = f"tma_mma_gemm_{e.mode.lower()}"
     tx = la.plan.box.box_bytes * la.count + lb.plan.box.box_bytes * lb.count
     src = render_template("tma_mma_gemm", {
-        "KERNEL": name, "THREADS": e.threads, "SMEM_A_ELEMS": M * K, "SMEM_B_ELEMS": N * K,
+        "KERNEL": name, "THREADS": threads, "SMEM_A_ELEMS": M * K, "SMEM_B_ELEMS": N * K,
         "SMEM_LAYOUT": f"A {la.plan.layout}, B {lb.plan.layout}",
         "BOXES": f"A {_boxes_text(la)}, B {_boxes_text(lb)}", "TX_BYTES": tx,
         "BOXES_A": la.count, "DST_A": c_expr(la.dst), "C0_A": c_expr(la.c0), "C1_A": c_expr(la.c1),
         "BOXES_B": lb.count, "DST_B": c_expr(lb.dst), "C0_B": c_expr(lb.c0), "C1_B": c_expr(lb.c1),
-        "C_VALUES": e.c_values, "K_TILES": K // 16, "REST_M": e.rest_m, "REST_N": e.rest_n,
-        "LDSM_A": c_expr(e.ldsm_a), "LDSM_B": c_expr(e.ldsm_b), "ACC_BASE": c_expr(e.acc),
-        "C_OFFSET": c_expr(e.c_off), "DESCRIPTION": f"tiled MMA {MMA_F16} (2,2,1) over {M}x{N}x16"})
-    rng = np.random.default_rng(8)
-    A = rng.integers(-3, 4, (M, K)).astype(np.float16)
-    B = rng.integers(-3, 4, (N, K)).astype(np.float16)
+        **e.tile.params(), "DESCRIPTION": f"tiled MMA {MMA_F16} (2,2,1) over {M}x{N}x16"})
+    gemm_inputs, gemm_compare = gemm_check(*small_int_operands(8, M, N, K, np.float16))
 
     def inputs(xp: Any) -> list[Any]:
-        dA, dB = xp.asarray(A), xp.asarray(B)
+        dA, dB, dC = gemm_inputs(xp)
         tmaps = encode_tensor_maps(xp, (la.plan.box, lb.plan.box), (dA, dB))
-        return [dA, dB, tmaps[0:128], tmaps[256:384], xp.full((M, N), np.nan, dtype=xp.float32),
-                xp.zeros(1, dtype=xp.uint32)]
+        return [dA, dB, tmaps[0:128], tmaps[256:384], dC, xp.zeros(1, dtype=xp.uint32)]
 
     def compare(out: list[Any], xp: Any) -> tuple[int, int, str]:
-        C, status = _to_np(out[0]), int(_to_np(out[1])[0])
-        ref = A.astype(np.float32) @ B.astype(np.float32).T
-        bad = int((ref != C).sum())
-        note = "exact (small integers)" if status == 0 else f"status {status} (1: mbarrier timeout, 2: misaligned)"
-        return M * N, bad if status == 0 else max(bad, 1), note
+        n, bad, note = gemm_compare(out[:1], xp)
+        status = int(_to_np(out[1])[0])
+        if status == 0:
+            return n, bad, note
+        return n, max(bad, 1), f"status {status} (1: mbarrier timeout, 2: misaligned)"
 
     config = (f"TMA ({la.count}+{lb.count} boxes, swizzle {la.plan.box.swizzle}) -> smem K-major {e.mode} "
               f"{la.plan.layout} -> ldmatrix.x4 -> m16n8k16 (2,2,1) {M}x{N}x{K}")
-    return KernelCase("tma_mma_gemm", config, name, src, 1, e.threads, inputs, (4, 5), compare)
+    return KernelCase("tma_mma_gemm", config, name, src, 1, threads, inputs, (4, 5), compare)
 
 
 def tma_mma_gemm_cases() -> list[KernelCase]:

@@ -37,8 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from ..layout import Layout, size
-from ..symbolic import mul, var
+from ..layout import Layout
 
 ROOT = Path(__file__).resolve().parents[2]
 METRIC_LD = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"
@@ -146,20 +145,11 @@ def section_kernel_ncu(out: Path) -> dict[str, Any]:
 
 
 def _sass_shared(k: int, out: Path) -> dict[str, int]:
-    """Count the shared-memory SASS instructions of the permute kernel (nvcc -cubin + cuobjdump), for diagnosis."""
+    """Count the shared-memory SASS instructions of the permute kernel (``_sass_ops``), for diagnosis."""
     from .kernels import permute_case
 
-    src = out / f"permute_k{k}.cu"
-    src.write_text(permute_case(xor_bits=k).source)
-    cubin = out / f"permute_k{k}.cubin"
-    try:
-        subprocess.run(["nvcc", "-arch=sm_90", "-cubin", "-o", str(cubin), str(src)], check=True, timeout=120,
-                       capture_output=True)
-        sass = subprocess.run(["cuobjdump", "-sass", str(cubin)], capture_output=True, text=True, timeout=60).stdout
-    except Exception as e:
-        return {"error": str(e)[:200]}  # type: ignore[dict-item]
-    ops = re.findall(r"\b((?:LDSM|STSM|LDS|STS)(?:\.[A-Z0-9]+)*)\b", sass)
-    return {op: ops.count(op) for op in sorted(set(ops))}
+    ops = _sass_ops(f"permute_k{k}", permute_case(xor_bits=k).source, out)
+    return {op: n for op, n in ops.items() if op == "error" or op.startswith(("LDS", "STS"))}
 
 
 # -- gemm_ncu: the mma.sync GEMM kernels, whole kernel, vs the bank model ------------------------------------------
@@ -179,26 +169,18 @@ def _gemm_smem_addresses(mode: str, tma: bool = False) -> dict[str, Any]:
     2*M*K); banks only see addresses mod 128, so the exact bases do not matter.
     """
     from ..codegen import c_expr, eval_c
-    from ..tiled_mma import make_tiled_mma
-    from .kernels import MMA_F16, _copy_exprs, _ldsm_x4_address, _smem_layout, mma_gemm_case
+    from .kernels import mma_gemm_case, mma_gemm_exprs
     from .tma_kernels import tma_gemm_exprs, tma_mma_gemm_case
 
-    M = N = K = 64
-    tiled = make_tiled_mma(MMA_F16, (2, 2, 1), (M, N, 16))
-    T, tvA, tvB = tiled.size, tiled.tv_layout_A, tiled.tv_layout_B
-    rest_m, rest_n = size(tvA[1]) // 8, size(tvB[1]) // 4
     if tma:
-        e = tma_gemm_exprs(mode)
-        src, copies, lda, ldb = tma_mma_gemm_case(mode).source, [], e.ldsm_a, e.ldsm_b
+        tile, src, copies = tma_gemm_exprs(mode).tile, tma_mma_gemm_case(mode).source, []
     else:
-        sA, sB = _smem_layout(mode, M, K), _smem_layout(mode, N, K)
-        ia, _, sa = _copy_exprs(M, K, T, sA)
-        ib, _, sb = _copy_exprs(N, K, T, sB)
-        kk = var("kk", K // 16)
-        lda = _ldsm_x4_address(tvA, sA, mul(var("rm", rest_m), 8), mul(kk, 16 * M))
-        ldb = _ldsm_x4_address(tvB, sB, mul(var("p", rest_n // 2), 8), mul(kk, 16 * N))
-        src, copies = mma_gemm_case(mode).source, [(0, ia, c_expr(sa)), (2 * M * K, ib, c_expr(sb))]
-    texts = [c for _, _, c in copies] + [c_expr(lda), c_expr(ldb)]
+        g = mma_gemm_exprs(mode)
+        tile, src = g.tile, mma_gemm_case(mode).source
+        copies = [(0, g.copy_a.iters, c_expr(g.copy_a.smem)), (2 * tile.M * tile.K, g.copy_b.iters,
+                                                                c_expr(g.copy_b.smem))]
+    M, K, T, rest_m, rest_n = tile.M, tile.K, tile.threads, tile.rest_m, tile.rest_n
+    texts = [c for _, _, c in copies] + [c_expr(tile.ldsm_a), c_expr(tile.ldsm_b)]
     missing = [t for t in texts if t not in src]
     if missing:
         raise RuntimeError(f"prediction out of sync with the kernel source: {missing[0][:80]}")

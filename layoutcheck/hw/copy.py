@@ -12,6 +12,14 @@ lanes' addresses are ignored). In registers lane ``l`` holds row ``l // 4``, ele
 holds elements ``(2*(l%4), l//4)`` and ``(2*(l%4)+1, l//4)``. CuTe's reference tile for LDSM is ``8*N`` rows of 128
 bits, bit ``128*row + b``; the shared-memory side is ``src`` for ldmatrix and ``dst`` for stmatrix.
 
+Row providers (``row_providers``): the same two facts seen from a kernel that wants register value ``v`` of thread
+``t`` to hold ``frag(t, v)``. Lane ``l`` must supply the address of the row whose first element the atom delivers
+to ``(thread(l), value(l))``, i.e. of element ``frag(thread(l), value(l))``. For ``.x4`` (non-trans, b16): lane
+``8j + r`` addresses row ``r`` of matrix ``j``, whose elements ``2c, 2c+1`` land in register ``j`` of lane ``4r + c``,
+so ``thread = (8,4):(4,0)`` and ``value = (8,4):(0,2)`` (register ``j`` = values ``2j, 2j+1``, as in the ``mma.sync``
+fragments of ``hw.mma``). Both layouts are derived from ``src_layout``/``dst_layout`` by the layout algebra, never
+written down a second time.
+
 UniversalCopy<uintW_t> and cp.async (``SM80_CP_ASYNC_CACHEALWAYS<uintW_t>``, 4/8/16 bytes; ``CACHEGLOBAL`` 16 bytes
 only, PTX ISA 9.7.9.25 "cp.async"): one thread moves one W-bit word (``(1, W):(0, 1)``); in a warp every lane gives
 its own address.
@@ -27,8 +35,9 @@ import difflib
 from dataclasses import dataclass
 from functools import cache
 
+from ..algebra import composition, right_inverse
 from ..errors import LayoutError
-from ..layout import Layout, size
+from ..layout import Layout, cosize, size
 from ..tiling import upcast
 
 _SM75 = "CUTLASS include/cute/atom/copy_traits_sm75.hpp Copy_Traits<{n}>; PTX ISA 9.7.14.5.15 'ldmatrix'"
@@ -177,3 +186,44 @@ def copy_atom(name: str | CopyAtom) -> CopyAtom:
     close = difflib.get_close_matches(key, list(atoms), n=3, cutoff=0.4)
     hint = f"; did you mean {', '.join(close)}?" if close else f"; known atoms: {', '.join(sorted(atoms))}"
     raise LayoutError(f"unknown copy atom {name!r}{hint}")
+
+
+# -- ldmatrix / stmatrix row providers -----------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class RowProviders:
+    """Lane ``l`` of a matrix copy addresses the shared-memory row whose first element is register value
+    ``value(l)`` of thread ``thread(l)`` (element units of ``element_bits``; module docstring)."""
+
+    atom: str
+    element_bits: int
+    thread: Layout  # (lane) -> thread holding the first element of the row lane addresses
+    value: Layout  # (lane) -> its value index in the register-side TV layout, in elements
+    source: str
+
+
+@cache
+def row_providers(atom: str | CopyAtom, element_bits: int = 16) -> RowProviders:
+    """Who receives the row each lane addresses, derived from the atom's TV layouts (ldmatrix / stmatrix only).
+
+    Pre: ``atom`` names a matrix copy atom (32 lanes, one address per row); ``element_bits`` a power of two <= the
+    row's bits. Post: for every lane ``l``, ``reg(thread(l), element_bits * value(l)) == smem(l, 0)`` (the row's
+    first bit), with ``smem`` / ``reg`` the atom's shared-memory / register side; lanes past ``8x`` alias lane
+    ``l % 8x`` as ``src_layout`` says.
+
+    >>> p = row_providers("SM75_U32x4_LDSM_N")
+    >>> str(p.thread), str(p.value)
+    ('(8,4):(4,0)', '(8,4):(0,2)')
+    """
+    a = copy_atom(atom)
+    if a.smem_side not in ("src", "dst") or a.num_threads != 32:
+        raise LayoutError(f"row_providers: {a.name} is not an ldmatrix/stmatrix atom (one row address per lane)")
+    smem, reg = (a.src_layout, a.dst_layout) if a.smem_side == "src" else (a.dst_layout, a.src_layout)
+    if element_bits > a.access_bits:
+        raise LayoutError(f"row_providers: element_bits {element_bits} exceeds the {a.access_bits}-bit row of {a.name}")
+    row_of_lane = in_elements(smem, a.access_bits)[0]  # (lane) -> row of the reference tile
+    first = composition(Layout(cosize(row_of_lane), a.access_bits // element_bits), row_of_lane)  # -> its element 0
+    reg_e = in_elements(reg, element_bits)
+    tv_idx = composition(right_inverse(reg_e), first)  # (lane) -> colex (thread, value) receiving that element
+    T, V = size(reg_e[0]), size(reg_e[1])
+    return RowProviders(a.name, element_bits, composition(Layout((T, V), (1, 0)), tv_idx),
+                        composition(Layout((T, V), (0, 1)), tv_idx), a.source)

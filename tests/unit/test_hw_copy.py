@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from layoutcheck import LayoutError, size
-from layoutcheck.hw.copy import all_copy_atoms, copy_atom, copy_atom_names, in_elements
+from layoutcheck import Layout, LayoutError, size
+from layoutcheck.hw.copy import all_copy_atoms, copy_atom, copy_atom_names, in_elements, row_providers
 
 
 def _smem_bits(x: int) -> dict[tuple[int, int], int]:
@@ -104,3 +104,55 @@ def test_names_and_errors() -> None:
         copy_atom("SM75_U32x4_LDSM_N").smem_access_kind("sideways")
     assert copy_atom(copy_atom("SM75_U32x1_LDSM_N")).name == "SM75_U32x1_LDSM_N"
     assert "ldsm_x1" in str(copy_atom("SM75_U32x1_LDSM_N"))
+
+
+# -- row providers: the kernels' view of the same atoms ------------------------------------------------------------
+MATRIX_ATOMS = [a.name for a in all_copy_atoms() if a.num_threads == 32]
+
+
+@pytest.mark.parametrize("name", MATRIX_ATOMS)
+@pytest.mark.parametrize("element_bits", [8, 16])
+def test_row_providers_agree_with_the_tv_layouts(name: str, element_bits: int) -> None:
+    """The row each lane addresses (src/dst layout, ``address_lanes``) has its first element at the provider's
+    (thread, value) of the register-side layout: the two views are one fact."""
+    a = copy_atom(name)
+    smem, reg = (a.src_layout, a.dst_layout) if a.smem_side == "src" else (a.dst_layout, a.src_layout)
+    p = row_providers(name, element_bits)
+    assert size(p.thread) == size(p.value) == 32 and p.source == a.source
+    for lane in range(32):
+        assert reg(p.thread(lane), element_bits * p.value(lane)) == smem(lane, 0)
+    for row, lane in enumerate(a.address_lanes):  # the addressing lane of row r is the one whose address is row r
+        assert smem(lane, 0) == 128 * row
+        assert reg(p.thread(lane), element_bits * p.value(lane)) == 128 * row
+
+
+@pytest.mark.parametrize("x", [1, 2, 4])
+def test_row_providers_match_ptx(x: int) -> None:
+    """PTX ISA ldmatrix (non-trans, b16): lane 8j + r addresses row r of matrix j; elements 2c, 2c+1 of that row land
+    in register j of lane 4r + c, i.e. (thread 4r, value 2j); lanes past 8x repeat lane % 8x.
+    ``.trans``: element 0 of row r goes to lane r // 2 (column 0), half r % 2 of register j."""
+    for t, st in ((False, False), (True, False), (False, True), (True, True)):
+        bits = f"U16x{2 * x}" if t else f"U32x{x}"
+        name = f"SM90_{bits}_STSM_{'T' if t else 'N'}" if st else f"SM75_{bits}_LDSM_{'T' if t else 'N'}"
+        p = row_providers(name)
+        for lane in range(32):
+            j, r = (lane % (8 * x)) // 8, lane % 8
+            want = (r // 2, r % 2 + 2 * j) if t else (4 * r, 2 * j)
+            assert (p.thread(lane), p.value(lane)) == want, (name, lane)
+
+
+def test_row_providers_are_the_kernels_layouts() -> None:
+    """The layouts the mma kernels were first written with (PTX ISA 9.7.14.5.15), now derived."""
+    x4, x2 = row_providers("SM75_U32x4_LDSM_N"), row_providers("SM75_U32x2_LDSM_N")
+    assert (x4.thread, x4.value) == (Layout((8, 4), (4, 0)), Layout((8, 4), (0, 2)))
+    for got, want in ((x2.thread, Layout((8, 2, 2), (4, 0, 0))), (x2.value, Layout((8, 2, 2), (0, 2, 0)))):
+        assert got.offsets().tolist() == want.offsets().tolist()
+
+
+def test_row_providers_reject_word_atoms() -> None:
+    with pytest.raises(LayoutError, match="not an ldmatrix/stmatrix"):
+        row_providers("UniversalCopy<uint128_t>")
+    with pytest.raises(LayoutError, match="exceeds"):
+        row_providers("SM75_U32x4_LDSM_N", 256)
+    with pytest.raises(LayoutError, match="power of two"):
+        row_providers("SM75_U32x4_LDSM_N", 12)

@@ -29,6 +29,7 @@ def test_sources_are_reproducible_and_complete() -> None:
     assert a == b
     for name, src in a.items():
         assert "{{" not in src and f" {name}(" in src
+        assert '#include "' not in src  # self-contained: fragments are inlined, NVRTC needs no include path
 
 
 @pytest.mark.parametrize("case", [c for c in bundled_cases() if c.kernel == "ownership"], ids=lambda c: c.name)

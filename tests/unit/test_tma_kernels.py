@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from layoutcheck.codegen import c_expr, eval_c
-from layoutcheck.gpu.kernels import MMA_F16, _smem_layout, bundled_cases
+from layoutcheck.gpu.kernels import MMA_F16, bundled_cases, smem_layout
 from layoutcheck.gpu.tma_kernels import MODES, TMA_SWIZZLE, box_loads, tma_gemm_exprs, tma_mma_gemm_case
 from layoutcheck.hw.smem import gmma_smem_atom
 from layoutcheck.result import Verdict
@@ -25,7 +25,7 @@ def test_layout_is_the_gmma_atom_stacking_and_the_box_is_proven(mode: str) -> No
     atom = gmma_smem_atom("K", mode, 16)
     want = ComposedLayout(atom.element_swizzle, 0, tile_to_shape(atom.layout, (M, K)))
     for lo in (e.loads_a, e.loads_b):
-        assert lo.plan.layout == want == _smem_layout(mode, M, K)  # the same smem as the mma_gemm kernels
+        assert lo.plan.layout == want == smem_layout(mode, M, K)  # the same smem as the mma_gemm kernels
         res = tma_compatible(lo.plan.box, lo.plan.layout, lo.plan.modes).decide()
         assert res.status is Verdict.PROVEN, res
         assert lo.plan.box.swizzle == TMA_SWIZZLE[mode] and lo.plan.box.violations() == []
@@ -102,15 +102,15 @@ def test_ldmatrix_fragments_are_the_tiled_mma_tv_layouts(mode: str) -> None:
     e = tma_gemm_exprs(mode)
     tiled = make_tiled_mma(MMA_F16, (2, 2, 1), (M, N, 16))
     src = tma_mma_gemm_case(mode).source
-    for which, tv, rows, rest, loop in (("a", tiled.tv_layout_A, M, e.rest_m, "rm"),
-                                        ("b", tiled.tv_layout_B, N, e.rest_n // 2, "p")):
-        expr = c_expr(e.ldsm_a if which == "a" else e.ldsm_b)
+    for which, tv, rows, rest, loop in (("a", tiled.tv_layout_A, M, e.tile.rest_m, "rm"),
+                                        ("b", tiled.tv_layout_B, N, e.tile.rest_n // 2, "p")):
+        expr = c_expr(e.tile.ldsm_a if which == "a" else e.tile.ldsm_b)
         assert expr in src
         smem = _tma_image(mode, _codes(rows, K), which)
-        tvo = tv.offsets().reshape(-1, e.threads).T  # [t, v]
+        tvo = tv.offsets().reshape(-1, e.tile.threads).T  # [t, v]
         lane = np.arange(32)
         j, h = np.arange(4)[None, :, None], np.arange(2)[None, None, :]
-        for w in range(e.threads // 32):
+        for w in range(e.tile.threads // 32):
             for kk in range(K // 16):
                 for i in range(rest):
                     got = _ldsm_fragments(smem, expr, _env(warp=w, kk=kk, **{loop: i}))
