@@ -282,12 +282,14 @@ def _check_codomain(x: Subject, n: int, what: str) -> None:
 
 
 @dataclass(frozen=True, slots=True)
-class Surjective(Property):
-    """``L`` maps into ``[0, n)`` and hits every ``y`` in it; ``n`` defaults to ``size(L)``."""
+class Onto(Property):
+    """Base of ``Surjective`` and ``Bijective``: ``L`` maps into ``[0, n)`` and hits every ``y`` in it, and, when
+    ``need_injective``, hits each once. ``n`` defaults to ``size(L)``. Engines may handle both with one handler."""
 
     layout: Subject
     codomain: int | None = None
-    name: ClassVar[str] = "surjective"
+    name: ClassVar[str] = "onto"
+    need_injective: ClassVar[bool] = False
     bytes_per_point: ClassVar[int] = 32
 
     def __post_init__(self) -> None:
@@ -302,8 +304,18 @@ class Surjective(Property):
     def subject(self) -> str:
         return f"{self.layout}, {self.codomain}"
 
+    def count_witness(self) -> dict[str, Any] | None:
+        """The ``count`` witness when sizes alone refute the claim (``size < n``, or ``size != n`` for a bijection).
+
+        >>> bijective(Layout(4, 1), 8).count_witness()
+        {'kind': 'count', 'size': 4, 'codomain': 8}
+        """
+        m, n = subject_size(self.layout), self.codomain
+        assert n is not None  # set by __post_init__
+        return _count_witness(m, n) if m < n or (self.need_injective and m != n) else None
+
     def exhaustive(self) -> Decision:
-        return _onto(self.layout, self.codomain, need_injective=False)
+        return _onto(self, self.codomain)
 
     def recheck(self, w: dict[str, Any]) -> bool:
         return _recheck_onto(self.layout, self.codomain, w)
@@ -313,45 +325,30 @@ class Surjective(Property):
 
 
 @dataclass(frozen=True, slots=True)
-class Bijective(Property):
+class Surjective(Onto):
+    """``L`` maps into ``[0, n)`` and hits every ``y`` in it; ``n`` defaults to ``size(L)``."""
+
+    name: ClassVar[str] = "surjective"
+
+
+@dataclass(frozen=True, slots=True)
+class Bijective(Onto):
     """``L`` is a bijection ``[0, size) -> [0, n)``; ``n`` defaults to ``size(L)``."""
 
-    layout: Subject
-    codomain: int | None = None
     name: ClassVar[str] = "bijective"
-    bytes_per_point: ClassVar[int] = 32
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "layout", as_subject(self.layout))
-        n = subject_size(self.layout) if self.codomain is None else self.codomain
-        _check_codomain(self.layout, n, self.name)
-        object.__setattr__(self, "codomain", n)
-
-    def subjects(self) -> tuple[Subject, ...]:
-        return (self.layout,)
-
-    def subject(self) -> str:
-        return f"{self.layout}, {self.codomain}"
-
-    def exhaustive(self) -> Decision:
-        return _onto(self.layout, self.codomain, need_injective=True)
-
-    def recheck(self, w: dict[str, Any]) -> bool:
-        return _recheck_onto(self.layout, self.codomain, w)
-
-    def explain(self, w: dict[str, Any]) -> str:
-        return _explain_onto(self.layout, self.codomain, w)
+    need_injective: ClassVar[bool] = True
 
 
-def _onto(x: Subject, n: int, need_injective: bool) -> Decision:
+def _onto(prop: Onto, n: int) -> Decision:
     """Decide surjectivity (and injectivity) onto ``[0, n)`` by evaluating every index.
 
     Witness order: a size mismatch (counting), an offset outside ``[0, n)``, the smallest colliding pair, the smallest
     uncovered ``y`` (only when ``size > n``; otherwise a collision is always found first).
     """
-    m = subject_size(x)
-    if m < n or (need_injective and m != n):
-        return Decision(False, _count_witness(m, n), {"size": m, "codomain": n})
+    x, m, need_injective = prop.layout, subject_size(prop.layout), prop.need_injective
+    count = prop.count_witness()
+    if count is not None:
+        return Decision(False, count, {"size": m, "codomain": n})
     offs = x.offsets()
     i = first_out_of_range(offs, n)
     if i is not None:
@@ -533,7 +530,8 @@ class ExactCover(Property):
         count = w.get("count", len(owners))
         who = ", ".join(f"(thread {o % nt}, value {o // nt})" for o in owners[:8]) or "nobody"
         more = f" and {count - min(8, len(owners))} more" if count > 8 else ""
-        return f"tile element {self._crd(y)} is owned {count} times (expected {self.replication}): {who}{more}"
+        times = f"at least {count}" if w.get("at_least") else f"{count}"
+        return f"tile element {self._crd(y)} is owned {times} times (expected {self.replication}): {who}{more}"
 
     def _crd(self, y: int) -> str:
         shape = _tile_shape(self.tile)
@@ -681,7 +679,7 @@ def vectorizable(layout: Any, width_bytes: int, dtype_bytes: int) -> Vectorizabl
 
 
 __all__ = [
-    "Bijective", "Decision", "Equivalent", "ExactCover", "InBounds", "Injective", "Property", "Subject", "Surjective",
-    "Undecided", "Vectorizable", "at", "bijective", "equivalent", "exact_cover", "in_bounds", "injective",
-    "surjective", "vectorizable",
+    "Bijective", "Decision", "Equivalent", "ExactCover", "InBounds", "Injective", "Onto", "Property", "Subject",
+    "Surjective", "Undecided", "Vectorizable", "at", "bijective", "equivalent", "exact_cover", "in_bounds",
+    "injective", "surjective", "vectorizable",
 ]

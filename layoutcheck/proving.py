@@ -1,9 +1,9 @@
 """``prove(prop)``: run an engine (or the cheapest that decides) on a property and return a ``Result``.
 
-``engine="auto"`` tries the engines in ``AUTO_ORDER`` (linear, exhaustive, z3, sympy): an engine that declines or
-answers UNKNOWN passes the property on; the first PROVEN or REFUTED wins and names its engine. If none decides, the
-result is UNKNOWN with every engine's reason. A named engine that does not support the property answers UNKNOWN
-with its reason (it never silently falls back).
+``engine="auto"`` tries the engines in ``AUTO_ORDER`` (structural, linear, exhaustive, z3, sympy: a fixed priority,
+independent of import order): an engine that declines or answers UNKNOWN passes the property on; the first PROVEN
+or REFUTED wins and names its engine. If none decides, the result is UNKNOWN with every engine's reason. A named
+engine that does not support the property answers UNKNOWN with its reason (it never silently falls back).
 """
 
 from __future__ import annotations

@@ -52,8 +52,8 @@ class Swizzle:
 
     @property
     def period(self) -> int:
-        """Offsets repeat their swizzle pattern every ``period`` (2**(B+M+max(0,S)))."""
-        return 1 << (self.bits + self.base + max(0, self.shift))
+        """The pattern repeats every ``period = 2**(B+M+|S|)``: ``f(x + period) == f(x) + period``."""
+        return 1 << (self.bits + self.base + abs(self.shift))
 
     def __call__(self, x: Any) -> Any:
         hi = x & self.yyy_mask

@@ -1,4 +1,5 @@
-"""Engines that decide properties: ``exhaustive`` (the reference), ``linear`` (GF(2)), ``z3``, ``sympy``.
+"""Engines that decide properties: ``structural`` (strides), ``linear`` (GF(2)), ``exhaustive`` (the reference),
+``z3``, ``sympy``.
 
 The protocol and the registry are in ``base``; ``load_builtin`` imports the built-in engines (z3 and SymPy are
 imported only when their engine first runs a check).
@@ -10,7 +11,7 @@ from importlib import import_module
 
 from .base import AUTO_ORDER, Engine, HandlerEngine, Limits, engines, register_engine
 
-_BUILTIN = ("linear", "exhaustive", "z3_engine", "sympy_engine")
+_BUILTIN = ("structural", "linear", "exhaustive", "z3_engine", "sympy_engine")
 _loaded = False
 
 

@@ -127,7 +127,7 @@ AUTO_ORDER: list[str] = []
 """The order ``prove(engine="auto")`` tries engines in: cheapest decision first."""
 
 
-_PRIORITY: dict[str, int] = {"linear": 0, "exhaustive": 1, "z3": 2, "sympy": 3}
+_PRIORITY: dict[str, int] = {"structural": 0, "linear": 1, "exhaustive": 2, "z3": 3, "sympy": 4}
 """Fixed ``auto`` priority of the built-in engines, so the order never depends on which module was imported first."""
 
 

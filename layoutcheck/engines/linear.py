@@ -26,15 +26,14 @@ from dataclasses import dataclass
 
 from ..layout import flat_modes
 from ..properties import (
-    Bijective,
     Decision,
     Equivalent,
     ExactCover,
     InBounds,
     Injective,
+    Onto,
     Property,
     Subject,
-    Surjective,
     Undecided,
     Vectorizable,
     inner,
@@ -169,14 +168,14 @@ def _in_bounds(prop: InBounds, limits: Limits) -> Decision:
     return Decision(w is None, w, _stats(a, e))
 
 
-@LINEAR.handles(Surjective)
-@LINEAR.handles(Bijective)
-def _onto(prop: Surjective | Bijective, limits: Limits) -> Decision | Undecided:
+@LINEAR.handles(Onto)
+def _onto(prop: Onto, limits: Limits) -> Decision | Undecided:
     (a,) = _affine(prop)
     e, n, m = echelon(a.cols), prop.codomain, subject_size(prop.layout)
     stats = _stats(a, e)
-    if m < n or (isinstance(prop, Bijective) and m != n):
-        return Decision(False, {"kind": "count", "size": m, "codomain": n}, stats)
+    count = prop.count_witness()
+    if count is not None:
+        return Decision(False, count, stats)
     w = _out_of_range(a, e, n)
     if w is not None:
         return Decision(False, w, stats)

@@ -20,12 +20,12 @@ from typing import Any
 from ..inttuple import flatten, prefix_product
 from ..layout import flat_modes
 from ..properties import (
-    Bijective,
     Decision,
     Equivalent,
     ExactCover,
     InBounds,
     Injective,
+    Onto,
     Property,
     Subject,
     Surjective,
@@ -199,13 +199,12 @@ def _in_range_and_injective(x: Subject, n: int, limits: Limits) -> Decision | Un
     return _injective_query(x, left) if left.timeout > 0 else Undecided("timeout")
 
 
-@Z3.handles(Surjective)
-@Z3.handles(Bijective)
-def _onto(prop: Surjective | Bijective, limits: Limits) -> Decision | Undecided:
-    m, n = subject_size(prop.layout), prop.codomain
-    if m < n or (isinstance(prop, Bijective) and m != n):
-        return Decision(False, {"kind": "count", "size": m, "codomain": n})
-    return _in_range_and_injective(prop.layout, n, limits)  # m == n: onto iff injective into [0, n)
+@Z3.handles(Onto)
+def _onto(prop: Onto, limits: Limits) -> Decision | Undecided:
+    count = prop.count_witness()
+    if count is not None:
+        return Decision(False, count)
+    return _in_range_and_injective(prop.layout, prop.codomain, limits)  # size == n: onto iff injective into [0, n)
 
 
 @Z3.handles(ExactCover)
@@ -215,7 +214,7 @@ def _exact_cover(prop: ExactCover, limits: Limits) -> Decision | Undecided:
     if isinstance(out, Decision) and not out.holds and out.witness and out.witness["kind"] == "collision":
         y = prop.tv(out.witness["i"])
         return Decision(False, {"kind": "owners", "y": y, "owners": [out.witness["i"], out.witness["j"]],
-                                "count": 2}, out.stats)
+                                "count": 2, "at_least": True}, out.stats)
     return out
 
 

@@ -28,9 +28,19 @@ from layoutcheck.properties import (
 )
 from layoutcheck.proving import prove
 from layoutcheck.result import Verdict
-from tests.strategies_engines import bijective_layouts, pow2_layouts, subjects, tv_maps
+from tests.strategies_engines import (
+    at_zero,
+    bijective_layouts,
+    boundary_chain_layouts,
+    chain_layouts,
+    nonnegative_subjects,
+    pow2_layouts,
+    signed_layouts,
+    subjects,
+    tv_maps,
+)
 
-ENGINES = ("linear", "z3", "sympy")
+ENGINES = ("structural", "linear", "z3", "sympy")
 
 
 def _size(x) -> int:
@@ -65,19 +75,26 @@ def violates(prop, w: dict) -> bool:
     raise AssertionError(f"unknown witness kind {kind}")
 
 
-def check_agreement(prop) -> None:
+def check_agreement(prop, engines: tuple[str, ...] = ENGINES) -> dict[str, Verdict]:
+    """Each of ``engines`` that decides agrees with the exhaustive engine; returns every engine's verdict."""
     ref = prove(prop, engine="exhaustive")
     assert ref.status is not Verdict.UNKNOWN, ref
     if ref.status is Verdict.REFUTED:
         assert violates(prop, ref.counterexample.data), ref
-    for name in ENGINES:
+    verdicts = {"exhaustive": ref.status}
+    for name in engines:
         res = prove(prop, engine=name, timeout=20)
+        verdicts[name] = res.status
         assert "internal error" not in (res.reason or ""), res
         if res.status is Verdict.UNKNOWN:
             continue
         assert res.status is ref.status, f"{name} says {res}, exhaustive says {ref}"
         if res.status is Verdict.REFUTED:
             assert violates(prop, res.counterexample.data), res
+        if "structural_witness" in res.stats:  # the rule's own witness, replaced by the canonical one when enumerable
+            w = res.stats["structural_witness"]
+            assert prop.recheck(w) and violates(prop, w), res
+    return verdicts
 
 
 def _codomain(x) -> int:
@@ -126,6 +143,57 @@ def test_vectorizable(tv, wd) -> None:
     check_agreement(vectorizable(tv, w, d))
 
 
+# -- the structural engine on non-power-of-two, nested, negative-stride and stride-0 layouts -----------------------
+STRUCTURAL = ("structural",)
+
+
+def _nontrivial(x) -> int:
+    from layoutcheck.engines.structural import modes
+
+    return len(modes(x))
+
+
+@given(st.one_of(signed_layouts(), chain_layouts(), boundary_chain_layouts()))
+def test_structural_injective(x) -> None:
+    v = check_agreement(injective(x), STRUCTURAL)
+    if _nontrivial(x) <= 2:  # the pair test is exact for two modes: never declined
+        assert v["structural"] is v["exhaustive"], x
+
+
+@given(chain_layouts())
+def test_structural_proves_chains(x) -> None:
+    assert check_agreement(injective(x), STRUCTURAL)["structural"] is Verdict.PROVEN
+    y = at_zero(x)  # an injective image starting at 0: bijective onto size(x), else refuted by count
+    assert check_agreement(bijective(y, _codomain(y)), STRUCTURAL)["structural"] is not Verdict.UNKNOWN
+
+
+@given(st.one_of(nonnegative_subjects(), bijective_layouts()))
+def test_structural_bijective_and_surjective(x) -> None:
+    n = _codomain(x)
+    check_agreement(bijective(x, n), STRUCTURAL)
+    check_agreement(surjective(x, n), STRUCTURAL)
+    top = int(x.offsets().max()) + 1
+    if top < n:  # a larger domain onto the image's top (stride-0 modes): the size > n case
+        check_agreement(surjective(x, top), STRUCTURAL)
+
+
+@given(bijective_layouts())
+def test_structural_proves_compact(x) -> None:
+    assert check_agreement(bijective(x), STRUCTURAL)["structural"] is Verdict.PROVEN
+
+
+@given(st.one_of(signed_layouts(), subjects()), st.integers(1, 300))
+def test_structural_in_bounds(x, extent) -> None:
+    v = check_agreement(in_bounds(x, extent), STRUCTURAL)
+    if isinstance(x, Layout):  # exact extremes: a plain layout is always decided
+        assert v["structural"] is v["exhaustive"], x
+
+
+@given(tv_maps())
+def test_structural_exact_cover(tv) -> None:
+    check_agreement(exact_cover(tv, size(tv)), STRUCTURAL)
+
+
 # -- hand-picked edge cases -----------------------------------------------------------------------------------
 EDGE = [
     Layout(1, 0), Layout(1, 5), Layout(4, 0), Layout((4, 1), (1, 0)), Layout(4, 3), Layout(2, 3),
@@ -150,7 +218,12 @@ def test_linear_smallest_collision_matches_exhaustive() -> None:
 def test_linear_declines_carries() -> None:
     r = prove(injective(Layout(4, 3)), engine="linear")
     assert r.status is Verdict.UNKNOWN and "not linear" in r.reason
-    assert prove(injective(Layout(4, 3))).engine == "exhaustive"
+    assert prove(injective(Layout(4, 3))).engine == "structural"  # one mode: decided before linear is asked
+    # carries; no pair collides; 3 and 5 are below the span of 2**17:2, so the prefix is all 2**19 points: both decline
+    carries = Layout((1 << 17, 2, 2), (2, 3, 5))
+    assert prove(injective(carries), engine="linear").status is Verdict.UNKNOWN
+    assert prove(injective(carries), engine="structural").status is Verdict.UNKNOWN
+    assert prove(injective(carries)).engine == "exhaustive"
 
 
 def test_property_types_are_exported() -> None:

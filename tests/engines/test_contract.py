@@ -7,18 +7,22 @@ import time
 
 import pytest
 
-from layoutcheck import ComposedLayout, Layout, LayoutError, Swizzle, make_layout_tv
-from layoutcheck.properties import (
+from layoutcheck import (  # the contract is tested through the public names
+    ComposedLayout,
+    Layout,
+    LayoutError,
+    Swizzle,
+    Verdict,
     bijective,
     equivalent,
     exact_cover,
     in_bounds,
     injective,
+    make_layout_tv,
+    prove,
     surjective,
     vectorizable,
 )
-from layoutcheck.proving import prove
-from layoutcheck.result import Verdict
 
 BIG = ComposedLayout(Swizzle(3, 4, 3), 0, Layout((1 << 16, 1 << 16), (1 << 16, 1)))  # 2**32 elements
 
@@ -89,11 +93,19 @@ def test_large_power_of_two_swizzle_linear_and_z3_fast() -> None:
 
 
 def test_auto_reports_the_engine_that_decided() -> None:
-    assert prove(bijective(BIG)).engine == "linear"
-    assert prove(injective(Layout((3, 5), (5, 1)))).engine == "exhaustive"
+    # structural comes first: compact under a swizzle, two coprime modes, a chain of 3 * 2**30 points
+    assert prove(bijective(BIG)).engine == "structural"
+    assert prove(injective(Layout((3, 5), (5, 1)))).engine == "structural"
     big_nonlinear = Layout((3, 1 << 30), (1 << 30, 1))
     r = prove(injective(big_nonlinear))
-    assert r.proven and r.engine == "z3", r
+    assert r.proven and r.engine == "structural", r
+    # replicated exact cover: structural declines, linear decides
+    assert prove(exact_cover(Layout(((4, 2), 2), ((1, 0), 4)), 8, 2)).engine == "linear"
+    # carries and a 2**19-point non-chain prefix: structural and linear decline, exhaustive decides
+    assert prove(injective(Layout((1 << 17, 2, 2), (2, 3, 5)))).engine == "exhaustive"
+    # the same shape of problem at 2**33 points: only z3 can decide
+    r = prove(injective(Layout((1 << 30, 2, 2, 2), (2, 3, 5, 1 << 32))))
+    assert r.engine == "z3" and r.status is not Verdict.UNKNOWN, r
 
 
 def test_counterexample_text_is_in_cute_coordinates() -> None:

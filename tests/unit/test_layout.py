@@ -138,3 +138,13 @@ def test_negative_shift_swizzle() -> None:
     x = np.arange(256)
     assert np.array_equal(sw(sw(x)), x)
     assert sw(0b1) == 0b1001
+
+
+@pytest.mark.parametrize("bms", [(3, 4, 3), (2, 0, -3), (1, 0, -1), (2, 1, 2), (0, 4, 3)])
+def test_swizzle_period(bms) -> None:
+    sw = Swizzle(*bms)
+    x = np.arange(4 * sw.period)
+    assert np.array_equal(sw(x + sw.period), sw(x) + sw.period)
+    if sw.bits:
+        half = sw.period // 2
+        assert not np.array_equal(sw(x + half), sw(x) + half)  # and no smaller power of two

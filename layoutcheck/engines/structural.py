@@ -1,0 +1,355 @@
+"""The structural engine: decide a claim from the modes' shapes and strides alone, in ``O(rank^2)`` integer steps.
+
+A subject is ``x(i) = sw(off + L(c))`` with ``L(c) = sum_k c_k d_k`` over the flat modes ``(s_k, d_k)`` and ``c``
+the colex coordinate of ``i`` (``sw`` the identity and ``off = 0`` for a plain layout). Size-1 modes contribute
+nothing and are dropped; ``P_k`` (the prefix product of the flat shape) is the flat index of the unit coordinate
+``e_k``, so coordinate ``c`` is index ``sum_k c_k P_k``. Nothing is enumerated: ``(1000000,1000000):(1,1000000)``
+(``10^12`` points) is decided in microseconds. Five facts, each proved here, decide the claims; anything they do not
+cover is *declined* (UNKNOWN with a reason), so ``prove(engine="auto")`` tries the next engine.
+
+**Pairs (exact for two modes).** Let modes ``a != b`` have ``d_a, d_b != 0``, ``g = gcd(|d_a|, |d_b|)``,
+``p = |d_b| / g``, ``q = |d_a| / g``. Two coordinates that differ only in modes ``a`` and ``b``, by ``(u, v)``, collide
+iff ``u d_a + v d_b = 0`` with ``(u, v) != 0``, ``|u| < s_a``, ``|v| < s_b``. Dividing by ``g``: ``u q = -sgn(d_a d_b)
+v p`` with ``p, q`` coprime, so the solutions are exactly ``t (p, -sgn(d_a d_b) q)``, ``t`` an integer, and a non-zero
+one fits iff ``p < s_a`` and ``q < s_b``. Witness: strides of one sign give ``p d_a = q d_b``, indices ``p P_a`` and
+``q P_b``; opposite signs give ``p d_a + q d_b = 0 = L(0)``, indices ``0`` and ``p P_a + q P_b``. A mode with ``d = 0``
+and ``s > 1`` collides alone: indices ``0`` and ``P_k``. With at most two non-trivial modes every collision is of this
+form, so then the pair test *decides* injectivity; with more it can only refute.
+
+**Chain (sufficient).** Order the non-trivial modes by ``|d|``. If ``|d_j| > sum_{i<j} (s_i - 1) |d_i|`` for every
+``j``, then ``L`` is injective. Proof: for coordinates ``c != c'`` let ``j`` be the last mode (in this order) where
+they differ; then ``|L(c) - L(c')| >= |c_j - c'_j| |d_j| - sum_{i<j} |c_i - c'_i| |d_i| >= |d_j| - sum_{i<j} (s_i - 1)
+|d_i| > 0``. Signs are free (the bound uses ``|d|``). A compact layout (sorted strides ``1, s_0, s_0 s_1, ...``) is a
+chain with ``|d_j| = sum_{i<j} (s_i - 1) |d_i| + 1``, and its image is ``[0, size)``. The condition is not necessary
+(``(3,2):(2,3)`` is injective and fails it; two modes are still decided by the pair test).
+
+**Prefix (exact, by a small enumeration).** Sorted by ``|d|``, let the chain inequality hold for every mode from
+``k`` on. Then ``L`` is injective iff its restriction to the first ``k`` modes (the others at 0) is: if ``c != c'``
+differ in a mode ``>= k``, the last such mode ``j`` gives ``|L(c) - L(c')| > 0`` exactly as in *Chain*; otherwise
+they differ only in the prefix and ``L(c) - L(c')`` is the prefix's difference. A prefix collision is a collision of
+``L`` (pad with 0). The prefix is enumerated when it has at most ``PREFIX_LIMIT`` points (``(3,3,2^30):(2,3,16)``:
+9 points, then ``16 > 2*2 + 2*3``).
+
+**Range (exact).** ``L``'s image lies in ``[lo, hi]``, ``lo = sum_{d<0} (s-1) d``, ``hi = sum_{d>0} (s-1) d``, and
+both ends are reached: at the coordinate that is ``s-1`` on the negative (resp. positive) modes and ``0`` elsewhere.
+
+**Swizzle.** ``Sw<B,M,S>`` XORs the bits ``yyy`` (shifted by ``S``) into the bits ``zzz``; ``|S| >= B`` (checked by
+``Swizzle``) makes the masks disjoint, so the bits it reads are never written and ``sw(sw(y)) = y``: ``sw`` is a
+bijection of the integers, and ``sw o (off + L)`` collides exactly where ``L`` does. ``sw`` changes no bit at or
+above ``T = bitlength(yyy | zzz)`` (and keeps the sign), so it maps each block ``[k 2^T, (k+1) 2^T)`` onto itself: an
+image of ``off + L`` inside ``[0, hi]`` stays inside ``[0, roundup(hi + 1, 2^T))``.
+
+Decisions (witnesses are re-checked by ``prop.recheck``, like every engine's). A refutation is *decided* by these
+rules; its reported witness is the property's canonical one (the exhaustive engine's: smallest colliding pair, first
+index out of bounds, smallest mis-owned tile element), found by enumeration, whenever the domain fits the memory
+budget, so ``auto``'s counterexamples do not depend on which engine refuted (the rule's own witness is kept in
+``stats["structural_witness"]``); above the budget the rule's witness is reported.
+
+- ``injective``: stride-0 or pair collision -> REFUTED; at most two non-trivial modes, or a chain -> PROVEN; a
+  chain above a small prefix -> the prefix's verdict.
+- ``bijective(x, n)`` / ``surjective(x, n)``: sizes alone (``size < n``, or ``size != n`` for a bijection) -> REFUTED
+  by count; ``size == n``: a collision -> REFUTED, injective with the image inside ``[0, n)`` -> PROVEN (``n``
+  distinct offsets in ``[0, n)``). ``surjective`` with ``size > n``: stride-0 modes do not change the image, so if
+  the other modes are injective, ``n`` points, inside ``[0, n)`` -> PROVEN.
+- ``in_bounds(x, e)``: image inside ``[0, e)`` -> PROVEN; an extreme index outside -> REFUTED.
+- ``exact_cover(tv, tile)`` with replication 1 (so ``size(tv) == size(tile)``): the bijective rule onto the tile.
+
+Everything else (equivalent, vectorizable, replicated covers, modes that neither collide pairwise nor form a chain
+above a prefix of at most ``PREFIX_LIMIT`` points, swizzled images not provably inside the codomain) is declined.
+Worked cases::
+
+    (1000000,1000000):(1,1000000)   pair: g = 1, p = 10^6 not < 10^6         -> injective PROVEN
+    (4,2):(2,2)                      pair: g = 2, p = 1 < 4, q = 1 < 2          -> REFUTED, indices 1 and 4 (-> 2)
+    (4,2):(1,-2)                     pair: g = 1, p = 2 < 4, q = 1 < 2, signs differ -> REFUTED, indices 0 and 6
+    (3,3,2):(2,3,7)                  no pair collides; 3 <= 2*2, 7 <= 2*2+2*3: prefix is everything (18 points)
+                                     -> REFUTED by enumeration, indices 5 and 9 (2*2+3*1 = 7*1)
+    (3,3,2**30):(2,3,16)             prefix (3,3):(2,3) injective, 16 > 10     -> injective PROVEN
+    Sw<3,4,3> o (64,64):(64,1)       chain; image [0,4095]; T = 10, 4096 = 4 * 2^10 -> bijective PROVEN
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from math import gcd
+from typing import Any
+
+from ..inttuple import flatten, idx2crd, prefix_product
+from ..layout import Layout
+from ..properties import (
+    Decision,
+    ExactCover,
+    InBounds,
+    Injective,
+    Onto,
+    Property,
+    Subject,
+    Undecided,
+    inner,
+    smallest_collision,
+    subject_size,
+)
+from ..swizzle import ComposedLayout
+from .base import Handler, HandlerEngine, Limits, register_engine
+
+PREFIX_LIMIT = 1 << 16
+"""Most points of the non-chain prefix the engine enumerates (a few hundred kB of NumPy, well under a millisecond)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Mode:
+    """A non-trivial flat mode: ``size > 1``, ``stride``, and ``index`` = the flat index of its unit coordinate."""
+
+    size: int
+    stride: int
+    index: int
+
+
+def modes(x: Subject) -> list[Mode]:
+    """The non-trivial flat modes of ``x``'s layout, in flat order.
+
+    >>> from layoutcheck import Layout
+    >>> modes(Layout((4, 1, 2), (2, 9, 1)))
+    [Mode(size=4, stride=2, index=1), Mode(size=2, stride=1, index=4)]
+    """
+    lay = inner(x)
+    shape, stride = flatten(lay.shape), flatten(lay.stride)
+    index = flatten(prefix_product(shape))
+    return [Mode(s, d, p) for s, d, p in zip(shape, stride, index, strict=True) if s > 1]
+
+
+def pair_collision(a: Mode, b: Mode) -> tuple[int, int] | None:
+    """Two indices ``i < j`` that collide by changing only modes ``a`` and ``b``, or ``None`` if none do.
+
+    Pre: ``a.stride != 0 != b.stride``. Post: exact (see the module docstring, *Pairs*).
+
+    >>> pair_collision(Mode(4, 2, 1), Mode(2, 2, 4))   # (4,2):(2,2): 1*2 == 1*2
+    (1, 4)
+    """
+    g = gcd(abs(a.stride), abs(b.stride))
+    p, q = abs(b.stride) // g, abs(a.stride) // g
+    if p >= a.size or q >= b.size:
+        return None
+    if (a.stride > 0) == (b.stride > 0):
+        i, j = p * a.index, q * b.index
+        return min(i, j), max(i, j)
+    return 0, p * a.index + q * b.index
+
+
+def collision(ms: list[Mode]) -> tuple[int, int] | None:
+    """A colliding pair of indices found by a stride-0 mode or a colliding pair of modes, else ``None``."""
+    for m in ms:
+        if m.stride == 0:
+            return 0, m.index
+    for k, a in enumerate(ms):
+        for b in ms[k + 1:]:
+            pair = pair_collision(a, b)
+            if pair is not None:
+                return pair
+    return None
+
+
+def chain_start(ms: list[Mode]) -> int:
+    """With ``ms`` sorted by ``|d|``: the smallest ``k`` such that every ``j >= k`` has ``|d_j| > sum_{i<j} (s_i - 1)
+    |d_i|`` (*Chain* from ``k`` on); ``0`` means ``ms`` is a chain, so injective.
+
+    >>> chain_start([Mode(1000000, 1, 1), Mode(1000000, 1000000, 1000000)])
+    0
+    >>> chain_start([Mode(3, 2, 1), Mode(3, 3, 3), Mode(2 ** 30, 16, 9)])   # 3 <= 2*2, then 16 > 2*2 + 2*3
+    2
+    """
+    k, span = 0, 0
+    for j, m in enumerate(ms):
+        if abs(m.stride) <= span:
+            k = j + 1
+        span += (m.size - 1) * abs(m.stride)
+    return k
+
+
+def prefix_collision(prefix: list[Mode]) -> tuple[int, int] | None:
+    """Enumerate the box of ``prefix`` (other modes at 0): a colliding pair of full indices, or ``None``."""
+    lay = Layout(tuple(m.size for m in prefix), tuple(m.stride for m in prefix))
+    pair = smallest_collision(lay.offsets())
+    if pair is None:
+        return None
+    i, j = (sum(c * m.index for c, m in zip(idx2crd(k, lay.shape), prefix, strict=True)) for k in pair)
+    return min(i, j), max(i, j)
+
+
+def injectivity(ms: list[Mode]) -> tuple[bool | None, dict[str, Any], str]:
+    """``(True, {}, rule)`` if injective, ``(False, witness, rule)`` if not, ``(None, {}, reason)`` if undecided.
+
+    Rules in order: stride 0 / a colliding pair (REFUTED); at most two modes (PROVEN, the pair test is exact); a chain
+    (PROVEN); a chain above a prefix of at most ``PREFIX_LIMIT`` points, decided by enumerating the prefix (*Prefix*).
+    """
+    pair = collision(ms)
+    if pair is not None:
+        return False, {"kind": "collision", "i": pair[0], "j": pair[1]}, "pair"
+    if len(ms) <= 2:
+        return True, {}, "pair"
+    srt = sorted(ms, key=lambda m: abs(m.stride))
+    k = chain_start(srt)
+    if k == 0:
+        return True, {}, "chain"
+    points = 1
+    for m in srt[:k]:
+        points *= m.size
+    if points > PREFIX_LIMIT:
+        return None, {}, (f"not decided structurally: no two of the {len(ms)} modes collide, and the modes below the "
+                          f"chain (|d_j| > sum of (s_i - 1)|d_i| below it) span {points} > {PREFIX_LIMIT} points")
+    pair = prefix_collision(srt[:k])
+    if pair is not None:
+        return False, {"kind": "collision", "i": pair[0], "j": pair[1]}, "prefix"
+    return True, {}, "prefix+chain"
+
+
+@dataclass(frozen=True, slots=True)
+class Extremes:
+    """``off + L``'s exact image bounds ``[lo, hi]`` and indices reaching them."""
+
+    lo: int
+    hi: int
+    i_lo: int
+    i_hi: int
+
+
+def extremes(x: Subject, ms: list[Mode]) -> Extremes:
+    """The exact minimum and maximum of ``off + L`` over the domain, with an index reaching each (*Range*)."""
+    off = x.offset if isinstance(x, ComposedLayout) else 0
+    neg, pos = [m for m in ms if m.stride < 0], [m for m in ms if m.stride > 0]
+    return Extremes(off + sum((m.size - 1) * m.stride for m in neg), off + sum((m.size - 1) * m.stride for m in pos),
+                    sum((m.size - 1) * m.index for m in neg), sum((m.size - 1) * m.index for m in pos))
+
+
+def image_below(x: Subject, e: Extremes) -> int | None:
+    """An ``n`` with ``x``'s image inside ``[0, n)``, as small as these facts give; ``None`` if ``lo < 0``."""
+    if e.lo < 0:
+        return None
+    if not isinstance(x, ComposedLayout) or x.swizzle.is_identity():
+        return e.hi + 1
+    block = 1 << (x.swizzle.yyy_mask | x.swizzle.zzz_mask).bit_length()  # *Swizzle*: blocks of 2^T map onto themselves
+    return -(-(e.hi + 1) // block) * block
+
+
+def _outside(x: Subject, e: Extremes, n: int) -> dict[str, Any] | None:
+    """An ``out`` witness at an extreme index outside ``[0, n)``: found whenever a plain layout's image leaves it (the
+    extremes are exact); under a swizzle only if an extreme index happens to land outside."""
+    for i in (e.i_hi, e.i_lo):
+        if not 0 <= x(i) < n:
+            return {"kind": "out", "i": i}
+    return None
+
+
+class StructuralEngine(HandlerEngine):
+    """Decides from strides alone; declines (UNKNOWN with a reason) whatever its rules do not cover."""
+
+
+STRUCTURAL = register_engine(StructuralEngine("structural"))
+
+
+def _stats(ms: list[Mode], rule: str) -> dict[str, Any]:
+    return {"modes": len(ms), "rule": rule}
+
+
+def _refuted(prop: Property, witness: dict[str, Any], stats: dict[str, Any], limits: Limits) -> Decision | Undecided:
+    """A structural refutation, reported with the property's canonical witness (the exhaustive engine's: smallest
+    colliding pair, first index out of bounds, smallest mis-owned tile element) when the domain is enumerable within
+    the memory budget, so ``auto``'s counterexamples do not depend on which engine refuted; else the structural one.
+    Post: an enumeration that finds the claim holding is an internal error (UNKNOWN), never a REFUTED."""
+    if prop.domain_size() * prop.bytes_per_point > limits.memory_budget:
+        return Decision(False, witness, stats)
+    ref = prop.exhaustive()
+    if ref.holds:
+        return Undecided(f"internal error: the structural engine refuted {prop} with {witness}, but enumeration shows "
+                         "it holds", stats)
+    return Decision(False, ref.witness, {**stats, "structural_witness": witness, "witness": "smallest, by enumeration"})
+
+
+def _handles(prop_type: type) -> Callable[[Handler], Handler]:
+    """Register a structural rule for ``prop_type``; its refutations go through ``_refuted``."""
+    def register(rule: Handler) -> Handler:
+        def handler(prop: Property, limits: Limits) -> Decision | Undecided:
+            out = rule(prop, limits)
+            if isinstance(out, Decision) and not out.holds:
+                return _refuted(prop, out.witness or {}, out.stats, limits)
+            return out
+
+        STRUCTURAL.handles(prop_type)(handler)
+        return rule
+
+    return register
+
+
+@_handles(Injective)
+def _injective(prop: Injective, limits: Limits) -> Decision | Undecided:
+    ms = modes(prop.layout)
+    holds, w, rule = injectivity(ms)
+    if holds is None:
+        return Undecided(rule, {"modes": len(ms)})
+    return Decision(holds, None if holds else w, _stats(ms, rule))
+
+
+def _onto_of_size(x: Subject, n: int) -> Decision | Undecided:
+    """``x`` with ``size(x) == n`` onto ``[0, n)``: iff injective with its image inside ``[0, n)``."""
+    ms = modes(x)
+    holds, w, rule = injectivity(ms)
+    if holds is None:
+        return Undecided(rule, {"modes": len(ms)})
+    if not holds:
+        return Decision(False, w, _stats(ms, rule))
+    e = extremes(x, ms)
+    top = image_below(x, e)
+    if top is None or top > n:
+        out = _outside(x, e, n)
+        if out is not None:
+            return Decision(False, out, _stats(ms, "range"))
+        return Undecided(f"not decided structurally: injective, but the image is not provably inside [0,{n})",
+                         _stats(ms, rule))
+    return Decision(True, None, _stats(ms, f"{rule}+range"))
+
+
+@_handles(Onto)
+def _onto(prop: Onto, limits: Limits) -> Decision | Undecided:
+    count = prop.count_witness()
+    if count is not None:
+        return Decision(False, count, {"rule": "count"})
+    n = prop.codomain
+    assert n is not None  # set by the property
+    if subject_size(prop.layout) == n:
+        return _onto_of_size(prop.layout, n)
+    ms = [m for m in modes(prop.layout) if m.stride != 0]  # stride-0 modes repeat offsets: the image is unchanged
+    holds, _, rule = injectivity(ms)
+    top = image_below(prop.layout, extremes(prop.layout, ms))
+    image = 1
+    for m in ms:
+        image *= m.size
+    if holds and image == n and top is not None and top <= n:
+        return Decision(True, None, _stats(ms, f"{rule}+range, stride-0 modes dropped"))
+    return Undecided("not decided structurally: a surjection from a larger domain whose non-broadcast modes are not "
+                     f"provably an injection of {n} points into [0,{n})", {"modes": len(ms)})
+
+
+@_handles(InBounds)
+def _in_bounds(prop: InBounds, limits: Limits) -> Decision | Undecided:
+    x, ms = prop.layout, modes(prop.layout)
+    e = extremes(x, ms)
+    top = image_below(x, e)
+    if top is not None and top <= prop.extent:
+        return Decision(True, None, _stats(ms, "range"))
+    out = _outside(x, e, prop.extent)
+    if out is not None:
+        return Decision(False, out, _stats(ms, "range"))
+    return Undecided(f"not decided structurally: the swizzled image is not provably inside [0,{prop.extent})",
+                     {"modes": len(ms)})
+
+
+@_handles(ExactCover)
+def _exact_cover(prop: ExactCover, limits: Limits) -> Decision | Undecided:
+    if prop.replication != 1:
+        return Undecided("not decided structurally: replicated exact cover needs counting owners")
+    out = _onto_of_size(prop.tv, prop.tile_size)  # size(tv) == size(tile): a partition iff a bijection onto it
+    if isinstance(out, Decision) and out.witness and out.witness["kind"] == "collision":
+        i, j = out.witness["i"], out.witness["j"]
+        return Decision(False, {"kind": "owners", "y": prop.tv(i), "owners": [i, j], "count": 2, "at_least": True},
+                        out.stats)
+    return out
