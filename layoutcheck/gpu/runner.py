@@ -4,6 +4,10 @@
 substrings of the case's kernel family, name or config. ``main(argv)`` is the CLI (``layoutcheck gpu [SPECS...]``)::
 
     python -m layoutcheck.gpu.runner [FILTER ...] [--big N] [--sanitize] [--list]
+    python -m layoutcheck.gpu.runner specs/ [more.toml ...]     # the spec files' TV / tiled-MMA configs
+
+An argument that is an existing ``.toml`` file or a folder selects spec mode: every TV or tiled-MMA config whose
+``exact_cover`` is PROVEN is instantiated as an ownership kernel (``layoutcheck.gpu.spec_kernels``).
 
 Exit status: 0 every element matched, 1 any mismatch or kernel failure, 2 bad input (a filter matching nothing,
 no CuPy or no GPU). ``--sanitize`` runs each case once with no timing loop, so the whole process can be wrapped:
@@ -16,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import os
 import sys
 import time
 from dataclasses import dataclass
@@ -119,7 +124,26 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sanitize", action="store_true", help="one launch per kernel, no timing (for compute-sanitizer)")
     ap.add_argument("--list", action="store_true", help="list the kernel cases and exit")
     args = ap.parse_args(argv)
-    cases = select(bundled_cases(), args.configs)
+    spec_paths = [c for c in args.configs if c.endswith(".toml") or os.path.isdir(c)]
+    if spec_paths:
+        from ..errors import LayoutcheckError
+        from .spec_kernels import spec_cases
+
+        try:
+            cases, skipped = spec_cases(spec_paths)
+        except LayoutcheckError as e:
+            print(f"layoutcheck gpu: {' '.join(str(e).split())}", file=sys.stderr)
+            return 2
+        no_kernel = [s for s in skipped if s.reason.endswith("has no ownership kernel")]
+        for s in skipped:
+            if s not in no_kernel:
+                print(f"skipped {s.config}: {s.reason}")
+        if no_kernel:
+            print(f"skipped {len(no_kernel)} configs of other kinds (smem, tma, layout): no ownership kernel")
+        args.configs = [c for c in args.configs if c not in spec_paths]
+        cases = select(cases, args.configs)
+    else:
+        cases = select(bundled_cases(), args.configs)
     if args.configs and not cases and not args.big:
         print(f"layoutcheck gpu: no kernel matches {' '.join(args.configs)}", file=sys.stderr)
         return 2
@@ -137,7 +161,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     print(_device_line())
     t0 = time.perf_counter()
-    rows = run_all(args.configs or None, args.big, 0 if args.sanitize else 3)
+    rows = [run_case(c, 0 if args.sanitize else 3) for c in cases]
+    if args.big:
+        rows.append(run_case(big_ownership_case(args.big), 0 if args.sanitize else 3))
     print(format_table(rows))
     print(f"total {time.perf_counter() - t0:.1f}s")
     return 0 if all(r.ok for r in rows) else 1

@@ -5,6 +5,8 @@
 Sections (each independent; one failing does not stop the others):
 
 * ``kernels``    -- every generated kernel vs its oracle, element by element (``layoutcheck.gpu.runner``);
+* ``spec_kernels`` -- every TV / tiled-MMA config of the bundled specs whose exact cover is PROVEN, instantiated as
+  an ownership kernel and compared with the oracle;
 * ``kernel_ncu`` -- Nsight Compute shared-memory wavefronts of the warp-transpose kernels (XOR k = 0, 1, 2) vs the
   bank model's prediction computed from the same layout objects that generated the kernels' index math;
 * ``gemm_ncu``   -- ncu shared-memory wavefronts of the ``mma_gemm`` kernels (4 swizzle modes) vs the bank model fed
@@ -427,8 +429,24 @@ def section_tma(out: Path) -> dict[str, Any]:
     return {"ok": ok, **{k: v for k, v in s.items() if k != "kind"}}
 
 
+def section_spec_kernels(out: Path) -> dict[str, Any]:
+    """Every TV / tiled-MMA config of the bundled ``specs/`` whose exact cover is PROVEN, as an ownership kernel."""
+    from .runner import format_table, run_case
+    from .spec_kernels import spec_cases
+
+    cases, skipped = spec_cases([str(ROOT / "specs")])
+    rows = [run_case(c, repeats=0) for c in cases]
+    table = format_table(rows)
+    (out / "spec_kernels.txt").write_text(table + "\n")
+    print(table)
+    return {"ok": bool(rows) and all(r.ok for r in rows), "configs": len(rows), "skipped": len(skipped),
+            "elements": sum(r.elements for r in rows), "mismatches": sum(r.mismatches for r in rows),
+            "errors": sum(bool(r.error) for r in rows)}
+
+
 SECTIONS: dict[str, Callable[[Path], dict[str, Any]]] = {
     "kernels": section_kernels,
+    "spec_kernels": section_spec_kernels,
     "kernel_ncu": section_kernel_ncu,
     "gemm_ncu": section_gemm_ncu,
     "banks": section_banks,
