@@ -157,3 +157,67 @@ def test_missing_module_is_reported_not_raised_as_crash(monkeypatch):
     cfg = parse_spec(GOOD).configs[0]
     with pytest.raises(ModuleMissing, match=r"property exact_cover needs module layoutcheck.nonexistent_module"):
         build_property(cfg, cfg.properties[0])
+
+
+# -- the split: spec.py re-exports calc / spec_values / spec_model / spec_bind; imports flow one way ---------------
+SPEC_CHAIN = ("calc", "spec_values", "spec_model", "spec_bind", "spec")
+
+
+def test_spec_reexports_the_split_modules_objects():
+    import importlib
+
+    import layoutcheck.spec as spec
+
+    for name in spec.__all__:
+        owners = [m for m in SPEC_CHAIN[:-1] if hasattr(importlib.import_module(f"layoutcheck.{m}"), name)]
+        assert owners or name in ("collect", "load_spec", "parse_spec"), name
+        for m in owners:
+            assert getattr(spec, name) is getattr(importlib.import_module(f"layoutcheck.{m}"), name), (m, name)
+    assert spec._need is importlib.import_module("layoutcheck.spec_bind").need_module  # cli imports these two
+    assert spec._suggest("injectve", spec.ALL_PROPERTIES).startswith(" (did you mean 'injective'")
+
+
+def test_spec_modules_import_only_earlier_ones():
+    import ast
+
+    for i, name in enumerate(SPEC_CHAIN):
+        tree = ast.parse((REPO / "layoutcheck" / f"{name}.py").read_text())
+        imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.level == 1}
+        later = imported & set(SPEC_CHAIN[i:])
+        assert not later, f"layoutcheck/{name}.py imports {sorted(later)}"
+
+
+@pytest.mark.parametrize(("key", "value", "parsed"), [
+    ("tile", 16, (16,)),
+    ("tile", [16, 8, 32], (16, 8, 32)),
+    ("modes", [1, 0], (1, 0)),
+    ("dtype", " BF16 ", "bf16"),
+    ("operand", "a", "A"),
+    ("atom", {"major": "k", "mode": "128B"}, (("major", "K"), ("mode", "128B"))),
+    ("access_ranges", {"r": 4, "s": 2}, (("r", 4), ("s", 2))),
+    ("permutation", [32, "_", "(8,4):(1,8)"], (32, None, Layout((8, 4), (1, 8)))),
+    ("layout", "(16,8)", Layout((16, 8))),
+    ("layout", "coalesce((2,4):(1,2))", Layout(8)),
+])
+def test_parse_value_canonicalises(key, value, parsed):
+    from layoutcheck.spec_values import parse_value
+
+    assert parse_value(key, value) == parsed
+
+
+@pytest.mark.parametrize(("key", "value", "message"), [
+    ("tile", [True], "expected a list of integers, found [True]"),
+    ("tile", [1, 2, 3, 4], "expected 1 to 3 integers, found 4"),
+    ("modes", [-1], "entry -1 out of range [0, 2**40]"),
+    ("width", 0, "expected an integer in [1, 2**40], found 0"),
+    ("access_ranges", {"lane": 2}, "bad loop variable name 'lane' ('lane' is implicit)"),
+    ("permutation", ["Sw<1,1,1> o 4:1"], "a permutation mode cannot be swizzled"),
+    ("layout", "coalesce(Sw<1,1,1> o 4:1)", "coalesce takes plain layouts, found a swizzled layout"),
+])
+def test_parse_value_rejects_with_a_reason(key, value, message):
+    from layoutcheck.errors import LayoutError
+    from layoutcheck.spec_values import parse_value
+
+    with pytest.raises((ValueError, LayoutError)) as e:
+        parse_value(key, value)
+    assert message in str(e.value)
