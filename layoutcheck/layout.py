@@ -156,9 +156,10 @@ class Layout:
         _check_coord(crd, self.shape, self)
         return crd2idx(crd, self.shape, self.stride)
 
-    def offsets(self, dtype: Any = np.int64) -> np.ndarray:
-        """``L(i)`` for every ``i`` in ``[0, size)``, as one NumPy array (vectorised, no Python loop per element)."""
-        return evaluate(flatten(self.shape), flatten(self.stride), dtype)
+    def offsets(self, dtype: Any = np.int64, xp: Any = np) -> Any:
+        """``L(i)`` for every ``i`` in ``[0, size)``, as one array (vectorised, no Python loop per element); ``xp``
+        is the array module (NumPy, or CuPy for the GPU-side oracle)."""
+        return evaluate(flatten(self.shape), flatten(self.stride), dtype, xp)
 
     def coords(self) -> Iterator[IntTuple]:
         for i in range(size(self)):
@@ -223,18 +224,18 @@ def _check_coord(crd: Coord, shape: IntTuple, layout: Layout) -> None:
         _check_coord(c, s, layout)
 
 
-def evaluate(shape: tuple[int, ...], stride: tuple[int, ...], dtype: Any = np.int64) -> np.ndarray:
+def evaluate(shape: tuple[int, ...], stride: tuple[int, ...], dtype: Any = np.int64, xp: Any = np) -> Any:
     """Offsets of the flat layout ``shape:stride`` over its whole domain, colexicographically.
 
     Built mode by mode from the slowest (outer sum of aranges), so it costs about ``size`` additions and 8 bytes
-    per element for int64 output.
+    per element for int64 output. ``xp`` is the array module (NumPy by default; CuPy builds the same array on the GPU).
     """
-    out = np.zeros(1, dtype=dtype)
+    out = xp.zeros(1, dtype=dtype)
     for s, d in zip(reversed(shape), reversed(stride), strict=True):
         if s == 1:
             continue
-        mode = np.arange(s, dtype=dtype) * dtype(d) if d else np.zeros(s, dtype=dtype)
-        out = np.add.outer(out, mode).reshape(-1)
+        mode = xp.arange(s, dtype=dtype) * dtype(d) if d else xp.zeros(s, dtype=dtype)
+        out = (out[:, None] + mode[None, :]).reshape(-1)
     return out
 
 

@@ -73,16 +73,6 @@ def _to_np(x: Any) -> np.ndarray:
     return x.get() if hasattr(x, "get") else np.asarray(x)
 
 
-def _xp_offsets(layout: Layout, xp: Any) -> Any:
-    """``layout.offsets()`` computed with ``xp`` (NumPy or CuPy): the same colex outer sums as ``Layout.offsets``."""
-    from ..inttuple import flatten
-
-    out = xp.zeros(1, dtype=xp.int64)
-    for s, d in zip(reversed(flatten(layout.shape)), reversed(flatten(layout.stride)), strict=True):
-        out = (out[:, None] + xp.arange(s, dtype=xp.int64)[None, :] * d).reshape(-1)
-    return out
-
-
 # -- ownership ---------------------------------------------------------------------------------------------------------
 def _ownership_case(config: str, tv: Layout, tile: tuple[int, int], tensor: Layout | None = None) -> KernelCase:
     """``tv``: (thread, value) -> colex index in a ``tile``; ``tensor`` (rank 2, default the tile, colex) is cut into
@@ -102,7 +92,7 @@ def _ownership_case(config: str, tv: Layout, tile: tuple[int, int], tensor: Layo
 
     def compare(out: list[Any], xp: Any) -> tuple[int, int, str]:
         tile_off = xp.asarray(inner.offsets()[tv.offsets()])  # (t,v) colex -> offset within the tensor
-        full = (_xp_offsets(outer, xp)[:, None] + tile_off[None, :]).reshape(-1)
+        full = (outer.offsets(xp=xp)[:, None] + tile_off[None, :]).reshape(-1)
         ids = xp.tile(xp.arange(T * V, dtype=xp.uint32), nb)
         exp_owner = xp.zeros(n, dtype=xp.uint32)
         exp_owner[full] = ids
