@@ -7,10 +7,11 @@ import time
 import numpy as np
 
 from layoutcheck import Layout
-from layoutcheck.banks import conflict_free, wavefronts_batch
+from layoutcheck.algebra.swizzle import ComposedLayout
+from layoutcheck.engines.prove import prove
 from layoutcheck.hw.smem import all_gmma_smem_atoms
-from layoutcheck.proving import prove
-from layoutcheck.swizzle import ComposedLayout
+from layoutcheck.models.banks.model import wavefronts_batch
+from layoutcheck.properties.banks import conflict_free
 
 
 def _tile(atom, rows: int = 32) -> ComposedLayout:

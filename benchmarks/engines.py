@@ -11,8 +11,9 @@ import time
 import tracemalloc
 
 from layoutcheck import ComposedLayout, Layout, Swizzle
-from layoutcheck.properties import Property, bijective, injective
-from layoutcheck.proving import prove
+from layoutcheck.engines.prove import prove
+from layoutcheck.properties.base import Property
+from layoutcheck.properties.layout import bijective, injective
 
 HUGE = Layout((1000000, 1000000), (1, 1000000))
 CASES = [

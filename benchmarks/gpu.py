@@ -27,7 +27,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     import cupy
 
-    from layoutcheck.gpu.kernels import big_ownership_case
+    from layoutcheck.codegen.cases import big_ownership_case
     from layoutcheck.gpu.runner import compiled
 
     t_gen = time.perf_counter()

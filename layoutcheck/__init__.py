@@ -10,20 +10,11 @@ from __future__ import annotations
 from importlib import import_module
 from typing import Any
 
-from .algebra import coalesce, complement, composition, filter, filter_zeros, left_inverse, right_inverse
-from .errors import (
-    CompositionError,
-    LayoutcheckError,
-    LayoutError,
-    NotDivisibleError,
-    ParseError,
-    ShapeStrideMismatch,
-    SpecError,
-)
-from .layout import Layout, cosize, depth, make_layout, rank, size, slice_and_offset
-from .notation import parse_layout, parse_swizzle
-from .swizzle import ComposedLayout, Swizzle, make_composed_layout
-from .tiling import (
+from layoutcheck.algebra.layout import Layout, cosize, depth, make_layout, rank, size, slice_and_offset
+from layoutcheck.algebra.notation import parse_layout, parse_swizzle
+from layoutcheck.algebra.ops import coalesce, complement, composition, filter, filter_zeros, left_inverse, right_inverse
+from layoutcheck.algebra.swizzle import ComposedLayout, Swizzle, make_composed_layout
+from layoutcheck.algebra.tiling import (
     blocked_product,
     downcast,
     flat_divide,
@@ -41,38 +32,46 @@ from .tiling import (
     zipped_divide,
     zipped_product,
 )
-from .tv import make_layout_tv
-
-__version__ = "0.1.0"
+from layoutcheck.algebra.tv import make_layout_tv
+from layoutcheck.errors import (
+    CompositionError,
+    LayoutcheckError,
+    LayoutError,
+    NotDivisibleError,
+    ParseError,
+    ShapeStrideMismatch,
+    SpecError,
+)
+from layoutcheck.version import __version__ as __version__
 
 # name -> module that defines it; loaded on first attribute access (PEP 562)
 _LAZY = {
     "mma_atom": "layoutcheck.hw.mma",
     "copy_atom": "layoutcheck.hw.copy",
-    "ownership": "layoutcheck.tiled_mma",
-    "Ownership": "layoutcheck.tiled_mma",
-    "ThrMMA": "layoutcheck.tiled_mma",
-    "partition_transactions": "layoutcheck.transactions",
+    "ownership": "layoutcheck.models.tiled_mma",
+    "Ownership": "layoutcheck.models.tiled_mma",
+    "ThrMMA": "layoutcheck.models.tiled_mma",
+    "partition_transactions": "layoutcheck.models.transactions",
     "gmma_smem_atom": "layoutcheck.hw.smem",
-    "make_tiled_mma": "layoutcheck.tiled_mma",
-    "TiledMMA": "layoutcheck.tiled_mma",
-    "Tensor": "layoutcheck.tiled_mma",
-    "prove": "layoutcheck.proving",
+    "make_tiled_mma": "layoutcheck.models.tiled_mma",
+    "TiledMMA": "layoutcheck.models.tiled_mma",
+    "Tensor": "layoutcheck.models.tiled_mma",
+    "prove": "layoutcheck.engines.prove",
     "Verdict": "layoutcheck.result",
     "Result": "layoutcheck.result",
-    "injective": "layoutcheck.properties",
-    "surjective": "layoutcheck.properties",
-    "bijective": "layoutcheck.properties",
-    "equivalent": "layoutcheck.properties",
-    "in_bounds": "layoutcheck.properties",
-    "exact_cover": "layoutcheck.properties",
-    "vectorizable": "layoutcheck.properties",
-    "conflict_free": "layoutcheck.banks",
-    "wavefront_count": "layoutcheck.banks",
-    "wavefronts": "layoutcheck.banks",
-    "tma_compatible": "layoutcheck.tma",
-    "encode_check": "layoutcheck.tma",
-    "search_swizzle": "layoutcheck.swizzle_search",
+    "injective": "layoutcheck.properties.layout",
+    "surjective": "layoutcheck.properties.layout",
+    "bijective": "layoutcheck.properties.layout",
+    "equivalent": "layoutcheck.properties.layout",
+    "in_bounds": "layoutcheck.properties.layout",
+    "exact_cover": "layoutcheck.properties.layout",
+    "vectorizable": "layoutcheck.properties.layout",
+    "conflict_free": "layoutcheck.models.banks",
+    "wavefront_count": "layoutcheck.models.banks",
+    "wavefronts": "layoutcheck.models.banks",
+    "tma_compatible": "layoutcheck.models.tma",
+    "encode_check": "layoutcheck.models.tma",
+    "search_swizzle": "layoutcheck.models.banks.search",
 }
 
 

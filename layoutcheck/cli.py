@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from typing import Any
 
-from .errors import LayoutcheckError, ParseError, SpecError
+from layoutcheck.errors import LayoutcheckError, ParseError, SpecError
 
 EXIT_OK, EXIT_REFUTED, EXIT_BAD_INPUT, EXIT_UNKNOWN = 0, 1, 2, 3
 DEFAULT_TIMEOUT = 30.0
@@ -51,8 +51,8 @@ def format_value(v: Any) -> str:
 
 
 def cmd_calc(args: argparse.Namespace) -> int:
-    from .notation import evaluate_expression
-    from .spec import calc_functions
+    from layoutcheck.algebra.notation import evaluate_expression
+    from layoutcheck.spec.calc import calc_functions
 
     text = " ".join(args.expr)
     value = _guarded(lambda: evaluate_expression(text, calc_functions()), "calc")
@@ -69,7 +69,9 @@ def _default_paths() -> list[str]:
 
 def plan_checks(paths: list[str], include_broken: bool) -> list[tuple[str, int, int]]:
     """Load every spec (so bad input fails before any proof runs) and list (file, config, property) jobs."""
-    from .spec import ModuleMissing, build_property, collect, load_spec
+    from layoutcheck.spec.bind import build_property
+    from layoutcheck.spec.load import collect, load_spec
+    from layoutcheck.spec.schema import ModuleMissing
 
     jobs: list[tuple[str, int, int]] = []
     files = collect(paths, include_broken)
@@ -87,8 +89,10 @@ def plan_checks(paths: list[str], include_broken: bool) -> list[tuple[str, int, 
 
 def run_job(job: tuple[str, int, int], engine: str, timeout: float) -> Any:
     """Prove one (file, config, property) and return its ``report.Row``. Runs in a worker process under ``-j``."""
-    from .report import Row, row_from_result
-    from .spec import ModuleMissing, build_property, load_spec
+    from layoutcheck.report.verdicts import Row, row_from_result
+    from layoutcheck.spec.bind import build_property
+    from layoutcheck.spec.load import load_spec
+    from layoutcheck.spec.schema import ModuleMissing
 
     file, ci, pi = job
     cfg = load_spec(file).configs[ci]
@@ -108,9 +112,9 @@ def run_job(job: tuple[str, int, int], engine: str, timeout: float) -> Any:
 
 
 def _prove_fn(prop: str) -> Callable[..., Any]:
-    from .spec import _need
+    from layoutcheck.spec.bind import need_module as _need
 
-    return _need("layoutcheck.proving", prop).prove
+    return _need("layoutcheck.engines.prove", prop).prove
 
 
 @contextmanager
@@ -137,7 +141,7 @@ def hard_deadline(seconds: float) -> Iterator[None]:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from .report import Progress, exit_code, format_table, use_colour, write_json, write_junit
+    from layoutcheck.report.verdicts import Progress, exit_code, format_table, use_colour, write_json, write_junit
 
     paths = args.paths or _default_paths()
     jobs = plan_checks(paths, args.include_broken)
@@ -175,9 +179,11 @@ def _run_jobs(jobs: list[tuple[str, int, int]], engine: str, timeout: float, n: 
 
 # -- prove ----------------------------------------------------------------------------------------------------------
 def cmd_prove(args: argparse.Namespace) -> int:
-    from .notation import parse_layout
-    from .report import exit_code, row_from_result
-    from .spec import PropertyRequest, build_property, parse_spec
+    from layoutcheck.algebra.notation import parse_layout
+    from layoutcheck.report.verdicts import exit_code, row_from_result
+    from layoutcheck.spec.bind import build_property
+    from layoutcheck.spec.load import parse_spec
+    from layoutcheck.spec.schema import PropertyRequest
 
     parse_layout(args.expr)  # fail early, with the caret position, on a bad layout
     spec_text = _prove_spec(args)
@@ -215,7 +221,7 @@ def _prove_spec(args: argparse.Namespace) -> str:
         if args.access:
             lines.append(f"access = {_toml_str(args.access)}")
     params = {"other": args.other, "width": args.width, "bound": args.bound, "codomain": args.codomain}
-    from .spec import PROPERTY_PARAMS
+    from layoutcheck.spec.schema import PROPERTY_PARAMS
 
     for k, v in params.items():
         if v is not None and k not in PROPERTY_PARAMS[p]:
@@ -230,7 +236,7 @@ def _prove_spec(args: argparse.Namespace) -> str:
 
 # -- vectors / show / gpu -------------------------------------------------------------------------------------------
 def cmd_vectors(args: argparse.Namespace) -> int:
-    from .vectors import ownership_for_spec, write_vectors
+    from layoutcheck.report.vectors import ownership_for_spec, write_vectors
 
     own = ownership_for_spec(args.spec, args.config)
     write_vectors(own, args.output, args.format)
@@ -240,7 +246,7 @@ def cmd_vectors(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    from .show import run_show
+    from layoutcheck.report.show import run_show
 
     print(run_show(args))
     return EXIT_OK
@@ -248,7 +254,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 def cmd_gpu(args: argparse.Namespace) -> int:
     try:
-        from .gpu.runner import main as gpu_main
+        from layoutcheck.gpu.runner import main as gpu_main
     except ImportError:
         raise UsageError("gpu: needs module layoutcheck.gpu.runner, not available in this build") from None
     return int(gpu_main(list(args.rest)))
@@ -317,7 +323,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("expr", help="a layout in CuTe notation")
     s.add_argument("--tv", type=_positive_int, nargs=2, metavar=("M", "N"), help="draw a TV layout over an MxN tile")
     s.add_argument("--banks", metavar="DTYPE", help="draw the shared-memory banks of a layout of DTYPE elements")
-    s.add_argument("--access", help="with --banks: highlight the conflicts of this access (needs layoutcheck.banks)")
+    s.add_argument("--access", help="with --banks: highlight the conflicts of this access (the bank model)")
     out = s.add_mutually_exclusive_group()
     out.add_argument("--svg", metavar="FILE")
     out.add_argument("--html", metavar="FILE")
@@ -356,7 +362,8 @@ def _positive_float(s: str) -> float:
 
 
 def _property_name(s: str) -> str:
-    from .spec import ALL_PROPERTIES, _suggest
+    from layoutcheck.spec.schema import ALL_PROPERTIES
+    from layoutcheck.spec.values import suggest as _suggest
 
     if s not in ALL_PROPERTIES:
         raise argparse.ArgumentTypeError(f"unknown property {s!r}{_suggest(s, ALL_PROPERTIES)} "
@@ -365,7 +372,7 @@ def _property_name(s: str) -> str:
 
 
 def _version() -> str:
-    from . import __version__
+    from layoutcheck.version import __version__
 
     return __version__
 
@@ -404,7 +411,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _is_missing(e: BaseException) -> bool:
-    from .spec import ModuleMissing
+    from layoutcheck.spec.schema import ModuleMissing
 
     return isinstance(e, ModuleMissing)
 

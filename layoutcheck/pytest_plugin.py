@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from .testing import ProofFailed, SpecCase, assert_proven, check_case, spec_cases
+from layoutcheck.testing import ProofFailed, SpecCase, assert_proven, check_case, spec_cases
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -22,8 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .cli import DEFAULT_TIMEOUT, run_job
-from .result import Result, Verdict
+from layoutcheck.cli import DEFAULT_TIMEOUT, run_job
+from layoutcheck.result import Result, Verdict
 
 
 class ProofFailed(AssertionError):
@@ -42,7 +42,7 @@ def assert_proven(prop: Any, engine: str = "auto", timeout: float = DEFAULT_TIME
     >>> assert_proven(bijective(Layout((4, 2), (2, 1)))).status.value
     'PROVEN'
     """
-    from .proving import prove
+    from layoutcheck.engines.prove import prove
 
     result = prove(prop, engine=engine, timeout=timeout, **kw)
     if result.status is not Verdict.PROVEN:
@@ -52,7 +52,7 @@ def assert_proven(prop: Any, engine: str = "auto", timeout: float = DEFAULT_TIME
 
 def assert_refuted(prop: Any, engine: str = "auto", timeout: float = DEFAULT_TIMEOUT, **kw: Any) -> Result:
     """Prove that ``prop`` fails (a regression test for a known-bad layout); return the REFUTED ``Result``."""
-    from .proving import prove
+    from layoutcheck.engines.prove import prove
 
     result = prove(prop, engine=engine, timeout=timeout, **kw)
     if result.status is not Verdict.REFUTED:
@@ -75,7 +75,7 @@ class SpecCase:
 
 def spec_cases(paths: list[str], include_broken: bool = False) -> list[SpecCase]:
     """Every (config, property) of the spec files under ``paths`` (loading them raises ``SpecError`` if malformed)."""
-    from .spec import collect, load_spec
+    from layoutcheck.spec.load import collect, load_spec
 
     out: list[SpecCase] = []
     for f in collect(list(paths), include_broken):

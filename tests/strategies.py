@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import strategies as st
 
 from layoutcheck import Layout
-from layoutcheck.inttuple import flatten, unflatten
+from layoutcheck.algebra.inttuple import flatten, unflatten
 
 MAX_SIZE = 4096
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 from hypothesis import strategies as st
 
 from layoutcheck import ComposedLayout, Layout, Swizzle
-from layoutcheck.inttuple import flatten, unflatten
-from layoutcheck.layout import size
+from layoutcheck.algebra.inttuple import flatten, unflatten
+from layoutcheck.algebra.layout import size
 
 SMALL = 256
 

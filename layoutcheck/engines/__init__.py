@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from importlib import import_module
 
-from .base import AUTO_ORDER, Engine, HandlerEngine, Limits, engines, register_engine
+from layoutcheck.engines.base import AUTO_ORDER, Engine, HandlerEngine, Limits, engines, register_engine
 
-_BUILTIN = ("structural", "linear", "exhaustive", "z3_engine", "sympy_engine")
+_BUILTIN = ("structural", "linear", "exhaustive", "z3", "sympy")
 _loaded = False
 
 

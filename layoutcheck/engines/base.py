@@ -27,8 +27,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..properties import Decision, Property, Undecided
-from ..result import Counterexample, Result, Verdict
+from layoutcheck.properties.base import Decision, Property, Undecided
+from layoutcheck.result import Counterexample, Result, Verdict
 
 Handler = Callable[[Any, "Limits"], "Decision | Undecided"]
 
@@ -143,7 +143,7 @@ def register_engine(engine: Engine, rank: int | None = None) -> Engine:
 
 
 def engines() -> dict[str, Engine]:
-    from . import load_builtin
+    from layoutcheck.engines import load_builtin
 
     load_builtin()
     return dict(_ENGINES)

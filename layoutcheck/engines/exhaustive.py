@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import time
 
-from ..properties import Property, Undecided
-from ..result import Result
-from .base import Engine, Limits, register_engine, to_result, unknown
+from layoutcheck.engines.base import Engine, Limits, register_engine, to_result, unknown
+from layoutcheck.properties.base import Property, Undecided
+from layoutcheck.result import Result
 
 
 class ExhaustiveEngine(Engine):

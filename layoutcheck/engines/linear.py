@@ -23,24 +23,20 @@ constants. Each decision costs ``O(n^2)`` word operations: a ``2**32``-element d
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
-from ..layout import flat_modes
-from ..properties import (
-    Decision,
-    Equivalent,
-    ExactCover,
-    InBounds,
-    Injective,
-    Onto,
-    Property,
-    Subject,
-    Undecided,
-    Vectorizable,
-    inner,
-    subject_size,
-)
-from ..swizzle import ComposedLayout
-from .base import HandlerEngine, Limits, register_engine
+import numpy as np
+
+from layoutcheck.algebra.layout import flat_modes
+from layoutcheck.algebra.swizzle import ComposedLayout, Subject, inner
+from layoutcheck.engines.base import HandlerEngine, Limits, register_engine
+from layoutcheck.models.banks.access import byte_addresses
+from layoutcheck.models.banks.gf2 import gf2_wavefronts
+from layoutcheck.models.banks.model import _merged
+from layoutcheck.properties.banks import ConflictFree, _instruction_report
+from layoutcheck.properties.base import Decision, Property, Undecided, subject_size
+from layoutcheck.properties.layout import Equivalent, InBounds, Injective, Onto
+from layoutcheck.properties.tv import ExactCover, Vectorizable
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,3 +238,25 @@ def _vectorizable(prop: Vectorizable, limits: Limits) -> Decision:
     if bad_thr:
         return Decision(False, {"kind": "vector", "t": 1 << bad_thr[0], "g": 0}, stats)
     return Decision(True, None, stats)
+
+
+# -- shared-memory banks: the GF(2) rank argument ------------------------------------------------------------
+@LINEAR.handles(ConflictFree)
+def _conflict_free_gf2(prop: ConflictFree, limits: Any) -> Decision | Undecided:
+    addrs = byte_addresses(prop.smem, prop.access)
+    k = prop.access.kind
+    if (addrs[:, : k.address_lanes] < 0).any():
+        return Undecided("unsupported: inactive lanes")
+    uni = _merged(k, addrs)
+    per = gf2_wavefronts(k, addrs[~uni]) if (~uni).any() else 1
+    if per is None:
+        return Undecided("unsupported: the word address is not GF(2)-affine in the lane bits")
+    stats = {"wavefronts_per_phase": per, "instructions": prop.access.instructions}
+    if per == 1:
+        return Decision(True, None, stats)
+    bad = int(np.flatnonzero(~uni)[0])
+    for i in range(bad, prop.access.instructions):
+        rep = _instruction_report(prop, i)
+        if rep["wavefronts"] > rep["ideal"]:
+            return Decision(False, rep, stats)
+    return Undecided("internal: GF(2) rank found a conflict the model did not")  # pragma: no cover

@@ -74,23 +74,13 @@ from dataclasses import dataclass
 from math import gcd
 from typing import Any
 
-from ..inttuple import flatten, idx2crd, prefix_product
-from ..layout import Layout
-from ..properties import (
-    Decision,
-    ExactCover,
-    InBounds,
-    Injective,
-    Onto,
-    Property,
-    Subject,
-    Undecided,
-    inner,
-    smallest_collision,
-    subject_size,
-)
-from ..swizzle import ComposedLayout
-from .base import Handler, HandlerEngine, Limits, register_engine
+from layoutcheck.algebra.inttuple import flatten, idx2crd, prefix_product
+from layoutcheck.algebra.layout import Layout
+from layoutcheck.algebra.swizzle import ComposedLayout, Subject, inner
+from layoutcheck.engines.base import Handler, HandlerEngine, Limits, register_engine
+from layoutcheck.properties.base import Decision, Property, Undecided, smallest_collision, subject_size
+from layoutcheck.properties.layout import InBounds, Injective, Onto
+from layoutcheck.properties.tv import ExactCover
 
 PREFIX_LIMIT = 1 << 16
 """Most points of the non-chain prefix the engine enumerates (a few hundred kB of NumPy, well under a millisecond)."""

@@ -1,13 +1,13 @@
 """Compile, run and check every generated kernel on the GPU; print a table of elements checked and mismatches.
 
-``run_all(configs)`` returns one ``Row`` per kernel case (``layoutcheck.gpu.kernels.bundled_cases``), selected by
+``run_all(configs)`` returns one ``Row`` per kernel case (``layoutcheck.codegen.cases.bundled_cases``), selected by
 substrings of the case's kernel family, name or config. ``main(argv)`` is the CLI (``layoutcheck gpu [SPECS...]``)::
 
     python -m layoutcheck.gpu.runner [FILTER ...] [--big N] [--sanitize] [--list]
     python -m layoutcheck.gpu.runner specs/ [more.toml ...]     # the spec files' TV / tiled-MMA configs
 
 An argument that is an existing ``.toml`` file or a folder selects spec mode: every TV or tiled-MMA config whose
-``exact_cover`` is PROVEN is instantiated as an ownership kernel (``layoutcheck.gpu.spec_kernels``).
+``exact_cover`` is PROVEN is instantiated as an ownership kernel (``layoutcheck.codegen.spec_cases``).
 
 Exit status: 0 every element matched, 1 any mismatch or kernel failure, 2 bad input (a filter matching nothing,
 no CuPy or no GPU). ``--sanitize`` runs each case once with no timing loop, so the whole process can be wrapped:
@@ -26,7 +26,11 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from .kernels import KernelCase, big_ownership_case, bundled_cases
+import numpy as np
+
+from layoutcheck.codegen.cases import KernelCase, big_ownership_case, bundled_cases
+from layoutcheck.gpu.probes.tma import encode
+from layoutcheck.models.tma import TmaBox
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +64,27 @@ def compiled(case: KernelCase) -> Any:
     return _MODULES[key].get_function(case.name)
 
 
+def _cfg(box: TmaBox) -> dict[str, Any]:
+    """``tma_probe.encode``'s descriptor dict for ``box`` (its address added at encode time)."""
+    return {"dtype": box.dtype, "global_dims": list(box.global_dims), "global_strides": list(box.global_strides),
+            "box_dims": list(box.box_dims), "element_strides": list(box.element_strides), "swizzle": box.swizzle,
+            "interleave": box.interleave, "oob_fill": box.oob_fill}
+
+
+def fill_tensor_maps(case: KernelCase, args: list[Any]) -> None:
+    """For each ``(slot, src, box)`` of the case, write into the 128-byte device array ``args[slot]`` the
+    ``CUtensorMap`` that ``cuTensorMapEncodeTiled`` encodes for ``box`` over the device array ``args[src]``."""
+    import cupy
+
+    for slot, src, box in case.tensor_maps:
+        res, desc = encode(_cfg(box), int(args[src].data.ptr))
+        if res != 0:
+            raise RuntimeError(f"cuTensorMapEncodeTiled returned {res} for {box}")
+        args[slot][...] = cupy.asarray(np.frombuffer(desc, dtype=np.uint8))
+
+
+
+
 def run_case(case: KernelCase, repeats: int = 3) -> Row:
     """Compile, launch (``repeats`` timed launches after one checked launch) and compare one case."""
     import cupy
@@ -67,12 +92,14 @@ def run_case(case: KernelCase, repeats: int = 3) -> Row:
     try:
         fn = compiled(case)
         args = case.inputs(cupy)
+        fill_tensor_maps(case, args)
         fn((case.grid,), (case.block,), tuple(args))
         cupy.cuda.runtime.deviceSynchronize()
         checked, bad, note = case.compare([args[i] for i in case.outputs], cupy)
         times = []
         for _ in range(repeats):
             fresh = case.inputs(cupy)
+            fill_tensor_maps(case, fresh)
             start, stop = cupy.cuda.Event(), cupy.cuda.Event()
             start.record()
             fn((case.grid,), (case.block,), tuple(fresh))
@@ -126,8 +153,8 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     spec_paths = [c for c in args.configs if c.endswith(".toml") or os.path.isdir(c)]
     if spec_paths:
-        from ..errors import LayoutcheckError
-        from .spec_kernels import spec_cases
+        from layoutcheck.codegen.spec_cases import spec_cases
+        from layoutcheck.errors import LayoutcheckError
 
         try:
             cases, skipped = spec_cases(spec_paths)

@@ -13,9 +13,9 @@ Sections (each independent; one failing does not stop the others):
   with the addresses of the kernels' generated index math (staging STS.128 and LDSM.x4): kernel-level counters,
   per-instruction source counters, and the SASS instruction counts the prediction assumes; a delayed control and
   the ``tma_mma_gemm`` kernels are measured alongside (informational);
-* ``banks``      -- the bank model vs ncu on >= 1300 single-instruction probes (``layoutcheck.gpu.bank_probe``);
+* ``banks``      -- the bank model vs ncu on >= 1300 single-instruction probes (``layoutcheck.gpu.probes.banks``);
 * ``tma``        -- ``cuTensorMapEncodeTiled`` accept/reject vs the model, and real TMA loads vs the model's
-  shared-memory image (``layoutcheck.gpu.tma_probe``);
+  shared-memory image (``layoutcheck.gpu.probes.tma``);
 * ``sanitizer``  -- compute-sanitizer memcheck and racecheck over every kernel.
 
 Writes ``OUT_DIR/summary.json`` (and each section's own JSON); exit 0 when every section passed.
@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from ..layout import Layout
+from layoutcheck.algebra.layout import Layout
 
 ROOT = Path(__file__).resolve().parents[2]
 METRIC_LD = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"
@@ -53,7 +53,7 @@ def _env() -> dict[str, str]:
 
 # -- sections ----------------------------------------------------------------------------------------------------
 def section_kernels(out: Path) -> dict[str, Any]:
-    from .runner import format_table, run_all
+    from layoutcheck.gpu.runner import format_table, run_all
 
     rows = run_all(None, big=8192, repeats=3)
     table = format_table(rows)
@@ -81,10 +81,10 @@ def permute_prediction(k: int) -> tuple[int, int]:
     """Predicted (load, store) wavefronts of the whole ``permute_transpose_k{k}`` kernel from the bank model.
 
     The addresses come from the same layouts the kernel's index math was generated from (see
-    ``layoutcheck.gpu.kernels.permute_case``): copy-in (sSrc[i] = src[i]; sDst[i] = 0), per stage P loads of
+    ``layoutcheck.codegen.cases.permute_case``): copy-in (sSrc[i] = src[i]; sDst[i] = 0), per stage P loads of
     ``src(lane, r ^ swz(lane), s)`` and P stores of ``dst(lane, r ^ swz(lane), s)``, copy-out.
     """
-    from ..banks import wavefronts
+    from layoutcheck.models.banks.model import wavefronts
 
     stages, rows, cols, shift = 2, 4, 32, 3
     elems, p = rows * cols * stages, rows * cols // 32
@@ -108,8 +108,8 @@ def permute_prediction(k: int) -> tuple[int, int]:
 
 def _launch_permutes() -> None:
     """Child body under ncu: one launch of each permute kernel."""
-    from .kernels import permute_case
-    from .runner import run_case
+    from layoutcheck.codegen.cases import permute_case
+    from layoutcheck.gpu.runner import run_case
 
     for k in PERMUTE_KS:
         row = run_case(permute_case(xor_bits=k), repeats=0)
@@ -148,7 +148,7 @@ def section_kernel_ncu(out: Path) -> dict[str, Any]:
 
 def _sass_shared(k: int, out: Path) -> dict[str, int]:
     """Count the shared-memory SASS instructions of the permute kernel (``_sass_ops``), for diagnosis."""
-    from .kernels import permute_case
+    from layoutcheck.codegen.cases import permute_case
 
     ops = _sass_ops(f"permute_k{k}", permute_case(xor_bits=k).source, out)
     return {op: n for op, n in ops.items() if op == "error" or op.startswith(("LDS", "STS"))}
@@ -170,9 +170,9 @@ def _gemm_smem_addresses(mode: str, tma: bool = False) -> dict[str, Any]:
     for each rm and of B for each p (LDSM.16.M88.4). ``sA`` and ``sB`` are 1024-B aligned and adjacent (sB at byte
     2*M*K); banks only see addresses mod 128, so the exact bases do not matter.
     """
-    from ..codegen import c_expr, eval_c
-    from .kernels import mma_gemm_case, mma_gemm_exprs
-    from .tma_kernels import tma_gemm_exprs, tma_mma_gemm_case
+    from layoutcheck.codegen.cases import mma_gemm_case, mma_gemm_exprs
+    from layoutcheck.codegen.render import c_expr, eval_c
+    from layoutcheck.codegen.tma_cases import tma_gemm_exprs, tma_mma_gemm_case
 
     if tma:
         tile, src, copies = tma_gemm_exprs(mode).tile, tma_mma_gemm_case(mode).source, []
@@ -202,7 +202,7 @@ def _gemm_smem_addresses(mode: str, tma: bool = False) -> dict[str, Any]:
 def gemm_prediction(mode: str, tma: bool = False) -> dict[str, Any]:
     """Predicted shared-memory (load, store) wavefronts of the whole GEMM kernel, with the conflict-free ideal and
     the SASS shared instructions per warp the prediction assumes (each kernel runs one CTA)."""
-    from ..banks import ideal_batch, wavefronts_batch
+    from layoutcheck.models.banks.model import ideal_batch, wavefronts_batch
 
     a = _gemm_smem_addresses(mode, tma)
     st, ld = a["sts128"], a["ldsm_x4"]
@@ -239,9 +239,9 @@ def delayed_case(case: Any) -> Any:
 def _launch_gemms() -> None:
     """Child body under ncu: each mma_gemm kernel ``GEMM_SAMPLES`` times, its delayed control once, and each
     tma_mma_gemm kernel once."""
-    from .kernels import mma_gemm_case
-    from .runner import run_case
-    from .tma_kernels import tma_mma_gemm_case
+    from layoutcheck.codegen.cases import mma_gemm_case
+    from layoutcheck.codegen.tma_cases import tma_mma_gemm_case
+    from layoutcheck.gpu.runner import run_case
 
     for mode in GEMM_MODES:
         case = mma_gemm_case(mode)
@@ -275,8 +275,8 @@ def _ncu_csv(log: Path, regex: str, metrics: list[str], body: str) -> tuple[dict
 
 def _launch_gemms_once() -> None:
     """Child body under ncu's source counters: one launch of each mma_gemm kernel."""
-    from .kernels import mma_gemm_case
-    from .runner import run_case
+    from layoutcheck.codegen.cases import mma_gemm_case
+    from layoutcheck.gpu.runner import run_case
 
     for mode in GEMM_MODES:
         run_case(mma_gemm_case(mode), repeats=0)
@@ -358,8 +358,8 @@ def section_gemm_ncu(out: Path) -> dict[str, Any]:
     First H100 runs: stores and per-instruction counts exact; the kernel-level load counter 3-4 above the model
     (``ld_excess``), unattributed to any instruction by the source counters, with or without the delay.
     """
-    from .kernels import mma_gemm_case
-    from .tma_kernels import tma_mma_gemm_case
+    from layoutcheck.codegen.cases import mma_gemm_case
+    from layoutcheck.codegen.tma_cases import tma_mma_gemm_case
 
     log = out / "gemm_ncu.csv"
     body = "from layoutcheck.gpu.validate import _launch_gemms; _launch_gemms()"
@@ -406,7 +406,7 @@ def section_gemm_ncu(out: Path) -> dict[str, Any]:
 
 
 def section_banks(out: Path) -> dict[str, Any]:
-    from .bank_probe import run
+    from layoutcheck.gpu.probes.banks import run
 
     results = run(out)
     bad = [r for r in results if not r["match"]]
@@ -418,7 +418,7 @@ def section_banks(out: Path) -> dict[str, Any]:
 
 
 def section_tma(out: Path) -> dict[str, Any]:
-    from .tma_probe import run
+    from layoutcheck.gpu.probes.tma import run
 
     recs = run(out)
     s = recs[-1]
@@ -431,8 +431,8 @@ def section_tma(out: Path) -> dict[str, Any]:
 
 def section_spec_kernels(out: Path) -> dict[str, Any]:
     """Every TV / tiled-MMA config of the bundled ``specs/`` whose exact cover is PROVEN, as an ownership kernel."""
-    from .runner import format_table, run_case
-    from .spec_kernels import spec_cases
+    from layoutcheck.codegen.spec_cases import spec_cases
+    from layoutcheck.gpu.runner import format_table, run_case
 
     cases, skipped = spec_cases([str(ROOT / "specs")])
     rows = [run_case(c, repeats=0) for c in cases]

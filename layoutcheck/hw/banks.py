@@ -113,7 +113,7 @@ ACCESS_KINDS: dict[str, AccessKind] = {
 
 def access_kind(name: str | AccessKind) -> AccessKind:
     """Look up an access kind by name (``"lds64"``, ``"ldsm_x4_trans"``, ...)."""
-    from ..errors import LayoutError
+    from layoutcheck.errors import LayoutError
 
     if isinstance(name, AccessKind):
         return name

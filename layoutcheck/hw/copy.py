@@ -35,10 +35,10 @@ import difflib
 from dataclasses import dataclass
 from functools import cache
 
-from ..algebra import composition, right_inverse
-from ..errors import LayoutError
-from ..layout import Layout, cosize, size
-from ..tiling import upcast
+from layoutcheck.algebra.layout import Layout, cosize, size
+from layoutcheck.algebra.ops import composition, right_inverse
+from layoutcheck.algebra.tiling import upcast
+from layoutcheck.errors import LayoutError
 
 _SM75 = "CUTLASS include/cute/atom/copy_traits_sm75.hpp Copy_Traits<{n}>; PTX ISA 9.7.14.5.15 'ldmatrix'"
 _SM90 = "CUTLASS include/cute/atom/copy_traits_sm90.hpp Copy_Traits<{n}> (src/dst of the LDSM twin swapped); " \

@@ -27,8 +27,8 @@ import difflib
 from dataclasses import dataclass
 from functools import cache
 
-from ..errors import LayoutError
-from ..layout import Layout, size
+from layoutcheck.algebra.layout import Layout, size
+from layoutcheck.errors import LayoutError
 
 _TRAITS = "CUTLASS include/cute/atom/mma_traits_sm80.hpp"
 _PTX = "PTX ISA 9.7.14.5 'Matrix Fragments for mma.{shape}'"

@@ -21,9 +21,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..errors import LayoutError
-from ..layout import Layout
-from ..swizzle import ComposedLayout, Swizzle
+from layoutcheck.algebra.layout import Layout
+from layoutcheck.algebra.swizzle import ComposedLayout, Swizzle
+from layoutcheck.errors import LayoutError
 
 SWIZZLE_MODES: dict[str, int] = {"INTER": 0, "SW32": 1, "SW64": 2, "SW128": 3}
 """Swizzle mode -> B of ``Swizzle<B,4,3>`` on byte addresses (PTX ISA, "Tensor swizzling modes")."""

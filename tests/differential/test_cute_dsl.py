@@ -23,7 +23,7 @@ from layoutcheck import (
     right_inverse,
     size,
 )
-from layoutcheck.inttuple import flatten
+from layoutcheck.algebra.inttuple import flatten
 
 cute = pytest.importorskip("cutlass.cute")
 
@@ -116,7 +116,7 @@ def oracle_answers() -> list[tuple[str, tuple[Layout, ...], str | None]]:
 
 
 def brute_composition(a: Layout, b: Layout) -> list[int] | None:
-    from layoutcheck.inttuple import crd2idx
+    from layoutcheck.algebra.inttuple import crd2idx
 
     offs = b.offsets()
     ref = a if int(offs.max()) < size(a) else coalesce(a)
@@ -131,7 +131,7 @@ def test_algebra_agrees_with_the_cute_dsl(oracle_answers) -> None:
         except LayoutError:
             # we reject: the DSL either rejects too or is wrong -- check the composition cases by brute force
             if name == "composition" and theirs is not None:
-                from layoutcheck.notation import parse_layout
+                from layoutcheck.algebra.notation import parse_layout
 
                 their_layout = parse_layout(theirs)
                 assert their_layout.offsets().tolist() != brute_composition(*args) or size(their_layout) != size(
@@ -145,7 +145,7 @@ def test_algebra_agrees_with_the_cute_dsl(oracle_answers) -> None:
         compared += 1
         if norm(str(ours)) != theirs:
             # structural difference allowed only where both are the same function
-            from layoutcheck.notation import parse_layout
+            from layoutcheck.algebra.notation import parse_layout
 
             their_layout = parse_layout(theirs)
             if name == "left_inverse":

@@ -25,7 +25,7 @@ from layoutcheck import (
     size,
     zipped_divide,
 )
-from layoutcheck.inttuple import crd2idx
+from layoutcheck.algebra.inttuple import crd2idx
 from tests.strategies import compact_layouts, injective_layouts, layouts
 
 pycute = pytest.importorskip("pycute")

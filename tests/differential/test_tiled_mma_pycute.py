@@ -14,7 +14,7 @@ import pytest
 pycute = pytest.importorskip("pycute")
 
 from layoutcheck import Layout, size  # noqa: E402
-from layoutcheck.tiled_mma import make_tiled_mma  # noqa: E402
+from layoutcheck.models.tiled_mma import make_tiled_mma  # noqa: E402
 
 
 def _pc(l: Layout):

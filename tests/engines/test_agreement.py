@@ -9,24 +9,21 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from layoutcheck import Layout
-from layoutcheck.layout import size
-from layoutcheck.properties import (
+from layoutcheck.algebra.layout import size
+from layoutcheck.engines.prove import prove
+from layoutcheck.properties.layout import (
     Bijective,
     Equivalent,
-    ExactCover,
     InBounds,
     Injective,
     Surjective,
-    Vectorizable,
     bijective,
     equivalent,
-    exact_cover,
     in_bounds,
     injective,
     surjective,
-    vectorizable,
 )
-from layoutcheck.proving import prove
+from layoutcheck.properties.tv import ExactCover, Vectorizable, exact_cover, vectorizable
 from layoutcheck.result import Verdict
 from tests.strategies_engines import (
     at_zero,

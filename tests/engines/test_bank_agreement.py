@@ -10,8 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from layoutcheck import ComposedLayout, Layout, Swizzle
-from layoutcheck.bank_properties import conflict_free, conflict_free_at_every_base, wavefront_count
-from layoutcheck.proving import prove
+from layoutcheck.engines.prove import prove
+from layoutcheck.properties.banks import conflict_free, conflict_free_at_every_base, wavefront_count
 from layoutcheck.result import Verdict
 
 KINDS = ["ldsm_x1", "ldsm_x4", "sts128", "sts32", "lds64", "stsm_x4"]

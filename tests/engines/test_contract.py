@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from layoutcheck import (  # the contract is tested through the public names
+from layoutcheck import (
     ComposedLayout,
     Layout,
     LayoutError,

@@ -12,7 +12,8 @@ import pytest
 
 from layoutcheck import ComposedLayout, Layout, Swizzle, Verdict, prove
 from layoutcheck.engines.base import AUTO_ORDER, engines
-from layoutcheck.properties import bijective, equivalent, exact_cover, in_bounds, injective, surjective, vectorizable
+from layoutcheck.properties.layout import bijective, equivalent, in_bounds, injective, surjective
+from layoutcheck.properties.tv import exact_cover, vectorizable
 
 HUGE = Layout((1000000, 1000000), (1, 1000000))  # 10**12 points, not a power of two: only structure decides it
 
@@ -87,8 +88,8 @@ def test_z3_honours_its_timeout_on_the_huge_case() -> None:
 
 BUILTIN = ["structural", "linear", "exhaustive", "z3", "sympy"]
 ORDERS = [
-    ("sympy_engine", "z3_engine", "exhaustive", "linear", "structural"),
-    ("exhaustive", "structural", "sympy_engine", "linear", "z3_engine"),
+    ("sympy", "z3", "exhaustive", "linear", "structural"),
+    ("exhaustive", "structural", "sympy", "linear", "z3"),
 ]
 SCRIPT = """
 import importlib, sys

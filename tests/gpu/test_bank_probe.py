@@ -11,7 +11,7 @@ import pytest
 def test_bank_model_matches_hardware(tmp_path) -> None:
     if not (shutil.which("ncu") and shutil.which("nvcc") and shutil.which("cuobjdump")):
         pytest.skip("needs ncu, nvcc and cuobjdump")
-    from layoutcheck.gpu.bank_probe import run
+    from layoutcheck.gpu.probes.banks import run
 
     res = run(tmp_path)
     bad = [r for r in res if not r["match"]]

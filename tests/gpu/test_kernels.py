@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from layoutcheck.gpu.kernels import bundled_cases
+from layoutcheck.codegen.cases import bundled_cases
 
 CASES = bundled_cases()
 
@@ -22,7 +22,7 @@ def test_kernel_matches_oracle(case) -> None:
 
 @pytest.mark.gpu
 def test_big_ownership_map() -> None:
-    from layoutcheck.gpu.kernels import big_ownership_case
+    from layoutcheck.codegen.cases import big_ownership_case
     from layoutcheck.gpu.runner import run_case
 
     row = run_case(big_ownership_case(2048), repeats=0)

@@ -8,8 +8,8 @@ pytestmark = pytest.mark.gpu
 
 
 def test_spec_ownership_kernels_match_the_oracle() -> None:
+    from layoutcheck.codegen.spec_cases import spec_cases
     from layoutcheck.gpu.runner import run_case
-    from layoutcheck.gpu.spec_kernels import spec_cases
 
     cases, _ = spec_cases(["specs"])
     rows = [run_case(c, repeats=0) for c in cases]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from layoutcheck.gpu.tma_kernels import MODES, tma_mma_gemm_case
+from layoutcheck.codegen.tma_cases import MODES, tma_mma_gemm_case
 
 pytestmark = pytest.mark.gpu
 

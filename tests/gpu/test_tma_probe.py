@@ -8,7 +8,7 @@ pytestmark = pytest.mark.gpu
 
 
 def test_tma_probe_agrees_with_driver_and_hardware(tmp_path):
-    from layoutcheck.gpu import tma_probe
+    from layoutcheck.gpu.probes import tma as tma_probe
 
     recs = tma_probe.run(tmp_path)
     s = recs[-1]

@@ -33,7 +33,7 @@ def as_perm(p: Layout | int) -> Layout:
     return Layout(p) if isinstance(p, int) else p
 
 
-# -- brute-force CuTe TiledMMA (mma_atom.hpp, thrfrg_C), independent of layoutcheck.tiled_mma -------------------------
+# -- brute-force CuTe TiledMMA (mma_atom.hpp, thrfrg_C), independent of models.tiled_mma
 
 def brute_partition_c(tv_c: Layout, atom_mn: tuple[int, int], thr_atom: int, atom_layout: Layout,
                       perms: tuple[Layout, Layout], tile: tuple[int, int], tid: int) -> list[tuple[int, int]]:
@@ -158,11 +158,11 @@ def test_coalescing_cute_thread_order(r: int, scalar: float, vector: float) -> N
     assert store_efficiency(r, CUTE_ORDER, vector=True)[1] == vector
 
 
-# -- part 1 against layoutcheck.tiled_mma ------------------------------------------------------------------------
+# -- part 1 against layoutcheck.models.tiled_mma -------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
 def tiled_mma_mod():  # type: ignore[no-untyped-def]
-    return pytest.importorskip("layoutcheck.tiled_mma")
+    return pytest.importorskip("layoutcheck.models.tiled_mma")
 
 
 @pytest.mark.parametrize("r", [1, 2, 4, 8])

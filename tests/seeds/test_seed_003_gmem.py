@@ -1,5 +1,5 @@
 """Seed 003 (``003_5d80ed5705a2c364.txt``) section 5: GMEM request size per swizzle mode, and "choose the largest
-swizzle atom", checked with ``layoutcheck.banks.choose_smem_atom`` / ``gmem_runs`` (findings in docs/banks.md,
+swizzle atom", checked with ``layoutcheck.models.banks.choose_smem_atom`` / ``gmem_runs`` (findings in docs/banks.md,
 "Seed findings").
 
 Authorities: CUTLASS ``include/cutlass/gemm/collective/builders/sm90_common.inl`` (``ss_smem_selector``) and
@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import pytest
 
-from layoutcheck.banks import choose_smem_atom, gmem_runs
 from layoutcheck.errors import LayoutError
 from layoutcheck.hw.smem import gmma_smem_atom
+from layoutcheck.models.smem_atoms import choose_smem_atom, gmem_runs
 
 MODES = {"INTER": 16, "SW32": 32, "SW64": 64, "SW128": 128}
 

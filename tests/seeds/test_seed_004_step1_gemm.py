@@ -101,7 +101,7 @@ def test_step4_zipped_divide_by_threads() -> None:
 
 
 def test_step5_thread0_slice_api() -> None:
-    tiled_mma = pytest.importorskip("layoutcheck.tiled_mma")
+    tiled_mma = pytest.importorskip("layoutcheck.models.tiled_mma")
     tiled = tiled_mma.make_tiled_mma("UniversalFMA", (16, 16, 1), (P, P, None))
     frg = tiled.thrfrg_C(GC)
     assert same_function(frg, parse_layout("((1,(16,16)),(1,((4,2),(4,2)))):((0,(512,4)),(0,((128,8192),(1,64))))"))
@@ -137,7 +137,7 @@ def test_worked_offsets(m0: int, m1: int, n0: int, n1: int, offset: int, row: in
 def test_cute_thread_order_all_256_threads() -> None:
     """Thread t starts at 512*(t%16) + 4*(t//16) and owns row-groups {tm, tm+16} x col-groups {tn, tn+16} with
     (tm, tn) = (t%16, t//16): CuTe's default atom layout (16,16):(1,16)."""
-    tiled_mma = pytest.importorskip("layoutcheck.tiled_mma")
+    tiled_mma = pytest.importorskip("layoutcheck.models.tiled_mma")
     tiled = tiled_mma.make_tiled_mma("UniversalFMA", (16, 16, 1), (P, P, None))
     for t in range(256):
         part = tiled.get_slice(t).partition_C(GC)
@@ -159,7 +159,7 @@ def test_cuda_code_thread_order_differs_from_cute_default() -> None:
     differ = [t for t in range(256) if sorted(brute_thread_elements(t, Layout((16, 16)))) != cuda_set(t)]
     assert len(differ) == 240 and differ[0] == 1
     assert all(sorted(brute_thread_elements(t, Layout((16, 16), (16, 1)))) == cuda_set(t) for t in range(256))
-    tiled_mma = pytest.importorskip("layoutcheck.tiled_mma")
+    tiled_mma = pytest.importorskip("layoutcheck.models.tiled_mma")
     row_major = tiled_mma.make_tiled_mma("UniversalFMA", Layout((16, 16, 1), (16, 1, 0)), (P, P, None))
     for t in (0, 1, 17, 255):
         part = row_major.get_slice(t).partition_C(GC)

@@ -22,7 +22,7 @@ from layoutcheck import (
     right_inverse,
     size,
 )
-from layoutcheck.inttuple import crd2idx, flatten
+from layoutcheck.algebra.inttuple import crd2idx, flatten
 from tests.strategies import compact_layouts, injective_layouts, layouts
 
 

@@ -15,7 +15,7 @@ from hypothesis import given
 import layoutcheck as lc
 from layoutcheck import Layout as L
 from layoutcheck import LayoutError
-from layoutcheck.inttuple import flatten, prefix_product, product
+from layoutcheck.algebra.inttuple import flatten, prefix_product, product
 from tests.strategies import layouts
 
 CASES = [

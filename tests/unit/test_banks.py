@@ -8,26 +8,17 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from layoutcheck import Layout
-from layoutcheck.banks import (
-    access_from_expr,
-    analyze,
-    breakdown,
-    column_access,
-    conflict_free,
-    gf2_wavefronts,
-    ideal,
-    parse_expr,
-    row_access,
-    wavefront_count,
-    wavefronts,
-    wavefronts_batch,
-)
+from layoutcheck.algebra.swizzle import ComposedLayout
+from layoutcheck.engines.prove import prove
 from layoutcheck.errors import LayoutError, ParseError
+from layoutcheck.expr.text import parse_expr
 from layoutcheck.hw.banks import ACCESS_KINDS
 from layoutcheck.hw.smem import all_gmma_smem_atoms
-from layoutcheck.proving import prove
+from layoutcheck.models.banks.access import access_from_expr, analyze, column_access, row_access
+from layoutcheck.models.banks.gf2 import gf2_wavefronts
+from layoutcheck.models.banks.model import breakdown, ideal, wavefronts, wavefronts_batch
+from layoutcheck.properties.banks import conflict_free, wavefront_count
 from layoutcheck.result import Verdict
-from layoutcheck.swizzle import ComposedLayout
 from tests.strategies_banks import aligned_warp_addresses
 
 LANE = np.arange(32)
@@ -191,7 +182,7 @@ def test_permute_layout_seed_wavefronts() -> None:
 
 
 def test_permute_layout_search_picks_k2_and_sub_word_fails() -> None:
-    from layoutcheck.swizzle_search import search_xor_k
+    from layoutcheck.models.banks.search import search_xor_k
 
     assert search_xor_k(_permute, 2).choice == 2
     assert search_xor_k(lambda k: _permute(k, 16), 2).choice == 2  # 16-bit: k=0 and k=1 leave writes 2-way
@@ -236,8 +227,8 @@ def test_gf2_matches_model_on_swizzled_rows() -> None:
 @pytest.mark.parametrize("bits", [8, 16, 32])
 def test_choose_smem_atom_post_on_every_extent(major: str, bits: int) -> None:
     """Post over extents 8..2048: the chosen width divides the extent and no larger mode's width does."""
-    from layoutcheck.banks import choose_smem_atom
     from layoutcheck.hw.smem import gmma_smem_atom
+    from layoutcheck.models.smem_atoms import choose_smem_atom
 
     widths = {m: gmma_smem_atom(major, m, bits).span_bytes * 8 // bits for m in ("INTER", "SW32", "SW64", "SW128")}
     for extent in range(8, 2049, 8):
@@ -251,8 +242,8 @@ def test_choose_smem_atom_post_on_every_extent(major: str, bits: int) -> None:
 
 
 def test_gmem_runs_cover_every_byte_and_reject_bad_copies() -> None:
-    from layoutcheck.banks import gmem_runs
     from layoutcheck.hw.smem import all_gmma_smem_atoms
+    from layoutcheck.models.smem_atoms import gmem_runs
 
     for atom in all_gmma_smem_atoms():
         g = gmem_runs(atom, 128)

@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 
 from layoutcheck import Layout, Swizzle
-from layoutcheck.banks import conflict_free_at_every_base
+from layoutcheck.algebra.swizzle import ComposedLayout
+from layoutcheck.engines.prove import prove
 from layoutcheck.errors import LayoutError
-from layoutcheck.proving import prove
+from layoutcheck.properties.banks import conflict_free_at_every_base
 from layoutcheck.result import Verdict
-from layoutcheck.swizzle import ComposedLayout
 
 pytest.importorskip("z3")
 

@@ -159,7 +159,7 @@ def test_check_progress_lines_when_not_a_tty(capsys):
 
 
 def test_check_missing_module_is_unknown_exit_3(capsys, tmp_path, monkeypatch):
-    import layoutcheck.spec as spec
+    import layoutcheck.spec.load as spec
 
     monkeypatch.setitem(spec.PROPERTY_MODULE, "injective", "layoutcheck.not_there")
     p = tmp_path / "s.toml"

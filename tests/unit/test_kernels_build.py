@@ -8,16 +8,10 @@ import numpy as np
 import pytest
 
 from layoutcheck import Layout
-from layoutcheck.codegen import eval_c
-from layoutcheck.gpu.kernels import (
-    _tiled_tv,
-    big_ownership_case,
-    bundled_cases,
-    permute_case,
-    seed_simt_tiled_mma,
-)
-from layoutcheck.kernels_build import generate_sources, main
-from layoutcheck.tiled_mma import ownership
+from layoutcheck.codegen.cases import _tiled_tv, big_ownership_case, bundled_cases, permute_case, seed_simt_tiled_mma
+from layoutcheck.codegen.render import eval_c
+from layoutcheck.gpu.build import generate_sources, main
+from layoutcheck.models.tiled_mma import ownership
 
 
 def _offset_expr(src: str) -> str:

@@ -19,7 +19,7 @@ from layoutcheck import (
     rank,
     size,
 )
-from layoutcheck.inttuple import crd2idx, idx2crd
+from layoutcheck.algebra.inttuple import crd2idx, idx2crd
 from tests.strategies import layouts
 
 

@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from layoutcheck.report import (
+from layoutcheck.report.verdicts import (
     Progress,
     Row,
     atomic_open,

@@ -10,7 +10,7 @@ import pytest
 
 from layoutcheck import Layout
 from layoutcheck.errors import LayoutError
-from layoutcheck.show import (
+from layoutcheck.report.show import (
     bank_of,
     banks_grid,
     build_grid,

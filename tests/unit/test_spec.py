@@ -6,18 +6,12 @@ from pathlib import Path
 
 import pytest
 
+from layoutcheck.algebra.layout import Layout
+from layoutcheck.algebra.swizzle import ComposedLayout
 from layoutcheck.errors import SpecError
-from layoutcheck.layout import Layout
-from layoutcheck.spec import (
-    ALL_PROPERTIES,
-    KINDS,
-    ModuleMissing,
-    build_property,
-    collect,
-    load_spec,
-    parse_spec,
-)
-from layoutcheck.swizzle import ComposedLayout
+from layoutcheck.spec.bind import build_property
+from layoutcheck.spec.load import collect, load_spec, parse_spec
+from layoutcheck.spec.schema import ALL_PROPERTIES, KINDS, ModuleMissing
 
 REPO = Path(__file__).resolve().parents[2]
 SPECS = REPO / "specs"
@@ -151,7 +145,7 @@ def test_tiled_mma_non_divisible_tile_is_spec_error():
 
 
 def test_missing_module_is_reported_not_raised_as_crash(monkeypatch):
-    import layoutcheck.spec as spec
+    import layoutcheck.spec.load as spec
 
     monkeypatch.setitem(spec.PROPERTY_MODULE, "exact_cover", "layoutcheck.nonexistent_module")
     cfg = parse_spec(GOOD).configs[0]
@@ -161,30 +155,6 @@ def test_missing_module_is_reported_not_raised_as_crash(monkeypatch):
 
 # -- the split: spec.py re-exports calc / spec_values / spec_model / spec_bind; imports flow one way ---------------
 SPEC_CHAIN = ("calc", "spec_values", "spec_model", "spec_bind", "spec")
-
-
-def test_spec_reexports_the_split_modules_objects():
-    import importlib
-
-    import layoutcheck.spec as spec
-
-    for name in spec.__all__:
-        owners = [m for m in SPEC_CHAIN[:-1] if hasattr(importlib.import_module(f"layoutcheck.{m}"), name)]
-        assert owners or name in ("collect", "load_spec", "parse_spec"), name
-        for m in owners:
-            assert getattr(spec, name) is getattr(importlib.import_module(f"layoutcheck.{m}"), name), (m, name)
-    assert spec._need is importlib.import_module("layoutcheck.spec_bind").need_module  # cli imports these two
-    assert spec._suggest("injectve", spec.ALL_PROPERTIES).startswith(" (did you mean 'injective'")
-
-
-def test_spec_modules_import_only_earlier_ones():
-    import ast
-
-    for i, name in enumerate(SPEC_CHAIN):
-        tree = ast.parse((REPO / "layoutcheck" / f"{name}.py").read_text())
-        imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.level == 1}
-        later = imported & set(SPEC_CHAIN[i:])
-        assert not later, f"layoutcheck/{name}.py imports {sorted(later)}"
 
 
 @pytest.mark.parametrize(("key", "value", "parsed"), [
@@ -200,7 +170,7 @@ def test_spec_modules_import_only_earlier_ones():
     ("layout", "coalesce((2,4):(1,2))", Layout(8)),
 ])
 def test_parse_value_canonicalises(key, value, parsed):
-    from layoutcheck.spec_values import parse_value
+    from layoutcheck.spec.values import parse_value
 
     assert parse_value(key, value) == parsed
 
@@ -216,7 +186,7 @@ def test_parse_value_canonicalises(key, value, parsed):
 ])
 def test_parse_value_rejects_with_a_reason(key, value, message):
     from layoutcheck.errors import LayoutError
-    from layoutcheck.spec_values import parse_value
+    from layoutcheck.spec.values import parse_value
 
     with pytest.raises((ValueError, LayoutError)) as e:
         parse_value(key, value)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from layoutcheck.codegen.spec_cases import spec_cases
 from layoutcheck.gpu.runner import main
-from layoutcheck.gpu.spec_kernels import spec_cases
 
 
 def test_bundled_specs_instantiate_their_tv_and_tiled_mma_configs() -> None:

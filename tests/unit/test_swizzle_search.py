@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from layoutcheck import Layout
-from layoutcheck.banks import column_access, row_access
-from layoutcheck.swizzle_search import search_swizzle
+from layoutcheck.models.banks.access import column_access, row_access
+from layoutcheck.models.banks.search import search_swizzle
 
 
 def test_textbook_transpose_picks_sw505() -> None:

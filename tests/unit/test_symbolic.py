@@ -1,4 +1,4 @@
-"""Closed forms (``layoutcheck.symbolic``) against ``layout(c)`` over the whole domain."""
+"""Closed forms (``layoutcheck.expr.ir``) against ``layout(c)`` over the whole domain."""
 
 from __future__ import annotations
 
@@ -9,9 +9,7 @@ from hypothesis import strategies as st
 
 from layoutcheck import ComposedLayout, Layout, Swizzle, make_layout_tv, size
 from layoutcheck.errors import LayoutError
-from layoutcheck.hw.mma import all_mma_atoms
-from layoutcheck.hw.smem import all_gmma_smem_atoms
-from layoutcheck.symbolic import (
+from layoutcheck.expr.ir import (
     Div,
     Mod,
     evaluate,
@@ -24,6 +22,8 @@ from layoutcheck.symbolic import (
     tv_coord_exprs,
     var,
 )
+from layoutcheck.hw.mma import all_mma_atoms
+from layoutcheck.hw.smem import all_gmma_smem_atoms
 from tests.strategies import layouts
 
 

@@ -15,7 +15,7 @@ import pytest
 
 from layoutcheck import Layout, LayoutError, NotDivisibleError, size
 from layoutcheck.hw.mma import mma_atom
-from layoutcheck.tiled_mma import Tensor, make_tiled_mma, ownership
+from layoutcheck.models.tiled_mma import Tensor, make_tiled_mma, ownership
 
 SIMT_PERM = (Layout((16, 4), (4, 1)), Layout((16, 4), (4, 1)))
 ROW_MAJOR_C = Layout((128, 128), (128, 1))

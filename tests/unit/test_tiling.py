@@ -33,7 +33,7 @@ from layoutcheck import (
     zipped_divide,
     zipped_product,
 )
-from layoutcheck.inttuple import flatten
+from layoutcheck.algebra.inttuple import flatten
 from tests.strategies import compact_layouts, divisible_tilers, layouts
 
 

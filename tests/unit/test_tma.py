@@ -8,19 +8,19 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from layoutcheck import Layout, LayoutError
+from layoutcheck.algebra.swizzle import ComposedLayout, Swizzle
+from layoutcheck.engines.prove import prove
 from layoutcheck.hw.tma import DTYPES, LIMITS, SWIZZLES
-from layoutcheck.result import Verdict
-from layoutcheck.swizzle import ComposedLayout, Swizzle
-from layoutcheck.tma import (
+from layoutcheck.models.tma import (
     TmaBox,
     box_counts,
     box_smem_offsets,
     encode_check,
     mma_smem_layout,
-    plan_boxes,
     simulate_load,
-    tma_compatible,
 )
+from layoutcheck.properties.tma import plan_boxes, tma_compatible
+from layoutcheck.result import Verdict
 
 
 def ok(**kw):
@@ -175,13 +175,13 @@ def test_compatible_single_atom_each_swizzle():
     for sw, span in (("none", 16), ("32B", 32), ("64B", 64), ("128B", 128)):
         lay = mma_smem_layout("K", sw, "float16", (8, span // 2))
         box = TmaBox("float16", (span // 2, 8), (span,), (span // 2, 8), swizzle=sw)
-        assert tma_compatible(box, lay, (1, 0)).decide().status is Verdict.PROVEN
+        assert prove(tma_compatible(box, lay, (1, 0))).status is Verdict.PROVEN
 
 
 def test_mismatched_swizzle_is_refuted_with_the_element():
     lay = mma_smem_layout("K", "32B", "float16", (8, 16))
     box = TmaBox("float16", (16, 8), (32,), (16, 8), swizzle="none")  # legal, but rows 4..7 are not swizzled
-    r = tma_compatible(box, lay, (1, 0)).decide()
+    r = prove(tma_compatible(box, lay, (1, 0)))
     assert r.status is Verdict.REFUTED
     assert r.counterexample.text == ("tile element (4,0) [box at (0,0), box element (0,4)]: TMA puts it at smem byte "
                                      "128, the layout expects byte 144")
@@ -190,13 +190,13 @@ def test_mismatched_swizzle_is_refuted_with_the_element():
 def test_illegal_descriptor_is_a_finding_not_a_crash():
     lay = mma_smem_layout("K", "32B", "float16", (8, 32))
     box = TmaBox("float16", (32, 8), (64,), (32, 8), swizzle="32B")
-    r = tma_compatible(box, lay, (1, 0)).decide()
+    r = prove(tma_compatible(box, lay, (1, 0)))
     assert r.status is Verdict.REFUTED and "exceeds the 32B swizzle span" in r.counterexample.text
 
 
 def test_seed_9_1_full_width_box_with_swizzle_none_is_incompatible():
     lay = mma_smem_layout("K", "none", "float16", (8, 32))
-    r = tma_compatible(TmaBox("float16", (32, 8), (64,), (32, 8)), lay, (1, 0)).decide()
+    r = prove(tma_compatible(TmaBox("float16", (32, 8), (64,), (32, 8)), lay, (1, 0)))
     assert r.status is Verdict.REFUTED
     assert r.counterexample.text.startswith("tile element (1,0)")
     assert "TMA puts it at smem byte 64, the layout expects byte 16" in r.counterexample.text
@@ -204,9 +204,9 @@ def test_seed_9_1_full_width_box_with_swizzle_none_is_incompatible():
 
 def test_plain_layout_and_unaligned_box_origin():
     lay = Layout((8, 24), (24, 1))  # 48-byte rows: the second box starts 48 B in, not 128-B aligned
-    r = tma_compatible(TmaBox("float16", (24, 8), (48,), (8, 8)), lay, (1, 0)).decide()
+    r = prove(tma_compatible(TmaBox("float16", (24, 8), (48,), (8, 8)), lay, (1, 0)))
     assert r.status is Verdict.REFUTED and "not 128-byte aligned" in r.counterexample.text
-    assert tma_compatible(TmaBox("float16", (24, 8), (48,), (24, 8)), lay, (1, 0)).decide().proven
+    assert prove(tma_compatible(TmaBox("float16", (24, 8), (48,), (24, 8)), lay, (1, 0))).proven
 
 
 def test_compatibility_precondition_errors():
@@ -222,7 +222,7 @@ def test_compatibility_precondition_errors():
 def test_swizzled_consumer_with_offset():
     lay = ComposedLayout(Swizzle(3, 3, 3), 0, Layout((8, 64), (64, 1)))
     box = TmaBox("bfloat16", (64, 8), (128,), (64, 8), swizzle="128B")
-    assert tma_compatible(box, lay, (1, 0)).decide().proven
+    assert prove(tma_compatible(box, lay, (1, 0))).proven
 
 
 # -- planning: the seed's section 9 -------------------------------------------------------------------------------
@@ -235,7 +235,7 @@ def test_swizzled_consumer_with_offset():
 def test_seed_003_section_9(swz, tile, order, count, rows_bytes):
     p = plan_boxes("K", swz, "float16", tile, order)
     assert (p.count, p.box_bytes_shape) == (count, rows_bytes)
-    assert tma_compatible(p.box, p.layout, p.modes).decide().proven
+    assert prove(tma_compatible(p.box, p.layout, p.modes)).proven
 
 
 def test_seed_box_height_is_limited_by_stacking_and_256():

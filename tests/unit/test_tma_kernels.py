@@ -6,15 +6,17 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from layoutcheck.codegen import c_expr, eval_c
-from layoutcheck.gpu.kernels import MMA_F16, bundled_cases, smem_layout
-from layoutcheck.gpu.tma_kernels import MODES, TMA_SWIZZLE, box_loads, tma_gemm_exprs, tma_mma_gemm_case
+from layoutcheck.algebra.swizzle import ComposedLayout
+from layoutcheck.algebra.tiling import tile_to_shape
+from layoutcheck.codegen.cases import MMA_F16, bundled_cases, smem_layout
+from layoutcheck.codegen.render import c_expr, eval_c
+from layoutcheck.codegen.tma_cases import MODES, TMA_SWIZZLE, box_loads, tma_gemm_exprs, tma_mma_gemm_case
+from layoutcheck.engines.prove import prove
 from layoutcheck.hw.smem import gmma_smem_atom
+from layoutcheck.models.tiled_mma import make_tiled_mma
+from layoutcheck.models.tma import box_smem_offsets, simulate_load
+from layoutcheck.properties.tma import plan_boxes, tma_compatible
 from layoutcheck.result import Verdict
-from layoutcheck.swizzle import ComposedLayout
-from layoutcheck.tiled_mma import make_tiled_mma
-from layoutcheck.tiling import tile_to_shape
-from layoutcheck.tma import box_smem_offsets, plan_boxes, simulate_load, tma_compatible
 
 M = N = K = 64
 
@@ -26,7 +28,7 @@ def test_layout_is_the_gmma_atom_stacking_and_the_box_is_proven(mode: str) -> No
     want = ComposedLayout(atom.element_swizzle, 0, tile_to_shape(atom.layout, (M, K)))
     for lo in (e.loads_a, e.loads_b):
         assert lo.plan.layout == want == smem_layout(mode, M, K)  # the same smem as the mma_gemm kernels
-        res = tma_compatible(lo.plan.box, lo.plan.layout, lo.plan.modes).decide()
+        res = prove(tma_compatible(lo.plan.box, lo.plan.layout, lo.plan.modes))
         assert res.status is Verdict.PROVEN, res
         assert lo.plan.box.swizzle == TMA_SWIZZLE[mode] and lo.plan.box.violations() == []
 
@@ -80,7 +82,7 @@ def test_wrong_swizzle_is_caught() -> None:
     sw128 = plan_boxes("K", "128B", "float16", (M, K)).layout
     assert (smem[sw128.offsets()] != np.arange(M * K)).sum() > 0
     box64 = plan_boxes("K", "64B", "float16", (M, K)).box
-    assert tma_compatible(box64, sw128, (1, 0)).decide().status is Verdict.REFUTED
+    assert prove(tma_compatible(box64, sw128, (1, 0))).status is Verdict.REFUTED
 
 
 def _ldsm_fragments(smem: np.ndarray, expr: str, env: dict) -> np.ndarray:
@@ -153,7 +155,7 @@ def test_gemm_wavefront_prediction() -> None:
 
 
 def test_delayed_control_changes_only_the_timing() -> None:
-    from layoutcheck.gpu.kernels import mma_gemm_case
+    from layoutcheck.codegen.cases import mma_gemm_case
     from layoutcheck.gpu.validate import GEMM_DELAY_NS, delayed_case
 
     case = mma_gemm_case("SW32")

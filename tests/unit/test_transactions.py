@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from layoutcheck import Layout, LayoutError
-from layoutcheck.tiled_mma import make_tiled_mma, ownership
-from layoutcheck.transactions import contiguous_run, partition_transactions, warp_transactions
+from layoutcheck.models.tiled_mma import make_tiled_mma, ownership
+from layoutcheck.models.transactions import contiguous_run, partition_transactions, warp_transactions
 
 C128 = Layout((128, 128), (128, 1))  # row-major fp32 C tile of the step-1 kernel
 

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from layoutcheck import Layout
 from layoutcheck.errors import LayoutError, SpecError
-from layoutcheck.vectors import from_tv, inverse_relation, ownership_for_spec, write_vectors
+from layoutcheck.report.vectors import from_tv, inverse_relation, ownership_for_spec, write_vectors
 
 REPO = Path(__file__).resolve().parents[2]
 C_TV = Layout(((4, 8), (2, 2)), ((32, 1), (16, 8)))
@@ -79,7 +79,7 @@ def test_every_format_round_trips(tmp_path, fmt):
 
 
 def test_chunked_writes_are_exact(tmp_path, monkeypatch):
-    import layoutcheck.vectors as v
+    import layoutcheck.report.vectors as v
 
     monkeypatch.setattr(v, "CHUNK", 7)
     own = from_tv("c", C_TV, (16, 8))
@@ -90,7 +90,7 @@ def test_chunked_writes_are_exact(tmp_path, monkeypatch):
 
 
 def test_tiled_mma_vectors_match_partition_C():
-    from layoutcheck.spec import parse_spec  # noqa: F401  (spec path used below)
+    from layoutcheck.spec.load import parse_spec  # noqa: F401  (spec path used below)
 
     own = ownership_for_spec(str(REPO / "specs" / "seed000_permutation.toml"), "simt_128x128_R4")
     assert own.tile == (128, 128) and own.num_threads == 256 and own.num_values == 64

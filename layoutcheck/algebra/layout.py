@@ -1,0 +1,343 @@
+"""The CuTe layout: a function from coordinates to offsets, given by a nested ``shape`` and ``stride``.
+
+A layout ``(s0,s1,...):(d0,d1,...)`` maps the coordinate ``(c0,c1,...)`` (``0 <= ci < si``) to ``sum(ci*di)``. A flat
+index ``i`` is first turned into a coordinate colexicographically (first mode fastest), so ``(4,2):(2,1)`` maps
+``i = 0..7`` to ``0 2 4 6 1 3 5 7``. Modes may nest: ``(4,(2,2)):(1,(4,8))`` has rank 2, depth 2 and size 16.
+
+``Layout`` is a frozen, hashable value. Evaluation is strict: an index outside ``[0, size)`` or a coordinate outside
+its mode is a ``LayoutError`` (CuTe itself lets the last mode run on; the algebra uses that internally).
+
+``Layout(shape, stride)`` is the one validating, canonicalising constructor (user-facing). The algebra derives its
+results from layouts that are already valid and builds them with the unchecked ``_make`` / ``_concat``, so no
+operation pays for re-validation (``tests/unit/test_algebra_cases.py`` checks both give the same values).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from layoutcheck.algebra.inttuple import (
+    Coord,
+    IntTuple,
+    crd2idx,
+    flatten,
+    has_none,
+    idx2crd,
+    is_int,
+    is_tuple,
+    prefix_product,
+    product,
+    slice_,
+)
+from layoutcheck.algebra.inttuple import depth as tuple_depth
+from layoutcheck.algebra.inttuple import rank as tuple_rank
+from layoutcheck.errors import LayoutError, ShapeStrideMismatch
+
+
+def format_inttuple(t: IntTuple) -> str:
+    """CuTe notation of a nested tuple: ``(4,(2,2))``; an int prints bare."""
+    if is_tuple(t):
+        return "(" + ",".join(format_inttuple(m) for m in t) + ")"
+    return str(t)
+
+
+def _validate(s: Any, d: Any, shape: Any, stride: Any) -> None:
+    """One pass: leaves are ints, shape leaves positive, shape and stride congruent. Messages built only on error."""
+    if type(s) is tuple:
+        if type(d) is not tuple or len(s) != len(d):
+            raise ShapeStrideMismatch(f"shape {_show(shape)} and stride {_show(stride)} differ in rank or nesting")
+        for a, b in zip(s, d, strict=True):
+            _validate(a, b, shape, stride)
+        return
+    if type(d) is tuple:
+        raise ShapeStrideMismatch(f"shape {_show(shape)} and stride {_show(stride)} differ in rank or nesting")
+    if not is_int(s):
+        raise LayoutError(f"shape {_show(shape)} must hold ints, found {s!r}")
+    if not is_int(d):
+        raise LayoutError(f"stride {_show(stride)} must hold ints, found {d!r}")
+    if s <= 0:
+        raise LayoutError(f"shape entries must be positive, found {s} in shape {_show(shape)}")
+
+
+def _plain(t: Any) -> bool:
+    """Only Python ints and tuples (nothing to normalise)."""
+    if type(t) is tuple:
+        return all(type(m) is int or _plain(m) for m in t)
+    return type(t) is int
+
+
+def _normalize(t: Any) -> IntTuple:
+    """Lists become tuples; numpy ints become ints."""
+    if type(t) is int:
+        return t
+    if isinstance(t, (tuple, list)):
+        return tuple(_normalize(m) for m in t)
+    if isinstance(t, np.integer):
+        return int(t)
+    return t
+
+
+def _plain_valid(s: Any, d: Any) -> bool:
+    """True when ``s:d`` are congruent Python-int tuples with positive shape leaves (nothing to normalise or report).
+
+    The fast check of user-facing construction; anything else takes the normalising, error-reporting path.
+    (Indexing ``d`` is measurably faster than ``zip`` here, and this runs on every ``Layout(shape, stride)``.)
+    """
+    if type(s) is not tuple or type(d) is not tuple or len(s) != len(d):
+        return type(s) is int and type(d) is int and s > 0
+    for i in range(len(s)):
+        a, b = s[i], d[i]
+        if type(a) is int:
+            if type(b) is not int or a <= 0:
+                return False
+        elif not _plain_valid(a, b):
+            return False
+    return True
+
+
+@dataclass(frozen=True, slots=True, init=False)
+class Layout:
+    """``shape:stride``. Build with ``make_layout``; ``Layout(shape)`` gets the column-major (colex) stride."""
+
+    shape: IntTuple
+    stride: IntTuple = None  # type: ignore[assignment]
+
+    def __init__(self, shape: IntTuple, stride: IntTuple = None) -> None:  # type: ignore[assignment]
+        """Validate and canonicalise (lists -> tuples, NumPy ints -> ints, default colex stride) in one place."""
+        if stride is None or not _plain_valid(shape, stride):
+            shape, stride = _canonical(shape, stride)
+        _SET_SHAPE(self, shape)
+        _SET_STRIDE(self, stride)
+
+    @staticmethod
+    def _make(shape: IntTuple, stride: IntTuple) -> Layout:
+        """Internal constructor for values the algebra derived from valid layouts (no re-validation)."""
+        return _make(shape, stride)
+
+    # -- notation -----------------------------------------------------------------------------------------------
+    def __str__(self) -> str:
+        return f"{format_inttuple(self.shape)}:{format_inttuple(self.stride)}"
+
+    def __repr__(self) -> str:
+        return f"Layout({self})"
+
+    # -- structure ----------------------------------------------------------------------------------------------
+    def __len__(self) -> int:
+        shape = self.shape
+        return len(shape) if type(shape) is tuple else 1
+
+    def __iter__(self) -> Iterator[Layout]:
+        shape, stride = self.shape, self.stride
+        if type(shape) is not tuple:
+            return iter((self,))
+        return map(_make, shape, stride)
+
+    def __getitem__(self, i: int) -> Layout:
+        """Mode ``i`` (CuTe's ``get<i>`` / ``layout<i>``)."""
+        if type(self.shape) is not tuple:
+            if i in (0, -1):
+                return self
+            raise LayoutError(f"mode {i} out of range for rank-1 layout {self}")
+        try:
+            return _make(self.shape[i], self.stride[i])
+        except IndexError:
+            raise LayoutError(f"mode {i} out of range for rank-{len(self)} layout {self}") from None
+
+    # -- evaluation ---------------------------------------------------------------------------------------------
+    def __call__(self, *args: Coord) -> Any:
+        """``L(i)`` for a flat index, ``L(c0, c1)`` or ``L((c0, c1))`` for a coordinate; ``None`` slices a mode."""
+        crd: Coord = args[0] if len(args) == 1 else tuple(args)
+        if has_none(crd):
+            return slice_and_offset(crd, self)[0]
+        _check_coord(crd, self.shape, self)
+        return crd2idx(crd, self.shape, self.stride)
+
+    def offsets(self, dtype: Any = np.int64, xp: Any = np) -> Any:
+        """``L(i)`` for every ``i`` in ``[0, size)``, as one array (vectorised, no Python loop per element); ``xp``
+        is the array module (NumPy, or CuPy for the GPU-side oracle)."""
+        return evaluate(flatten(self.shape), flatten(self.stride), dtype, xp)
+
+    def coords(self) -> Iterator[IntTuple]:
+        for i in range(size(self)):
+            yield idx2crd(i, self.shape)
+
+
+_SET_SHAPE = Layout.shape.__set__  # the slots' own setters: frozen for users, writable by the constructors
+_SET_STRIDE = Layout.stride.__set__
+_new = object.__new__
+
+
+def _make(shape: IntTuple, stride: IntTuple) -> Layout:
+    """``Layout(shape, stride)`` without validation, for values derived from valid layouts (the algebra's results)."""
+    obj = _new(Layout)
+    _SET_SHAPE(obj, shape)
+    _SET_STRIDE(obj, stride)
+    return obj
+
+
+def _concat(modes: Sequence[Layout]) -> Layout:
+    """``make_layout(*modes)`` for layouts, unchecked: the layout whose i-th mode is ``modes[i]`` (rank ``len``)."""
+    return _make(tuple([m.shape for m in modes]), tuple([m.stride for m in modes]))
+
+
+def _canonical(shape: Any, stride: Any) -> tuple[IntTuple, IntTuple]:
+    """The checked ``(shape, stride)`` of ``Layout(shape, stride)``; raises ``LayoutError`` naming the bad part."""
+    if stride is None and type(shape) is int and shape > 0:  # ``Layout(n)`` is ``n:1``
+        return shape, 1
+    if type(shape) is int and type(stride) is int:  # a rank-1 int mode
+        if shape <= 0:
+            raise LayoutError(f"shape entries must be positive, found {shape}")
+        return shape, stride
+    if stride is None:
+        shape = _normalize(shape)
+        stride = prefix_product(shape) if _plain(shape) else shape
+    elif not (_plain(shape) and _plain(stride)):
+        shape, stride = _normalize(shape), _normalize(stride)
+    _validate(shape, stride, shape, stride)
+    return shape, stride
+
+
+def _show(t: Any) -> str:
+    try:
+        return format_inttuple(t)
+    except Exception:
+        return repr(t)
+
+
+def _check_coord(crd: Coord, shape: IntTuple, layout: Layout) -> None:
+    if is_int(crd):
+        n = product(shape)
+        if not 0 <= crd < n:
+            raise LayoutError(f"coordinate {crd} out of range [0,{n}) of mode {format_inttuple(shape)} in {layout}")
+        return
+    if not is_tuple(crd):
+        raise LayoutError(f"coordinate {crd!r} is neither an int nor a tuple (layout {layout})")
+    if not is_tuple(shape) or len(crd) != len(shape):
+        raise LayoutError(
+            f"coordinate {format_inttuple(crd)} does not match the rank of shape {format_inttuple(shape)} in {layout}"
+        )
+    for c, s in zip(crd, shape, strict=True):
+        _check_coord(c, s, layout)
+
+
+def evaluate(shape: tuple[int, ...], stride: tuple[int, ...], dtype: Any = np.int64, xp: Any = np) -> Any:
+    """Offsets of the flat layout ``shape:stride`` over its whole domain, colexicographically.
+
+    Built mode by mode from the slowest (outer sum of aranges), so it costs about ``size`` additions and 8 bytes
+    per element for int64 output. ``xp`` is the array module (NumPy by default; CuPy builds the same array on the GPU).
+    """
+    out = xp.zeros(1, dtype=dtype)
+    for s, d in zip(reversed(shape), reversed(stride), strict=True):
+        if s == 1:
+            continue
+        mode = xp.arange(s, dtype=dtype) * dtype(d) if d else xp.zeros(s, dtype=dtype)
+        out = (out[:, None] + mode[None, :]).reshape(-1)
+    return out
+
+
+# -- construction and queries (CuTe free functions) -----------------------------------------------------------
+def make_layout(*args: Any, stride: IntTuple | None = None) -> Layout:
+    """``make_layout(shape)``, ``make_layout(shape, stride)`` or ``make_layout(L0, L1, ...)`` (concatenate modes).
+
+    >>> str(make_layout((4, 2)))
+    '(4,2):(1,4)'
+    >>> str(make_layout(Layout(4, 2), Layout(3, 8)))
+    '(4,3):(2,8)'
+    """
+    if len(args) == 1 and not isinstance(args[0], (Layout, int, tuple, list)) and isinstance(args[0], Iterable):
+        args = tuple(args[0])
+    if args and all(isinstance(a, Layout) for a in args):
+        if stride is not None:
+            raise LayoutError("make_layout(layouts...) takes no stride")
+        if len(args) == 1:
+            return Layout._make((args[0].shape,), (args[0].stride,))
+        return Layout._make(tuple(a.shape for a in args), tuple(a.stride for a in args))
+    if len(args) == 0:
+        return Layout((), ())
+    if len(args) == 2 and stride is None:
+        return Layout(args[0], args[1])
+    if len(args) == 1:
+        return Layout(args[0], stride)
+    raise LayoutError("make_layout takes (shape), (shape, stride) or layouts")
+
+
+def as_layout(x: Layout | int | tuple) -> Layout:
+    """An int ``n`` is the layout ``n:1``; a tuple is a shape with the default stride."""
+    if isinstance(x, Layout):
+        return x
+    if is_int(x) or is_tuple(x):
+        return Layout(x)
+    raise LayoutError(f"expected a layout or a shape, found {x!r}")
+
+
+def size(x: Layout | IntTuple, mode: int | None = None) -> int:
+    shape = x.shape if isinstance(x, Layout) else x
+    if mode is not None:
+        r = len(shape) if is_tuple(shape) else 1
+        if not is_int(mode) or not -r <= mode < r:
+            raise LayoutError(f"size: mode {mode!r} out of range for rank {r}")
+        shape = shape[mode] if is_tuple(shape) else shape
+    return product(shape)
+
+
+def cosize(layout: Layout) -> int:
+    """One past the largest offset (``sum((s-1)*|d|) + 1``): the smallest codomain ``[0, n)`` holding the image
+    when all strides are non-negative."""
+    n = 1
+    for s, d in _leaf_modes(layout):
+        n += (s - 1) * abs(d)
+    return n
+
+
+def rank(x: Layout | IntTuple) -> int:
+    return tuple_rank(x.shape if isinstance(x, Layout) else x)
+
+
+def depth(x: Layout | IntTuple) -> int:
+    return tuple_depth(x.shape if isinstance(x, Layout) else x)
+
+
+def shape(x: Layout) -> IntTuple:
+    return x.shape
+
+
+def stride(x: Layout) -> IntTuple:
+    return x.stride
+
+
+def slice_and_offset(crd: Coord, layout: Layout) -> tuple[Layout, int]:
+    """CuTe's ``slice_and_offset``: the layout of the ``None`` modes and the offset of the fixed ones."""
+    from layoutcheck.algebra.inttuple import replace_none
+
+    if is_tuple(crd) and (not is_tuple(layout.shape) or len(crd) != len(layout.shape)):
+        raise LayoutError(f"coordinate rank {len(crd)} does not match layout {layout}")
+    _check_coord(replace_none(crd), layout.shape, layout)
+    shp, strd = slice_(crd, layout.shape), slice_(crd, layout.stride)
+    if len(shp) == 1:
+        shp, strd = shp[0], strd[0]
+    return Layout(shp, strd), crd2idx(replace_none(crd), layout.shape, layout.stride)
+
+
+def flat_modes(layout: Layout) -> list[tuple[int, int]]:
+    """``(shape, stride)`` of every leaf mode, in order."""
+    return list(_leaf_modes(layout))
+
+
+def _leaf_modes(layout: Layout) -> Iterator[tuple[int, int]]:
+    """``(shape, stride)`` of every leaf mode, in order, as an iterator (the algebra's hot path)."""
+    # shape and stride are congruent by construction; ``strict=`` would cost ~0.3 us a call (keyword parsing)
+    return zip(flatten(layout.shape), flatten(layout.stride))  # noqa: B905
+
+
+def append(layout: Layout, mode: Layout | None = None, n: int | None = None) -> Layout:
+    """CuTe's ``append<N>``: pad ``layout`` with ``mode`` (default ``1:0``) up to rank ``n`` (default rank+1)."""
+    mode = mode or Layout(1, 0)
+    modes = list(layout) if is_tuple(layout.shape) else [layout]
+    target = n if n is not None else len(modes) + 1
+    while len(modes) < target:
+        modes.append(mode)
+    return make_layout(*modes)

@@ -1,0 +1,225 @@
+"""Reading CuTe notation: layouts ``(4,(2,2)):(1,(4,8))``, swizzles ``Sw<3,4,3> o 0 o (8,64):(64,1)``, and the
+small expression language of ``layoutcheck calc`` (``logical_divide((128,128):(128,1), ((16,4):(4,1),None))``).
+
+Grammar (spaces anywhere; ``_8`` is CuTe's static 8 and reads as 8; ``_`` or ``None`` is CuTe's ``_``)::
+
+    expr     := call | swizzled | term
+    call     := NAME '(' [expr (',' expr)*] ')'
+    swizzled := swizzle 'o' [INT 'o'] term            # Sw<B,M,S> o offset o layout
+    swizzle  := ('Sw' | 'Swizzle') '<' INT ',' INT ',' INT '>'
+    term     := group [':' group]                      # a layout when ':' follows
+    group    := INT | '_' | 'None' | '(' expr (',' expr)* ')'
+
+Writing is ``str(x)`` on each value. Every error is a ``ParseError`` pointing at the bad character.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from layoutcheck.algebra.inttuple import is_int, is_tuple
+from layoutcheck.algebra.layout import Layout
+from layoutcheck.algebra.swizzle import ComposedLayout, Subject, Swizzle
+from layoutcheck.errors import LayoutError, ParseError
+
+_TOKEN = re.compile(r"\s*(?:(?P<int>-?_?\d+)|(?P<name>[A-Za-z][A-Za-z0-9_]*)|(?P<punct>[():,<>_])|(?P<bad>\S))")
+
+
+class _Parser:
+    def __init__(self, text: str, functions: dict[str, Callable[..., Any]] | None = None) -> None:
+        self.text = text
+        self.pos = 0
+        self.functions = functions or {}
+
+    # -- tokens ---------------------------------------------------------------------------------------------------
+    def _peek(self) -> tuple[str, str, int]:
+        m = _TOKEN.match(self.text, self.pos)
+        if not m or m.end() == m.start() or self.text[self.pos:].strip() == "":
+            return ("end", "", len(self.text.rstrip()))
+        kind = m.lastgroup or "bad"
+        return (kind, m.group(kind), m.start(kind))
+
+    def _next(self) -> tuple[str, str, int]:
+        tok = self._peek()
+        if tok[0] != "end":
+            m = _TOKEN.match(self.text, self.pos)
+            assert m
+            self.pos = m.end()
+        return tok
+
+    def _fail(self, what: str, pos: int | None = None) -> ParseError:
+        return ParseError(self.text, self.pos if pos is None else pos, what)
+
+    def _expect(self, value: str) -> None:
+        kind, val, pos = self._next()
+        if val != value:
+            found = "end of text" if kind == "end" else repr(val)
+            raise self._fail(f"expected {value!r}, found {found}", pos)
+
+    # -- grammar --------------------------------------------------------------------------------------------------
+    def parse_all(self) -> Any:
+        value = self.expr()
+        kind, val, pos = self._peek()
+        if kind != "end":
+            raise self._fail(f"unexpected {val!r} after a complete expression", pos)
+        return value
+
+    def expr(self) -> Any:
+        kind, val, pos = self._peek()
+        if kind == "name" and val in ("Sw", "Swizzle"):
+            return self.swizzled()
+        if kind == "name" and val != "None":
+            save = self.pos
+            self._next()
+            is_call = self._peek()[1] == "("
+            self.pos = save
+            if not is_call:
+                raise self._fail(f"unexpected name {val!r} (expected an integer, a tuple or a function call)", pos)
+            return self.call()
+        return self.term()
+
+    def call(self) -> Any:
+        _, name, pos = self._next()
+        if not self.functions:
+            raise self._fail(f"expected an integer, found {name!r}", pos)
+        if name not in self.functions:
+            from difflib import get_close_matches
+
+            near = get_close_matches(name, list(self.functions), n=3)
+            hint = f" (did you mean {', '.join(near)}?)" if near else ""
+            raise self._fail(f"unknown function {name!r}{hint}", pos)
+        self._expect("(")
+        args: list[Any] = []
+        if self._peek()[1] != ")":
+            args.append(self.expr())
+            while self._peek()[1] == ",":
+                self._next()
+                args.append(self.expr())
+        self._expect(")")
+        try:
+            return self.functions[name](*args)
+        except LayoutError as e:
+            raise LayoutError(f"{name}: {e}") from None
+        except TypeError as e:
+            raise self._fail(f"bad arguments to {name}: {e}", pos) from None
+
+    def swizzle(self) -> Swizzle:
+        self._next()
+        self._expect("<")
+        nums = [self.integer()]
+        for _ in range(2):
+            self._expect(",")
+            nums.append(self.integer())
+        self._expect(">")
+        return Swizzle(*nums)
+
+    def swizzled(self) -> Any:
+        sw = self.swizzle()
+        kind, val, pos = self._peek()
+        if val != "o":
+            return sw
+        self._next()
+        offset = 0
+        save = self.pos
+        kind, val, pos = self._peek()
+        if kind == "int":
+            self._next()
+            if self._peek()[1] == "o":
+                self._next()
+                offset = _to_int(val)
+            else:
+                self.pos = save
+        layout = self.term()
+        if not isinstance(layout, Layout):
+            raise self._fail("a swizzle composes with a layout shape:stride", pos)
+        return ComposedLayout(sw, offset, layout)
+
+    def integer(self) -> int:
+        kind, val, pos = self._next()
+        if kind != "int":
+            raise self._fail(f"expected an integer, found {val!r}" if kind != "end" else "expected an integer", pos)
+        return _to_int(val)
+
+    def group(self) -> Any:
+        kind, val, pos = self._next()
+        if kind == "int":
+            return _to_int(val)
+        if val in ("_", "None"):
+            return None
+        if val == "(":
+            items = [self.expr()]
+            while self._peek()[1] == ",":
+                self._next()
+                items.append(self.expr())
+            self._expect(")")
+            return tuple(items)
+        if kind == "end":
+            raise self._fail("unexpected end of text", pos)
+        raise self._fail(f"unexpected {val!r}", pos)
+
+    def term(self) -> Any:
+        start = self._peek()[2]
+        shape = self.group()
+        if self._peek()[1] != ":":
+            return shape
+        self._next()
+        stride_pos = self._peek()[2]
+        stride = self.group()
+        for what, value, pos in (("shape", shape, start), ("stride", stride, stride_pos)):
+            if not _is_inttuple(value):
+                raise self._fail(f"{what} must be a nested tuple of integers", pos)
+        try:
+            return Layout(shape, stride)
+        except LayoutError as e:
+            raise self._fail(str(e), start) from None
+
+
+def _to_int(tok: str) -> int:
+    return int(tok.replace("_", ""))
+
+
+def _is_inttuple(x: Any) -> bool:
+    if is_tuple(x):
+        return len(x) > 0 and all(_is_inttuple(m) for m in x)
+    return is_int(x)
+
+
+def parse_layout(text: str) -> Layout | ComposedLayout:
+    """Read a layout or a swizzled layout in CuTe notation.
+
+    >>> str(parse_layout("(4, (2,2)) : (1,(4,8))"))
+    '(4,(2,2)):(1,(4,8))'
+    >>> str(parse_layout("Sw<3,4,3> o (8,64):(64,1)"))
+    'Sw<3,4,3> o 0 o (8,64):(64,1)'
+    """
+    if not isinstance(text, str):
+        raise LayoutError(f"parse_layout takes text, found {type(text).__name__}")
+    value = _Parser(text).parse_all()
+    if _is_inttuple(value) and not isinstance(value, Layout):
+        value = Layout(value)  # a bare shape: default (column-major) stride
+    if not isinstance(value, (Layout, ComposedLayout)):
+        raise ParseError(text, 0, "expected a layout shape:stride")
+    return value
+
+
+def parse_swizzle(text: str) -> Swizzle:
+    value = _Parser(text).parse_all()
+    if not isinstance(value, Swizzle):
+        raise ParseError(text, 0, "expected Sw<B,M,S>")
+    return value
+
+
+def as_subject(x: Any, what: str = "subject") -> Subject:
+    """A ``Layout`` / ``ComposedLayout``, or CuTe notation text parsed into one."""
+    if isinstance(x, (Layout, ComposedLayout)):
+        return x
+    if isinstance(x, str):
+        return as_subject(parse_layout(x), what)
+    raise LayoutError(f"{what} must be a Layout or ComposedLayout, found {type(x).__name__} {x!r}")
+
+
+def evaluate_expression(text: str, functions: dict[str, Callable[..., Any]]) -> Any:
+    """Evaluate a calc expression with the given function table."""
+    return _Parser(text, functions).parse_all()

@@ -1,0 +1,124 @@
+"""CuTe's ``Swizzle<B,M,S>`` and the composed (swizzled) layout ``Sw o offset o L``.
+
+``Swizzle<B,M,S>`` XORs ``B`` bits of an offset into ``B`` lower bits::
+
+    mask_hi = ((1<<B)-1) << (M + max(0,S))      # the "yyy" bits read
+    f(x)    = x ^ ((x & mask_hi) >> S)           # S > 0: shift right; S < 0: shift left
+
+Pre: ``B >= 0``, ``M >= 0``, ``|S| >= B`` (the read and written bit ranges do not overlap), so ``f`` is an
+involution (``f(f(x)) == x``) and a bijection on every aligned block of ``2**(M+B+max(0,S))``.
+Worked example, ``Sw<3,4,3>`` on byte offsets (the 128-byte TMA/GMMA swizzle): byte 144 = 0b00_1001_0000 is row 1,
+16-byte chunk 1; row bit 7 flips chunk bit 4, so ``f(144) == 128`` (row 1's chunk 1 is stored in chunk 0).
+
+``ComposedLayout(swizzle, offset, layout)`` evaluates ``swizzle(offset + layout(c))`` and prints as CuTe prints it:
+``Sw<3,4,3> o 0 o (8,64):(64,1)``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from layoutcheck.algebra.layout import Layout, size
+from layoutcheck.errors import LayoutError
+
+
+@dataclass(frozen=True, slots=True)
+class Swizzle:
+    """``Swizzle<B,M,S>``: ``x ^ ((x & yyy_msk) >> S)``; callable on ints and NumPy arrays."""
+
+    bits: int
+    base: int
+    shift: int
+
+    def __post_init__(self) -> None:
+        b, m, s = self.bits, self.base, self.shift
+        if not all(isinstance(v, int) for v in (b, m, s)):
+            raise LayoutError(f"Swizzle<B,M,S> takes ints, found <{b},{m},{s}>")
+        if b < 0 or m < 0:
+            raise LayoutError(f"Swizzle<{b},{m},{s}>: B and M must be >= 0")
+        if abs(s) < b:
+            raise LayoutError(f"Swizzle<{b},{m},{s}>: |S| must be >= B or the XOR overlaps its own source bits")
+
+    @property
+    def yyy_mask(self) -> int:
+        return ((1 << self.bits) - 1) << (self.base + max(0, self.shift))
+
+    @property
+    def zzz_mask(self) -> int:
+        return ((1 << self.bits) - 1) << (self.base - min(0, self.shift))
+
+    @property
+    def period(self) -> int:
+        """The pattern repeats every ``period = 2**(B+M+|S|)``: ``f(x + period) == f(x) + period``."""
+        return 1 << (self.bits + self.base + abs(self.shift))
+
+    def __call__(self, x: Any) -> Any:
+        hi = x & self.yyy_mask
+        moved = hi >> self.shift if self.shift >= 0 else hi << -self.shift
+        return x ^ moved
+
+    def is_identity(self) -> bool:
+        return self.bits == 0
+
+    def __str__(self) -> str:
+        return f"Sw<{self.bits},{self.base},{self.shift}>"
+
+    def __repr__(self) -> str:
+        return f"Swizzle({self.bits},{self.base},{self.shift})"
+
+
+@dataclass(frozen=True, slots=True)
+class ComposedLayout:
+    """``swizzle o offset o layout``: ``c -> swizzle(offset + layout(c))``."""
+
+    swizzle: Swizzle
+    offset: int
+    layout: Layout
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.swizzle, Swizzle):
+            raise LayoutError(f"a composed layout needs a Swizzle, found {self.swizzle!r}")
+        if not isinstance(self.offset, int) or isinstance(self.offset, bool) or self.offset < 0:
+            raise LayoutError(f"a composed layout's offset must be a non-negative int, found {self.offset!r}")
+        if not isinstance(self.layout, Layout):
+            raise LayoutError(f"a swizzle composes with a Layout, found {self.layout!r}")
+
+    @property
+    def shape(self) -> Any:
+        return self.layout.shape
+
+    def __call__(self, *args: Any) -> Any:
+        return self.swizzle(self.offset + self.layout(*args))
+
+    def offsets(self, dtype: Any = np.int64) -> np.ndarray:
+        return self.swizzle(self.layout.offsets(dtype) + dtype(self.offset))
+
+    def __len__(self) -> int:
+        return len(self.layout)
+
+    def __str__(self) -> str:
+        return f"{self.swizzle} o {self.offset} o {self.layout}"
+
+    def __repr__(self) -> str:
+        return f"ComposedLayout({self})"
+
+
+Subject = Layout | ComposedLayout
+"""What a layout property speaks about: a plain layout, or a swizzled (composed) one."""
+
+
+def inner(x: Subject) -> Layout:
+    """The plain layout of ``x`` (the layout under the swizzle of a composed layout)."""
+    return x.layout if isinstance(x, ComposedLayout) else x
+
+
+def composed_size(x: Layout | ComposedLayout) -> int:
+    return size(x.layout if isinstance(x, ComposedLayout) else x)
+
+
+def make_composed_layout(swizzle: Swizzle, layout: Layout, offset: int = 0) -> ComposedLayout:
+    """``swizzle o offset o layout`` (CuTe's ``make_composed_layout``), arguments checked."""
+    return ComposedLayout(swizzle, offset, layout)

@@ -1,0 +1,259 @@
+"""The z3 engine: a bit-vector encoding of layout evaluation; a property is PROVEN when its negation is ``unsat``.
+
+Encoding of ``x(i)`` for ``i`` a ``W``-bit vector with ``i < size``: the coordinate of leaf mode ``m`` is
+``(i / prefix_m) % s_m`` (unsigned div/mod by constants, which z3 turns into bit extracts for powers of two), the
+offset ``sum c_m * d_m`` in two's complement, then ``off + sw(...)`` as ``y ^ ((y & yyy) >> S)``. ``W`` is computed
+from the layout so nothing overflows: enough bits for ``size``, for every partial sum of ``|c_m * d_m|``, for the
+offset and for the swizzle's masks, plus a sign bit and a margin.
+
+Every query runs in a fresh ``z3.Context`` with a deterministic ``rlimit`` *and* a wall-clock timeout, through one
+choke point (``_solve``) that maps ``unknown`` to UNKNOWN with ``reason_unknown()``: a timeout never proves.
+A ``sat`` model is decoded into a witness and minimised lexicographically by binary search (each step under the
+same limits; if a step is not decided the witness found so far is reported, still re-checked by evaluation).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from layoutcheck.algebra.inttuple import flatten, prefix_product
+from layoutcheck.algebra.layout import flat_modes
+from layoutcheck.algebra.swizzle import ComposedLayout, Subject, inner
+from layoutcheck.engines.base import HandlerEngine, Limits, register_engine
+from layoutcheck.hw.banks import BANK_BYTES, BANKS
+from layoutcheck.properties.banks import ConflictFreeAtEveryBase
+from layoutcheck.properties.base import Decision, Property, Undecided, subject_size
+from layoutcheck.properties.layout import Equivalent, InBounds, Injective, Onto, Surjective
+from layoutcheck.properties.tv import ExactCover, Vectorizable
+
+DEFAULT_RLIMIT = 50_000_000
+"""z3 resource units per query (deterministic across machines, unlike the wall clock)."""
+
+
+def width_for(*subjects: Subject, extra: int = 0) -> int:
+    """Bits so that indices, offsets, partial sums and swizzle masks of ``subjects`` never overflow (signed)."""
+    need = extra.bit_length()
+    for x in subjects:
+        lay = inner(x)
+        total = sum((s - 1) * abs(d) for s, d in flat_modes(lay))
+        need = max(need, subject_size(x).bit_length(), total.bit_length())
+        if isinstance(x, ComposedLayout):
+            sw = x.swizzle
+            need = max(need, (total + abs(x.offset)).bit_length(), sw.yyy_mask.bit_length(), sw.zzz_mask.bit_length())
+    return need + 2
+
+
+class _Query:
+    """One fresh z3 context and solver with the limits applied; builds layout terms in it."""
+
+    def __init__(self, width: int, limits: Limits) -> None:
+        import z3
+
+        self.z3, self.width, self.limits = z3, width, limits
+        self.ctx = z3.Context()
+        self.solver = z3.SolverFor("QF_BV", ctx=self.ctx)
+        self.solver.set("rlimit", limits.rlimit if limits.rlimit is not None else DEFAULT_RLIMIT)
+        self.deadline = time.monotonic() + limits.timeout
+        self.checks = 0
+
+    def var(self, name: str, below: int) -> Any:
+        v = self.z3.BitVec(name, self.width, ctx=self.ctx)
+        self.solver.add(self.z3.ULT(v, self.const(below)))
+        return v
+
+    def const(self, n: int) -> Any:
+        return self.z3.BitVecVal(n, self.width, ctx=self.ctx)
+
+    def evaluate(self, x: Subject, i: Any) -> Any:
+        """The term ``x(i)`` (signed, ``width`` bits)."""
+        z3, lay = self.z3, inner(x)
+        out = self.const(0)
+        for s, p, d in zip(flatten(lay.shape), flatten(prefix_product(lay.shape)), flatten(lay.stride), strict=True):
+            if s == 1 or d == 0:
+                continue
+            crd = z3.URem(z3.UDiv(i, self.const(p)), self.const(s)) if p > 1 else z3.URem(i, self.const(s))
+            out = out + crd * self.const(d)
+        if isinstance(x, ComposedLayout):
+            sw = x.swizzle
+            out = out + self.const(x.offset)
+            hi = out & self.const(sw.yyy_mask)
+            out = out ^ (hi >> sw.shift if sw.shift >= 0 else hi << -sw.shift)
+        return out
+
+    def solve(self) -> tuple[str, Any]:
+        """The choke point: every ``check()`` goes through here. Returns ``('sat', model)``, ``('unsat', None)`` or
+        ``('unknown', reason)``."""
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            return "unknown", "timeout"
+        self.solver.set("timeout", max(1, int(left * 1000)))
+        self.checks += 1
+        r = self.solver.check()
+        if r == self.z3.sat:
+            return "sat", self.solver.model()
+        if r == self.z3.unsat:
+            return "unsat", None
+        reason = self.solver.reason_unknown()
+        if time.monotonic() >= self.deadline:
+            reason = f"timeout ({reason})"
+        return "unknown", f"solver unknown: {reason}"
+
+    def value(self, model: Any, v: Any) -> int:
+        return model.eval(v, model_completion=True).as_long()
+
+    def minimise(self, model: Any, variables: list[Any]) -> dict[str, int]:
+        """Lexicographically smallest assignment of ``variables`` (in order), by binary search per variable."""
+        z3, s = self.z3, self.solver
+        vals = [self.value(model, v) for v in variables]
+        for k, v in enumerate(variables):
+            lo, hi = 0, vals[k]
+            while lo < hi:
+                mid = (lo + hi) // 2
+                s.push()
+                s.add(z3.ULE(v, self.const(mid)))
+                status, m = self.solve()
+                s.pop()
+                if status == "sat":
+                    hi = self.value(m, v)
+                    vals = [self.value(m, w) for w in variables]
+                elif status == "unsat":
+                    lo = mid + 1
+                else:
+                    return {str(w): val for w, val in zip(variables, vals, strict=True)}
+            vals[k] = hi
+            s.add(v == self.const(hi))
+        return {str(w): val for w, val in zip(variables, vals, strict=True)}
+
+
+def _decide(q: _Query, variables: list[Any], witness: Any, stats: dict[str, Any]) -> Decision | Undecided:
+    """Run the negated property already asserted in ``q``: ``unsat`` -> holds; ``sat`` -> minimised witness."""
+    status, model = q.solve()
+    stats = {**stats, "width": q.width}
+    if status == "unsat":
+        return Decision(True, None, {**stats, "checks": q.checks})
+    if status == "unknown":
+        return Undecided(model, {**stats, "checks": q.checks})
+    vals = q.minimise(model, variables)
+    return Decision(False, witness(vals), {**stats, "checks": q.checks})
+
+
+class Z3Engine(HandlerEngine):
+    def precondition(self, prop: Property) -> str | None:
+        if isinstance(prop, Surjective) and subject_size(prop.layout) > prop.codomain:
+            return "unsupported: a surjection from a larger domain needs counting (quantifiers); not encoded"
+        if isinstance(prop, ExactCover) and prop.replication != 1:
+            return "unsupported: replicated exact cover needs counting owners; not encoded"
+        try:
+            import z3  # noqa: F401
+        except ImportError:
+            return "unsupported: z3-solver is not installed"
+        return None
+
+
+Z3 = register_engine(Z3Engine("z3"))
+
+
+def _injective_query(x: Subject, limits: Limits) -> Decision | Undecided:
+    n = subject_size(x)
+    q = _Query(width_for(x), limits)
+    i, j = q.var("i", n), q.var("j", n)
+    q.solver.add(q.z3.ULT(i, j), q.evaluate(x, i) == q.evaluate(x, j))
+    return _decide(q, [i, j], lambda v: {"kind": "collision", "i": v["i"], "j": v["j"]}, {})
+
+
+def _out_query(x: Subject, extent: int, limits: Limits) -> Decision | Undecided:
+    q = _Query(width_for(x, extra=extent), limits)
+    i = q.var("i", subject_size(x))
+    y = q.evaluate(x, i)
+    q.solver.add(q.z3.Or(y < q.const(0), y >= q.const(extent)))
+    return _decide(q, [i], lambda v: {"kind": "out", "i": v["i"]}, {})
+
+
+@Z3.handles(Injective)
+def _injective(prop: Injective, limits: Limits) -> Decision | Undecided:
+    return _injective_query(prop.layout, limits)
+
+
+@Z3.handles(InBounds)
+def _in_bounds(prop: InBounds, limits: Limits) -> Decision | Undecided:
+    return _out_query(prop.layout, prop.extent, limits)
+
+
+def _in_range_and_injective(x: Subject, n: int, limits: Limits) -> Decision | Undecided:
+    t0 = time.monotonic()
+    first = _out_query(x, n, limits)
+    if not (isinstance(first, Decision) and first.holds):
+        return first
+    left = Limits(limits.timeout - (time.monotonic() - t0), limits.memory_budget, limits.rlimit)
+    return _injective_query(x, left) if left.timeout > 0 else Undecided("timeout")
+
+
+@Z3.handles(Onto)
+def _onto(prop: Onto, limits: Limits) -> Decision | Undecided:
+    count = prop.count_witness()
+    if count is not None:
+        return Decision(False, count)
+    return _in_range_and_injective(prop.layout, prop.codomain, limits)  # size == n: onto iff injective into [0, n)
+
+
+@Z3.handles(ExactCover)
+def _exact_cover(prop: ExactCover, limits: Limits) -> Decision | Undecided:
+    # replication 1 and size(tv) == size(tile): a partition iff tv is a bijection onto the tile's indices
+    out = _in_range_and_injective(prop.tv, prop.tile_size, limits)
+    if isinstance(out, Decision) and not out.holds and out.witness and out.witness["kind"] == "collision":
+        y = prop.tv(out.witness["i"])
+        return Decision(False, {"kind": "owners", "y": y, "owners": [out.witness["i"], out.witness["j"]],
+                                "count": 2, "at_least": True}, out.stats)
+    return out
+
+
+@Z3.handles(Equivalent)
+def _equivalent(prop: Equivalent, limits: Limits) -> Decision | Undecided:
+    q = _Query(width_for(prop.a, prop.b), limits)
+    i = q.var("i", subject_size(prop.a))
+    q.solver.add(q.evaluate(prop.a, i) != q.evaluate(prop.b, i))
+    return _decide(q, [i], lambda v: {"kind": "differ", "i": v["i"]}, {})
+
+
+@Z3.handles(Vectorizable)
+def _vectorizable(prop: Vectorizable, limits: Limits) -> Decision | Undecided:
+    nt, w = prop.threads, prop.vector
+    groups = subject_size(prop.layout) // (nt * w)
+    q = _Query(width_for(prop.layout, extra=subject_size(prop.layout)), limits)
+    z3 = q.z3
+    t, g, j = q.var("t", nt), q.var("g", groups), q.var("j", w)
+    first = t + q.const(nt) * (g * q.const(w))
+    base, elem = q.evaluate(prop.layout, first), q.evaluate(prop.layout, first + q.const(nt) * j)
+    q.solver.add(z3.Or(elem != base + j, z3.SRem(base, q.const(w)) != q.const(0)))
+    return _decide(q, [t, g], lambda v: {"kind": "vector", "t": v["t"], "g": v["g"]}, {})
+
+
+# -- shared-memory banks: conflict-freedom at every base address, with the base symbolic ----------------------
+@Z3.handles(ConflictFreeAtEveryBase)
+def _z3_every_base(prop: ConflictFreeAtEveryBase, limits: Any) -> Decision | Undecided:
+    """``exists s < bases, a pair of lanes of one phase: same bank group, different unit`` must be ``unsat``."""
+    k = prop.access.kind
+    if k.merge_lane_xor:
+        return Undecided(f"unsupported: {k} phases may merge (measured rule), not encoded")
+    sw, eb = prop._swizzle(), max(1, prop.access.elem_bits // 8)
+    ub, groups = max(k.bytes, BANK_BYTES), BANKS // k.words
+    pairs = prop.conflict_pairs()
+    if not pairs:
+        return Decision(True, None, {"pairs": 0})
+    top = prop.period * prop.bases + max(max(p) for p in pairs) + 1
+    width = max(top.bit_length(), sw.yyy_mask.bit_length(), sw.zzz_mask.bit_length()) + eb.bit_length() + 3
+    q = _Query(width, limits)
+    z3, s = q.z3, q.var("s", prop.bases)
+    x = s * q.const(prop.period)
+
+    def unit(o: int) -> Any:
+        y = x + q.const(o)
+        hi = y & q.const(sw.yyy_mask)
+        y = y ^ (z3.LShR(hi, sw.shift) if sw.shift >= 0 else hi << -sw.shift)
+        return z3.UDiv(y * q.const(eb), q.const(ub))
+
+    units = {o: unit(o) for o in {o for p in pairs for o in p}}
+    g = q.const(groups - 1)
+    q.solver.add(z3.Or([z3.And(units[a] & g == units[b] & g, units[a] != units[b]) for a, b in pairs]))
+    return _decide(q, [s], lambda v: {"kind": "base", "s": v["s"]}, {"pairs": len(pairs)})

@@ -1,0 +1,311 @@
+"""Properties: the claims layoutcheck can prove about layouts, and the protocol for adding new ones.
+
+A *property* is a frozen value naming a claim about one or more *subjects* -- ``Layout``s or ``ComposedLayout``s
+(swizzled), seen as functions from a flat index ``i`` in ``[0, size)`` to an offset. ``prove(prop)`` hands it to an
+engine (``layoutcheck.engines``) which answers PROVEN / REFUTED / UNKNOWN.
+
+Definitions (``L`` a subject, ``n`` a codomain size, ``T`` the thread count of a TV map)::
+
+    injective(L)            L(i) == L(j)  =>  i == j                         for i, j in [0, size(L))
+    surjective(L, n)        L maps into [0, n) and every y in [0, n) is some L(i)       (n defaults to size(L))
+    bijective(L, n)         both of the above (so size(L) == n)
+    equivalent(A, B)        A(i) == B(i) for every i in [0, size(A)); size(A) == size(B)
+    in_bounds(L, e)         0 <= L(i) < e for every i
+    exact_cover(tv, tile, k) every tile index y in [0, size(tile)) is tv(t, v) for exactly k pairs (t, v), of k
+                            distinct threads t (k = 1: a partition of the tile; k > 1: MMA A/B replication)
+    vectorizable(L, w, e)   L a TV map to memory offsets (elements of e bytes): for every thread t and every group g
+                            of W = w/e consecutive values, L(t, g*W + j) == L(t, g*W) + j and L(t, g*W) % W == 0
+
+Worked example: ``(4,2):(2,1)`` maps ``i = 0..7`` to ``0 2 4 6 1 3 5 7``: injective, bijective onto 8, in_bounds 8.
+``(4,2):(2,2)`` maps to ``0 2 4 6 2 4 6 8``: the lexicographically smallest colliding pair is ``(1, 4)`` (both 2).
+
+Edge cases: size-1 modes and stride-0 modes are ordinary; a stride-0 mode of size > 1 breaks injectivity.
+Inputs that cannot be compared (a codomain smaller than the image, a TV map whose size is not the tile's, a vector
+width that is not a multiple of the element size) raise ``LayoutError`` when the property is *built*, before any
+engine runs.
+
+Where things live: the protocol every property follows (``Property``, ``Decision``, ``Undecided``, ``Subject``,
+``as_subject``, the witness helpers) and its essay are in ``layoutcheck.properties.base``; ``exact_cover`` and
+``vectorizable`` (claims about TV maps) are in ``layoutcheck.properties.tv``. Both are re-exported here, so
+``from layoutcheck.properties.layout import Property, exact_cover`` keeps working.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from layoutcheck.algebra.inttuple import is_int
+from layoutcheck.algebra.layout import Layout  # noqa: F401 -- the doctests build layouts
+from layoutcheck.algebra.notation import as_subject
+from layoutcheck.algebra.swizzle import Subject
+from layoutcheck.errors import LayoutError
+from layoutcheck.properties.base import (
+    Decision,
+    Property,
+    Undecided,
+    at,
+    explain_pair,
+    first_out_of_range,
+    offset_range,
+    pair_witness,
+    recheck_out,
+    recheck_pair,
+    smallest_collision,
+    subject_size,
+)
+from layoutcheck.properties.tv import ExactCover, Vectorizable, exact_cover, vectorizable
+
+
+# -- injective / surjective / bijective / in_bounds -----------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Injective(Property):
+    """``L(i) == L(j) => i == j``."""
+
+    layout: Subject
+    name: ClassVar[str] = "injective"
+    bytes_per_point: ClassVar[int] = 40
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "layout", as_subject(self.layout))
+
+    def subjects(self) -> tuple[Subject, ...]:
+        return (self.layout,)
+
+    def exhaustive(self) -> Decision:
+        offs = self.layout.offsets()
+        pair = smallest_collision(offs)
+        stats = {"collisions": int(offs.size - np.unique(offs).size)} if pair else {"collisions": 0}
+        return Decision(True, None, stats) if pair is None else Decision(False, pair_witness(*pair), stats)
+
+    def recheck(self, w: dict[str, Any]) -> bool:
+        return recheck_pair(self.layout, w)
+
+    def explain(self, w: dict[str, Any]) -> str:
+        return explain_pair(self.layout, w)
+
+
+@dataclass(frozen=True, slots=True)
+class InBounds(Property):
+    """``0 <= L(i) < extent`` for every ``i``."""
+
+    layout: Subject
+    extent: int
+    name: ClassVar[str] = "in_bounds"
+    bytes_per_point: ClassVar[int] = 16
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "layout", as_subject(self.layout))
+        if not is_int(self.extent) or self.extent <= 0:
+            raise LayoutError(f"in_bounds extent must be a positive int, found {self.extent!r}")
+
+    def subjects(self) -> tuple[Subject, ...]:
+        return (self.layout,)
+
+    def subject(self) -> str:
+        return f"{self.layout}, {self.extent}"
+
+    def exhaustive(self) -> Decision:
+        offs = self.layout.offsets()
+        i = first_out_of_range(offs, self.extent)
+        stats = {"out_of_bounds": int(((offs < 0) | (offs >= self.extent)).sum())}
+        return Decision(True, None, stats) if i is None else Decision(False, {"kind": "out", "i": i}, stats)
+
+    def recheck(self, w: dict[str, Any]) -> bool:
+        return recheck_out(self.layout, w, self.extent)
+
+    def explain(self, w: dict[str, Any]) -> str:
+        return f"index {w['i']}: {at(self.layout, w['i'])} is outside [0,{self.extent})"
+
+
+def _check_codomain(x: Subject, n: int, what: str) -> None:
+    if not is_int(n) or n <= 0:
+        raise LayoutError(f"{what} codomain must be a positive int, found {n!r}")
+    lo, hi = offset_range(x)
+    if lo < 0:
+        raise LayoutError(f"{what}: codomain [0,{n}) cannot hold the image of {x}, which reaches {lo} < 0")
+    if hi >= n:
+        raise LayoutError(f"{what}: codomain [0,{n}) is smaller than the image of {x}, which reaches {hi}")
+
+
+def _count_witness(n_dom: int, n: int) -> dict[str, Any]:
+    return {"kind": "count", "size": n_dom, "codomain": n}
+
+
+@dataclass(frozen=True, slots=True)
+class Onto(Property):
+    """Base of ``Surjective`` and ``Bijective``: ``L`` maps into ``[0, n)`` and hits every ``y`` in it, and, when
+    ``need_injective``, hits each once. ``n`` defaults to ``size(L)``. Engines may handle both with one handler."""
+
+    layout: Subject
+    codomain: int | None = None
+    name: ClassVar[str] = "onto"
+    need_injective: ClassVar[bool] = False
+    bytes_per_point: ClassVar[int] = 32
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "layout", as_subject(self.layout))
+        n = subject_size(self.layout) if self.codomain is None else self.codomain
+        _check_codomain(self.layout, n, self.name)
+        object.__setattr__(self, "codomain", n)
+
+    def subjects(self) -> tuple[Subject, ...]:
+        return (self.layout,)
+
+    def subject(self) -> str:
+        return f"{self.layout}, {self.codomain}"
+
+    def count_witness(self) -> dict[str, Any] | None:
+        """The ``count`` witness when sizes alone refute the claim (``size < n``, or ``size != n`` for a bijection).
+
+        >>> bijective(Layout(4, 1), 8).count_witness()
+        {'kind': 'count', 'size': 4, 'codomain': 8}
+        """
+        m, n = subject_size(self.layout), self.codomain
+        assert n is not None  # set by __post_init__
+        return _count_witness(m, n) if m < n or (self.need_injective and m != n) else None
+
+    def exhaustive(self) -> Decision:
+        return _onto(self, self.codomain)
+
+    def recheck(self, w: dict[str, Any]) -> bool:
+        return _recheck_onto(self.layout, self.codomain, w)
+
+    def explain(self, w: dict[str, Any]) -> str:
+        return _explain_onto(self.layout, self.codomain, w)
+
+
+@dataclass(frozen=True, slots=True)
+class Surjective(Onto):
+    """``L`` maps into ``[0, n)`` and hits every ``y`` in it; ``n`` defaults to ``size(L)``."""
+
+    name: ClassVar[str] = "surjective"
+
+
+@dataclass(frozen=True, slots=True)
+class Bijective(Onto):
+    """``L`` is a bijection ``[0, size) -> [0, n)``; ``n`` defaults to ``size(L)``."""
+
+    name: ClassVar[str] = "bijective"
+    need_injective: ClassVar[bool] = True
+
+
+def _onto(prop: Onto, n: int) -> Decision:
+    """Decide surjectivity (and injectivity) onto ``[0, n)`` by evaluating every index.
+
+    Witness order: a size mismatch (counting), an offset outside ``[0, n)``, the smallest colliding pair, the smallest
+    uncovered ``y`` (only when ``size > n``; otherwise a collision is always found first).
+    """
+    x, m, need_injective = prop.layout, subject_size(prop.layout), prop.need_injective
+    count = prop.count_witness()
+    if count is not None:
+        return Decision(False, count, {"size": m, "codomain": n})
+    offs = x.offsets()
+    i = first_out_of_range(offs, n)
+    if i is not None:
+        return Decision(False, {"kind": "out", "i": i}, {})
+    counts = np.bincount(offs, minlength=n)
+    stats = {"missing": int((counts == 0).sum()), "multiply_hit": int((counts > 1).sum())}
+    if m == n and stats["missing"] == 0:  # n offsets covering [0, n): injective too
+        return Decision(True, None, stats)
+    if need_injective or m == n:
+        pair = smallest_collision(offs)
+        return Decision(True, None, stats) if pair is None else Decision(False, pair_witness(*pair), stats)
+    missing = np.flatnonzero(counts == 0)
+    return Decision(True, None, stats) if missing.size == 0 else Decision(False, {"kind": "missing",
+                                                                                   "y": int(missing[0])}, stats)
+
+
+def _recheck_onto(x: Subject, n: int, w: dict[str, Any]) -> bool:
+    kind = w["kind"]
+    if kind == "count":
+        return w["size"] == subject_size(x) and w["codomain"] == n and w["size"] != n
+    if kind == "out":
+        return recheck_out(x, w, n)
+    if kind == "collision":
+        return recheck_pair(x, w) and subject_size(x) <= n
+    return kind == "missing" and 0 <= w["y"] < n and not bool((x.offsets() == w["y"]).any())
+
+
+def _explain_onto(x: Subject, n: int, w: dict[str, Any]) -> str:
+    kind = w["kind"]
+    if kind == "count":
+        return f"size {w['size']} != codomain size {n}"
+    if kind == "out":
+        return f"index {w['i']}: {at(x, w['i'])} is outside [0,{n})"
+    if kind == "collision":
+        return explain_pair(x, w) + f" (so, with size {subject_size(x)} <= {n}, some offset is never hit)"
+    return f"offset {w['y']} in [0,{n}) is never hit"
+
+
+# -- equivalent -----------------------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Equivalent(Property):
+    """``A(i) == B(i)`` for every ``i`` in ``[0, size)``: e.g. two encodings of one TV map."""
+
+    a: Subject
+    b: Subject
+    name: ClassVar[str] = "equivalent"
+    bytes_per_point: ClassVar[int] = 32
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "a", as_subject(self.a, "equivalent: A"))
+        object.__setattr__(self, "b", as_subject(self.b, "equivalent: B"))
+        na, nb = subject_size(self.a), subject_size(self.b)
+        if na != nb:
+            raise LayoutError(f"equivalent: sizes differ, size(A) = {na} for {self.a}, size(B) = {nb} for {self.b}")
+
+    def subjects(self) -> tuple[Subject, ...]:
+        return (self.a, self.b)
+
+    def exhaustive(self) -> Decision:
+        diff = np.flatnonzero(self.a.offsets() != self.b.offsets())
+        stats = {"differing": int(diff.size)}
+        return Decision(True, None, stats) if diff.size == 0 else Decision(False, {"kind": "differ",
+                                                                                   "i": int(diff[0])}, stats)
+
+    def recheck(self, w: dict[str, Any]) -> bool:
+        i = w["i"]
+        return 0 <= i < subject_size(self.a) and self.a(i) != self.b(i)
+
+    def explain(self, w: dict[str, Any]) -> str:
+        return f"index {w['i']}: A{at(self.a, w['i'])} but B{at(self.b, w['i'])}"
+
+
+# -- the public constructors (CuTe-style free functions) ------------------------------------------------------
+def injective(layout: Any) -> Injective:
+    """Claim: ``layout`` never maps two indices to one offset.
+
+    >>> str(injective(Layout((4, 2), (2, 1))))
+    'injective((4,2):(2,1))'
+    """
+    return Injective(layout)
+
+
+def surjective(layout: Any, codomain: int | None = None) -> Surjective:
+    """Claim: ``layout`` maps onto ``[0, codomain)`` (default ``size(layout)``). Pre: the image fits the codomain."""
+    return Surjective(layout, codomain)
+
+
+def bijective(layout: Any, codomain: int | None = None) -> Bijective:
+    """Claim: ``layout`` is a bijection onto ``[0, codomain)`` (default ``size(layout)``)."""
+    return Bijective(layout, codomain)
+
+
+def equivalent(a: Any, b: Any) -> Equivalent:
+    """Claim: ``a(i) == b(i)`` for all ``i``. Pre: ``size(a) == size(b)``."""
+    return Equivalent(a, b)
+
+
+def in_bounds(layout: Any, extent: int) -> InBounds:
+    """Claim: every offset of ``layout`` lies in ``[0, extent)``."""
+    return InBounds(layout, extent)
+
+
+__all__ = [
+    "Bijective", "Decision", "Equivalent", "ExactCover", "InBounds", "Injective", "Onto", "Property", "Subject",
+    "Surjective", "Undecided", "Vectorizable", "at", "bijective", "equivalent", "exact_cover", "in_bounds",
+    "injective", "surjective", "vectorizable",
+]

@@ -1,0 +1,256 @@
+"""Pictures of layouts: CuTe's ``print_layout`` grid in the terminal, and coloured SVG / HTML grids.
+
+Three pictures, one grid each (rows = mode 0, columns = mode 1 of a rank-2 layout; a rank-1 layout is one column)::
+
+    plain  cell (m, n) shows L(m, n)                                   (CuTe print_layout)
+    tv     cell (m, n) of an M x N tile shows its owners "T5V2"        (CuTe print_latex / print_svg of a TV layout)
+           tile index m + M*n; coloured by thread
+    banks  cell (m, n) shows the offset and bank of L(m, n)            bank = (offset * bytes / 4) % 32
+           coloured by bank; with an access kind, lanes of a phase that hit one bank in different words are outlined
+           in red (needs ``layoutcheck.models.banks``)
+
+Pictures are capped at ``MAX_CELLS`` cells.
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from layoutcheck.algebra.inttuple import is_tuple
+from layoutcheck.algebra.layout import Layout, size
+from layoutcheck.algebra.swizzle import ComposedLayout
+from layoutcheck.errors import LayoutError
+from layoutcheck.hw.banks import BANK_BYTES, BANKS
+
+MAX_CELLS = 1 << 16
+
+# 8 thread colours in the spirit of CuTe's print_latex (light, distinct); banks cycle through 32 hues
+_THREAD_COLOURS = ("#afafff", "#afffaf", "#ffffaf", "#ffafaf", "#d2d2ff", "#d2ffd2", "#ffffd2", "#ffd2d2")
+
+
+@dataclass(frozen=True, slots=True)
+class Grid:
+    """A rows x cols picture: ``text[m][n]`` in each cell, ``fill[m][n]`` its colour, ``alert`` cells outlined."""
+
+    title: str
+    text: list[list[str]]
+    fill: list[list[str]]
+    alert: frozenset[tuple[int, int]] = frozenset()
+    legend: str = ""
+
+    @property
+    def rows(self) -> int:
+        return len(self.text)
+
+    @property
+    def cols(self) -> int:
+        return len(self.text[0]) if self.text else 0
+
+
+def _inner(x: Layout | ComposedLayout) -> Layout:
+    return x.layout if isinstance(x, ComposedLayout) else x
+
+
+def grid_shape(x: Layout | ComposedLayout) -> tuple[int, int]:
+    """(rows, cols) of the picture of ``x``: its two modes' sizes (rank 1: one column)."""
+    lay = _inner(x)
+    if not is_tuple(lay.shape) or len(lay) == 1:
+        return size(lay), 1
+    if len(lay) != 2:
+        raise LayoutError(f"show draws rank-1 or rank-2 layouts, found rank {len(lay)}: {x}")
+    return size(lay[0]), size(lay[1])
+
+
+def _check_cells(rows: int, cols: int) -> None:
+    if rows * cols > MAX_CELLS:
+        raise LayoutError(f"a {rows}x{cols} picture has {rows * cols} cells, over the limit of {MAX_CELLS}")
+
+
+def offsets_grid(x: Layout | ComposedLayout) -> np.ndarray:
+    """``L(m, n)`` as a rows x cols array."""
+    rows, cols = grid_shape(x)
+    _check_cells(rows, cols)
+    return x.offsets().reshape(cols, rows).T
+
+
+def plain_grid(x: Layout | ComposedLayout) -> Grid:
+    """CuTe's print_layout: each cell holds ``L(m, n)``.
+
+    >>> plain_grid(Layout((2, 2), (1, 2))).text
+    [['0', '2'], ['1', '3']]
+    """
+    offs = offsets_grid(x)
+    text = [[str(int(v)) for v in row] for row in offs]
+    fill = [["#ffffff"] * len(row) for row in offs]
+    return Grid(str(x), text, fill)
+
+
+def tv_grid(tv: Layout | ComposedLayout, rows: int, cols: int) -> Grid:
+    """Each cell of an M x N tile shows its owners ``T<t>V<v>`` (the TV layout maps to ``m + M*n``)."""
+    from layoutcheck.report.vectors import from_tv
+
+    _check_cells(rows, cols)
+    own = from_tv("show", tv, (rows, cols))
+    text: list[list[str]] = [[""] * cols for _ in range(rows)]
+    fill: list[list[str]] = [["#ffffff"] * cols for _ in range(rows)]
+    alert: set[tuple[int, int]] = set()
+    nv = own.num_values
+    for m in range(rows):
+        for n in range(cols):
+            e = m + rows * n
+            ids = own.owner[own.owner_start[e]:own.owner_start[e + 1]].tolist()
+            text[m][n] = " ".join(f"T{i // nv}V{i % nv}" for i in ids[:2]) + (" +" if len(ids) > 2 else "")
+            if ids:
+                fill[m][n] = _THREAD_COLOURS[(ids[0] // nv) % len(_THREAD_COLOURS)]
+            if len(ids) != 1:
+                alert.add((m, n))  # missed or owned more than once
+    legend = "cells outlined in red are owned by no (thread, value) or by several" if alert else ""
+    return Grid(f"TV {tv} over a {rows}x{cols} tile", text, fill, frozenset(alert), legend)
+
+
+def bank_of(offsets: np.ndarray, dtype_bits: int) -> np.ndarray:
+    """Bank of each element offset: ``(offset * bytes // 4) % 32`` (sub-word elements share their word's bank).
+
+    >>> bank_of(np.array([0, 1, 2, 64]), 16).tolist()
+    [0, 0, 1, 0]
+    """
+    return (offsets * dtype_bits // 8 // BANK_BYTES) % BANKS
+
+
+def _bank_colour(b: int) -> str:
+    import colorsys
+
+    r, g, bl = colorsys.hls_to_rgb((b * 11 % BANKS) / BANKS, 0.82, 0.75)
+    return f"#{int(r * 255):02x}{int(g * 255):02x}{int(bl * 255):02x}"
+
+
+def banks_grid(x: Layout | ComposedLayout, dtype_bits: int, conflicts: frozenset[tuple[int, int]] = frozenset(),
+               note: str = "") -> Grid:
+    """Each cell shows ``offset`` and ``b<bank>``, coloured by bank; ``conflicts`` cells are outlined."""
+    offs = offsets_grid(x)
+    banks = bank_of(offs, dtype_bits)
+    text = [[f"{int(o)} b{int(b)}" for o, b in zip(orow, brow, strict=True)] for orow, brow in zip(offs, banks,
+                                                                                                   strict=True)]
+    fill = [[_bank_colour(int(b)) for b in brow] for brow in banks]
+    return Grid(f"banks of {x} ({dtype_bits}-bit elements)", text, fill, conflicts, note)
+
+
+# -- renderers ----------------------------------------------------------------------------------------------------
+def render_text(g: Grid) -> str:
+    """CuTe print_layout style: a bordered grid with row and column indices."""
+    w = max([len(t) for row in g.text for t in row] + [len(str(g.cols - 1)), 1])
+    rw = len(str(g.rows - 1))
+    sep = " " * (rw + 1) + "+" + "+".join(["-" * (w + 2)] * g.cols) + "+"
+    head = " " * (rw + 1) + " " + " ".join(f" {c:>{w}} " for c in range(g.cols))
+    out = [g.title, head, sep]
+    for m, row in enumerate(g.text):
+        cells = "|".join(f" {t:>{w}}{'!' if (m, n) in g.alert else ' '}" for n, t in enumerate(row))
+        out.append(f"{m:>{rw}} |{cells}|")
+        out.append(sep)
+    if g.legend:
+        out.append(("'!' marks: " if g.alert else "") + g.legend)
+    return "\n".join(out)
+
+
+def render_svg(g: Grid) -> str:
+    """A standalone SVG: one rectangle per cell, its text centred, index labels on the top and left."""
+    cw = max(28, 7 * max(len(t) for row in g.text for t in row) + 10)
+    ch, left, top = 20, 34, 44
+    text_w = 8 * max(len(g.title), len(g.legend)) + left
+    width, height = max(left + cw * g.cols + 10, text_w), top + ch * g.rows + (30 if g.legend else 10)
+    e = html.escape
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+             f'font-family="monospace" font-size="11">',
+             f'<rect width="{width}" height="{height}" fill="#ffffff"/>',
+             f'<text x="{left}" y="16" font-size="13">{e(g.title)}</text>']
+    for n in range(g.cols):
+        parts.append(f'<text x="{left + n * cw + cw / 2}" y="{top - 6}" text-anchor="middle">{n}</text>')
+    for m in range(g.rows):
+        y = top + m * ch
+        parts.append(f'<text x="{left - 6}" y="{y + 14}" text-anchor="end">{m}</text>')
+        for n in range(g.cols):
+            x = left + n * cw
+            stroke = ('stroke="#e00000" stroke-width="2.5"' if (m, n) in g.alert else 'stroke="#000000" '
+                      'stroke-width="0.5"')
+            parts.append(f'<rect x="{x}" y="{y}" width="{cw}" height="{ch}" fill="{g.fill[m][n]}" {stroke}/>')
+            parts.append(f'<text x="{x + cw / 2}" y="{y + 14}" text-anchor="middle">{e(g.text[m][n])}</text>')
+    for m, n in sorted(g.alert):  # draw outlines last so neighbours do not paint over them
+        parts.append(f'<rect x="{left + n * cw}" y="{top + m * ch}" width="{cw}" height="{ch}" fill="none" '
+                     f'stroke="#e00000" stroke-width="2.5"/>')
+    if g.legend:
+        parts.append(f'<text x="{left}" y="{height - 10}" fill="#c00000">{e(g.legend)}</text>')
+    parts.append("</svg>")
+    return "\n".join(parts) + "\n"
+
+
+def render_html(g: Grid) -> str:
+    return (f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{html.escape(g.title)}</title></head>\n"
+            f"<body>\n{render_svg(g)}</body></html>\n")
+
+
+# -- the command ----------------------------------------------------------------------------------------------------
+def build_grid(expr: str, tv: tuple[int, int] | None, banks: str | None, access: str | None) -> Grid:
+    from layoutcheck.algebra.notation import parse_layout
+
+    x = parse_layout(expr)
+    if tv and banks:
+        raise LayoutError("show: --tv and --banks draw different pictures; pick one")
+    if tv:
+        return tv_grid(x, tv[0], tv[1])
+    if banks:
+        from layoutcheck.spec.values import DTYPE_BITS
+
+        bits = DTYPE_BITS.get(banks.lower())
+        if bits is None:
+            raise LayoutError(f"show --banks: unknown dtype {banks!r} (known: {', '.join(DTYPE_BITS)})")
+        conflicts, note = access_conflicts(x, bits, access) if access else (frozenset(), "")
+        return banks_grid(x, bits, conflicts, note)
+    if access:
+        raise LayoutError("show: --access goes with --banks DTYPE")
+    return plain_grid(x)
+
+
+def access_conflicts(x: Any, bits: int, access: str) -> tuple[frozenset[tuple[int, int]], str]:
+    """Cells touched by a lane whose bank, in its phase, is hit with more than one distinct 4-byte word.
+
+    The access is ``layoutcheck.models.banks.default_access`` of the kind (the canonical tile access); phases and words
+    per lane follow ``layoutcheck.hw.banks``. A clear error when the bank model is not installed.
+    """
+    from layoutcheck.models.banks import access as bk
+    acc = bk.default_access(x, access, bits)
+    addrs = bk.byte_addresses(x, acc)  # (instructions, 32), -1 = inactive
+    kind = acc.kind
+    rows, _ = grid_shape(x)
+    cells: set[tuple[int, int]] = set()
+    for i in range(addrs.shape[0]):
+        for p0 in range(0, kind.address_lanes, kind.phase_lanes):
+            lanes = [ln for ln in range(p0, p0 + kind.phase_lanes) if addrs[i, ln] >= 0]
+            words: dict[int, set[int]] = {}
+            for ln in lanes:
+                for w in range(kind.words):
+                    word = int(addrs[i, ln]) // BANK_BYTES + w
+                    words.setdefault(word % BANKS, set()).add(word)
+            for ln in lanes:
+                hit = {(int(addrs[i, ln]) // BANK_BYTES + w) % BANKS for w in range(kind.words)}
+                if any(len(words[b]) > 1 for b in hit):
+                    cells.update((int(e) % rows, int(e) // rows) for e in acc.elems[i, ln] if e >= 0)
+    note = (f"outlined: elements whose lane is in a bank conflict under {access}" if cells
+            else f"no bank conflicts under {access}")
+    return frozenset(cells), note
+
+
+def run_show(args: Any) -> str:
+    """``layoutcheck show``: the terminal grid, or write SVG/HTML and say where."""
+    from layoutcheck.report.verdicts import atomic_open
+
+    g = build_grid(args.expr, tuple(args.tv) if args.tv else None, args.banks, getattr(args, "access", None))
+    for path, render in ((args.svg, render_svg), (args.html, render_html)):
+        if path:
+            with atomic_open(path) as f:
+                f.write(render(g))
+            return f"wrote {g.rows}x{g.cols} picture of {g.title} -> {path}"
+    return render_text(g)

@@ -1,0 +1,290 @@
+"""Binding: a config's property requests -> property objects of ``layoutcheck.properties``.
+
+``build_property(cfg, req)`` is the only place that knows how spec keys map onto the property API. Per kind:
+
+    ==========  ====================================================================================================
+    kind        subject the property is built on
+    ==========  ====================================================================================================
+    layout      ``layout`` (``equivalent`` against ``other``; ``codomain`` for surjective/bijective/in_bounds)
+    tv          ``tv`` over ``tile`` (``vectorizable`` on ``memory o tv`` when ``memory`` is given)
+    tiled_mma   ``thrfrg_X`` of the TiledMMA on the operand's CTA tile (``mma_cta_tile``, ``mma_thrfrg``)
+    smem        ``smem_layout`` (``layout``, or a GMMA atom tiled to ``tile``) and ``smem_access``
+    tma         a ``TmaBox`` descriptor with the shared-memory layout and the box dimension of each layout mode
+    ==========  ====================================================================================================
+
+A property whose module is not installed raises ``ModuleMissing`` (reported UNKNOWN); a value that does not fit
+the property raises ``SpecError`` naming ``file:line``, the config and the key.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any
+
+from layoutcheck.algebra.layout import Layout, size
+from layoutcheck.algebra.swizzle import ComposedLayout
+from layoutcheck.errors import LayoutError, SpecError
+from layoutcheck.spec.schema import KIND_MODULE, PROPERTY_MODULE, Config, ModuleMissing, PropertyRequest
+from layoutcheck.spec.values import DTYPE_BITS, one_line
+
+
+def need_module(module: str, prop: str) -> Any:
+    """``import_module(module)``, or ``ModuleMissing("property P needs module M, not available")`` when M is absent.
+
+    An ImportError from a third-party dependency inside an installed module is re-raised, not hidden.
+    """
+    try:
+        return import_module(module)
+    except ImportError as e:
+        if e.name and not module.startswith(e.name) and not e.name.startswith("layoutcheck"):
+            raise
+        raise ModuleMissing(f"property {prop} needs module {module}, not available") from None
+
+
+def required_modules(cfg: Config, req: PropertyRequest) -> tuple[str, ...]:
+    """The layoutcheck modules that checking ``req`` on ``cfg`` imports (the property's, then the kind's)."""
+    return (PROPERTY_MODULE[req.name], *KIND_MODULE.get(cfg.kind, ()))
+
+
+def subject(cfg: Config, req: PropertyRequest | None = None) -> Any:
+    """The layout-like object a config describes (for ``show``/``vectors`` and for the property binding)."""
+    if cfg.kind in ("layout",):
+        return cfg.get("layout")
+    if cfg.kind == "tv":
+        return cfg.get("tv")
+    if cfg.kind == "smem":
+        return smem_layout(cfg)
+    if cfg.kind == "tiled_mma":
+        return tiled_mma(cfg, req.name if req else "tiled_mma")
+    raise cfg.error("kind", f"kind {cfg.kind!r} has no layout subject")
+
+
+def smem_layout(cfg: Config) -> Layout | ComposedLayout:
+    """The config's shared-memory layout: ``layout`` as written, or a GMMA ``atom`` tiled to ``tile``."""
+    if cfg.get("layout") is not None:
+        return cfg.get("layout")
+    from layoutcheck.algebra.tiling import tile_to_shape
+    from layoutcheck.hw.smem import gmma_smem_atom
+
+    atom = dict(cfg.get("atom") if not isinstance(cfg.get("atom"), str) else ())
+    if not atom:
+        raise cfg.error("atom", "kind 'smem' takes an atom table { major, mode }")
+    try:
+        a = gmma_smem_atom(atom["major"], atom["mode"], DTYPE_BITS[cfg.get("dtype")])
+        tiled = tile_to_shape(a.layout, cfg.get("tile"))
+    except LayoutError as e:
+        raise cfg.error("atom", one_line(e)) from None
+    return ComposedLayout(a.element_swizzle, 0, tiled)
+
+
+def tiled_mma(cfg: Config, prop: str) -> Any:
+    """Build the config's TiledMMA with ``layoutcheck.models.tiled_mma`` (``ModuleMissing`` when it is not there)."""
+    mma_hw = need_module("layoutcheck.hw.mma", prop)
+    tm = need_module("layoutcheck.models.tiled_mma", prop)
+    try:
+        atom = mma_hw.mma_atom(cfg.get("atom"))
+    except LayoutError as e:
+        raise cfg.error("atom", one_line(e)) from None
+    except KeyError:
+        raise cfg.error("atom", f"unknown MMA atom {cfg.get('atom')!r}") from None
+    perm = tuple(cfg.get("permutation") or ())
+    perm = perm + (None,) * (3 - len(perm))
+    try:
+        return tm.make_tiled_mma(atom, cfg.get("atom_layout", (1, 1, 1)), perm)
+    except LayoutError as e:
+        raise cfg.error("permutation" if cfg.get("permutation") else "atom_layout", one_line(e)) from None
+
+
+def tile_shape(cfg: Config) -> tuple[int, ...]:
+    """The config's ``tile`` as a tuple of extents."""
+    return tuple(cfg.get("tile"))
+
+
+def build_property(cfg: Config, req: PropertyRequest) -> Any:
+    """The ``layoutcheck.properties.layout`` object for one request.
+
+    Raises ``ModuleMissing`` when a module the property needs is absent, ``SpecError`` (file:line:key) when the
+    config's values do not fit the property.
+    """
+    module = PROPERTY_MODULE[req.name]
+    fn = getattr(need_module(module, req.name), req.name, None)
+    if fn is None:
+        raise ModuleMissing(f"property {req.name} needs {module}.{req.name}, not available")
+    try:
+        return _BINDERS[cfg.kind](fn, cfg, req)
+    except (ModuleMissing, SpecError):
+        raise
+    except LayoutError as e:
+        raise SpecError(f"{cfg.file}:{req.line or cfg.line}: config {cfg.name!r}: property {req.name!r}: "
+                        f"{one_line(e)}") from None
+
+
+def _tv_memory(cfg: Config, lay: Any) -> Any:
+    """A TV config's map to memory offsets: ``memory o tv`` when a ``memory`` layout is given, else ``tv``."""
+    mem = cfg.get("memory")
+    if mem is None:
+        return lay
+    from layoutcheck.algebra.ops import composition
+
+    if isinstance(mem, ComposedLayout):
+        return ComposedLayout(mem.swizzle, mem.offset, composition(mem.layout, lay))
+    return composition(mem, lay)
+
+
+def _dtype_bytes(cfg: Config, req: PropertyRequest) -> int:
+    dtype = req.get("dtype", cfg.get("dtype"))
+    if dtype is None:
+        raise cfg.error("dtype", f"property {req.name!r} needs the config's 'dtype' (e.g. \"f16\")")
+    return max(1, DTYPE_BITS[dtype] // 8)
+
+
+def _bind_layout(fn: Any, cfg: Config, req: PropertyRequest) -> Any:
+    lay = subject(cfg, req)
+    name = req.name
+    tile_n = size(Layout(tile_shape(cfg))) if cfg.kind == "tv" else None
+    if name == "equivalent":
+        other = req.get("other", cfg.get("other"))
+        if other is None:
+            raise cfg.error("other", "property 'equivalent' needs 'other' (a layout to compare with)")
+        return fn(lay, other)
+    if name in ("surjective", "bijective"):
+        return fn(lay, req.get("codomain", cfg.get("codomain", tile_n)))
+    if name == "in_bounds":
+        bound = req.get("bound", cfg.get("codomain", tile_n))
+        if bound is None:
+            raise cfg.error("properties", "property 'in_bounds' needs a 'bound' (or the config's 'codomain')")
+        return fn(lay, bound)
+    if name == "vectorizable":
+        width = req.get("width")
+        if width is None:
+            raise cfg.error("properties", "property 'vectorizable' needs a 'width' in bytes (e.g. 16)")
+        return fn(_tv_memory(cfg, lay) if cfg.kind == "tv" else lay, width, _dtype_bytes(cfg, req))
+    if name == "exact_cover":
+        return fn(lay, tile_shape(cfg), req.get("replication"))
+    return fn(lay)
+
+
+def _bind_tiled_mma(fn: Any, cfg: Config, req: PropertyRequest) -> Any:
+    """Properties of the whole CTA tile: the operand's ``thrfrg`` layout ``(thread, value) -> tile index``."""
+    mma = tiled_mma(cfg, req.name)
+    operand = req.get("operand", cfg.get("operand", "C"))
+    tile = mma_cta_tile(cfg, mma, operand)
+    frg = mma_thrfrg(cfg, mma, operand, tile)
+    if req.name == "exact_cover":
+        return fn(frg, tile, req.get("replication", 1))
+    if req.name == "in_bounds":
+        return fn(frg, size(Layout(tile)))
+    return fn(frg)
+
+
+def mma_cta_tile(cfg: Config, mma: Any, operand: str) -> tuple[int, int]:
+    """The (rows, cols) of ``operand`` in the config's CTA ``tile`` = [M, N] or [M, N, K] (K defaults to the MMA's)."""
+    t = tile_shape(cfg)
+    if len(t) not in (2, 3):
+        raise cfg.error("tile", f"a tiled_mma tile is [M, N] or [M, N, K], found {list(t)}")
+    m, n = t[0], t[1]
+    k = t[2] if len(t) == 3 else mma.tile_size_mnk[2]
+    return {"A": (m, k), "B": (n, k), "C": (m, n)}[operand]
+
+
+def mma_thrfrg(cfg: Config, mma: Any, operand: str, tile: tuple[int, int]) -> Layout:
+    """``thrfrg_X`` of ``operand`` on ``tile``: ``(thread, value) -> tile index``; a tile the MMA cannot tile is an
+    error on the config's ``tile``."""
+    try:
+        return getattr(mma, f"thrfrg_{operand}")(Layout(tile))
+    except LayoutError as e:
+        raise cfg.error("tile", one_line(e)) from None
+
+
+def smem_access(cfg: Config, req: PropertyRequest) -> Any:
+    """The access of a smem config: a kind name (the canonical tile access), or an ``Access`` built from
+    ``access_tv`` (``(32 lanes, V) -> element``) or ``access_expr`` over ``access_ranges``."""
+    banks = need_module("layoutcheck.models.banks.access", req.name)
+    kind = req.get("access", cfg.get("access"))
+    if kind is None:
+        raise cfg.error("access", f"property {req.name!r} needs an 'access' (e.g. \"ldsm_x4\", \"sts32\")")
+    bits = DTYPE_BITS[cfg.get("dtype")]
+    try:
+        banks.access_kind(kind)
+        if cfg.get("access_tv") is not None:
+            tv = cfg.get("access_tv")
+            if not isinstance(tv, Layout):
+                raise cfg.error("access_tv", "an access TV map cannot be swizzled")
+            return banks.access_from_tv(kind, tv, bits, f"{kind} by {tv}")
+        if cfg.get("access_expr") is not None:
+            return banks.access_from_expr(kind, cfg.get("access_expr"), bits, dict(cfg.get("access_ranges", ())))
+    except LayoutError as e:
+        key = "access_tv" if cfg.get("access_tv") is not None else "access_expr"
+        raise cfg.error(key if cfg.get(key) is not None else "access", one_line(e)) from None
+    return kind
+
+
+def _bind_smem(fn: Any, cfg: Config, req: PropertyRequest) -> Any:
+    lay = smem_layout(cfg)
+    if req.name in ("conflict_free", "wavefront_count"):
+        access = smem_access(cfg, req)
+        bits = DTYPE_BITS[cfg.get("dtype")]
+        if req.name == "conflict_free":
+            return fn(lay, access, dtype_bits=bits)
+        if (req.get("n") is None) == (req.get("max") is None):
+            raise cfg.error("properties", "property 'wavefront_count' needs exactly one of n (exact) or max (bound)")
+        return fn(lay, access, n=req.get("n"), dtype_bits=bits, max=req.get("max"))
+    if req.name == "in_bounds":
+        return fn(lay, req.get("bound", size(lay.layout if isinstance(lay, ComposedLayout) else lay)))
+    if req.name == "bijective":
+        return fn(lay, req.get("codomain"))
+    return fn(lay)
+
+
+TMA_DTYPES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "tf32": "tfloat32", "f64": "float64",
+              "u8": "uint8", "s8": "uint8", "i8": "uint8", "b8": "uint8", "e4m3": "uint8", "e5m2": "uint8",
+              "f8": "uint8", "u16": "uint16", "s16": "uint16", "b16": "uint16", "u32": "uint32", "s32": "int32",
+              "i32": "int32", "b32": "uint32", "u64": "uint64", "s64": "int64", "b64": "uint64"}
+"""Spec dtype -> ``CUtensorMapDataType`` name (8-bit types travel as UINT8; CUDA driver API, cuTensorMapEncodeTiled)."""
+
+
+def _bind_tma(fn: Any, cfg: Config, req: PropertyRequest) -> Any:
+    tma = need_module("layoutcheck.models.tma", req.name)
+    dtype = TMA_DTYPES[cfg.get("dtype")]
+    swizzle = cfg.get("swizzle", "none")
+    box = cfg.get("box")
+    if cfg.get("smem_layout") is not None:
+        lay = cfg.get("smem_layout")
+        modes = cfg.get("modes") or tuple(range(len(box)))
+        inner_ = lay.layout if isinstance(lay, ComposedLayout) else lay
+        tile = tuple(size(m) for m in inner_)
+        dims = [0] * len(tile)
+        for i, d in enumerate(modes):
+            if d < len(dims):
+                dims[d] = tile[i]
+    else:
+        major, tile2 = cfg.get("major"), cfg.get("tile")
+        if major is None or tile2 is None or len(tile2) != 2:
+            raise cfg.error("box", "kind 'tma' needs 'smem_layout', or 'major' and a 2-D 'tile' = [MN, K]")
+        try:
+            lay = tma.mma_smem_layout(major, swizzle, dtype, tuple(tile2))
+        except LayoutError as e:
+            raise cfg.error("tile", one_line(e)) from None
+        mn, k = tile2
+        dims, modes = ([k, mn], (1, 0)) if major == "K" else ([mn, k], (0, 1))
+        modes = cfg.get("modes") or modes
+    gdims = tuple(cfg.get("global_shape") or dims)
+    esize = max(1, DTYPE_BITS[cfg.get("dtype")] // 8)
+    if cfg.get("global_strides") is not None:
+        gstrides = tuple(cfg.get("global_strides"))
+    else:
+        acc, out = esize, []
+        for d in gdims[:-1]:
+            acc *= d
+            out.append(acc)
+        gstrides = tuple(out)
+    try:
+        tbox = tma.TmaBox(dtype, gdims, gstrides, tuple(box), interleave=cfg.get("interleave", "none"),
+                          swizzle=swizzle)
+    except LayoutError as e:
+        raise cfg.error("box", one_line(e)) from None
+    return fn(tbox, lay, tuple(modes))
+
+
+_BINDERS = {"layout": _bind_layout, "tv": _bind_layout, "tiled_mma": _bind_tiled_mma, "smem": _bind_smem,
+            "tma": _bind_tma}

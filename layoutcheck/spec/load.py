@@ -1,0 +1,267 @@
+"""Spec files: kernel configurations and the properties they must satisfy, in TOML (``format = 1``).
+
+The format is documented, with every key, in ``specs/README.md``. A spec file holds one or more ``[[config]]``
+tables; each has a ``name``, a ``kind`` (what the subject is) and a ``properties`` list (what must hold)::
+
+    format = 1
+
+    [[config]]
+    name = "sm80_16x8x16_C"
+    kind = "tv"                                  # (thread, value) -> tile index, column-major
+    tv = "((4,8),(2,2)):((32,1),(16,8))"
+    tile = [16, 8]
+    properties = ["exact_cover", { name = "vectorizable", width = 2 }]
+
+Loading validates everything that can be validated without a proof: keys (unknown keys are errors, with a
+suggestion), types, CuTe notation, which properties a kind supports. Every error is a ``SpecError`` whose one-line
+message names ``file:line``, the config and the key (``tomllib`` reports no key positions, so lines are found by
+scanning the text).
+
+``build_property`` (``spec_bind``) turns one (config, property) pair into a property object of
+``layoutcheck.properties``; it is the only place that knows how spec keys map onto that API. A property whose
+module is not installed yet raises ``ModuleMissing`` (the check reports it as UNKNOWN with that reason) instead of
+crashing.
+
+The spec layer is split by concept, imports flowing one way (``calc`` -> ``spec_values`` -> ``spec_model`` ->
+``spec_bind`` -> ``spec``); this module is the loader and re-exports the public names of the others:
+
+- ``calc``: the function table of ``layoutcheck calc`` (layout expressions in spec values);
+- ``spec_values``: one parser per key (layouts, integer lists, permutations, dtypes, atoms, loop ranges);
+- ``spec_model``: the schema (kinds, keys, properties, modules) and the values ``Spec``, ``Config``,
+  ``PropertyRequest``;
+- ``spec_bind``: ``build_property``, ``subject`` and the subjects they build (smem layouts, tiled MMAs, TMA boxes);
+- ``spec`` (here): ``load_spec``/``parse_spec`` with line-accurate errors, and ``collect``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from typing import Any
+
+from layoutcheck.errors import LayoutError, SpecError
+from layoutcheck.spec.bind import (
+    TMA_DTYPES,
+    build_property,
+    mma_cta_tile,
+    mma_thrfrg,
+    required_modules,
+    smem_access,
+    smem_layout,
+    subject,
+    tile_shape,
+    tiled_mma,
+)
+from layoutcheck.spec.bind import need_module as _need  # noqa: F401  (``cli`` imports it from here)
+from layoutcheck.spec.calc import CALC_FUNCTIONS, calc_functions
+from layoutcheck.spec.schema import (
+    ALL_PROPERTIES,
+    COMMON_KEYS,
+    FORMAT_VERSION,
+    KIND_MODULE,
+    KINDS,
+    PROPERTY_MODULE,
+    PROPERTY_PARAMS,
+    Config,
+    ModuleMissing,
+    PropertyRequest,
+    Spec,
+)
+from layoutcheck.spec.values import DTYPE_BITS, MAX_EXTENT, parse_value
+from layoutcheck.spec.values import brief as _brief
+from layoutcheck.spec.values import one_line as _one_line
+from layoutcheck.spec.values import suggest as _suggest
+
+__all__ = [
+    "ALL_PROPERTIES", "CALC_FUNCTIONS", "COMMON_KEYS", "DTYPE_BITS", "FORMAT_VERSION", "KINDS", "KIND_MODULE",
+    "MAX_EXTENT", "PROPERTY_MODULE", "PROPERTY_PARAMS", "TMA_DTYPES", "Config", "ModuleMissing", "PropertyRequest",
+    "Spec", "build_property", "calc_functions", "collect", "load_spec", "mma_cta_tile", "mma_thrfrg", "parse_spec",
+    "required_modules", "smem_access", "smem_layout", "subject", "tile_shape", "tiled_mma",
+]
+
+
+# -- line finding -------------------------------------------------------------------------------------------------
+_HEADER = re.compile(r"^\s*\[\[\s*config\s*\]\]")
+_TABLE = re.compile(r"^\s*\[")
+_KEY = re.compile(r"""^\s*(?:"([^"]*)"|'([^']*)'|([A-Za-z0-9_-]+))\s*=""")
+
+
+def _scan_lines(text: str) -> tuple[dict[str, int], list[tuple[int, dict[str, int]]]]:
+    """Top-level key lines, and for each ``[[config]]`` its header line and key lines (1-based)."""
+    top: dict[str, int] = {}
+    blocks: list[tuple[int, dict[str, int]]] = []
+    current: dict[str, int] | None = top
+    for n, line in enumerate(text.splitlines(), 1):
+        if _HEADER.match(line):
+            blocks.append((n, {}))
+            current = blocks[-1][1]
+            continue
+        if _TABLE.match(line):
+            current = None
+            continue
+        m = _KEY.match(line)
+        if m and current is not None:
+            current.setdefault(next(g for g in m.groups() if g is not None), n)
+    return top, blocks
+
+
+def _find_line(text: str, needle: str, start: int) -> int:
+    for n, line in enumerate(text.splitlines()[start - 1:], start):
+        if needle in line:
+            return n
+    return start
+
+
+# -- loading ------------------------------------------------------------------------------------------------------
+def load_spec(path: str) -> Spec:
+    """Read and validate one spec file.
+
+    Pre: ``path`` names a TOML file in the format of ``specs/README.md``.
+    Post: every config has a known kind, known keys of the right types, parsed layouts and supported properties;
+    otherwise ``SpecError("file:line: ...")``.
+    """
+    try:
+        with open(path, "rb") as f:
+            raw = f.read()
+    except OSError as e:
+        raise SpecError(f"{path}: cannot read spec: {e.strerror or e}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise SpecError(f"{path}: spec is not UTF-8 text (byte {e.start})") from None
+    return parse_spec(text, path)
+
+
+def parse_spec(text: str, file: str = "<spec>") -> Spec:
+    """Validate spec ``text`` (see ``load_spec``); ``file`` is used in messages."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        msg = str(e)
+        m = re.search(r"\(at line (\d+), column (\d+)\)", msg)
+        where = f"{file}:{m.group(1)}" if m else file
+        raise SpecError(f"{where}: invalid TOML: {re.sub(r' ?[(]at line.*', '', msg)}") from None
+    top, blocks = _scan_lines(text)
+    for key in data:
+        if key not in ("format", "description", "config"):
+            hint = _suggest(key, ["format", "description", "config"])
+            raise SpecError(f"{file}:{top.get(key, 1)}: unknown top-level key {key!r}{hint}")
+    fmt = data.get("format")
+    if fmt is None:
+        raise SpecError(f"{file}:1: missing key 'format' (write 'format = {FORMAT_VERSION}' at the top)")
+    if not isinstance(fmt, int) or isinstance(fmt, bool) or fmt != FORMAT_VERSION:
+        raise SpecError(f"{file}:{top.get('format', 1)}: key 'format': this layoutcheck reads format "
+                        f"{FORMAT_VERSION}, found {fmt!r}")
+    configs = data.get("config", [])
+    if not isinstance(configs, list) or not all(isinstance(c, dict) for c in configs):
+        raise SpecError(f"{file}:{top.get('config', 1)}: key 'config': write configs as [[config]] tables")
+    if not configs:
+        raise SpecError(f"{file}:1: no [[config]] tables")
+    out: list[Config] = []
+    seen: dict[str, int] = {}
+    for i, raw in enumerate(configs):
+        line, lines = blocks[i] if i < len(blocks) else (1, {})
+        cfg = _parse_config(raw, file, line, lines, text)
+        if cfg.name in seen:
+            raise SpecError(f"{file}:{cfg.line_of('name')}: config name {cfg.name!r} repeats the config at line "
+                            f"{seen[cfg.name]}")
+        seen[cfg.name] = cfg.line
+        out.append(cfg)
+    desc = data.get("description", "")
+    return Spec(file=file, format=fmt, configs=tuple(out), description=desc if isinstance(desc, str) else "")
+
+
+def _parse_config(raw: dict[str, Any], file: str, line: int, lines: dict[str, int], text: str) -> Config:
+    def err(key: str, message: str) -> SpecError:
+        return SpecError(f"{file}:{lines.get(key, line)}: {where}key {key!r}: {message}")
+
+    where = ""
+    name = raw.get("name")
+    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9_.+-]{1,100}", name):
+        raise err("name", f"expected a config name of letters, digits, '_.+-', found {name!r}")
+    where = f"config {name!r}: "
+    kind = raw.get("kind")
+    if kind not in KINDS:
+        raise err("kind", f"expected one of {', '.join(KINDS)}, found {kind!r}{_suggest(str(kind), KINDS)}")
+    allowed = KINDS[kind]["keys"] | COMMON_KEYS
+    for key in raw:
+        if key not in allowed:
+            raise err(key, f"unknown key for kind {kind!r}{_suggest(key, allowed)}")
+    for key in sorted(KINDS[kind]["required"]):
+        if key not in raw:
+            raise SpecError(f"{file}:{line}: {where}missing key {key!r} (kind {kind!r} needs "
+                            f"{', '.join(sorted(KINDS[kind]['required']))})")
+    values: list[tuple[str, Any]] = []
+    for key, value in raw.items():
+        if key in COMMON_KEYS:
+            continue
+        try:
+            values.append((key, parse_value(key, value)))
+        except (LayoutError, ValueError, TypeError) as e:
+            raise err(key, _one_line(e)) from None
+    vals = dict(values)
+    if kind == "smem" and ("layout" in vals) == ("atom" in vals):
+        raise SpecError(f"{file}:{line}: {where}kind 'smem' needs exactly one of 'layout' or 'atom'")
+    if kind == "smem" and "atom" in vals and "tile" not in vals:
+        raise err("atom", "an 'atom' needs a 'tile' to repeat it over")
+    props = raw.get("properties")
+    if not isinstance(props, list) or not props:
+        raise err("properties", f"expected a non-empty list of property names or tables, found {_brief(props)}")
+    reqs = tuple(_parse_property(p, kind, file, lines.get("properties", line), text, where) for p in props)
+    desc = raw.get("description", "")
+    if not isinstance(desc, str):
+        raise err("description", "expected a string")
+    return Config(name=name, kind=kind, file=file, line=line, values=tuple(values), properties=reqs,
+                  key_lines=tuple(sorted(lines.items())), description=desc)
+
+
+def _parse_property(p: Any, kind: str, file: str, line: int, text: str, where: str) -> PropertyRequest:
+    if isinstance(p, str):
+        name, params = p, {}
+    elif isinstance(p, dict):
+        name = p.get("name")
+        params = {k: v for k, v in p.items() if k != "name"}
+    else:
+        raise SpecError(f"{file}:{line}: {where}key 'properties': expected a name or {{ name = ... }}, "
+                        f"found {_brief(p)}")
+    if not isinstance(name, str):
+        raise SpecError(f"{file}:{line}: {where}key 'properties': a property table needs name = \"...\"")
+    pline = _find_line(text, f'"{name}"', line)
+    if name not in PROPERTY_PARAMS:
+        raise SpecError(f"{file}:{pline}: {where}unknown property {name!r}{_suggest(name, PROPERTY_PARAMS)}")
+    if name not in KINDS[kind]["properties"]:
+        raise SpecError(f"{file}:{pline}: {where}property {name!r} does not apply to kind {kind!r} (it supports "
+                        f"{', '.join(sorted(KINDS[kind]['properties']))})")
+    checked: list[tuple[str, Any]] = []
+    for key, value in params.items():
+        if key not in PROPERTY_PARAMS[name]:
+            takes = ", ".join(sorted(PROPERTY_PARAMS[name])) or "none"
+            hint = _suggest(key, PROPERTY_PARAMS[name]) or f" (it takes {takes})"
+            raise SpecError(f"{file}:{pline}: {where}property {name!r}: unknown parameter {key!r}{hint}")
+        try:
+            checked.append((key, parse_value(key, value)))
+        except (LayoutError, ValueError, TypeError) as e:
+            raise SpecError(f"{file}:{pline}: {where}property {name!r}: parameter {key!r}: {_one_line(e)}") from None
+    return PropertyRequest(name=name, params=tuple(checked), line=pline)
+
+
+# -- collecting spec files ----------------------------------------------------------------------------------------
+def collect(paths: list[str], include_broken: bool = False) -> list[str]:
+    """Spec files named by ``paths`` (files, or directories searched recursively for ``*.toml``).
+
+    A directory named ``broken`` below a given directory is skipped unless ``include_broken`` (or it was named
+    explicitly).
+    """
+    files: list[str] = []
+    for p in paths:
+        if os.path.isfile(p):
+            files.append(p)
+        elif os.path.isdir(p):
+            for root, dirs, names in os.walk(p):
+                dirs[:] = sorted(d for d in dirs if include_broken or d != "broken")
+                files.extend(os.path.join(root, n) for n in sorted(names) if n.endswith(".toml"))
+        else:
+            raise SpecError(f"{p}: no such spec file or directory")
+    return files
+

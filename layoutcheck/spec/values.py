@@ -1,0 +1,203 @@
+"""Spec values: one parser per spec key, from a TOML value to the canonical value a ``Config`` holds.
+
+Each parser takes ``(value, key)`` and returns the parsed value (a ``Layout``/``ComposedLayout``, a tuple of ints,
+an int, an upper- or lower-cased name, a tuple of pairs for tables) or raises ``ValueError``/``LayoutError`` with a
+message that says what was expected and what was found; the loader (``layoutcheck.spec.load``) prefixes it with
+``file:line: config 'c': key 'k':``. ``parse_value`` dispatches on the key:
+
+    ============  ================================================  =======================================
+    key           accepts                                           example
+    ============  ================================================  =======================================
+    layout, tv    CuTe notation or a ``calc`` expression            ``"Sw<3,3,3> o (8,64):(64,1)"``
+    tile, box     1-3 (1-5) integers in [1, 2**40]                  ``[128, 64]``
+    modes         1-5 integers in [0, 2**40]                        ``[1, 0]``
+    permutation   per mode an int, a layout string or ``"_"``       ``[32, "(8,4,2):(1,16,8)", "_"]``
+    dtype         a name of ``DTYPE_BITS`` (case-insensitive)       ``"bf16"``
+    atom          an MMA atom name or ``{ major, mode }``           ``{ major = "K", mode = "128B" }``
+    ============  ================================================  =======================================
+
+Edge cases: a bare int where a list is expected is a one-entry list; booleans are never integers; a layout
+expression that evaluates to a shape or a positive int is read as its column-major layout.
+"""
+
+from __future__ import annotations
+
+import re
+from difflib import get_close_matches
+from typing import Any
+
+from layoutcheck.algebra.layout import Layout
+from layoutcheck.algebra.swizzle import ComposedLayout
+from layoutcheck.errors import LayoutError
+from layoutcheck.spec.calc import calc_functions
+
+DTYPE_BITS: dict[str, int] = {
+    "f64": 64, "s64": 64, "u64": 64, "b64": 64,
+    "f32": 32, "tf32": 32, "s32": 32, "u32": 32, "i32": 32, "b32": 32,
+    "f16": 16, "bf16": 16, "s16": 16, "u16": 16, "b16": 16,
+    "s8": 8, "u8": 8, "i8": 8, "b8": 8, "e4m3": 8, "e5m2": 8, "f8": 8,
+}
+"""Element types by name -> width in bits (PTX ISA type names; ``f8`` means any 8-bit float)."""
+
+
+MAX_EXTENT = 1 << 40
+"""The largest extent, size or integer parameter a spec may give."""
+
+
+def suggest(word: str, options: Any) -> str:
+    """`` (did you mean 'x'?)`` for the nearest of ``options`` to a misspelt ``word``, or ``""``.
+
+    >>> suggest("injectve", ["injective", "tma_compatible"])
+    " (did you mean 'injective'?)"
+    """
+    near = get_close_matches(word, sorted(options), n=2)
+    return f" (did you mean {' or '.join(repr(n) for n in near)}?)" if near else ""
+
+
+def one_line(e: BaseException) -> str:
+    """An exception's message on one line (whitespace runs collapsed), for ``file:line:`` messages."""
+    return " ".join(str(e).split())
+
+
+def brief(v: Any) -> str:
+    """``repr(v)`` cut to 60 characters, for "found ..." in messages."""
+    s = repr(v)
+    return s if len(s) <= 60 else s[:57] + "..."
+
+
+# -- value checkers (one per key) ---------------------------------------------------------------------------------
+def _layout(v: Any, key: str) -> Layout | ComposedLayout:
+    """CuTe notation, or a ``layoutcheck calc`` expression that evaluates to a layout."""
+    from layoutcheck.algebra.notation import evaluate_expression
+
+    if not isinstance(v, str):
+        raise ValueError(f"expected a layout in CuTe notation as a string, found {brief(v)}")
+    try:
+        value = evaluate_expression(v, calc_functions())
+    except (TypeError, AttributeError, IndexError, KeyError, ZeroDivisionError, RecursionError, OverflowError) as e:
+        raise LayoutError(f"cannot evaluate {v!r}: {type(e).__name__}: {e}") from None
+    if isinstance(value, tuple) and _is_shape(value):
+        value = Layout(value)
+    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+        value = Layout(value)
+    if not isinstance(value, (Layout, ComposedLayout)):
+        raise LayoutError(f"expected a layout, {v!r} evaluates to {brief(value)}")
+    return value
+
+
+def _is_shape(t: Any) -> bool:
+    if isinstance(t, tuple):
+        return len(t) > 0 and all(_is_shape(x) for x in t)
+    return isinstance(t, int) and not isinstance(t, bool) and t > 0
+
+
+def _ints(v: Any, key: str, lo: int = 1, n: tuple[int, int] = (1, 8)) -> tuple[int, ...]:
+    if isinstance(v, int) and not isinstance(v, bool):
+        v = [v]
+    if not isinstance(v, list) or not all(isinstance(x, int) and not isinstance(x, bool) for x in v):
+        raise ValueError(f"expected a list of integers, found {brief(v)}")
+    if not n[0] <= len(v) <= n[1]:
+        raise ValueError(f"expected {n[0]} to {n[1]} integers, found {len(v)}")
+    for x in v:
+        if not lo <= x <= MAX_EXTENT:
+            raise ValueError(f"entry {x} out of range [{lo}, 2**40]")
+    return tuple(v)
+
+
+def _int(v: Any, key: str, lo: int = 1) -> int:
+    if not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= MAX_EXTENT:
+        raise ValueError(f"expected an integer in [{lo}, 2**40], found {brief(v)}")
+    return v
+
+
+def _str(v: Any, key: str) -> str:
+    if not isinstance(v, str) or not v.strip():
+        raise ValueError(f"expected a non-empty string, found {brief(v)}")
+    return v.strip()
+
+
+def _dtype(v: Any, key: str) -> str:
+    s = _str(v, key).lower()
+    if s not in DTYPE_BITS:
+        raise ValueError(f"unknown dtype {s!r}{suggest(s, DTYPE_BITS)} (known: {', '.join(DTYPE_BITS)})")
+    return s
+
+
+def _permutation(v: Any, key: str) -> tuple[Any, ...]:
+    if not isinstance(v, list) or not 1 <= len(v) <= 3:
+        raise ValueError(f"expected a list of 1-3 entries (an int size or a layout string per mode), found {brief(v)}")
+    out: list[Any] = []
+    for x in v:
+        if isinstance(x, int) and not isinstance(x, bool):
+            out.append(_int(x, key))
+        elif x in ("_", "None"):
+            out.append(None)
+        elif isinstance(x, str):
+            lay = _layout(x, key)
+            if not isinstance(lay, Layout):
+                raise ValueError("a permutation mode cannot be swizzled")
+            out.append(lay)
+        else:
+            raise ValueError(f"permutation entries are ints or layout strings, found {brief(x)}")
+    return tuple(out)
+
+
+def _atom(v: Any, key: str) -> Any:
+    if isinstance(v, str):
+        return _str(v, key)
+    if isinstance(v, dict):
+        extra = set(v) - {"major", "mode"}
+        if extra or set(v) != {"major", "mode"}:
+            raise ValueError('an smem atom table is { major = "K" | "MN", mode = "none" | "32B" | "64B" | "128B" }')
+        return (("major", _str(v["major"], key).upper()), ("mode", _str(v["mode"], key)))
+    raise ValueError(f"expected an atom name or {{ major, mode }}, found {brief(v)}")
+
+
+def _ranges(v: Any, key: str) -> tuple[tuple[str, int], ...]:
+    if not isinstance(v, dict) or not v:
+        raise ValueError("expected a table of loop variables and extents, e.g. { r = 4, s = 2 } (first fastest)")
+    out = []
+    for name, ext in v.items():
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) or name == "lane":
+            raise ValueError(f"bad loop variable name {name!r} ('lane' is implicit)")
+        out.append((name, _int(ext, key)))
+    return tuple(out)
+
+
+def _choice(v: Any, key: str, options: tuple[str, ...]) -> str:
+    s = _str(v, key).upper()
+    if s not in options:
+        raise ValueError(f"expected one of {', '.join(options)}, found {v!r}")
+    return s
+
+
+_CHECKERS: dict[str, Any] = {
+    "layout": _layout, "tv": _layout, "other": _layout, "memory": _layout, "smem_layout": _layout,
+    "tile": lambda v, k: _ints(v, k, 1, (1, 3)),
+    "box": lambda v, k: _ints(v, k, 1, (1, 5)),
+    "global_shape": lambda v, k: _ints(v, k, 1, (1, 5)),
+    "global_strides": lambda v, k: _ints(v, k, 1, (1, 5)),
+    "atom_layout": lambda v, k: _ints(v, k, 1, (1, 3)),
+    "modes": lambda v, k: _ints(v, k, 0, (1, 5)),
+    "major": lambda v, k: _choice(v, k, ("K", "MN")),
+    "permutation": _permutation,
+    "codomain": _int, "bound": _int, "width": _int, "max": _int, "n": _int, "replication": _int,
+    "access_tv": _layout, "access_expr": _str, "access_ranges": _ranges,
+    "dtype": _dtype, "access": _str, "swizzle": _str, "interleave": _str, "atom": _atom,
+    "operand": lambda v, k: _choice(v, k, ("A", "B", "C")),
+}
+
+
+def parse_value(key: str, value: Any) -> Any:
+    """The parsed value of spec ``key``; ``ValueError``/``LayoutError`` (a one-line reason) when it does not parse.
+
+    Pre: ``key`` is a config key or a property parameter of the spec format.
+    Post: the canonical value (see the table above).
+
+    >>> parse_value("tile", [16, 8])
+    (16, 8)
+    """
+    checker = _CHECKERS.get(key)
+    if checker is None:
+        raise ValueError(f"no checker for key {key!r}")
+    return checker(value, key)
