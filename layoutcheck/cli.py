@@ -1,43 +1,48 @@
 """The ``layoutcheck`` command line: ``check``, ``prove``, ``calc``, ``vectors``, ``show``, ``gpu``.
 
-Exit codes (every command)::
+Exit codes (every command; ``layoutcheck.errors`` defines them, ``docs/user-guide.md`` explains them)::
 
     0  success / every property PROVEN       1  some property REFUTED (a counterexample was printed)
-    2  bad input: one line on stderr naming the bad part (never a traceback)
-    3  nothing refuted, but some property UNKNOWN (timeout, solver unknown, missing module)
+    2  ERROR: input layoutcheck cannot read (one line on stderr naming the bad part, never a traceback)
+    3  nothing refuted, but some property UNKNOWN (timeout, too large, solver unknown)
+    4  a bug in layoutcheck (one line on stderr asking to report it)
 
-``main(argv)`` never raises: it returns the exit code, so test suites can call it in-process.
+A run with several rows exits with the worst (4, 2, 1, 3, 0). ``main(argv)`` never raises: it returns the exit code,
+so test suites can call it in-process. Subcommands are registered in ``COMMANDS`` (name -> parser builder); a new
+subcommand is one function and one entry there. Heavy modules are imported inside the commands, so ``--help`` starts
+fast.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import signal
+import re
 import sys
-import threading
-import time
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager, suppress
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from layoutcheck.errors import LayoutcheckError, ParseError, SpecError
+from layoutcheck.errors import (
+    EXIT_ERROR,
+    EXIT_INTERNAL,
+    EXIT_OK,
+    HardTimeout,
+    InternalError,
+    LayoutcheckError,
+    ParseError,
+    SpecError,
+    UsageError,
+)
+from layoutcheck.result import DEFAULT_TIMEOUT
 
-EXIT_OK, EXIT_REFUTED, EXIT_BAD_INPUT, EXIT_UNKNOWN = 0, 1, 2, 3
-DEFAULT_TIMEOUT = 30.0
-
-
-class UsageError(LayoutcheckError):
-    """The command line itself is wrong (unknown option, missing argument)."""
+ENGINES = ("auto", "structural", "linear", "exhaustive", "z3", "sympy")
+"""The ``--engine`` choices (``auto`` tries the others in ``layoutcheck.engines.base.AUTO_ORDER``)."""
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> Any:  # one line, exit 2, no usage dump
-        raise UsageError(f"{self.prog}: {message} (see --help)")
-
-
-class HardTimeout(Exception):
-    """A proof ran past its hard wall-clock limit (the engine ignored ``timeout``)."""
+    def error(self, message: str) -> Any:  # one line, exit 2, no usage dump, no doubled "layoutcheck" prefix
+        prog = self.prog.removeprefix("layoutcheck").strip()
+        raise UsageError(f"{prog + ': ' if prog else ''}{message} (see --help)")
 
 
 # -- calc -----------------------------------------------------------------------------------------------------------
@@ -67,178 +72,171 @@ def _default_paths() -> list[str]:
     raise UsageError("check: no spec paths given and no specs/ directory here")
 
 
-def plan_checks(paths: list[str], include_broken: bool) -> list[tuple[str, int, int]]:
-    """Load every spec (so bad input fails before any proof runs) and list (file, config, property) jobs."""
-    from layoutcheck.spec.bind import build_property
-    from layoutcheck.spec.load import collect, load_spec
-    from layoutcheck.spec.schema import ModuleMissing
-
-    jobs: list[tuple[str, int, int]] = []
-    files = collect(paths, include_broken)
-    if not files:
-        raise SpecError(f"no *.toml spec files under {', '.join(paths)}")
-    for f in files:
-        spec = load_spec(f)
-        for ci, cfg in enumerate(spec.configs):
-            for pi, req in enumerate(cfg.properties):
-                with suppress(ModuleMissing):  # build once now: a config that does not fit fails before any proof
-                    build_property(cfg, req)
-                jobs.append((f, ci, pi))
-    return jobs
+REPORTS: dict[str, str] = {"junit": "write_junit", "json": "write_json", "html": "write_html", "sarif": "write_sarif"}
+"""``check --FLAG FILE`` -> the writer in ``layoutcheck.report`` (``write_X(rows, path)``)."""
 
 
-def run_job(job: tuple[str, int, int], engine: str, timeout: float) -> Any:
-    """Prove one (file, config, property) and return its ``report.Row``. Runs in a worker process under ``-j``."""
-    from layoutcheck.report.verdicts import Row, row_from_result
-    from layoutcheck.spec.bind import build_property
-    from layoutcheck.spec.load import load_spec
-    from layoutcheck.spec.schema import ModuleMissing
+def _writers() -> dict[str, Callable[[list[Any], str], None]]:
+    from layoutcheck.report.verdicts import write_json, write_junit
 
-    file, ci, pi = job
-    cfg = load_spec(file).configs[ci]
-    req = cfg.properties[pi]
-    t0 = time.perf_counter()
+    out: dict[str, Callable[[list[Any], str], None]] = {"junit": write_junit, "json": write_json}
     try:
-        prop = build_property(cfg, req)
-        prove = _prove_fn(req.name)
-        with hard_deadline(timeout * 2 + 5):
-            result = prove(prop, engine=engine, timeout=timeout)
-    except ModuleMissing as e:
-        return Row(file, cfg.name, req.label, "UNKNOWN", "-", time.perf_counter() - t0, reason=str(e), line=req.line)
-    except HardTimeout:
-        return Row(file, cfg.name, req.label, "UNKNOWN", engine, time.perf_counter() - t0,
-                   reason=f"no verdict within the hard limit of {timeout * 2 + 5:.0f} s", line=req.line)
-    return row_from_result(result, file, cfg.name, req.label, req.line)
-
-
-def _prove_fn(prop: str) -> Callable[..., Any]:
-    from layoutcheck.spec.bind import need_module as _need
-
-    return _need("layoutcheck.engines.prove", prop).prove
-
-
-@contextmanager
-def hard_deadline(seconds: float) -> Iterator[None]:
-    """Raise ``HardTimeout`` after ``seconds`` of wall clock (SIGALRM; a no-op off the main thread)."""
-    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
-        yield
-        return
-
-    def _fire(signum: int, frame: Any) -> None:
-        raise HardTimeout()
-
-    outer_left, _ = signal.getitimer(signal.ITIMER_REAL)  # an enclosing deadline keeps running afterwards
-    t0 = time.monotonic()
-    old = signal.signal(signal.SIGALRM, _fire)
-    signal.setitimer(signal.ITIMER_REAL, min(seconds, outer_left) if outer_left > 0 else seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
-        if outer_left > 0:
-            signal.setitimer(signal.ITIMER_REAL, max(outer_left - (time.monotonic() - t0), 1e-3))
+        from layoutcheck.report.html import write_html
+        from layoutcheck.report.sarif import write_sarif
+    except ImportError:  # pragma: no cover
+        return out
+    return out | {"html": write_html, "sarif": write_sarif}
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from layoutcheck.report.verdicts import Progress, exit_code, format_table, use_colour, write_json, write_junit
+    from layoutcheck.check import check_paths, exit_code, plan
+    from layoutcheck.report.verdicts import Progress, check_report_paths, format_table, use_colour
 
     paths = args.paths or _default_paths()
-    jobs = plan_checks(paths, args.include_broken)
-    for out in (args.junit, args.json):
-        if out and not os.path.isdir(os.path.dirname(os.path.abspath(out))):
-            raise UsageError(f"check: cannot write report {out}: no such directory")
-    progress = Progress(len(jobs), sys.stderr, enabled=not args.quiet)
-    rows = _run_jobs(jobs, args.engine, args.timeout, args.jobs, progress)
+    if args.engine not in ENGINES:
+        raise UsageError(f"check: --engine {args.engine!r}: choose one of {', '.join(ENGINES)}")
+    reports = {f"--{name}": getattr(args, name, None) for name in REPORTS}
+    from layoutcheck.spec.load import collect
+
+    inputs: list[str] = []
+    for p in paths:
+        try:
+            inputs += collect([p], True)
+        except SpecError:
+            continue
+    check_report_paths(reports, inputs)
+    planned = plan(paths, args.include_broken)
+    progress = Progress(planned.checks, sys.stderr, enabled=not args.quiet)
+    progress.start(f"loading {len(inputs)} spec files")
+    rows = check_paths(paths, args.engine, args.timeout, args.jobs, args.include_broken, progress.update, planned)
     print(format_table(rows, colour=use_colour(sys.stdout)))
-    if args.junit:
-        write_junit(rows, args.junit)
-    if args.json:
-        write_json(rows, args.json)
+    writers = _writers()
+    for name in REPORTS:
+        path = getattr(args, name, None)
+        if path:
+            writers[name](rows, path)
     return exit_code(rows)
 
 
-def _run_jobs(jobs: list[tuple[str, int, int]], engine: str, timeout: float, n: int, progress: Any) -> list[Any]:
-    if n <= 1 or len(jobs) <= 1:
-        rows = []
-        for job in jobs:
-            rows.append(run_job(job, engine, timeout))
-            progress.update(rows[-1])
-        return rows
-    from concurrent.futures import ProcessPoolExecutor
-    from multiprocessing import get_context
-
-    with ProcessPoolExecutor(max_workers=n, mp_context=get_context("fork")) as pool:
-        futures = [pool.submit(run_job, job, engine, timeout) for job in jobs]
-        rows = []
-        for fut in futures:  # in job order, so reports are deterministic
-            rows.append(fut.result())
-            progress.update(rows[-1])
-    return rows
-
-
 # -- prove ----------------------------------------------------------------------------------------------------------
-def cmd_prove(args: argparse.Namespace) -> int:
-    from layoutcheck.algebra.notation import parse_layout
-    from layoutcheck.report.verdicts import exit_code, row_from_result
-    from layoutcheck.spec.bind import build_property
-    from layoutcheck.spec.load import parse_spec
-    from layoutcheck.spec.schema import PropertyRequest
+PROVE_FLAGS: dict[str, str] = {
+    "layout": "EXPR", "tv": "EXPR", "tile": "--tile", "dtype": "--dtype", "access": "--access", "other": "--other",
+    "codomain": "--codomain", "bound": "--bound", "width": "--width", "n": "--wavefronts", "max": "--max-wavefronts",
+    "replication": "--replication", "properties": "--property", "name": "--property", "kind": "--property",
+}
+"""Spec key -> the ``prove`` flag that gives it (errors name the user's flag, never the internal spec)."""
 
-    parse_layout(args.expr)  # fail early, with the caret position, on a bad layout
-    spec_text = _prove_spec(args)
-    cfg = parse_spec(spec_text, "<command line>").configs[0]
-    req: PropertyRequest = cfg.properties[0]
-    prop = build_property(cfg, req)
-    with hard_deadline(args.timeout * 2 + 5):
-        result = _prove_fn(req.name)(prop, engine=args.engine, timeout=args.timeout)
-    print(result)
-    return exit_code([row_from_result(result, "<command line>", cfg.name, req.label)])
+_CONFIG_KEYS = ("tile", "dtype", "other", "access")  # flags that become config keys; the rest are property parameters
+_PARAM_FLAGS = {"codomain": "codomain", "bound": "bound", "width": "width", "wavefronts": "n",
+                "max_wavefronts": "max", "replication": "replication"}
 
 
-def _toml_str(s: str) -> str:
-    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+def prove_request(args: argparse.Namespace) -> tuple[Any, Any]:
+    """The typed (config, property request) of ``prove``'s flags: the same values a spec file would hold.
 
+    Every value goes through the spec value parsers (``layoutcheck.spec.values``); errors name the flag.
+    """
+    from layoutcheck.spec.schema import KINDS, PROPERTY_PARAMS, Config, PropertyRequest
+    from layoutcheck.spec.values import parse_value
 
-def _prove_spec(args: argparse.Namespace) -> str:
-    """A one-config spec for ``prove`` (so the command line and spec files share one validation path)."""
     p = args.property
+    if p == "tma_compatible":
+        raise UsageError("prove: tma_compatible needs a TMA box: write a spec file and use 'layoutcheck check'")
     if p in ("conflict_free", "wavefront_count"):
         kind, key = "smem", "layout"
-    elif p == "tma_compatible":
-        raise UsageError("prove: tma_compatible needs a TMA box: write a spec file and use 'layoutcheck check'")
     elif args.tile or p == "exact_cover":
         kind, key = "tv", "tv"
         if not args.tile:
-            raise UsageError("prove: --property exact_cover needs --tile M N (the tile the TV layout covers)")
+            raise UsageError(f"prove: --property {p} needs --tile M N (the tile the TV layout covers)")
     else:
         kind, key = "layout", "layout"
-    lines = ["format = 1", "[[config]]", 'name = "cli"', f'kind = "{kind}"', f"{key} = {_toml_str(args.expr)}"]
-    if kind == "tv":
-        lines.append(f"tile = [{', '.join(str(t) for t in args.tile)}]")
-    if kind == "smem":
-        lines.append(f"dtype = {_toml_str(args.dtype or 'f16')}")
-        if args.access:
-            lines.append(f"access = {_toml_str(args.access)}")
-    params = {"other": args.other, "width": args.width, "bound": args.bound, "codomain": args.codomain}
-    from layoutcheck.spec.schema import PROPERTY_PARAMS
+    raw: dict[str, Any] = {key: args.expr}
+    for k in _CONFIG_KEYS:
+        v = getattr(args, k)
+        if v is not None:
+            raw[k] = list(v) if isinstance(v, list) else v
+    needs_dtype = p in ("conflict_free", "wavefront_count", "vectorizable")
+    if needs_dtype and args.dtype is None:
+        raise UsageError(f"prove: --property {p} needs --dtype (the element type, e.g. f16); it is never assumed")
+    if p in ("conflict_free", "wavefront_count") and args.access is None:
+        raise UsageError(f"prove: --property {p} needs --access (e.g. ldsm_x4, sts32)")
+    for k in raw:
+        if k not in KINDS[kind]["keys"]:
+            raise UsageError(f"prove: {PROVE_FLAGS.get(k, k)} does not apply to property {p}")
+    params: list[tuple[str, Any]] = []
+    for flag, k in _PARAM_FLAGS.items():
+        v = getattr(args, flag)
+        if v is None:
+            continue
+        if k not in PROPERTY_PARAMS[p]:
+            raise UsageError(f"prove: {PROVE_FLAGS[k]} does not apply to property {p}")
+        params.append((k, _parse_flag(parse_value, k, v)))
+    if p == "wavefront_count" and len([k for k, _ in params if k in ("n", "max")]) != 1:
+        raise UsageError("prove: --property wavefront_count needs one of --wavefronts N (the exact total over every "
+                         "instruction) or --max-wavefronts N")
+    values = tuple((k, _parse_flag(parse_value, k, v)) for k, v in raw.items())
+    cfg = Config(name="prove", kind=kind, file="<command line>", line=0, values=values,
+                 properties=(PropertyRequest(p, tuple(params)),))
+    return cfg, cfg.properties[0]
 
-    for k, v in params.items():
-        if v is not None and k not in PROPERTY_PARAMS[p]:
-            raise UsageError(f"prove: --{k} does not apply to property {p}")
-    if args.other is not None:
-        params["other"] = None  # 'other' is a config key (for equivalent), not a property parameter
-        lines.append(f"other = {_toml_str(args.other)}")
-    extra = ", ".join(f"{k} = {_toml_str(v) if isinstance(v, str) else v}" for k, v in params.items() if v is not None)
-    lines.append(f'properties = [{{ name = "{p}"{", " + extra if extra else ""} }}]')
-    return "\n".join(lines) + "\n"
+
+def _parse_flag(parse: Callable[[str, Any], Any], key: str, value: Any) -> Any:
+    try:
+        return parse(key, value)
+    except LayoutcheckError as e:
+        if isinstance(e, ParseError):
+            raise
+        raise UsageError(f"prove: {PROVE_FLAGS.get(key, key)}: {_one_line(e)}") from None
+    except (ValueError, TypeError) as e:
+        raise UsageError(f"prove: {PROVE_FLAGS.get(key, key)}: {_one_line(e)}") from None
+
+
+def _flag_message(row: Any) -> str:
+    """An ERROR row of ``prove`` as one line naming the user's flag (not the internal config)."""
+    text = re.sub(r"^config 'prove': ", "", row.reason or "")
+    m = re.match(r"(?:key|parameter) '(\w+)': (.*)", text)
+    if m:
+        return f"prove: {PROVE_FLAGS.get(m.group(1), m.group(1))}: {m.group(2)}"
+    text = re.sub(r"^property '\w+': ", "", text)
+    return f"prove: --property {row.property}: {text}"
+
+
+def cmd_prove(args: argparse.Namespace) -> int:
+    from layoutcheck.algebra.notation import parse_layout
+    from layoutcheck.check import check_property
+
+    if args.engine not in ENGINES:
+        raise UsageError(f"prove: --engine {args.engine!r}: choose one of {', '.join(ENGINES)}")
+    parse_layout(args.expr)  # fail early, with the caret position, on a bad layout
+    cfg, req = prove_request(args)
+    if sys.stderr.isatty():  # a long proof shows what it is doing; erased when done
+        sys.stderr.write(f"proving {req.label} ...\r")
+        sys.stderr.flush()
+    row = check_property(cfg, req, args.engine, args.timeout)
+    if sys.stderr.isatty():
+        sys.stderr.write(" " * (len(req.label) + 14) + "\r")
+    if row.status == "ERROR":
+        if row.internal:
+            raise InternalError(f"prove: {row.reason}")
+        raise UsageError(_flag_message(row))
+    head = f"{row.status}: {row.claim or req.label} [{row.engine}, {row.time_s * 1e3:.1f} ms]"
+    if row.counterexample is not None:
+        print(f"{head}\n  counterexample: {row.counterexample}")
+    elif row.reason:
+        print(f"{head}\n  reason: {row.reason}")
+    else:
+        print(head)
+    return row.exit_code
 
 
 # -- vectors / show / gpu -------------------------------------------------------------------------------------------
 def cmd_vectors(args: argparse.Namespace) -> int:
     from layoutcheck.report.vectors import ownership_for_spec, write_vectors
 
-    own = ownership_for_spec(args.spec, args.config)
+    if sys.stderr.isatty():
+        sys.stderr.write(f"building ownership vectors of {args.spec} ...\r")
+        sys.stderr.flush()
+    own = ownership_for_spec(args.spec, args.config, partial=args.partial)
     write_vectors(own, args.output, args.format)
     print(f"wrote {args.format} ownership vectors for {own.name}: {own.num_threads} threads x {own.num_values} values"
           f" over a {'x'.join(map(str, own.tile))} tile -> {args.output}")
@@ -248,7 +246,8 @@ def cmd_vectors(args: argparse.Namespace) -> int:
 def cmd_show(args: argparse.Namespace) -> int:
     from layoutcheck.report.show import run_show
 
-    print(run_show(args))
+    print(run_show(args.expr, tv=tuple(args.tv) if args.tv else None, banks=args.banks, access=args.access,
+                   svg=args.svg, html=args.html))
     return EXIT_OK
 
 
@@ -265,60 +264,71 @@ def _guarded(fn: Callable[[], Any], what: str) -> Any:
     """Run ``fn``; turn a failure deep inside the algebra into one line (user errors pass through unchanged)."""
     try:
         return fn()
-    except LayoutcheckError:
+    except (LayoutcheckError, OSError, KeyboardInterrupt, SystemExit):
         raise
     except RecursionError:
         raise UsageError(f"{what}: expression nested too deeply") from None
     except (MemoryError, OverflowError) as e:
         raise UsageError(f"{what}: values too large ({type(e).__name__})") from None
-    except (TypeError, ValueError, AttributeError, IndexError, KeyError, ZeroDivisionError) as e:
-        raise InternalError(f"{what}: internal error: {type(e).__name__}: {' '.join(str(e).split())}") from None
-
-
-class InternalError(LayoutcheckError):
-    """An operation failed in a way its checks did not anticipate (reported as bad input, with the cause)."""
+    except Exception as e:
+        raise InternalError(f"{what}: internal error: {type(e).__name__}: {_one_line(e)} "
+                            f"(a bug in layoutcheck, please report it)") from None
 
 
 # -- argument parsing -----------------------------------------------------------------------------------------------
-def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="layoutcheck", description="Prove properties of GPU data layouts.")
-    p.add_argument("--version", action="version", version=f"layoutcheck {_version()}")
-    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-
+def _add_check(sub: Any) -> None:
     c = sub.add_parser("check", help="prove every property of every config in spec files (the CI gate)")
     c.add_argument("paths", nargs="*", help="spec files or directories (default: specs/)")
     c.add_argument("--junit", metavar="FILE", help="write a JUnit XML report")
     c.add_argument("--json", metavar="FILE", help="write a JSON report (schema in docs/user-guide.md)")
+    c.add_argument("--html", metavar="FILE", help="write a self-contained HTML report with counterexample pictures")
+    c.add_argument("--sarif", metavar="FILE", help="write a SARIF 2.1.0 report (code-scanning annotations)")
     _engine_args(c)
-    c.add_argument("-j", "--jobs", type=_positive_int, default=1, metavar="N", help="worker processes")
+    c.add_argument("-j", "--jobs", type=_positive_int, default=1, metavar="N",
+                   help="worker processes (one config per task; 0 < N)")
     c.add_argument("--include-broken", action="store_true", help="also check specs under broken/ directories")
-    c.add_argument("-q", "--quiet", action="store_true", help="no progress output")
+    c.add_argument("-q", "--quiet", action="store_true", help="no progress bar (it is shown only on a terminal)")
     c.set_defaults(func=cmd_check)
 
+
+def _add_prove(sub: Any) -> None:
     pr = sub.add_parser("prove", help="prove one property of one layout")
     pr.add_argument("expr", help='a layout in CuTe notation, e.g. "Sw<3,3,3> o (8,64):(64,1)"')
     pr.add_argument("--property", required=True, metavar="NAME", type=_property_name)
-    pr.add_argument("--access", help="shared-memory access pattern (conflict_free), e.g. ldsm_x4")
-    pr.add_argument("--dtype", help="element type, e.g. f16")
+    pr.add_argument("--access", help="shared-memory access (conflict_free, wavefront_count), e.g. ldsm_x4")
+    pr.add_argument("--dtype", help="element type, e.g. f16 (conflict_free, wavefront_count, vectorizable)")
     pr.add_argument("--tile", type=_positive_int, nargs="+", metavar="N", help="tile a TV layout covers")
     pr.add_argument("--other", help="the layout to compare with (equivalent)")
-    pr.add_argument("--width", type=_positive_int, help="vector width (vectorizable)")
+    pr.add_argument("--width", type=_positive_int, help="vector width in bytes (vectorizable)")
     pr.add_argument("--bound", type=_positive_int, help="exclusive offset bound (in_bounds)")
     pr.add_argument("--codomain", type=_positive_int, help="codomain size (surjective, bijective)")
+    pr.add_argument("--replication", type=_positive_int, help="owners per tile element (exact_cover, default 1)")
+    pr.add_argument("--wavefronts", type=_positive_int, metavar="N",
+                    help="wavefront_count: the exact total over every instruction of the access")
+    pr.add_argument("--max-wavefronts", type=_positive_int, metavar="N",
+                    help="wavefront_count: an upper bound on the total over every instruction")
     _engine_args(pr)
     pr.set_defaults(func=cmd_prove)
 
+
+def _add_calc(sub: Any) -> None:
     ca = sub.add_parser("calc", help="evaluate a CuTe layout-algebra expression")
     ca.add_argument("expr", nargs="+", help='e.g. "right_inverse(((4,8),(2,2)):((32,1),(16,8)))"')
     ca.set_defaults(func=cmd_calc)
 
+
+def _add_vectors(sub: Any) -> None:
     v = sub.add_parser("vectors", help="exhaustive element-ownership test vectors of a TV config")
     v.add_argument("spec", help="spec file")
     v.add_argument("--config", help="config name (default: the only TV/tiled_mma config)")
     v.add_argument("--format", choices=("npz", "json", "csv", "h"), required=True)
     v.add_argument("-o", "--output", required=True, metavar="FILE")
+    v.add_argument("--partial", action="store_true",
+                   help="write vectors even when the map is not an exact cover (elements missed or owned twice)")
     v.set_defaults(func=cmd_vectors)
 
+
+def _add_show(sub: Any) -> None:
     s = sub.add_parser("show", help="draw a layout: terminal grid, or SVG/HTML of a TV layout or smem banks")
     s.add_argument("expr", help="a layout in CuTe notation")
     s.add_argument("--tv", type=_positive_int, nargs=2, metavar=("M", "N"), help="draw a TV layout over an MxN tile")
@@ -329,14 +339,33 @@ def build_parser() -> argparse.ArgumentParser:
     out.add_argument("--html", metavar="FILE")
     s.set_defaults(func=cmd_show)
 
+
+def _add_gpu(sub: Any) -> None:
     g = sub.add_parser("gpu", help="check generated kernels on the GPU (layoutcheck.gpu.runner)", add_help=False)
     g.add_argument("rest", nargs=argparse.REMAINDER)
     g.set_defaults(func=cmd_gpu)
+
+
+COMMANDS: dict[str, Callable[[Any], None]] = {
+    "check": _add_check, "prove": _add_prove, "calc": _add_calc, "vectors": _add_vectors, "show": _add_show,
+    "gpu": _add_gpu,
+}
+"""Subcommand -> the function adding its parser (which sets ``func``). A new subcommand is one entry here."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="layoutcheck", description="Prove properties of GPU data layouts.",
+                epilog="exit codes: 0 proven, 1 refuted, 2 unreadable input (ERROR), 3 unknown, 4 a bug in layoutcheck")
+    p.add_argument("--version", action="version", version=f"layoutcheck {_version()}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for add in COMMANDS.values():
+        add(sub)
     return p
 
 
 def _engine_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--engine", default="auto", help="engine: auto, exhaustive, linear, z3, sympy (default auto)")
+    p.add_argument("--engine", default="auto", metavar="NAME",
+                   help=f"engine: {', '.join(ENGINES)} (default auto: the first that decides)")
     p.add_argument("--timeout", type=_positive_float, default=DEFAULT_TIMEOUT, metavar="S",
                    help=f"seconds per proof (default {DEFAULT_TIMEOUT:g})")
 
@@ -345,9 +374,9 @@ def _positive_int(s: str) -> int:
     try:
         v = int(s)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, found {s!r}") from None
+        raise argparse.ArgumentTypeError(f"expected a positive integer, found {s[:40]!r}") from None
     if v <= 0 or v > 1 << 40:
-        raise argparse.ArgumentTypeError(f"expected a positive integer up to 2**40, found {s!r}")
+        raise argparse.ArgumentTypeError(f"expected a positive integer up to 2**40, found {s[:40]!r}")
     return v
 
 
@@ -355,9 +384,9 @@ def _positive_float(s: str) -> float:
     try:
         v = float(s)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, found {s!r}") from None
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, found {s[:40]!r}") from None
     if not 0 < v <= 86400:
-        raise argparse.ArgumentTypeError(f"expected seconds in (0, 86400], found {s!r}")
+        raise argparse.ArgumentTypeError(f"expected seconds in (0, 86400], found {s[:40]!r}")
     return v
 
 
@@ -385,35 +414,33 @@ def main(argv: Sequence[str] | None = None) -> int:
             return int(_guarded(lambda: cmd_gpu(argparse.Namespace(rest=argv[1:])), "gpu"))
         args = build_parser().parse_args(argv)
         if not getattr(args, "func", None):
-            raise UsageError("layoutcheck: missing command (check, prove, calc, vectors, show, gpu; see --help)")
+            raise UsageError(f"missing command ({', '.join(COMMANDS)}; see --help)")
         return int(_guarded(lambda: args.func(args), args.command))
     except SystemExit as e:  # --help / --version
-        return int(e.code or 0) if isinstance(e.code, int) or e.code is None else EXIT_BAD_INPUT
+        return int(e.code or 0) if isinstance(e.code, int) or e.code is None else EXIT_ERROR
     except BrokenPipeError:  # output piped into head(1) and closed: not an error of ours
         return EXIT_OK
     except KeyboardInterrupt:
         print("layoutcheck: interrupted", file=sys.stderr)
         return 130
-    except HardTimeout:
-        print("layoutcheck: error: no verdict within the hard time limit", file=sys.stderr)
-        return EXIT_UNKNOWN
+    except InternalError as e:
+        print(f"layoutcheck: {_one_line(e)}", file=sys.stderr)
+        return EXIT_INTERNAL
+    except HardTimeout as e:
+        print(f"layoutcheck: unknown: {_one_line(e)}", file=sys.stderr)
+        return e.exit_code
     except LayoutcheckError as e:
         print(f"layoutcheck: error: {_one_line(e)}", file=sys.stderr)
         if isinstance(e, ParseError) and sys.stderr.isatty():  # people get the caret; scripts keep one line
             print("\n".join("  " + ln for ln in e.caret.splitlines()), file=sys.stderr)
-        return EXIT_UNKNOWN if _is_missing(e) else EXIT_BAD_INPUT
+        return e.exit_code
     except OSError as e:
         print(f"layoutcheck: error: {e.filename or ''}: {e.strerror or e}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except Exception as e:  # last resort: a bug in layoutcheck; one line, exit 2, never a traceback
-        print(f"layoutcheck: internal error: {type(e).__name__}: {_one_line(e)} (please report)", file=sys.stderr)
-        return EXIT_BAD_INPUT
-
-
-def _is_missing(e: BaseException) -> bool:
-    from layoutcheck.spec.schema import ModuleMissing
-
-    return isinstance(e, ModuleMissing)
+        return EXIT_ERROR
+    except Exception as e:  # last resort: a bug in layoutcheck; one line, exit 4, never a traceback
+        print(f"layoutcheck: internal error: {type(e).__name__}: {_one_line(e)} (a bug in layoutcheck, please "
+              f"report it)", file=sys.stderr)
+        return EXIT_INTERNAL
 
 
 def _one_line(e: BaseException) -> str:

@@ -1,22 +1,59 @@
-"""Errors raised for bad user input.
+"""Every error layoutcheck raises on purpose, and the exit code each one means.
 
-Every class is a ``ValueError`` so callers that only know the standard library can catch it; every message is one
-line that names the bad part (the mode, the key, the character) and, where useful, what was expected.
+Each class's docstring says what happened and what to do. Messages are one line that names the bad part (the mode,
+the key, the character, the flag) and, where useful, what was expected.
+
+Exit codes of every ``layoutcheck`` command (``EXIT_*``; ``docs/user-guide.md`` explains them)::
+
+    0  OK        every property PROVEN (or the command did what it was asked)
+    1  REFUTED   some property is false; a re-checked counterexample was printed
+    2  ERROR     input layoutcheck cannot read: syntax, an unknown key or flag, a wrong type, a missing file
+    3  UNKNOWN   nothing refuted, but some property was not decided (timeout, too large, solver unknown)
+    4  INTERNAL  a bug in layoutcheck (not in your input): please report it with the command line
+
+A run with several rows exits with the worst of them, in the order ``EXIT_SEVERITY`` (4, 2, 1, 3, 0): a bug beats
+unreadable input, which beats a refutation, which beats an undecided property.
 """
 
 from __future__ import annotations
 
+import re
+
+EXIT_OK, EXIT_REFUTED, EXIT_ERROR, EXIT_UNKNOWN, EXIT_INTERNAL = 0, 1, 2, 3, 4
+EXIT_BAD_INPUT = EXIT_ERROR
+EXIT_SEVERITY = (EXIT_INTERNAL, EXIT_ERROR, EXIT_REFUTED, EXIT_UNKNOWN, EXIT_OK)
+"""Exit codes from worst to best: a run's exit code is the first of these that any of its rows has."""
+
+
+def worst_exit(codes: list[int] | tuple[int, ...]) -> int:
+    """The worst of ``codes`` in ``EXIT_SEVERITY`` order (``EXIT_OK`` for none).
+
+    >>> worst_exit([EXIT_UNKNOWN, EXIT_REFUTED, EXIT_OK])
+    1
+    """
+    present = set(codes)
+    return next((c for c in EXIT_SEVERITY if c in present), EXIT_OK)
+
 
 class LayoutcheckError(Exception):
-    """Base of every error layoutcheck raises on purpose."""
+    """Base of every error layoutcheck raises on purpose. ``exit_code`` is what the command line exits with."""
+
+    exit_code: int = EXIT_ERROR
 
 
 class LayoutError(LayoutcheckError, ValueError):
-    """A layout, tiler or hardware description is malformed or does not fit the operation asked for."""
+    """A layout, tiler or hardware description is malformed or does not fit the operation asked for.
+
+    What to do: the message names the mode and the law that broke (e.g. the stride divisibility condition); fix that
+    mode, or ask ``layoutcheck calc`` what the operation gives on a smaller example.
+    """
 
 
 class ParseError(LayoutError):
-    """Text that should be CuTe notation is not; the message shows the text with a caret under the bad character."""
+    """Text that should be CuTe notation is not; the message shows the text with a caret under the bad character.
+
+    What to do: write ``(shape):(stride)`` with matching nesting, e.g. ``((4,8),(2,2)):((32,1),(16,8))``.
+    """
 
     def __init__(self, text: str, pos: int, what: str) -> None:
         self.text, self.pos, self.what = text, pos, what
@@ -31,16 +68,114 @@ class ParseError(LayoutError):
 
 
 class ShapeStrideMismatch(LayoutError):
-    """Shape and stride are not congruent (different rank or nesting)."""
+    """Shape and stride are not congruent (different rank or nesting).
+
+    What to do: give one stride per shape entry, nested the same way: ``(4,(2,2)):(1,(4,8))``.
+    """
 
 
 class NotDivisibleError(LayoutError):
-    """A tiler or shape does not divide the size it must divide."""
+    """A tiler or shape does not divide the size it must divide.
+
+    What to do: pick a tile whose extents divide the layout's (the message names both), or pad the layout.
+    """
 
 
 class CompositionError(LayoutError):
-    """``composition(A, B)`` is not admissible: a stride or shape divisibility condition fails."""
+    """``composition(A, B)`` is not admissible: a stride or shape divisibility condition fails.
+
+    What to do: the message names the mode of ``B`` and the condition; reorder or split that mode of ``A``.
+    """
 
 
 class SpecError(LayoutcheckError, ValueError):
-    """A spec file is malformed; the message names file, line and key."""
+    """A spec file is malformed; the message names file, line and key (``file``, ``line``, ``key`` hold them).
+
+    What to do: fix the value of that key (``specs/README.md`` lists every key with its type and an example).
+    """
+
+    def __init__(self, message: str, *, file: str | None = None, line: int | None = None,
+                 key: str | None = None) -> None:
+        super().__init__(message)
+        m = _LOCATION.match(message)
+        if m and file is None:
+            file, line = m.group(1), int(m.group(2))
+        if m and key is None:
+            k = re.search(r"(?:key|parameter) '([A-Za-z0-9_]+)'", message)
+            key = k.group(1) if k else None
+        self.file, self.line, self.key = file, line, key
+        self.config: str | None = None
+
+
+_LOCATION = re.compile(r"^(.+?):(\d+): ")
+
+
+class UsageError(LayoutcheckError):
+    """The command line itself is wrong: an unknown option, a missing argument, a flag that does not apply.
+
+    What to do: run ``layoutcheck COMMAND --help``; the message names the flag.
+    """
+
+
+class ReportError(LayoutcheckError):
+    """A report cannot be written where it was asked: no such directory, a directory, the input spec itself, or the
+    same path for two reports.
+
+    What to do: name a file in an existing directory, different from every input and from the other reports.
+    """
+
+
+class PartialMap(LayoutcheckError):
+    """``layoutcheck vectors`` on a map that is not an exact cover: some tile elements have no owner or more owners
+    than the map replicates (the message gives the counts and the first such element). Exit code 1, like REFUTED.
+
+    What to do: fix the layout (``layoutcheck check`` shows a counterexample), or pass ``--partial`` to write the
+    vectors of the partial map anyway.
+    """
+
+    exit_code = EXIT_REFUTED
+
+
+class ModuleMissing(LayoutcheckError):
+    """A property needs a part of layoutcheck (or an optional dependency) that is not installed in this build; the
+    check reports UNKNOWN with this reason.
+
+    What to do: install the full package (``pip install layoutcheck``), or drop the property from the spec.
+    """
+
+    exit_code = EXIT_UNKNOWN
+
+
+class HardTimeout(LayoutcheckError):
+    """A proof ran past its hard wall-clock limit (an engine ignored its ``timeout``); the row is UNKNOWN.
+
+    What to do: raise ``--timeout``, choose a cheaper ``--engine``, or check a smaller tile.
+    """
+
+    exit_code = EXIT_UNKNOWN
+
+
+class InternalError(LayoutcheckError):
+    """A bug in layoutcheck: an operation failed in a way its own checks did not anticipate (exit code 4).
+
+    What to do: nothing is wrong with your input as far as layoutcheck can tell; please report it, with the command
+    line and spec, to the project's issue tracker (the message says ``please report``).
+    """
+
+    exit_code = EXIT_INTERNAL
+
+
+class ProofFailed(LayoutcheckError, AssertionError):
+    """``assert_proven``/``check_case``: a property was not PROVEN. ``result`` is the ``Result`` (or report row),
+    ``counterexample`` its witness (``None`` when UNKNOWN or ERROR).
+
+    What to do: read the counterexample (CuTe coordinates) and fix the layout; an UNKNOWN needs more ``timeout``.
+    """
+
+    exit_code = EXIT_REFUTED
+
+    def __init__(self, message: str, result: object) -> None:
+        super().__init__(message)
+        self.result = result
+        ce = getattr(result, "counterexample", None)
+        self.counterexample = ce

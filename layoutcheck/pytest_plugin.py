@@ -15,14 +15,16 @@ from typing import Any
 
 import pytest
 
-from layoutcheck.testing import ProofFailed, SpecCase, assert_proven, check_case, spec_cases
+from layoutcheck.errors import ProofFailed
+from layoutcheck.result import DEFAULT_TIMEOUT
+from layoutcheck.testing import SpecCase, assert_proven, check_case, spec_cases
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("layoutcheck")
     group.addoption("--layoutcheck-specs", action="append", default=[], metavar="PATH",
                     help="spec files or directories whose properties must be PROVEN")
-    group.addoption("--layoutcheck-timeout", type=float, default=30.0, help="seconds per proof")
+    group.addoption("--layoutcheck-timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds per proof")
     group.addoption("--layoutcheck-engine", default="auto", help="proof engine")
     parser.addini("layoutcheck_specs", "spec files or directories to gate", type="paths", default=[])
 

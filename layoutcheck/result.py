@@ -12,6 +12,10 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
+DEFAULT_TIMEOUT = 30.0
+"""Seconds one proof may take unless told otherwise: the one default of ``prove``, ``check``, ``testing`` and the
+pytest plugin."""
+
 
 class Verdict(Enum):
     PROVEN = "PROVEN"

@@ -22,17 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from layoutcheck.cli import DEFAULT_TIMEOUT, run_job
-from layoutcheck.result import Result, Verdict
-
-
-class ProofFailed(AssertionError):
-    """A property was not PROVEN: ``result`` is the ``Result``; ``counterexample`` its witness (None if UNKNOWN)."""
-
-    def __init__(self, message: str, result: Any) -> None:
-        super().__init__(message)
-        self.result = result
-        self.counterexample = getattr(result, "counterexample", None)
+from layoutcheck.errors import ProofFailed
+from layoutcheck.result import DEFAULT_TIMEOUT, Result, Verdict
 
 
 def assert_proven(prop: Any, engine: str = "auto", timeout: float = DEFAULT_TIMEOUT, **kw: Any) -> Result:
@@ -74,20 +65,37 @@ class SpecCase:
 
 
 def spec_cases(paths: list[str], include_broken: bool = False) -> list[SpecCase]:
-    """Every (config, property) of the spec files under ``paths`` (loading them raises ``SpecError`` if malformed)."""
+    """Every (config, property) of the spec files under ``paths`` (loading them raises ``SpecError`` if malformed).
+
+    Post: the labels (``str(case)``, the test ids) are unique: ``config::property``, prefixed by the file's name
+    when several files are collected, and numbered when a config lists one property twice.
+    """
+    import os
+
     from layoutcheck.spec.load import collect, load_spec
 
     out: list[SpecCase] = []
-    for f in collect(list(paths), include_broken):
+    files = collect(list(paths), include_broken)
+    seen: dict[str, int] = {}
+    for f in files:
+        stem = os.path.splitext(os.path.basename(f))[0]
         for ci, cfg in enumerate(load_spec(f).configs):
             for pi, req in enumerate(cfg.properties):
-                out.append(SpecCase(f, ci, pi, f"{cfg.name}::{req.label}"))
+                label = f"{cfg.name}::{req.label}" if len(files) == 1 else f"{stem}::{cfg.name}::{req.label}"
+                seen[label] = seen.get(label, 0) + 1
+                if seen[label] > 1:
+                    label = f"{label}#{seen[label]}"
+                out.append(SpecCase(f, ci, pi, label))
     return out
 
 
 def check_case(case: SpecCase, engine: str = "auto", timeout: float = DEFAULT_TIMEOUT) -> Any:
-    """Prove one spec case; raise ``ProofFailed`` unless PROVEN. Returns the ``report.Row``."""
-    row = run_job((case.file, case.config_index, case.property_index), engine, timeout)
+    """Prove one spec case; raise ``ProofFailed`` unless PROVEN. Returns the ``layoutcheck.check.Row``."""
+    from layoutcheck.check import check_property
+    from layoutcheck.spec.load import load_spec
+
+    cfg = load_spec(case.file).configs[case.config_index]
+    row = check_property(cfg, cfg.properties[case.property_index], engine, timeout)
     if row.status != "PROVEN":
         detail = row.counterexample if row.status == "REFUTED" else row.reason
         raise ProofFailed(f"{row.status}: {row.config} {row.property} ({row.file}:{row.line}): {detail}", row)

@@ -47,7 +47,7 @@ def spec_cases(paths: list[str]) -> tuple[list[KernelCase], list[Skipped]]:
                 if cfg.kind == "tv":
                     tv, tile = cfg.get("tv"), tuple(cfg.get("tile"))
                 elif cfg.kind == "tiled_mma":
-                    mma = tiled_mma(cfg, "gpu")
+                    mma = tiled_mma(cfg)
                     if mma.thr_layout_vmnk.offsets().tolist() != list(range(size(mma.thr_layout_vmnk))):
                         skipped.append(Skipped(label, "thread layout is not colexicographic"))
                         continue

@@ -28,12 +28,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from layoutcheck.properties.base import Decision, Property, Undecided
-from layoutcheck.result import Counterexample, Result, Verdict
+from layoutcheck.result import DEFAULT_TIMEOUT, Counterexample, Result, Verdict
 
 Handler = Callable[[Any, "Limits"], "Decision | Undecided"]
 
 DEFAULT_MEMORY_BUDGET = 2 << 30  # bytes the exhaustive engine may use (about 2 GiB)
-DEFAULT_TIMEOUT = 10.0
 
 
 @dataclass(frozen=True, slots=True)

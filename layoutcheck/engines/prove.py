@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import time
 
-from layoutcheck.engines.base import AUTO_ORDER, DEFAULT_MEMORY_BUDGET, DEFAULT_TIMEOUT, Limits, engines
+from layoutcheck.engines.base import AUTO_ORDER, DEFAULT_MEMORY_BUDGET, Limits, engines
 from layoutcheck.errors import LayoutError
 from layoutcheck.properties.base import Property
-from layoutcheck.result import Result, Verdict
+from layoutcheck.result import DEFAULT_TIMEOUT, Result, Verdict
 
 
 def prove(prop: Property, engine: str = "auto", timeout: float = DEFAULT_TIMEOUT,

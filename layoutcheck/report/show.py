@@ -243,12 +243,23 @@ def access_conflicts(x: Any, bits: int, access: str) -> tuple[frozenset[tuple[in
     return frozenset(cells), note
 
 
-def run_show(args: Any) -> str:
-    """``layoutcheck show``: the terminal grid, or write SVG/HTML and say where."""
+def run_show(expr: str, tv: tuple[int, int] | None = None, banks: str | None = None, access: str | None = None,
+             svg: str | None = None, html: str | None = None) -> str:
+    """``layoutcheck show``: the terminal grid, or write SVG (``svg``) / HTML (``html``) and say where.
+
+    >>> print(run_show("(2,2):(1,2)"))  # doctest: +NORMALIZE_WHITESPACE
+    (2,2):(1,2)
+           0    1
+        +----+----+
+     0  |  0 |  2 |
+        +----+----+
+     1  |  1 |  3 |
+        +----+----+
+    """
     from layoutcheck.report.verdicts import atomic_open
 
-    g = build_grid(args.expr, tuple(args.tv) if args.tv else None, args.banks, getattr(args, "access", None))
-    for path, render in ((args.svg, render_svg), (args.html, render_html)):
+    g = build_grid(expr, tv, banks, access)
+    for path, render in ((svg, render_svg), (html, render_html)):
         if path:
             with atomic_open(path) as f:
                 f.write(render(g))

@@ -25,7 +25,7 @@ import numpy as np
 
 from layoutcheck.algebra.layout import Layout, size
 from layoutcheck.algebra.swizzle import ComposedLayout
-from layoutcheck.errors import LayoutError, SpecError
+from layoutcheck.errors import LayoutError, PartialMap, SpecError
 from layoutcheck.report.verdicts import atomic_open
 
 SCHEMA_VERSION = 1
@@ -146,8 +146,31 @@ def from_ownership(name: str, own: Any) -> OwnershipVectors:
                             _small(start), _small(ids.reshape(-1)), f"tiled MMA operand {own.operand}")
 
 
-def ownership_for_spec(path: str, config: str | None = None) -> OwnershipVectors:
-    """Load ``path`` and build the vectors of its TV or tiled-MMA config ``config`` (the only one if omitted)."""
+def check_cover(own: OwnershipVectors, replication: int = 1) -> None:
+    """``PartialMap`` unless every tile element has exactly ``replication`` owners (the counts and the first bad one).
+
+    >>> check_cover(from_tv("c", Layout((2, 2), (1, 2)), (2, 2)))
+    """
+    counts = np.diff(own.owner_start.astype(np.int64))
+    bad = np.flatnonzero(counts != replication)
+    if bad.size == 0:
+        return
+    e = int(bad[0])
+    unowned, over = int((counts == 0).sum()), int((counts > replication).sum())
+    under = int(((counts > 0) & (counts < replication)).sum())
+    rows = own.tile[0]
+    raise PartialMap(f"{own.name} is not an exact cover of its {own.tile[0]}x{own.tile[1]} tile: {unowned} elements "
+                     f"unowned, {over} owned more than {replication} time(s)" + (f", {under} under-owned" if under
+                                                                                   else "")
+                     + f" (first: element (row {e % rows}, col {e // rows}) owned {int(counts[e])} times); pass "
+                     f"--partial to write the vectors of the partial map anyway")
+
+
+def ownership_for_spec(path: str, config: str | None = None, partial: bool = False) -> OwnershipVectors:
+    """Load ``path`` and build the vectors of its TV or tiled-MMA config ``config`` (the only one if omitted).
+
+    Unless ``partial``, a map that is not an exact cover raises ``PartialMap`` with the counts.
+    """
     from layoutcheck.spec.bind import mma_cta_tile, tiled_mma
     from layoutcheck.spec.load import load_spec
 
@@ -168,14 +191,19 @@ def ownership_for_spec(path: str, config: str | None = None) -> OwnershipVectors
         raise SpecError(f"{path}: pick a config with --config (TV / tiled_mma configs: {names})")
     try:
         if cfg.kind == "tv":
-            return from_tv(cfg.name, cfg.get("tv"), cfg.get("tile"), cfg.get("memory"))
-        from layoutcheck.models.tiled_mma import ownership
+            own, rep = from_tv(cfg.name, cfg.get("tv"), cfg.get("tile"), cfg.get("memory")), 1
+        else:
+            from layoutcheck.models.tiled_mma import ownership
 
-        mma = tiled_mma(cfg, "vectors")
-        operand = cfg.get("operand", "C")
-        return from_ownership(cfg.name, ownership(mma, operand, mma_cta_tile(cfg, mma, operand)))
+            mma = tiled_mma(cfg)
+            operand = cfg.get("operand", "C")
+            o = ownership(mma, operand, mma_cta_tile(cfg, mma, operand))
+            own, rep = from_ownership(cfg.name, o), o.replication
     except LayoutError as e:
         raise SpecError(f"{cfg.file}:{cfg.line}: config {cfg.name!r}: {' '.join(str(e).split())}") from None
+    if not partial:
+        check_cover(own, rep)
+    return own
 
 
 # -- writers --------------------------------------------------------------------------------------------------------
@@ -219,8 +247,6 @@ def _write_json(own: OwnershipVectors, f: IO[str]) -> None:
 
 
 def _write_csv(own: OwnershipVectors, f: IO[str]) -> None:
-    f.write(f"# layoutcheck ownership vectors: {own.name} ({own.source}); one line per (thread, value); "
-            f"an element's owners are the lines with its (row, col)\n")
     f.write("thread,value,row,col,offset\n")
     t_n, v_n = own.num_threads, own.num_values
     step = max(1, CHUNK // max(v_n, 1))

@@ -1,18 +1,17 @@
-"""Verdict reports: the terminal table, JUnit XML and JSON, all written atomically.
+"""Verdict reports: the terminal table, JUnit XML and JSON, all written atomically; report paths checked up front.
 
-A report is a list of ``Row`` values, one per (config, property). Rows are plain data (no layout objects, no solver
-objects) so that worker processes can send them back and reports never import z3.
+A report is a list of ``layoutcheck.check.Row`` values, one per (config, property), plus ERROR rows for what could
+not be read. The exit code of ``layoutcheck check`` is the worst of the rows (``layoutcheck.check.exit_code``)::
 
-Exit codes of ``layoutcheck check`` come from the rows (``exit_code``)::
+    0  every row PROVEN     1  some row REFUTED     2  some row ERROR (unreadable input)
+    3  none REFUTED or ERROR, some UNKNOWN          4  an internal error (a bug in layoutcheck; please report it)
 
-    0  every row PROVEN            1  some row REFUTED
-    3  none REFUTED, some UNKNOWN  2  bad input (decided before any row exists)
+JSON schema (``schema_version`` 2), documented in ``docs/user-guide.md``::
 
-JSON schema (``schema_version`` 1), documented in ``docs/user-guide.md``::
-
-    {"schema_version": 1, "tool": "layoutcheck", "version": "...", "summary": {"PROVEN": n, ...},
+    {"schema_version": 2, "tool": "layoutcheck", "version": "...", "summary": {"PROVEN": n, ..., "ERROR": n},
      "exit_code": 0, "results": [{"file", "line", "config", "property", "status", "engine", "time_s",
-     "counterexample": {"text", "data"} | null, "reason": str | null}, ...]}
+     "counterexample": {"text", "data"} | null, "reason": str | null,
+     "error": {"message", "key", "line", "internal"} | null}, ...]}
 
 Writes go to a temporary file in the target's directory, then ``os.replace``: a reader never sees a partial file,
 and an interrupted run leaves the previous report (or none) behind.
@@ -26,55 +25,14 @@ import sys
 import tempfile
 import xml.etree.ElementTree as ET
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass, field
 from typing import IO, Any
 
-SCHEMA_VERSION = 1
-STATUSES = ("PROVEN", "REFUTED", "UNKNOWN")
+from layoutcheck.check import STATUSES, Row, exit_code
+from layoutcheck.errors import ReportError
 
-
-@dataclass(frozen=True, slots=True)
-class Row:
-    """One (config, property) verdict as plain data. ``status`` is one of PROVEN, REFUTED, UNKNOWN."""
-
-    file: str
-    config: str
-    property: str
-    status: str
-    engine: str = ""
-    time_s: float = 0.0
-    counterexample: str | None = None
-    counterexample_data: dict[str, Any] = field(default_factory=dict)
-    reason: str | None = None
-    line: int = 0
-
-    def __post_init__(self) -> None:
-        if self.status not in STATUSES:
-            raise AssertionError(f"unknown status {self.status!r}")
-
-
-def row_from_result(result: Any, file: str, config: str, prop: str, line: int = 0) -> Row:
-    """A ``Row`` from a ``layoutcheck.result.Result`` (duck-typed: status, engine, time_s, counterexample, reason)."""
-    ce = result.counterexample
-    data = dict(ce.data) if ce is not None and getattr(ce, "data", None) else {}
-    return Row(file=file, config=config, property=prop, status=str(result.status), engine=str(result.engine),
-               time_s=float(result.time_s), counterexample=None if ce is None else str(ce),
-               counterexample_data=_jsonable(data), reason=result.reason, line=line)
-
-
-def _jsonable(x: Any) -> Any:
-    """Plain JSON values (numpy ints/arrays and tuples become ints/lists; anything else its ``str``)."""
-    if isinstance(x, dict):
-        return {str(k): _jsonable(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_jsonable(v) for v in x]
-    if isinstance(x, (bool, int, float, str)) or x is None:
-        return x
-    if hasattr(x, "tolist"):
-        return _jsonable(x.tolist())
-    return str(x)
+SCHEMA_VERSION = 2
 
 
 def summary(rows: Iterable[Row]) -> dict[str, int]:
@@ -82,16 +40,25 @@ def summary(rows: Iterable[Row]) -> dict[str, int]:
     return {s: counts.get(s, 0) for s in STATUSES}
 
 
-def exit_code(rows: Iterable[Row]) -> int:
-    """0 all PROVEN, 1 any REFUTED, 3 no REFUTED but some UNKNOWN.
-
-    >>> exit_code([Row("f", "c", "p", "PROVEN"), Row("f", "c", "q", "UNKNOWN", reason="t")])
-    3
+def check_report_paths(reports: dict[str, str | None], inputs: Sequence[str]) -> None:
+    """``ReportError`` unless every report path names a writable file: not a directory, in an existing directory,
+    none of the ``inputs`` (spec files), and no two reports on one path. ``reports``: flag -> path (or None).
     """
-    s = summary(rows)
-    if s["REFUTED"]:
-        return 1
-    return 3 if s["UNKNOWN"] else 0
+    seen: dict[str, str] = {}
+    ins = {os.path.realpath(p) for p in inputs if os.path.isfile(p)}
+    for flag, path in reports.items():
+        if not path:
+            continue
+        real = os.path.realpath(path)
+        if os.path.isdir(path):
+            raise ReportError(f"{flag} {path}: is a directory (name a file, e.g. {os.path.join(path, 'report')})")
+        if not os.path.isdir(os.path.dirname(real)):
+            raise ReportError(f"{flag} {path}: no such directory {os.path.dirname(path) or '.'}")
+        if real in ins:
+            raise ReportError(f"{flag} {path}: is an input spec file; it would be overwritten")
+        if real in seen:
+            raise ReportError(f"{flag} {path}: the same file as {seen[real]} (each report needs its own file)")
+        seen[real] = f"{flag} {path}"
 
 
 # -- atomic writes ------------------------------------------------------------------------------------------------
@@ -102,7 +69,12 @@ def atomic_open(path: str, mode: str = "w") -> Iterator[IO[Any]]:
     Post: ``path`` holds either its old content or the complete new content, never a prefix.
     """
     directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".layoutcheck-", suffix=".tmp", dir=directory)
+    if os.path.isdir(path):
+        raise ReportError(f"cannot write {path}: is a directory")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".layoutcheck-", suffix=".tmp", dir=directory)
+    except OSError as e:
+        raise ReportError(f"cannot write {path}: {e.strerror or e}") from None
     try:
         os.chmod(tmp, 0o666 & ~_umask())
         with os.fdopen(fd, mode, **({} if "b" in mode else {"encoding": "utf-8"})) as f:
@@ -129,9 +101,15 @@ def to_json(rows: list[Row]) -> dict[str, Any]:
         ce = {"text": r.counterexample, "data": r.counterexample_data} if r.counterexample is not None else None
         results.append({"file": r.file, "line": r.line, "config": r.config, "property": r.property,
                         "status": r.status, "engine": r.engine, "time_s": round(r.time_s, 6), "counterexample": ce,
-                        "reason": r.reason})
+                        "reason": r.reason, "error": _error(r)})
     return {"schema_version": SCHEMA_VERSION, "tool": "layoutcheck", "version": __version__,
             "summary": summary(rows), "exit_code": exit_code(rows), "results": results}
+
+
+def _error(r: Row) -> dict[str, Any] | None:
+    if r.status != "ERROR":
+        return None
+    return {"message": r.reason, "key": r.key, "line": r.line, "internal": r.internal}
 
 
 def write_json(rows: list[Row], path: str) -> None:
@@ -143,7 +121,7 @@ def write_json(rows: list[Row], path: str) -> None:
 # -- JUnit --------------------------------------------------------------------------------------------------------
 def to_junit(rows: list[Row]) -> ET.ElementTree:
     """One testsuite per spec file, one testcase per (config, property): REFUTED is a ``failure`` carrying the
-    counterexample, UNKNOWN an ``error`` carrying the reason."""
+    counterexample; ERROR (unreadable config) and UNKNOWN are ``error``s (``type`` says which) carrying the reason."""
     root = ET.Element("testsuites", name="layoutcheck")
     by_file: dict[str, list[Row]] = {}
     for r in rows:
@@ -151,20 +129,20 @@ def to_junit(rows: list[Row]) -> ET.ElementTree:
     for file, frows in by_file.items():
         s = summary(frows)
         suite = ET.SubElement(root, "testsuite", name=file, tests=str(len(frows)), failures=str(s["REFUTED"]),
-                              errors=str(s["UNKNOWN"]), time=f"{sum(r.time_s for r in frows):.6f}")
+                              errors=str(s["UNKNOWN"] + s["ERROR"]), time=f"{sum(r.time_s for r in frows):.6f}")
         for r in frows:
             case = ET.SubElement(suite, "testcase", classname=f"{file}::{r.config}", name=r.property,
                                  time=f"{r.time_s:.6f}", file=file, line=str(r.line))
             if r.status == "REFUTED":
                 el = ET.SubElement(case, "failure", message=f"REFUTED: {r.counterexample}", type="REFUTED")
                 el.text = _detail(r)
-            elif r.status == "UNKNOWN":
-                el = ET.SubElement(case, "error", message=f"UNKNOWN: {r.reason}", type="UNKNOWN")
+            elif r.status in ("UNKNOWN", "ERROR"):
+                el = ET.SubElement(case, "error", message=f"{r.status}: {r.reason}", type=r.status)
                 el.text = _detail(r)
     s = summary(rows)
     root.set("tests", str(len(rows)))
     root.set("failures", str(s["REFUTED"]))
-    root.set("errors", str(s["UNKNOWN"]))
+    root.set("errors", str(s["UNKNOWN"] + s["ERROR"]))
     return ET.ElementTree(root)
 
 
@@ -187,7 +165,7 @@ def write_junit(rows: list[Row], path: str) -> None:
 
 
 # -- terminal -----------------------------------------------------------------------------------------------------
-_COLOURS = {"PROVEN": "32", "REFUTED": "31", "UNKNOWN": "33"}
+_COLOURS = {"PROVEN": "32", "REFUTED": "31", "UNKNOWN": "33", "ERROR": "35"}
 
 
 def use_colour(stream: IO[str]) -> bool:
@@ -213,9 +191,17 @@ def format_table(rows: list[Row], colour: bool = False) -> str:
             out.append(f"    counterexample: {r.counterexample}  ({r.file}:{r.line})")
         elif r.status == "UNKNOWN":
             out.append(f"    reason: {r.reason}  ({r.file}:{r.line})")
-    s = summary(rows)
-    out.append(f"{len(rows)} checks: {s['PROVEN']} proven, {s['REFUTED']} refuted, {s['UNKNOWN']} unknown")
+        elif r.status == "ERROR":
+            out.append(f"    error: {r.reason}  ({r.file}:{r.line})")
+    out.append(summary_line(rows))
     return "\n".join(out)
+
+
+def summary_line(rows: list[Row]) -> str:
+    """``12 checks: 10 proven, 1 refuted, 0 unknown, 1 error (exit 2)``."""
+    s = summary(rows)
+    return (f"{len(rows)} checks: {s['PROVEN']} proven, {s['REFUTED']} refuted, {s['UNKNOWN']} unknown, "
+            f"{s['ERROR']} error (exit {exit_code(rows)})")
 
 
 def _ms(t: float) -> str:
@@ -223,26 +209,31 @@ def _ms(t: float) -> str:
 
 
 class Progress:
-    """A one-line progress bar on a terminal; plain ``[i/n] config property VERDICT`` lines otherwise."""
+    """A one-line progress bar, only on a terminal (a CI log gets no per-check lines, only the final table).
+
+    ``start`` shows the bar before the first proof ends; ``update`` advances it; the bar erases itself when done.
+    """
 
     def __init__(self, total: int, stream: IO[str] | None = None, enabled: bool = True) -> None:
         self.total, self.done = total, 0
         self.stream = stream or sys.stderr
-        self.enabled = enabled
-        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
-        self.colour = use_colour(self.stream)
+        self.enabled = enabled and bool(getattr(self.stream, "isatty", lambda: False)())
+
+    def start(self, what: str = "") -> None:
+        if self.enabled:
+            self._draw(what or "starting")
 
     def update(self, row: Row) -> None:
         self.done += 1
         if not self.enabled:
             return
-        if self.tty:
-            width = 30
-            fill = width * self.done // max(self.total, 1)
-            label = f"{row.config} {row.property}"[:40]
-            self.stream.write(f"\r[{'#' * fill}{'.' * (width - fill)}] {self.done}/{self.total} {label:<40}")
-            if self.done == self.total:
-                self.stream.write("\r" + " " * (width + 60) + "\r")
-        else:
-            self.stream.write(f"[{self.done}/{self.total}] {row.config} {row.property} {row.status}\n")
+        self._draw(f"{row.config} {row.property}")
+        if self.done >= self.total:
+            self.stream.write("\r" + " " * 100 + "\r")
+            self.stream.flush()
+
+    def _draw(self, label: str) -> None:
+        width = 30
+        fill = width * self.done // max(self.total, 1)
+        self.stream.write(f"\r[{'#' * fill}{'.' * (width - fill)}] {self.done}/{self.total} {label[:40]:<40}")
         self.stream.flush()

@@ -18,32 +18,41 @@ the property raises ``SpecError`` naming ``file:line``, the config and the key.
 
 from __future__ import annotations
 
-from importlib import import_module
+from collections.abc import Callable
 from typing import Any
 
 from layoutcheck.algebra.layout import Layout, size
 from layoutcheck.algebra.swizzle import ComposedLayout
 from layoutcheck.errors import LayoutError, SpecError
-from layoutcheck.spec.schema import KIND_MODULE, PROPERTY_MODULE, Config, ModuleMissing, PropertyRequest
+from layoutcheck.hw.mma import mma_atom
+from layoutcheck.models.banks.access import Access, access_from_expr, access_from_tv, access_kind
+from layoutcheck.models.tiled_mma import TiledMMA, make_tiled_mma
+from layoutcheck.models.tma import TmaBox, mma_smem_layout
+from layoutcheck.properties.banks import conflict_free, wavefront_count
+from layoutcheck.properties.base import Property
+from layoutcheck.properties.layout import bijective, equivalent, in_bounds, injective, surjective
+from layoutcheck.properties.tma import tma_compatible
+from layoutcheck.properties.tv import exact_cover, vectorizable
+from layoutcheck.spec.schema import Config, PropertyRequest
 from layoutcheck.spec.values import DTYPE_BITS, one_line
 
-
-def need_module(module: str, prop: str) -> Any:
-    """``import_module(module)``, or ``ModuleMissing("property P needs module M, not available")`` when M is absent.
-
-    An ImportError from a third-party dependency inside an installed module is re-raised, not hidden.
-    """
-    try:
-        return import_module(module)
-    except ImportError as e:
-        if e.name and not module.startswith(e.name) and not e.name.startswith("layoutcheck"):
-            raise
-        raise ModuleMissing(f"property {prop} needs module {module}, not available") from None
+PropertyBuilder = Callable[..., Property]
+PROPERTIES: dict[str, PropertyBuilder] = {
+    "injective": injective, "surjective": surjective, "bijective": bijective, "equivalent": equivalent,
+    "in_bounds": in_bounds, "exact_cover": exact_cover, "vectorizable": vectorizable,
+    "conflict_free": conflict_free, "wavefront_count": wavefront_count, "tma_compatible": tma_compatible,
+}
+"""Property name (as a spec writes it) -> the public constructor of its ``Property``. Add one entry per property."""
 
 
-def required_modules(cfg: Config, req: PropertyRequest) -> tuple[str, ...]:
-    """The layoutcheck modules that checking ``req`` on ``cfg`` imports (the property's, then the kind's)."""
-    return (PROPERTY_MODULE[req.name], *KIND_MODULE.get(cfg.kind, ()))
+class Unsound(Exception):
+    """A config is well formed but breaks a law its subject must obey before the property can even be stated (a
+    tiled MMA's ``permutation`` that is not a permutation). ``claim`` is that law as a property of its own, which the
+    check proves to obtain a counterexample; ``what`` names the part, ``key`` the spec key that holds it."""
+
+    def __init__(self, claim: Property, what: str, key: str) -> None:
+        super().__init__(what)
+        self.claim, self.what, self.key = claim, what, key
 
 
 def subject(cfg: Config, req: PropertyRequest | None = None) -> Any:
@@ -55,7 +64,7 @@ def subject(cfg: Config, req: PropertyRequest | None = None) -> Any:
     if cfg.kind == "smem":
         return smem_layout(cfg)
     if cfg.kind == "tiled_mma":
-        return tiled_mma(cfg, req.name if req else "tiled_mma")
+        return tiled_mma(cfg)
     raise cfg.error("kind", f"kind {cfg.kind!r} has no layout subject")
 
 
@@ -71,26 +80,31 @@ def smem_layout(cfg: Config) -> Layout | ComposedLayout:
         raise cfg.error("atom", "kind 'smem' takes an atom table { major, mode }")
     try:
         a = gmma_smem_atom(atom["major"], atom["mode"], DTYPE_BITS[cfg.get("dtype")])
-        tiled = tile_to_shape(a.layout, cfg.get("tile"))
     except LayoutError as e:
         raise cfg.error("atom", one_line(e)) from None
+    try:
+        tiled = tile_to_shape(a.layout, cfg.get("tile"))
+    except LayoutError as e:
+        raise cfg.error("tile", f"the {a.layout} atom does not tile it: {one_line(e)}") from None
     return ComposedLayout(a.element_swizzle, 0, tiled)
 
 
-def tiled_mma(cfg: Config, prop: str) -> Any:
-    """Build the config's TiledMMA with ``layoutcheck.models.tiled_mma`` (``ModuleMissing`` when it is not there)."""
-    mma_hw = need_module("layoutcheck.hw.mma", prop)
-    tm = need_module("layoutcheck.models.tiled_mma", prop)
+def tiled_mma(cfg: Config) -> TiledMMA:
+    """Build the config's TiledMMA; a ``permutation`` entry that is not a permutation raises ``Unsound``."""
     try:
-        atom = mma_hw.mma_atom(cfg.get("atom"))
+        atom = mma_atom(cfg.get("atom"))
     except LayoutError as e:
         raise cfg.error("atom", one_line(e)) from None
     except KeyError:
         raise cfg.error("atom", f"unknown MMA atom {cfg.get('atom')!r}") from None
     perm = tuple(cfg.get("permutation") or ())
     perm = perm + (None,) * (3 - len(perm))
+    for name, p in zip("MNK", perm, strict=True):
+        if isinstance(p, Layout) and sorted(p.offsets().tolist()) != list(range(size(p))):
+            raise Unsound(bijective(p, size(p)), f"permutation {name} = {p} is not a permutation of [0,{size(p)})",
+                          "permutation")
     try:
-        return tm.make_tiled_mma(atom, cfg.get("atom_layout", (1, 1, 1)), perm)
+        return make_tiled_mma(atom, cfg.get("atom_layout", (1, 1, 1)), perm)
     except LayoutError as e:
         raise cfg.error("permutation" if cfg.get("permutation") else "atom_layout", one_line(e)) from None
 
@@ -100,23 +114,19 @@ def tile_shape(cfg: Config) -> tuple[int, ...]:
     return tuple(cfg.get("tile"))
 
 
-def build_property(cfg: Config, req: PropertyRequest) -> Any:
-    """The ``layoutcheck.properties.layout`` object for one request.
+def build_property(cfg: Config, req: PropertyRequest) -> Property:
+    """The property object for one request, built by the kind's binder (``BINDERS``).
 
-    Raises ``ModuleMissing`` when a module the property needs is absent, ``SpecError`` (file:line:key) when the
-    config's values do not fit the property.
+    Raises ``SpecError`` (file:line:key) when the config's values do not fit the property, ``Unsound`` when the
+    config breaks a law of its subject (the check refutes that law instead).
     """
-    module = PROPERTY_MODULE[req.name]
-    fn = getattr(need_module(module, req.name), req.name, None)
-    if fn is None:
-        raise ModuleMissing(f"property {req.name} needs {module}.{req.name}, not available")
     try:
-        return _BINDERS[cfg.kind](fn, cfg, req)
-    except (ModuleMissing, SpecError):
+        return BINDERS[cfg.kind](cfg, req)
+    except (SpecError, Unsound):
         raise
     except LayoutError as e:
         raise SpecError(f"{cfg.file}:{req.line or cfg.line}: config {cfg.name!r}: property {req.name!r}: "
-                        f"{one_line(e)}") from None
+                        f"{one_line(e)}", file=cfg.file, line=req.line or cfg.line, key="properties") from None
 
 
 def _tv_memory(cfg: Config, lay: Any) -> Any:
@@ -138,9 +148,9 @@ def _dtype_bytes(cfg: Config, req: PropertyRequest) -> int:
     return max(1, DTYPE_BITS[dtype] // 8)
 
 
-def _bind_layout(fn: Any, cfg: Config, req: PropertyRequest) -> Any:
+def _bind_layout(cfg: Config, req: PropertyRequest) -> Property:
     lay = subject(cfg, req)
-    name = req.name
+    name, fn = req.name, PROPERTIES[req.name]
     tile_n = size(Layout(tile_shape(cfg))) if cfg.kind == "tv" else None
     if name == "equivalent":
         other = req.get("other", cfg.get("other"))
@@ -164,12 +174,13 @@ def _bind_layout(fn: Any, cfg: Config, req: PropertyRequest) -> Any:
     return fn(lay)
 
 
-def _bind_tiled_mma(fn: Any, cfg: Config, req: PropertyRequest) -> Any:
+def _bind_tiled_mma(cfg: Config, req: PropertyRequest) -> Property:
     """Properties of the whole CTA tile: the operand's ``thrfrg`` layout ``(thread, value) -> tile index``."""
-    mma = tiled_mma(cfg, req.name)
+    mma = tiled_mma(cfg)
     operand = req.get("operand", cfg.get("operand", "C"))
     tile = mma_cta_tile(cfg, mma, operand)
     frg = mma_thrfrg(cfg, mma, operand, tile)
+    fn = PROPERTIES[req.name]
     if req.name == "exact_cover":
         return fn(frg, tile, req.get("replication", 1))
     if req.name == "in_bounds":
@@ -177,7 +188,7 @@ def _bind_tiled_mma(fn: Any, cfg: Config, req: PropertyRequest) -> Any:
     return fn(frg)
 
 
-def mma_cta_tile(cfg: Config, mma: Any, operand: str) -> tuple[int, int]:
+def mma_cta_tile(cfg: Config, mma: TiledMMA, operand: str) -> tuple[int, int]:
     """The (rows, cols) of ``operand`` in the config's CTA ``tile`` = [M, N] or [M, N, K] (K defaults to the MMA's)."""
     t = tile_shape(cfg)
     if len(t) not in (2, 3):
@@ -187,40 +198,45 @@ def mma_cta_tile(cfg: Config, mma: Any, operand: str) -> tuple[int, int]:
     return {"A": (m, k), "B": (n, k), "C": (m, n)}[operand]
 
 
-def mma_thrfrg(cfg: Config, mma: Any, operand: str, tile: tuple[int, int]) -> Layout:
+_THRFRG: dict[str, Callable[[TiledMMA, Layout], Layout]] = {
+    "A": TiledMMA.thrfrg_A, "B": TiledMMA.thrfrg_B, "C": TiledMMA.thrfrg_C}
+"""Operand -> its ``(thread, value) -> tile index`` map of a TiledMMA."""
+
+
+def mma_thrfrg(cfg: Config, mma: TiledMMA, operand: str, tile: tuple[int, int]) -> Layout:
     """``thrfrg_X`` of ``operand`` on ``tile``: ``(thread, value) -> tile index``; a tile the MMA cannot tile is an
     error on the config's ``tile``."""
     try:
-        return getattr(mma, f"thrfrg_{operand}")(Layout(tile))
+        return _THRFRG[operand](mma, Layout(tile))
     except LayoutError as e:
         raise cfg.error("tile", one_line(e)) from None
 
 
-def smem_access(cfg: Config, req: PropertyRequest) -> Any:
+def smem_access(cfg: Config, req: PropertyRequest) -> Access | str:
     """The access of a smem config: a kind name (the canonical tile access), or an ``Access`` built from
     ``access_tv`` (``(32 lanes, V) -> element``) or ``access_expr`` over ``access_ranges``."""
-    banks = need_module("layoutcheck.models.banks.access", req.name)
     kind = req.get("access", cfg.get("access"))
     if kind is None:
         raise cfg.error("access", f"property {req.name!r} needs an 'access' (e.g. \"ldsm_x4\", \"sts32\")")
     bits = DTYPE_BITS[cfg.get("dtype")]
     try:
-        banks.access_kind(kind)
+        access_kind(kind)
         if cfg.get("access_tv") is not None:
             tv = cfg.get("access_tv")
             if not isinstance(tv, Layout):
                 raise cfg.error("access_tv", "an access TV map cannot be swizzled")
-            return banks.access_from_tv(kind, tv, bits, f"{kind} by {tv}")
+            return access_from_tv(kind, tv, bits, f"{kind} by {tv}")
         if cfg.get("access_expr") is not None:
-            return banks.access_from_expr(kind, cfg.get("access_expr"), bits, dict(cfg.get("access_ranges", ())))
+            return access_from_expr(kind, cfg.get("access_expr"), bits, dict(cfg.get("access_ranges", ())))
     except LayoutError as e:
         key = "access_tv" if cfg.get("access_tv") is not None else "access_expr"
         raise cfg.error(key if cfg.get(key) is not None else "access", one_line(e)) from None
     return kind
 
 
-def _bind_smem(fn: Any, cfg: Config, req: PropertyRequest) -> Any:
+def _bind_smem(cfg: Config, req: PropertyRequest) -> Property:
     lay = smem_layout(cfg)
+    fn = PROPERTIES[req.name]
     if req.name in ("conflict_free", "wavefront_count"):
         access = smem_access(cfg, req)
         bits = DTYPE_BITS[cfg.get("dtype")]
@@ -243,8 +259,7 @@ TMA_DTYPES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "tf32": "t
 """Spec dtype -> ``CUtensorMapDataType`` name (8-bit types travel as UINT8; CUDA driver API, cuTensorMapEncodeTiled)."""
 
 
-def _bind_tma(fn: Any, cfg: Config, req: PropertyRequest) -> Any:
-    tma = need_module("layoutcheck.models.tma", req.name)
+def _bind_tma(cfg: Config, req: PropertyRequest) -> Property:
     dtype = TMA_DTYPES[cfg.get("dtype")]
     swizzle = cfg.get("swizzle", "none")
     box = cfg.get("box")
@@ -260,11 +275,12 @@ def _bind_tma(fn: Any, cfg: Config, req: PropertyRequest) -> Any:
     else:
         major, tile2 = cfg.get("major"), cfg.get("tile")
         if major is None or tile2 is None or len(tile2) != 2:
-            raise cfg.error("box", "kind 'tma' needs 'smem_layout', or 'major' and a 2-D 'tile' = [MN, K]")
+            raise cfg.error("major" if major is None else "tile",
+                            "kind 'tma' needs 'smem_layout', or 'major' and a 2-D 'tile' = [MN, K]")
         try:
-            lay = tma.mma_smem_layout(major, swizzle, dtype, tuple(tile2))
+            lay = mma_smem_layout(major, swizzle, dtype, tuple(tile2))
         except LayoutError as e:
-            raise cfg.error("tile", one_line(e)) from None
+            raise cfg.error(_blame_tma(cfg, e), one_line(e)) from None
         mn, k = tile2
         dims, modes = ([k, mn], (1, 0)) if major == "K" else ([mn, k], (0, 1))
         modes = cfg.get("modes") or modes
@@ -279,12 +295,22 @@ def _bind_tma(fn: Any, cfg: Config, req: PropertyRequest) -> Any:
             out.append(acc)
         gstrides = tuple(out)
     try:
-        tbox = tma.TmaBox(dtype, gdims, gstrides, tuple(box), interleave=cfg.get("interleave", "none"),
-                          swizzle=swizzle)
+        tbox = TmaBox(dtype, gdims, gstrides, tuple(box), interleave=cfg.get("interleave", "none"), swizzle=swizzle)
     except LayoutError as e:
-        raise cfg.error("box", one_line(e)) from None
-    return fn(tbox, lay, tuple(modes))
+        raise cfg.error(_blame_tma(cfg, e), one_line(e)) from None
+    return PROPERTIES[req.name](tbox, lay, tuple(modes))
 
 
-_BINDERS = {"layout": _bind_layout, "tv": _bind_layout, "tiled_mma": _bind_tiled_mma, "smem": _bind_smem,
-            "tma": _bind_tma}
+def _blame_tma(cfg: Config, e: LayoutError) -> str:
+    """The tma key whose value a ``LayoutError`` is about: the one the message names, else ``box``."""
+    text = one_line(e).lower()
+    for key in ("swizzle", "interleave", "global_strides", "global_shape", "dtype", "major", "tile", "box"):
+        if key.replace("_", " ") in text or key in text:
+            return key
+    return "box"
+
+
+Binder = Callable[[Config, PropertyRequest], Property]
+BINDERS: dict[str, Binder] = {"layout": _bind_layout, "tv": _bind_layout, "tiled_mma": _bind_tiled_mma,
+                              "smem": _bind_smem, "tma": _bind_tma}
+"""Spec kind -> the function that builds a property of that kind's subject. Add one entry per kind."""

@@ -17,20 +17,9 @@ suggestion), types, CuTe notation, which properties a kind supports. Every error
 message names ``file:line``, the config and the key (``tomllib`` reports no key positions, so lines are found by
 scanning the text).
 
-``build_property`` (``spec_bind``) turns one (config, property) pair into a property object of
-``layoutcheck.properties``; it is the only place that knows how spec keys map onto that API. A property whose
-module is not installed yet raises ``ModuleMissing`` (the check reports it as UNKNOWN with that reason) instead of
-crashing.
-
-The spec layer is split by concept, imports flowing one way (``calc`` -> ``spec_values`` -> ``spec_model`` ->
-``spec_bind`` -> ``spec``); this module is the loader and re-exports the public names of the others:
-
-- ``calc``: the function table of ``layoutcheck calc`` (layout expressions in spec values);
-- ``spec_values``: one parser per key (layouts, integer lists, permutations, dtypes, atoms, loop ranges);
-- ``spec_model``: the schema (kinds, keys, properties, modules) and the values ``Spec``, ``Config``,
-  ``PropertyRequest``;
-- ``spec_bind``: ``build_property``, ``subject`` and the subjects they build (smem layouts, tiled MMAs, TMA boxes);
-- ``spec`` (here): ``load_spec``/``parse_spec`` with line-accurate errors, and ``collect``.
+``parse_spec(text, file, strict=False)`` keeps going past a bad config: the configs that load are in ``configs``,
+each bad one is a ``SpecError`` in ``errors`` (``layoutcheck check`` turns it into an ERROR row and checks the rest).
+``layoutcheck.spec.bind`` turns one (config, property) pair into a property object.
 """
 
 from __future__ import annotations
@@ -41,45 +30,11 @@ import tomllib
 from typing import Any
 
 from layoutcheck.errors import LayoutError, SpecError
-from layoutcheck.spec.bind import (
-    TMA_DTYPES,
-    build_property,
-    mma_cta_tile,
-    mma_thrfrg,
-    required_modules,
-    smem_access,
-    smem_layout,
-    subject,
-    tile_shape,
-    tiled_mma,
-)
-from layoutcheck.spec.bind import need_module as _need  # noqa: F401  (``cli`` imports it from here)
-from layoutcheck.spec.calc import CALC_FUNCTIONS, calc_functions
-from layoutcheck.spec.schema import (
-    ALL_PROPERTIES,
-    COMMON_KEYS,
-    FORMAT_VERSION,
-    KIND_MODULE,
-    KINDS,
-    PROPERTY_MODULE,
-    PROPERTY_PARAMS,
-    Config,
-    ModuleMissing,
-    PropertyRequest,
-    Spec,
-)
-from layoutcheck.spec.values import DTYPE_BITS, MAX_EXTENT, parse_value
+from layoutcheck.spec.schema import COMMON_KEYS, FORMAT_VERSION, KINDS, PROPERTY_PARAMS, Config, PropertyRequest, Spec
 from layoutcheck.spec.values import brief as _brief
 from layoutcheck.spec.values import one_line as _one_line
+from layoutcheck.spec.values import parse_value
 from layoutcheck.spec.values import suggest as _suggest
-
-__all__ = [
-    "ALL_PROPERTIES", "CALC_FUNCTIONS", "COMMON_KEYS", "DTYPE_BITS", "FORMAT_VERSION", "KINDS", "KIND_MODULE",
-    "MAX_EXTENT", "PROPERTY_MODULE", "PROPERTY_PARAMS", "TMA_DTYPES", "Config", "ModuleMissing", "PropertyRequest",
-    "Spec", "build_property", "calc_functions", "collect", "load_spec", "mma_cta_tile", "mma_thrfrg", "parse_spec",
-    "required_modules", "smem_access", "smem_layout", "subject", "tile_shape", "tiled_mma",
-]
-
 
 # -- line finding -------------------------------------------------------------------------------------------------
 _HEADER = re.compile(r"^\s*\[\[\s*config\s*\]\]")
@@ -114,7 +69,7 @@ def _find_line(text: str, needle: str, start: int) -> int:
 
 
 # -- loading ------------------------------------------------------------------------------------------------------
-def load_spec(path: str) -> Spec:
+def load_spec(path: str, strict: bool = True) -> Spec:
     """Read and validate one spec file.
 
     Pre: ``path`` names a TOML file in the format of ``specs/README.md``.
@@ -130,11 +85,15 @@ def load_spec(path: str) -> Spec:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
         raise SpecError(f"{path}: spec is not UTF-8 text (byte {e.start})") from None
-    return parse_spec(text, path)
+    return parse_spec(text, path, strict)
 
 
-def parse_spec(text: str, file: str = "<spec>") -> Spec:
-    """Validate spec ``text`` (see ``load_spec``); ``file`` is used in messages."""
+def parse_spec(text: str, file: str = "<spec>", strict: bool = True) -> Spec:
+    """Validate spec ``text`` (see ``load_spec``); ``file`` is used in messages.
+
+    ``strict``: the first bad config raises its ``SpecError``; otherwise bad configs are left out of ``configs`` and
+    their errors listed in ``Spec.errors`` (a file-level error -- TOML syntax, ``format`` -- always raises).
+    """
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
@@ -142,6 +101,10 @@ def parse_spec(text: str, file: str = "<spec>") -> Spec:
         m = re.search(r"\(at line (\d+), column (\d+)\)", msg)
         where = f"{file}:{m.group(1)}" if m else file
         raise SpecError(f"{where}: invalid TOML: {re.sub(r' ?[(]at line.*', '', msg)}") from None
+    except ValueError as e:  # e.g. an integer of more than 4300 digits (sys.set_int_max_str_digits)
+        line = next((n for n, ln in enumerate(text.splitlines(), 1) if re.search(r"\d{4000}", ln)), 1)
+        raise SpecError(f"{file}:{line}: invalid value: {_one_line(e)} (integers in a spec are at most 2**40)",
+                        file=file, line=line) from None
     top, blocks = _scan_lines(text)
     for key in data:
         if key not in ("format", "description", "config"):
@@ -159,17 +122,26 @@ def parse_spec(text: str, file: str = "<spec>") -> Spec:
     if not configs:
         raise SpecError(f"{file}:1: no [[config]] tables")
     out: list[Config] = []
+    errors: list[SpecError] = []
     seen: dict[str, int] = {}
     for i, raw in enumerate(configs):
         line, lines = blocks[i] if i < len(blocks) else (1, {})
-        cfg = _parse_config(raw, file, line, lines, text)
-        if cfg.name in seen:
-            raise SpecError(f"{file}:{cfg.line_of('name')}: config name {cfg.name!r} repeats the config at line "
-                            f"{seen[cfg.name]}")
+        try:
+            cfg = _parse_config(raw, file, line, lines, text)
+            if cfg.name in seen:
+                raise SpecError(f"{file}:{cfg.line_of('name')}: config name {cfg.name!r} repeats the config at line "
+                                f"{seen[cfg.name]}", key="name")
+        except SpecError as e:
+            if strict:
+                raise
+            e.config = raw.get("name") if isinstance(raw.get("name"), str) else f"config #{i + 1}"
+            errors.append(e)
+            continue
         seen[cfg.name] = cfg.line
         out.append(cfg)
     desc = data.get("description", "")
-    return Spec(file=file, format=fmt, configs=tuple(out), description=desc if isinstance(desc, str) else "")
+    return Spec(file=file, format=fmt, configs=tuple(out), description=desc if isinstance(desc, str) else "",
+                errors=tuple(errors))
 
 
 def _parse_config(raw: dict[str, Any], file: str, line: int, lines: dict[str, int], text: str) -> Config:
@@ -182,7 +154,7 @@ def _parse_config(raw: dict[str, Any], file: str, line: int, lines: dict[str, in
         raise err("name", f"expected a config name of letters, digits, '_.+-', found {name!r}")
     where = f"config {name!r}: "
     kind = raw.get("kind")
-    if kind not in KINDS:
+    if not isinstance(kind, str) or kind not in KINDS:
         raise err("kind", f"expected one of {', '.join(KINDS)}, found {kind!r}{_suggest(str(kind), KINDS)}")
     allowed = KINDS[kind]["keys"] | COMMON_KEYS
     for key in raw:

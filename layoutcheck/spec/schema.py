@@ -1,8 +1,8 @@
 """What a spec file may say and what a loaded one is made of.
 
 The schema: the format version, for each ``kind`` its keys, required keys and supported properties (``KINDS``), each
-property's parameters (``PROPERTY_PARAMS``) and the layoutcheck modules a property or kind needs (``PROPERTY_MODULE``,
-``KIND_MODULE``; a missing one is ``ModuleMissing``, reported UNKNOWN). The values: ``Spec`` holds ``Config``s, each
+property's parameters (``PROPERTY_PARAMS``); which function builds each kind's properties is the typed registry of
+``layoutcheck.spec.bind`` (``BINDERS``, ``PROPERTIES``). The values: ``Spec`` holds ``Config``s, each
 with its parsed key values, the line of every key, and its ``PropertyRequest``s. ``specs/README.md`` is the
 user-facing description of the same tables.
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from layoutcheck.errors import LayoutcheckError, SpecError
+from layoutcheck.errors import SpecError
 
 FORMAT_VERSION = 1
 
@@ -44,22 +44,6 @@ PROPERTY_PARAMS: dict[str, set[str]] = {
     "tma_compatible": set(),
 }
 ALL_PROPERTIES = sorted(PROPERTY_PARAMS)
-
-# which module each property needs (for "property X needs module Y" messages)
-PROPERTY_MODULE: dict[str, str] = {name: "layoutcheck.properties.layout" for name in PROPERTY_PARAMS} | {
-    "exact_cover": "layoutcheck.properties.tv", "vectorizable": "layoutcheck.properties.tv",
-    "conflict_free": "layoutcheck.properties.banks", "wavefront_count": "layoutcheck.properties.banks",
-    "tma_compatible": "layoutcheck.properties.tma"}
-KIND_MODULE: dict[str, tuple[str, ...]] = {
-    "tiled_mma": ("layoutcheck.models.tiled_mma", "layoutcheck.hw.mma"),
-    "smem": ("layoutcheck.models.banks.access",),
-    "tma": ("layoutcheck.models.tma",),
-}
-
-
-class ModuleMissing(LayoutcheckError):
-    """A property needs a layoutcheck module that is not installed in this build; the check reports UNKNOWN."""
-
 
 @dataclass(frozen=True, slots=True)
 class PropertyRequest:
@@ -105,8 +89,11 @@ class Config:
         return dict(self.key_lines).get(key, self.line)
 
     def error(self, key: str, message: str) -> SpecError:
-        """``SpecError("file:line: config 'c': key 'k': message")`` for a bad value of ``key``."""
-        return SpecError(f"{self.file}:{self.line_of(key)}: config {self.name!r}: key {key!r}: {message}")
+        """``SpecError("file:line: config 'c': key 'k': message")`` for a bad value of ``key`` (with ``file``,
+        ``line``, ``key`` set)."""
+        line = self.line_of(key)
+        return SpecError(f"{self.file}:{line}: config {self.name!r}: key {key!r}: {message}", file=self.file,
+                         line=line, key=key)
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +104,8 @@ class Spec:
     format: int
     configs: tuple[Config, ...]
     description: str = ""
+    errors: tuple[SpecError, ...] = ()
+    """The configs that did not load (``parse_spec(strict=False)``), in file order; ``configs`` holds the rest."""
 
 
 def _show(v: Any) -> str:

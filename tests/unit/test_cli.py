@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -111,7 +110,7 @@ def test_check_bundled_specs_all_proven(capsys, tmp_path):
     code, out, _ = run(capsys, "check", "-q", str(SPECS), "--junit", str(junit), "--json", str(js))
     assert code == 0, out
     data = json.loads(js.read_text())
-    assert data["schema_version"] == 1 and data["exit_code"] == 0
+    assert data["schema_version"] == 2 and data["exit_code"] == 0
     assert data["summary"]["REFUTED"] == 0 and data["summary"]["PROVEN"] == len(data["results"]) > 100
     assert not any("broken" in r["file"] for r in data["results"])
     root = ET.parse(junit).getroot()
@@ -153,33 +152,68 @@ def test_check_parallel_matches_serial(capsys, tmp_path):
     assert strip(a) == strip(b)
 
 
-def test_check_progress_lines_when_not_a_tty(capsys):
-    code, _, err = run(capsys, "check", str(SPECS / "seed001_mma_c_fragment.toml"))
-    assert code == 0 and "[1/" in err and "\r" not in err
+def test_check_no_progress_lines_when_not_a_tty(capsys):
+    # a CI log gets the table and one summary line, never one [i/n] line per check
+    code, out, err = run(capsys, "check", str(SPECS / "seed001_mma_c_fragment.toml"))
+    assert code == 0 and "[1/" not in err and "\r" not in err and err == ""
+    assert out.rstrip().splitlines()[-1].startswith("7 checks: 7 proven")
+
+
+def test_check_progress_bar_on_a_tty():
+    import io
+
+    from layoutcheck.check import Row
+    from layoutcheck.report.verdicts import Progress
+
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    s = Tty()
+    p = Progress(2, s)
+    p.start("loading")  # shown before the first proof ends
+    assert "0/2" in s.getvalue()
+    p.update(Row("f", "c", "p", "PROVEN"))
+    p.update(Row("f", "c", "q", "PROVEN"))
+    assert "2/2" in s.getvalue() and s.getvalue().endswith("\r")
 
 
 def test_check_missing_module_is_unknown_exit_3(capsys, tmp_path, monkeypatch):
-    import layoutcheck.spec.load as spec
+    import layoutcheck.spec.bind as bind
+    from layoutcheck.errors import ModuleMissing
 
-    monkeypatch.setitem(spec.PROPERTY_MODULE, "injective", "layoutcheck.not_there")
+    def missing(*a, **k):
+        raise ModuleMissing("property injective needs module layoutcheck.not_there, not available")
+
+    monkeypatch.setitem(bind.PROPERTIES, "injective", missing)
     p = tmp_path / "s.toml"
     p.write_text('format = 1\n[[config]]\nname = "a"\nkind = "layout"\nlayout = "4:1"\nproperties = ["injective"]\n')
     code, out, _ = run(capsys, "check", "-q", str(p))
     assert code == 3 and "needs module layoutcheck.not_there, not available" in out
 
 
-def test_check_bad_spec_leaves_no_report(capsys, tmp_path):
+def test_check_bad_config_is_an_error_row_and_reports_are_written(capsys, tmp_path):
     p = tmp_path / "s.toml"
-    p.write_text('format = 1\n[[config]]\nname = "a"\nkind = "layout"\nlayuot = "4:1"\nproperties = ["injective"]\n')
-    junit = tmp_path / "r.xml"
-    code, _, err = run(capsys, "check", str(p), "--junit", str(junit))
-    assert code == 2 and f"{p}:5:" in err and "did you mean 'layout'" in err
-    assert not junit.exists() and os.listdir(tmp_path) == ["s.toml"]
+    p.write_text('format = 1\n[[config]]\nname = "a"\nkind = "layout"\nlayuot = "4:1"\nproperties = ["injective"]\n'
+                 '[[config]]\nname = "b"\nkind = "layout"\nlayout = "4:1"\nproperties = ["injective"]\n')
+    junit, js = tmp_path / "r.xml", tmp_path / "r.json"
+    code, out, err = run(capsys, "check", str(p), "--junit", str(junit), "--json", str(js))
+    assert code == 2 and err == "" and "did you mean 'layout'" in out and f"{p}:5" in out
+    data = json.loads(js.read_text())
+    assert [r["status"] for r in data["results"]] == ["ERROR", "PROVEN"] and data["exit_code"] == 2
+    err_row = data["results"][0]
+    assert err_row["error"]["key"] == "layuot" and err_row["line"] == 5 and err_row["error"]["internal"] is False
+    case = ET.parse(junit).getroot().find(".//testcase")
+    assert case is not None and case.find("error").get("type") == "ERROR"
 
 
-def test_check_missing_path(capsys, tmp_path):
-    code, _, err = run(capsys, "check", str(tmp_path / "nope"))
-    assert code == 2 and "no such spec" in err
+def test_check_missing_path_is_an_error_row(capsys, tmp_path):
+    js = tmp_path / "r.json"
+    code, out, _ = run(capsys, "check", str(tmp_path / "nope"), str(SPECS / "seed000_permutation.toml"), "--json",
+                       str(js))
+    assert code == 2 and "no such spec" in out
+    statuses = [r["status"] for r in json.loads(js.read_text())["results"]]
+    assert statuses[0] == "ERROR" and set(statuses[1:]) == {"PROVEN"}
 
 
 # -- vectors / show / gpu ----------------------------------------------------------------------------------------
@@ -213,7 +247,8 @@ def test_gpu_delegates_or_explains(capsys):
 def test_hard_deadline_nests():
     import time
 
-    from layoutcheck.cli import HardTimeout, hard_deadline
+    from layoutcheck.check import hard_deadline
+    from layoutcheck.errors import HardTimeout
 
     with pytest.raises(HardTimeout), hard_deadline(0.3):
         with hard_deadline(5):

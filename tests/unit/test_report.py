@@ -8,13 +8,11 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
+from layoutcheck.check import Row, exit_code, row_from_result
 from layoutcheck.report.verdicts import (
     Progress,
-    Row,
     atomic_open,
-    exit_code,
     format_table,
-    row_from_result,
     to_json,
     use_colour,
     write_json,
@@ -56,7 +54,7 @@ def test_table_lists_every_row_and_summary():
     text = format_table(ROWS)
     assert "counterexample: tile element (4,0) owned 0 times  (a.toml:4)" in text
     assert "reason: timeout after 1 s  (b.toml:9)" in text
-    assert text.splitlines()[-1] == "3 checks: 1 proven, 1 refuted, 1 unknown"
+    assert text.splitlines()[-1] == "3 checks: 1 proven, 1 refuted, 1 unknown, 0 error (exit 1)"
     assert "\033[" not in text and "\033[31m" in format_table(ROWS, colour=True)
 
 
@@ -64,10 +62,11 @@ def test_json_schema(tmp_path):
     p = tmp_path / "r.json"
     write_json(ROWS, str(p))
     d = json.loads(p.read_text())
-    assert d["schema_version"] == 1 and d["tool"] == "layoutcheck" and d["exit_code"] == 1
-    assert d["summary"] == {"PROVEN": 1, "REFUTED": 1, "UNKNOWN": 1}
+    assert d["schema_version"] == 2 and d["tool"] == "layoutcheck" and d["exit_code"] == 1
+    assert d["summary"] == {"PROVEN": 1, "REFUTED": 1, "UNKNOWN": 1, "ERROR": 0}
     r = d["results"][1]
-    assert set(r) == {"file", "line", "config", "property", "status", "engine", "time_s", "counterexample", "reason"}
+    assert set(r) == {"file", "line", "config", "property", "status", "engine", "time_s", "counterexample", "reason",
+                      "error"}
     assert r["counterexample"] == {"text": "tile element (4,0) owned 0 times", "data": {"y": 4, "owners": []}}
     assert d["results"][0]["counterexample"] is None
 
@@ -115,14 +114,23 @@ def test_colour_only_on_tty(monkeypatch):
     assert not use_colour(Tty())
 
 
-def test_progress_plain_lines(capsys):
+def test_progress_is_silent_off_a_terminal(capsys):
     import sys
 
     prog = Progress(2, sys.stderr)
+    prog.start()
     for r in ROWS[:2]:
         prog.update(r)
-    err = capsys.readouterr().err
-    assert err == "[1/2] c1 injective PROVEN\n[2/2] c1 exact_cover REFUTED\n"
+    assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize(("statuses", "internal", "code"), [
+    (["PROVEN"], False, 0), (["PROVEN", "UNKNOWN"], False, 3), (["UNKNOWN", "REFUTED"], False, 1),
+    (["REFUTED", "ERROR"], False, 2), (["ERROR", "REFUTED", "UNKNOWN"], True, 4), ([], False, 0)])
+def test_exit_code_is_the_documented_worst_row(statuses, internal, code):
+    rows = [Row("f", "c", str(i), s, reason="r", counterexample="w" if s == "REFUTED" else None,
+                internal=internal and s == "ERROR") for i, s in enumerate(statuses)]
+    assert exit_code(rows) == code
 
 
 def test_progress_bar_on_a_tty():

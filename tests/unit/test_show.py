@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -62,9 +61,7 @@ def test_svg_is_well_formed(tmp_path):
     assert root.tag.endswith("svg")
     rects = [r for r in root if r.tag.endswith("rect")]
     assert len(rects) >= 16 * 8
-    args = SimpleNamespace(expr="(4,2):(1,4)", tv=None, banks=None, access=None, svg=None,
-                           html=str(tmp_path / "x.html"))
-    assert "wrote 4x2 picture" in run_show(args)
+    assert "wrote 4x2 picture" in run_show("(4,2):(1,4)", html=str(tmp_path / "x.html"))
     assert (tmp_path / "x.html").read_text().startswith("<!DOCTYPE html>")
 
 
