@@ -177,7 +177,10 @@ class _Parser:
 
 
 def _to_int(tok: str) -> int:
-    return int(tok.replace("_", ""))
+    try:
+        return int(tok.replace("_", ""))
+    except ValueError:  # more digits than Python converts (sys.get_int_max_str_digits, 4300 by default)
+        raise LayoutError(f"integer of {len(tok)} digits is too large (layouts take integers up to 2**63)") from None
 
 
 def _is_inttuple(x: Any) -> bool:

@@ -12,15 +12,20 @@ from dataclasses import dataclass
 
 from layoutcheck.algebra.layout import Layout, make_layout, size
 from layoutcheck.codegen.cases import KernelCase, _ownership_case
-from layoutcheck.errors import LayoutcheckError
+from layoutcheck.errors import LayoutcheckError, SpecError
 
 MAX_THREADS = 1024  # threads per CTA (CUDA C++ Programming Guide, "Compute Capabilities", all sm_70+)
 
 
 @dataclass(frozen=True, slots=True)
 class Skipped:
+    """A config not instantiated: ``config`` is ``file:line name`` (the line of the bad key for bad input),
+    ``verdict`` what it means for the run: ``ERROR`` (unreadable), ``REFUTED``, ``UNKNOWN`` or ``SKIPPED`` (no
+    kernel for its kind)."""
+
     config: str
     reason: str
+    verdict: str = "SKIPPED"
 
 
 def _c_tv(cfg, mma) -> tuple[Layout, tuple[int, int]]:  # tiled MMA config -> (TV over the C tile, tile)
@@ -41,7 +46,10 @@ def spec_cases(paths: list[str]) -> tuple[list[KernelCase], list[Skipped]]:
     cases: list[KernelCase] = []
     skipped: list[Skipped] = []
     for path in collect(paths):
-        for cfg in load_spec(path).configs:
+        spec = load_spec(path, strict=False)
+        for e in spec.errors:
+            skipped.append(Skipped(f"{path}:{e.line} {e.config}", " ".join(str(e).split()), "ERROR"))
+        for cfg in spec.configs:
             label = f"{path}:{cfg.line} {cfg.name}"
             try:
                 if cfg.kind == "tv":
@@ -63,9 +71,12 @@ def spec_cases(paths: list[str]) -> tuple[list[KernelCase], list[Skipped]]:
                     continue
                 verdict = prove(exact_cover(tv, tile))
                 if not verdict.proven:
-                    skipped.append(Skipped(label, f"exact_cover is {verdict.status}, not instantiated"))
+                    skipped.append(Skipped(label, f"exact_cover is {verdict.status}, not instantiated",
+                                           str(verdict.status)))
                     continue
                 cases.append(_ownership_case(f"{cfg.name} ({path}:{cfg.line})", tv, tile))
+            except SpecError as e:
+                skipped.append(Skipped(f"{path}:{e.line or cfg.line} {cfg.name}", " ".join(str(e).split()), "ERROR"))
             except LayoutcheckError as e:
-                skipped.append(Skipped(label, " ".join(str(e).split())))
+                skipped.append(Skipped(label, " ".join(str(e).split()), "ERROR"))
     return cases, skipped

@@ -90,6 +90,10 @@ class HandlerEngine(Engine):
 
     def check(self, prop: Property, limits: Limits) -> Result:
         t0 = time.perf_counter()
+        if self.handler(prop) is not None:  # a cheap refutation the property knows (a misaligned vector) comes first
+            early = prop.refutation()
+            if early is not None:
+                return to_result(prop, self.name, early, t0)
         why = self.supports(prop)
         if why is not None:
             return unknown(prop, self.name, why, t0)

@@ -33,7 +33,7 @@ from layoutcheck.engines.base import HandlerEngine, Limits, register_engine
 from layoutcheck.models.banks.access import byte_addresses
 from layoutcheck.models.banks.gf2 import gf2_wavefronts
 from layoutcheck.models.banks.model import _merged
-from layoutcheck.properties.banks import ConflictFree, _instruction_report
+from layoutcheck.properties.banks import ConflictFree, _instruction_report, misaligned_witness
 from layoutcheck.properties.base import Decision, Property, Undecided, subject_size
 from layoutcheck.properties.layout import Equivalent, InBounds, Injective, Onto
 from layoutcheck.properties.tv import ExactCover, Vectorizable
@@ -185,6 +185,9 @@ def _onto(prop: Onto, limits: Limits) -> Decision | Undecided:
 
 @LINEAR.handles(Equivalent)
 def _equivalent(prop: Equivalent, limits: Limits) -> Decision:
+    sw = prop.size_witness()
+    if sw is not None:  # sizes alone refute it
+        return Decision(False, sw)
     a, b = _affine(prop)
     if a.const != b.const:
         return Decision(False, {"kind": "differ", "i": 0})
@@ -194,7 +197,9 @@ def _equivalent(prop: Equivalent, limits: Limits) -> Decision:
 
 
 @LINEAR.handles(ExactCover)
-def _exact_cover(prop: ExactCover, limits: Limits) -> Decision:
+def _exact_cover(prop: ExactCover, limits: Limits) -> Decision | Undecided:
+    if not prop.sizes_match:
+        return Undecided("size(tv) != replication x size(tile): left to enumeration, which names a missed element")
     (a,) = _affine(prop)
     e, n, k = echelon(a.cols), prop.tile_size, prop.replication
     stats = _stats(a, e)
@@ -243,6 +248,9 @@ def _vectorizable(prop: Vectorizable, limits: Limits) -> Decision:
 # -- shared-memory banks: the GF(2) rank argument ------------------------------------------------------------
 @LINEAR.handles(ConflictFree)
 def _conflict_free_gf2(prop: ConflictFree, limits: Any) -> Decision | Undecided:
+    mis = misaligned_witness(prop)
+    if mis is not None:  # the hardware faults before any bank is counted
+        return Decision(False, mis)
     addrs = byte_addresses(prop.smem, prop.access)
     k = prop.access.kind
     if (addrs[:, : k.address_lanes] < 0).any():

@@ -337,6 +337,8 @@ def _in_bounds(prop: InBounds, limits: Limits) -> Decision | Undecided:
 def _exact_cover(prop: ExactCover, limits: Limits) -> Decision | Undecided:
     if prop.replication != 1:
         return Undecided("not decided structurally: replicated exact cover needs counting owners")
+    if not prop.sizes_match:
+        return Undecided("not decided structurally: size(tv) != size(tile); enumeration names a missed element")
     out = _onto_of_size(prop.tv, prop.tile_size)  # size(tv) == size(tile): a partition iff a bijection onto it
     if isinstance(out, Decision) and out.witness and out.witness["kind"] == "collision":
         i, j = out.witness["i"], out.witness["j"]

@@ -69,6 +69,9 @@ def _timed(outcome: Decision | Undecided, t0: float, limits: Limits) -> Decision
 
 @SYMPY.handles(Equivalent)
 def _equivalent(prop: Equivalent, limits: Limits) -> Decision | Undecided:
+    sw = prop.size_witness()
+    if sw is not None:  # sizes alone refute it
+        return Decision(False, sw)
     import sympy
 
     from layoutcheck.expr import ir as symbolic

@@ -142,8 +142,8 @@ class Z3Engine(HandlerEngine):
     def precondition(self, prop: Property) -> str | None:
         if isinstance(prop, Surjective) and subject_size(prop.layout) > prop.codomain:
             return "unsupported: a surjection from a larger domain needs counting (quantifiers); not encoded"
-        if isinstance(prop, ExactCover) and prop.replication != 1:
-            return "unsupported: replicated exact cover needs counting owners; not encoded"
+        if isinstance(prop, ExactCover) and (prop.replication != 1 or not prop.sizes_match):
+            return "unsupported: replicated exact cover, or size(tv) != size(tile), needs counting owners; not encoded"
         try:
             import z3  # noqa: F401
         except ImportError:
@@ -210,6 +210,9 @@ def _exact_cover(prop: ExactCover, limits: Limits) -> Decision | Undecided:
 
 @Z3.handles(Equivalent)
 def _equivalent(prop: Equivalent, limits: Limits) -> Decision | Undecided:
+    sw = prop.size_witness()
+    if sw is not None:  # sizes alone refute it
+        return Decision(False, sw)
     q = _Query(width_for(prop.a, prop.b), limits)
     i = q.var("i", subject_size(prop.a))
     q.solver.add(q.evaluate(prop.a, i) != q.evaluate(prop.b, i))

@@ -124,6 +124,19 @@ def run_all(configs: list[str] | None = None, big: int = 0, repeats: int = 3) ->
     return [run_case(c, repeats) for c in select(cases, configs)]
 
 
+def exit_status(rows: list[Row], skipped: list[Any]) -> int:
+    """The worst of: a kernel that mismatched or failed (1), a config skipped as unreadable (2), refuted (1) or
+    undecided (3), and nothing run at all (3: nothing was verified). 0 only when kernels ran and all matched."""
+    from layoutcheck.errors import EXIT_ERROR, EXIT_OK, EXIT_REFUTED, EXIT_UNKNOWN, worst_exit
+
+    codes = [EXIT_OK if r.ok else EXIT_REFUTED for r in rows]
+    by_verdict = {"ERROR": EXIT_ERROR, "REFUTED": EXIT_REFUTED, "UNKNOWN": EXIT_UNKNOWN}
+    codes += [by_verdict[s.verdict] for s in skipped if s.verdict in by_verdict]
+    if not rows:
+        codes.append(EXIT_UNKNOWN)
+    return worst_exit(codes)
+
+
 def format_table(rows: list[Row]) -> str:
     head = f"{'kernel':<18} {'elements':>9} {'mismatch':>8} {'time':>10}  config / note"
     lines = [head, "-" * len(head)]
@@ -132,7 +145,10 @@ def format_table(rows: list[Row]) -> str:
         lines.append(f"{r.kernel:<18} {r.elements:>9} {r.mismatches:>8} {r.seconds * 1e6:>8.1f}us  {r.config}"
                      f"{' -- ' + status if status else ''}")
     bad = sum(not r.ok for r in rows)
-    lines.append(f"{len(rows) - bad}/{len(rows)} kernels match their oracle element by element")
+    if rows:
+        lines.append(f"{len(rows) - bad}/{len(rows)} kernels match their oracle element by element")
+    else:
+        lines.append("no kernel ran: nothing was checked on the GPU")
     return "\n".join(lines)
 
 
@@ -152,6 +168,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--list", action="store_true", help="list the kernel cases and exit")
     args = ap.parse_args(argv)
     spec_paths = [c for c in args.configs if c.endswith(".toml") or os.path.isdir(c)]
+    skipped: list[Any] = []
     if spec_paths:
         from layoutcheck.codegen.spec_cases import spec_cases
         from layoutcheck.errors import LayoutcheckError
@@ -164,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
         no_kernel = [s for s in skipped if s.reason.endswith("has no ownership kernel")]
         for s in skipped:
             if s not in no_kernel:
-                print(f"skipped {s.config}: {s.reason}")
+                print(f"skipped ({s.verdict}) {s.config}: {s.reason}")
         if no_kernel:
             print(f"skipped {len(no_kernel)} configs of other kinds (smem, tma, layout): no ownership kernel")
         args.configs = [c for c in args.configs if c not in spec_paths]
@@ -192,8 +209,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.big:
         rows.append(run_case(big_ownership_case(args.big), 0 if args.sanitize else 3))
     print(format_table(rows))
+    bad_skips = [s for s in skipped if s.verdict != "SKIPPED"]
+    if bad_skips:
+        print(f"{len(bad_skips)} configs not instantiated: " + ", ".join(
+            f"{n} {v}" for v, n in sorted({s.verdict: sum(x.verdict == s.verdict for x in bad_skips)
+                                            for s in bad_skips}.items())))
     print(f"total {time.perf_counter() - t0:.1f}s")
-    return 0 if all(r.ok for r in rows) else 1
+    return exit_status(rows, skipped)
 
 
 if __name__ == "__main__":

@@ -16,12 +16,21 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from layoutcheck.algebra.inttuple import idx2crd
+from layoutcheck.algebra.layout import format_inttuple
 from layoutcheck.algebra.notation import as_subject
 from layoutcheck.algebra.swizzle import ComposedLayout, Subject, Swizzle, inner
 from layoutcheck.errors import LayoutError
 from layoutcheck.hw.banks import AccessKind
 from layoutcheck.models.banks.access import Access, analyze, byte_addresses, default_access
-from layoutcheck.models.banks.model import breakdown, ideal, ideal_batch, wavefronts, wavefronts_batch
+from layoutcheck.models.banks.model import (
+    breakdown,
+    first_misaligned,
+    ideal,
+    ideal_batch,
+    wavefronts,
+    wavefronts_batch,
+)
 from layoutcheck.properties.base import Decision, Property
 
 
@@ -36,9 +45,43 @@ def _as_access(smem: Subject, access: Access | str | AccessKind, elem_bits: int 
 def _instruction_report(prop: Any, i: int) -> dict[str, Any]:
     addrs = byte_addresses(prop.smem, prop.access)[i]
     rep = max(breakdown(prop.access.kind, addrs), key=lambda p: p.wavefronts)
+    lanes = list(rep.bank_lanes)
     return {"kind": "conflict", "instruction": i, "phase": rep.phase, "bank": rep.bank, "words": list(rep.words),
-            "lanes": list(rep.bank_lanes), "wavefronts": int(wavefronts(prop.access.kind, addrs)),
-            "ideal": int(ideal(prop.access.kind, addrs))}
+            "lanes": lanes, "wavefronts": int(wavefronts(prop.access.kind, addrs)),
+            "ideal": int(ideal(prop.access.kind, addrs)), "coords": [_tile_coord(prop, i, ln) for ln in lanes]}
+
+
+def _tile_coord(prop: Any, i: int, lane: int) -> list[int]:
+    """The tile coordinate (row, col) -- the smem layout's own coordinate -- of lane ``lane``'s first element."""
+    e = int(prop.access.elems[i, lane, 0])
+    crd = idx2crd(e, inner(prop.smem).shape)
+    return [int(c) if isinstance(c, int) else e for c in (crd if isinstance(crd, tuple) else (crd,))]
+
+
+def _coords_text(coords: list[list[int]]) -> str:
+    return ", ".join(format_inttuple(tuple(c)) if len(c) > 1 else f"({c[0]})" for c in coords)
+
+
+def misaligned_witness(prop: Any) -> dict[str, Any] | None:
+    """The ``misaligned`` witness: the first lane whose vector address is not a multiple of the access size (the
+    hardware faults on it, so no bank count exists): ``instruction``, ``lane``, ``address``, tile ``coord``."""
+    bad = first_misaligned(prop.access.kind, byte_addresses(prop.smem, prop.access))
+    if bad is None:
+        return None
+    i, lane, addr = bad
+    return {"kind": "misaligned", "instruction": i, "lane": lane, "address": addr, "coord": _tile_coord(prop, i, lane)}
+
+
+def _recheck_misaligned(prop: Any, w: dict[str, Any]) -> bool:
+    addrs = byte_addresses(prop.smem, prop.access)
+    i, lane = w["instruction"], w["lane"]
+    return (0 <= i < addrs.shape[0] and 0 <= lane < prop.access.kind.address_lanes and int(addrs[i, lane]) ==
+            w["address"] >= 0 and w["address"] % prop.access.kind.bytes != 0)
+
+
+def _explain_misaligned(prop: Any, w: dict[str, Any]) -> str:
+    return (f"instruction {w['instruction']}, lane {w['lane']}: element {_coords_text([w['coord']])} at byte address "
+            f"{w['address']} is not {prop.access.kind.bytes}-byte aligned ({prop.access.kind} faults on it)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,7 +106,14 @@ class ConflictFree(Property):
     def domain_size(self) -> int:
         return self.access.instructions * 32
 
+    def refutation(self) -> Decision | None:
+        mis = misaligned_witness(self)
+        return None if mis is None else Decision(False, mis)
+
     def exhaustive(self) -> Decision:
+        mis = misaligned_witness(self)
+        if mis is not None:
+            return Decision(False, mis)
         an = analyze(self.smem, self.access)
         stats = {"instructions": an.instructions, "wavefronts": an.wavefronts, "ideal": an.ideal}
         if an.conflicts == 0:
@@ -73,19 +123,27 @@ class ConflictFree(Property):
         return Decision(False, _instruction_report(self, bad), stats)
 
     def recheck(self, w: dict[str, Any]) -> bool:
+        if w["kind"] == "misaligned":
+            return _recheck_misaligned(self, w)
         rep = _instruction_report(self, w["instruction"])
         return rep["wavefronts"] > rep["ideal"] and len(rep["words"]) > 1
 
     def explain(self, w: dict[str, Any]) -> str:
+        if w["kind"] == "misaligned":
+            return _explain_misaligned(self, w)
         k = self.access.kind
-        return (f"instruction {w['instruction']}, phase {w['phase']}: lanes {w['lanes']} hit bank {w['bank']} with "
-                f"{len(w['words'])} distinct words {w['words']} -> {w['wavefronts']} wavefronts (ideal {w['ideal']}, "
-                f"{k})")
+        coords = f" (tile elements {_coords_text(w['coords'])})" if w.get("coords") else ""
+        return (f"instruction {w['instruction']}, phase {w['phase']}: lanes {w['lanes']}{coords} hit bank {w['bank']} "
+                f"with {len(w['words'])} distinct 32-bit words {w['words']} -> {w['wavefronts']} wavefronts (ideal "
+                f"{w['ideal']}, {k})")
 
 
 @dataclass(frozen=True, slots=True)
 class WavefrontCount(Property):
-    """The access needs exactly ``n`` wavefronts in total (or at most ``max``)."""
+    """The access needs exactly ``n`` wavefronts in total, summed over every instruction (or at most ``max``).
+
+    A conflict-free access of 4 ``ldmatrix.x4`` instructions needs 4 x 4 = 16 wavefronts: ``n`` is that total.
+    """
 
     smem: Subject
     access: Access
@@ -116,17 +174,30 @@ class WavefrontCount(Property):
     def _holds(self, t: int) -> bool:
         return t == self.n if self.n is not None else t <= (self.max or 0)
 
+    def refutation(self) -> Decision | None:
+        mis = misaligned_witness(self)
+        return None if mis is None else Decision(False, mis)
+
     def exhaustive(self) -> Decision:
+        mis = misaligned_witness(self)
+        if mis is not None:
+            return Decision(False, mis)
         t = self._total()
         return Decision(True, None, {"wavefronts": t}) if self._holds(t) else Decision(False, {"kind": "count",
                                                                                                  "wavefronts": t})
 
     def recheck(self, w: dict[str, Any]) -> bool:
+        if w["kind"] == "misaligned":
+            return _recheck_misaligned(self, w)
         return w["wavefronts"] == self._total() and not self._holds(w["wavefronts"])
 
     def explain(self, w: dict[str, Any]) -> str:
+        if w["kind"] == "misaligned":
+            return _explain_misaligned(self, w)
         want = f"exactly {self.n}" if self.n is not None else f"at most {self.max}"
-        return f"{self.access} needs {w['wavefronts']} wavefronts, not {want}"
+        n = self.access.instructions
+        return (f"{self.access} needs {w['wavefronts']} wavefronts in total over its {n} instruction"
+                f"{'s' if n != 1 else ''}, not {want} (wavefront_count bounds the total, not one instruction)")
 
 
 def conflict_free(smem: Any, access: Access | str | AccessKind, dtype_bits: int | None = None) -> ConflictFree:

@@ -145,6 +145,11 @@ class Property:
     def exhaustive(self) -> Decision:
         raise NotImplementedError
 
+    def refutation(self) -> Decision | None:
+        """A refutation found without deciding the claim (a misaligned vector faults before any bank is counted),
+        which every engine that handles the property reports first; ``None`` when there is none."""
+        return None
+
     def recheck(self, witness: dict[str, Any]) -> bool:
         raise NotImplementedError
 

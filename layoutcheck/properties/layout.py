@@ -20,9 +20,10 @@ Worked example: ``(4,2):(2,1)`` maps ``i = 0..7`` to ``0 2 4 6 1 3 5 7``: inject
 ``(4,2):(2,2)`` maps to ``0 2 4 6 2 4 6 8``: the lexicographically smallest colliding pair is ``(1, 4)`` (both 2).
 
 Edge cases: size-1 modes and stride-0 modes are ordinary; a stride-0 mode of size > 1 breaks injectivity.
-Inputs that cannot be compared (a codomain smaller than the image, a TV map whose size is not the tile's, a vector
-width that is not a multiple of the element size) raise ``LayoutError`` when the property is *built*, before any
-engine runs.
+A layout whose image leaves the codomain, a TV map whose size is not the tile's, two layouts of different sizes: these
+are the layout's fault and are REFUTED with a witness (an index out of range, a missed or doubly owned element, the
+first index only one side defines). Only ill-formed claims (a codomain that is not a positive int, a vector width
+that is not a multiple of the element size) raise ``LayoutError`` when the property is built.
 
 Where things live: the protocol every property follows (``Property``, ``Decision``, ``Undecided``, ``Subject``,
 ``as_subject``, the witness helpers) and its essay are in ``layoutcheck.properties.base``; ``exact_cover`` and
@@ -49,7 +50,6 @@ from layoutcheck.properties.base import (
     at,
     explain_pair,
     first_out_of_range,
-    offset_range,
     pair_witness,
     recheck_out,
     recheck_pair,
@@ -121,13 +121,10 @@ class InBounds(Property):
 
 
 def _check_codomain(x: Subject, n: int, what: str) -> None:
+    """A codomain is a positive int. An image reaching outside ``[0, n)`` is not an error: it refutes the claim
+    (the engines find the offending index)."""
     if not is_int(n) or n <= 0:
         raise LayoutError(f"{what} codomain must be a positive int, found {n!r}")
-    lo, hi = offset_range(x)
-    if lo < 0:
-        raise LayoutError(f"{what}: codomain [0,{n}) cannot hold the image of {x}, which reaches {lo} < 0")
-    if hi >= n:
-        raise LayoutError(f"{what}: codomain [0,{n}) is smaller than the image of {x}, which reaches {hi}")
 
 
 def _count_witness(n_dom: int, n: int) -> dict[str, Any]:
@@ -253,14 +250,23 @@ class Equivalent(Property):
     def __post_init__(self) -> None:
         object.__setattr__(self, "a", as_subject(self.a, "equivalent: A"))
         object.__setattr__(self, "b", as_subject(self.b, "equivalent: B"))
-        na, nb = subject_size(self.a), subject_size(self.b)
-        if na != nb:
-            raise LayoutError(f"equivalent: sizes differ, size(A) = {na} for {self.a}, size(B) = {nb} for {self.b}")
 
     def subjects(self) -> tuple[Subject, ...]:
         return (self.a, self.b)
 
+    def size_witness(self) -> dict[str, Any] | None:
+        """The ``size`` witness when the sizes differ: index ``min(size(A), size(B))`` exists on one side only.
+
+        >>> equivalent(Layout(4, 1), Layout(8, 1)).size_witness()
+        {'kind': 'size', 'i': 4, 'size_a': 4, 'size_b': 8}
+        """
+        na, nb = subject_size(self.a), subject_size(self.b)
+        return None if na == nb else {"kind": "size", "i": min(na, nb), "size_a": na, "size_b": nb}
+
     def exhaustive(self) -> Decision:
+        sw = self.size_witness()
+        if sw is not None:
+            return Decision(False, sw)
         diff = np.flatnonzero(self.a.offsets() != self.b.offsets())
         stats = {"differing": int(diff.size)}
         return Decision(True, None, stats) if diff.size == 0 else Decision(False, {"kind": "differ",
@@ -268,9 +274,15 @@ class Equivalent(Property):
 
     def recheck(self, w: dict[str, Any]) -> bool:
         i = w["i"]
-        return 0 <= i < subject_size(self.a) and self.a(i) != self.b(i)
+        if w["kind"] == "size":
+            return w == self.size_witness()
+        return 0 <= i < subject_size(self.a) == subject_size(self.b) and self.a(i) != self.b(i)
 
     def explain(self, w: dict[str, Any]) -> str:
+        if w["kind"] == "size":
+            side, x = ("A", self.a) if w["size_a"] > w["size_b"] else ("B", self.b)
+            return (f"sizes differ: size(A) = {w['size_a']}, size(B) = {w['size_b']}; index {w['i']} exists only in "
+                    f"{side}: {side}{at(x, w['i'])}")
         return f"index {w['i']}: A{at(self.a, w['i'])} but B{at(self.b, w['i'])}"
 
 
@@ -285,7 +297,7 @@ def injective(layout: Any) -> Injective:
 
 
 def surjective(layout: Any, codomain: int | None = None) -> Surjective:
-    """Claim: ``layout`` maps onto ``[0, codomain)`` (default ``size(layout)``). Pre: the image fits the codomain."""
+    """Claim: ``layout`` maps into and onto ``[0, codomain)`` (default ``size(layout)``)."""
     return Surjective(layout, codomain)
 
 
@@ -295,7 +307,7 @@ def bijective(layout: Any, codomain: int | None = None) -> Bijective:
 
 
 def equivalent(a: Any, b: Any) -> Equivalent:
-    """Claim: ``a(i) == b(i)`` for all ``i``. Pre: ``size(a) == size(b)``."""
+    """Claim: ``size(a) == size(b)`` and ``a(i) == b(i)`` for all ``i``."""
     return Equivalent(a, b)
 
 

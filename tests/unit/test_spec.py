@@ -126,10 +126,10 @@ def test_every_kind_and_property_is_documented():
 
 
 def test_build_property_errors_point_at_the_config():
-    text = GOOD.replace("tile = [16, 8]", "tile = [16, 4]")
+    text = GOOD.replace('{ name = "vectorizable", width = 8 }', '{ name = "vectorizable", width = 6 }')
     cfg = parse_spec(text, "b.toml").configs[0]
-    with pytest.raises(SpecError, match=r"b.toml:10: config 'c': property 'exact_cover'"):
-        build_property(cfg, cfg.properties[0])
+    with pytest.raises(SpecError, match=r"b.toml:11: config 'c': property 'vectorizable'"):
+        build_property(cfg, cfg.properties[1])
 
 
 def test_tiled_mma_non_divisible_tile_is_spec_error():

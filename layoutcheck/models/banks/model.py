@@ -41,22 +41,43 @@ _CHUNK = 1 << 12
 
 
 def _check_shape(kind: AccessKind, addrs: Any) -> np.ndarray:
+    """(n, 32) addresses; an instruction given only its ``kind.address_lanes`` addresses (ldmatrix ``.x1``: 8) gets
+    the other lanes as inactive (-1), since the hardware ignores them."""
     a = np.asarray(addrs, dtype=np.int64)
     if a.ndim == 1:
         a = a[None, :]
+    if a.ndim == 2 and a.shape[1] == kind.address_lanes < 32:
+        a = np.concatenate([a, np.full((a.shape[0], 32 - a.shape[1]), -1, dtype=np.int64)], axis=1)
     if a.ndim != 2 or a.shape[1] != 32:
-        raise LayoutError(f"{kind}: expected 32 per-lane byte addresses per instruction, found shape {a.shape}")
+        lanes = f"32 (or the {kind.address_lanes} that carry addresses)" if kind.address_lanes < 32 else "32"
+        raise LayoutError(f"{kind}: expected {lanes} per-lane byte addresses per instruction, found shape {a.shape}")
     return a
+
+
+def first_misaligned(kind: str | AccessKind, addrs: Any) -> tuple[int, int, int] | None:
+    """``(instruction, lane, address)`` of the first active lane whose address is not a multiple of the access size,
+    or ``None``. A misaligned vector access faults on the GPU (PTX ISA: ld/st addresses are naturally aligned).
+
+    >>> first_misaligned("lds64", [8 * l + (4 if l == 3 else 0) for l in range(32)])
+    (0, 3, 28)
+    """
+    k = access_kind(kind)
+    a = _check_shape(k, addrs)
+    if k.bytes <= 1:
+        return None
+    act = a[:, : k.address_lanes]
+    bad = ((act & (k.bytes - 1)) != 0) & (act >= 0)
+    if not bad.any():
+        return None
+    i, lane = map(int, np.argwhere(bad)[0])
+    return i, lane, int(act[i, lane])
 
 
 def _check_aligned(kind: AccessKind, a: np.ndarray) -> None:
     """Every ACTIVE lane's address is a multiple of the access size (a power of two)."""
-    if kind.bytes > 1:
-        act = a[:, : kind.address_lanes]
-        bad = ((act & (kind.bytes - 1)) != 0) & (act >= 0)
-        if bad.any():
-            i, lane = map(int, np.argwhere(bad)[0])
-            raise LayoutError(f"{kind}: lane {lane} address {int(act[i, lane])} is not {kind.bytes}-byte aligned")
+    bad = first_misaligned(kind, a)
+    if bad is not None:
+        raise LayoutError(f"{kind}: lane {bad[1]} address {bad[2]} is not {kind.bytes}-byte aligned")
 
 
 def _check_addrs(kind: AccessKind, addrs: Any) -> np.ndarray:
