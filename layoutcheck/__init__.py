@@ -1,8 +1,7 @@
 """layoutcheck: prove properties of GPU data layouts and check the proofs on the GPU.
 
-The algebra (``Layout``, ``composition``, ``logical_divide``, ...) is imported eagerly (it needs only NumPy); the
-hardware tables, properties and engines load on first use so that ``import layoutcheck`` and the CLI start fast and
-never import z3, SymPy or CuPy until a proof needs them.
+Every public name loads on first use (PEP 562): ``import layoutcheck`` and ``layoutcheck --help`` import neither
+NumPy nor z3, SymPy or CuPy; ``layoutcheck.Layout`` imports the algebra (and NumPy) when first touched.
 """
 
 from __future__ import annotations
@@ -10,29 +9,6 @@ from __future__ import annotations
 from importlib import import_module
 from typing import Any
 
-from layoutcheck.algebra.layout import Layout, cosize, depth, make_layout, rank, size, slice_and_offset
-from layoutcheck.algebra.notation import parse_layout, parse_swizzle
-from layoutcheck.algebra.ops import coalesce, complement, composition, filter, filter_zeros, left_inverse, right_inverse
-from layoutcheck.algebra.swizzle import ComposedLayout, Swizzle, make_composed_layout
-from layoutcheck.algebra.tiling import (
-    blocked_product,
-    downcast,
-    flat_divide,
-    flat_product,
-    logical_divide,
-    logical_product,
-    make_ordered_layout,
-    max_common_layout,
-    max_common_vector,
-    raked_product,
-    tile_to_shape,
-    tiled_divide,
-    tiled_product,
-    upcast,
-    zipped_divide,
-    zipped_product,
-)
-from layoutcheck.algebra.tv import make_layout_tv
 from layoutcheck.errors import (
     CompositionError,
     LayoutcheckError,
@@ -46,6 +22,42 @@ from layoutcheck.version import __version__ as __version__
 
 # name -> module that defines it; loaded on first attribute access (PEP 562)
 _LAZY = {
+    "Layout": "layoutcheck.algebra.layout",
+    "cosize": "layoutcheck.algebra.layout",
+    "depth": "layoutcheck.algebra.layout",
+    "make_layout": "layoutcheck.algebra.layout",
+    "rank": "layoutcheck.algebra.layout",
+    "size": "layoutcheck.algebra.layout",
+    "slice_and_offset": "layoutcheck.algebra.layout",
+    "parse_layout": "layoutcheck.algebra.notation",
+    "parse_swizzle": "layoutcheck.algebra.notation",
+    "coalesce": "layoutcheck.algebra.ops",
+    "complement": "layoutcheck.algebra.ops",
+    "composition": "layoutcheck.algebra.ops",
+    "filter": "layoutcheck.algebra.ops",
+    "filter_zeros": "layoutcheck.algebra.ops",
+    "left_inverse": "layoutcheck.algebra.ops",
+    "right_inverse": "layoutcheck.algebra.ops",
+    "ComposedLayout": "layoutcheck.algebra.swizzle",
+    "Swizzle": "layoutcheck.algebra.swizzle",
+    "make_composed_layout": "layoutcheck.algebra.swizzle",
+    "blocked_product": "layoutcheck.algebra.tiling",
+    "downcast": "layoutcheck.algebra.tiling",
+    "flat_divide": "layoutcheck.algebra.tiling",
+    "flat_product": "layoutcheck.algebra.tiling",
+    "logical_divide": "layoutcheck.algebra.tiling",
+    "logical_product": "layoutcheck.algebra.tiling",
+    "make_ordered_layout": "layoutcheck.algebra.tiling",
+    "max_common_layout": "layoutcheck.algebra.tiling",
+    "max_common_vector": "layoutcheck.algebra.tiling",
+    "raked_product": "layoutcheck.algebra.tiling",
+    "tile_to_shape": "layoutcheck.algebra.tiling",
+    "tiled_divide": "layoutcheck.algebra.tiling",
+    "tiled_product": "layoutcheck.algebra.tiling",
+    "upcast": "layoutcheck.algebra.tiling",
+    "zipped_divide": "layoutcheck.algebra.tiling",
+    "zipped_product": "layoutcheck.algebra.tiling",
+    "make_layout_tv": "layoutcheck.algebra.tv",
     "mma_atom": "layoutcheck.hw.mma",
     "copy_atom": "layoutcheck.hw.copy",
     "ownership": "layoutcheck.models.tiled_mma",

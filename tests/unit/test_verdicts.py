@@ -247,3 +247,24 @@ def test_spec_cases_ids_are_unique_across_files(tmp_path):
              '"injective"]\n', name)
     ids = [str(c) for c in spec_cases([str(tmp_path)])]
     assert len(ids) == len(set(ids)) == 4
+
+
+def test_jobs_give_the_same_rows_in_the_same_order(capsys, tmp_path):
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    assert run(capsys, "check", "-q", str(SPECS / "sm80_gemm.toml"), str(SPECS / "seed001_mma_c_fragment.toml"),
+               "--json", str(a))[0] == 0
+    assert run(capsys, "check", "-q", "-j", "2", str(SPECS / "sm80_gemm.toml"),
+               str(SPECS / "seed001_mma_c_fragment.toml"), "--json", str(b))[0] == 0
+    key = [(r["config"], r["property"], r["status"]) for r in json.loads(a.read_text())["results"]]
+    assert key == [(r["config"], r["property"], r["status"]) for r in json.loads(b.read_text())["results"]]
+
+
+def test_help_does_not_import_numpy():
+    import subprocess
+    import sys
+
+    code = ("import sys, io, contextlib; from layoutcheck.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()): main(['--help'])\n"
+            "print('numpy' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
