@@ -115,11 +115,15 @@ class TmaLimits:
     tensor_map_align_cuda12: int = 64  # CUtensorMap object alignment, CUDA 12.x text
     tensor_map_align_cuda13: int = 128  # CUtensorMap object alignment, CUDA 13 text
     swizzle_chunk_bytes: int = 16  # swizzling moves 16-byte chunks (16-byte atomicity)
-    # measured (driver 580.159.04, CUDA 13.0, H100), not in the API text: boxes of 262144 B of data (64x256x8 fp16,
-    # 256x256 fp32) are rejected; 233472 B (256x228x4 u8) and a 32 KiB box whose swizzle-padded rows span 256 KiB of
-    # shared memory are accepted. So the limit is on the data bytes, somewhere in (233472, 262144]; the model takes
-    # box bytes < 2^18 (the exact threshold inside the bracket is not measured; docs/tma.md).
-    box_bytes_bound: int = 1 << 18
+    # measured (driver 580.159.04, CUDA 13.0, H100; gpu/probes/tma.py probe_box_limit, issue 14), not in the API text:
+    # a full scan of every rank-3 box of 192..264 KiB for u8, f16, f32 and f64 accepts exactly the boxes of at most
+    # 233472 B = 228 KiB (the H100's shared memory per SM), the same for every element size, monotone; the bytes are
+    # esize * prod(floor(boxDim[i] / elementStrides[i])) over EVERY dim (dim 0 too; floor, not the ceil of the
+    # elements a load delivers): f16 (64,256,15) with strides (1,1,2) is accepted (7 planes, 229376 B), (64,128,29)
+    # with (1,2,1) rejected (64 rows, 237568 B). Swizzle-padded footprint does not count.
+    box_bytes_max: int = 233472
+    box_bytes_source: str = ("measured: cuTensorMapEncodeTiled, driver 580.159.04, H100 (sm_90), "
+                             "layoutcheck.gpu.probes.tma.probe_box_limit")
     oob_nan_f32_bits: int = 0x7FF77FF7  # measured: the OOB-NaN a float32 box gets (oob_fill="nan")
     source: str = DRIVER_DOC + "; " + PTX_SWIZZLE
 
@@ -136,6 +140,7 @@ MEASURED_BEYOND_TEXT: tuple[str, ...] = (
     "boxDim[0] * elementSize must be a multiple of 16 B with interleave 16B/32B too (8 B and 24 B rejected)",
     "a box narrower than its swizzle span occupies span-wide rows in shared memory (gaps left untouched)",
     "swizzle 128B_ATOM_32B / 128B_ATOM_32B_FLIP_8B / 128B_ATOM_64B rejected on sm_90",
-    "a box of 2^18 data bytes is rejected (233472 B accepted); the swizzle-padded footprint does not count",
+    "a box's data, esize * prod(floor(boxDim[i] / elementStrides[i])), must be at most 233472 B = 228 KiB, for every "
+    "element size; the swizzle-padded footprint does not count",
 )
 """Driver / hardware behaviour measured on H100 (driver 580.159.04) that the API text does not state."""

@@ -228,8 +228,11 @@ def _violations(b: TmaBox) -> list[str]:
     for d, e in enumerate(b.element_strides):
         if not 1 <= e <= L.max_element_stride:
             out.append(f"elementStrides[{d}]: {e}, must be 1..{L.max_element_stride}")
-    if all(x >= 1 for x in b.box_dims) and b.box_bytes >= L.box_bytes_bound:  # measured, not in the text
-        out.append(f"boxDim: the box holds {b.box_bytes} B of data, must be < {L.box_bytes_bound} B (measured)")
+    if all(x >= 1 for x in b.box_dims) and all(e >= 1 for e in b.element_strides):  # measured, not in the text
+        limit_bytes = es * math.prod(x // e for x, e in zip(b.box_dims, b.element_strides, strict=True))
+        if limit_bytes > L.box_bytes_max:
+            out.append(f"boxDim: the box holds {limit_bytes} B of data (esize x prod(floor(boxDim / elementStrides))), "
+                       f"must be at most {L.box_bytes_max} B = 228 KiB (measured)")
     if b.oob_fill == "nan" and not DTYPES[b.dtype].is_float:
         out.append(f"oobFill: NaN fill needs a floating-point dtype, found {b.dtype}")
     return out

@@ -181,6 +181,92 @@ def probe_encode(base: int) -> list[dict[str, Any]]:
     return out
 
 
+# ------------------------------------------------------------------------------------------- the box-size limit
+SCAN_BYTES = (196608, 270336)
+"""The bracket of data bytes the box-size scan covers (192 KiB .. 264 KiB): the limit lies inside (issue 14)."""
+
+
+def _box_cfg(dtype: str, box: tuple[int, ...], element_strides: tuple[int, ...] | None = None) -> dict[str, Any]:
+    e = DTYPES[dtype].bytes
+    dims = (256,) * len(box)
+    strides = tuple(256 ** (i + 1) * e for i in range(len(box) - 1))
+    cfg = _cfg(dtype, dims=dims, strides=strides, box=box)
+    if element_strides is not None:
+        cfg["element_strides"] = list(element_strides)
+    return cfg
+
+
+def box_scan_configs(dtype: str) -> list[dict[str, Any]]:
+    """Every rank-3 box ``(b0, b1, b2)`` of ``dtype`` (inner extent a multiple of 16 B) whose data bytes fall in
+    ``SCAN_BYTES``, in increasing order of bytes: a scan of the whole bracket, so the threshold and its monotonicity
+    are both measured."""
+    e = DTYPES[dtype].bytes
+    lo, hi = SCAN_BYTES
+    out = []
+    for b0 in range(max(1, 16 // e), 257, max(1, 16 // e)):
+        for b1 in range(1, 257):
+            row = b0 * b1 * e
+            for b2 in range(max(1, -(-lo // row)), min(256, hi // row) + 1):
+                out.append((row * b2, (b0, b1, b2)))
+    out.sort()
+    return [_box_cfg(dtype, box) for _, box in out]
+
+
+def probe_box_limit(base: int) -> list[dict[str, Any]]:
+    """Measure the driver's limit on one box's data bytes per dtype (the whole bracket, then its edges as ``encode``
+    records for the model), and how ``elementStrides`` enter it (per dim and stride, the largest box extent the
+    driver accepts)."""
+    out: list[dict[str, Any]] = []
+    for dtype in ("uint8", "float16", "float32", "float64"):
+        e = DTYPES[dtype].bytes
+        accepted: list[int] = []
+        rejected: list[int] = []
+        edge: dict[str, Any] = {}
+        for cfg in box_scan_configs(dtype):
+            nbytes = e * int(np.prod(cfg["box_dims"]))
+            ok = encode(cfg, base)[0] == 0
+            (accepted if ok else rejected).append(nbytes)
+            if ok:  # configs come in increasing bytes: the last accepted is the largest
+                edge["accepted"] = cfg
+            elif "rejected" not in edge:  # the first rejected is the smallest
+                edge["rejected"] = cfg
+        top, bottom = max(accepted, default=0), min(rejected, default=0)
+        out.append({"kind": "box_limit", "dtype": dtype, "configs": len(accepted) + len(rejected),
+                    "max_accepted_bytes": top, "min_rejected_bytes": bottom, "monotone": top < bottom,
+                    "edge_configs": edge})
+        for cfg in edge.values():
+            out.append(_encode_record(cfg, base))
+    # elementStrides: for dim d and stride s, the largest extent of dim d the driver accepts, the others fixed
+    fixed = {0: (64, 256, 16), 1: (64, 16, 256), 2: (64, 256, 16)}
+    for d in (0, 1, 2):
+        for st in range(1, 9):
+            es = [1, 1, 1]
+            es[d] = st
+            best = 0
+            for x in range(1, 257):
+                box = list(fixed[d])
+                box[d] = x
+                if d == 0 and (x * 2) % 16:
+                    continue
+                if encode(_box_cfg("float16", tuple(box), tuple(es)), base)[0] == 0:
+                    best = x
+            out.append({"kind": "estride_limit", "dtype": "float16", "dim": d, "element_stride": st,
+                        "others": list(fixed[d]), "max_accepted_extent": best})
+    for box, es in (((32, 256, 15), None), ((64, 256, 14), (1, 1, 2)), ((64, 256, 16), (1, 1, 2)),
+                    ((64, 256, 15), (1, 1, 2)), ((128, 256, 8), (2, 1, 1)), ((64, 128, 29), (1, 2, 1))):
+        out.append(_encode_record(_box_cfg("float16", box, es), base))  # the issue's two boxes and neighbours
+    return out
+
+
+def _encode_record(cfg: dict[str, Any], base: int) -> dict[str, Any]:
+    res, _ = encode(cfg, base)
+    model = _model(cfg)
+    rec = {"kind": "encode", "config": cfg, "driver_result": res, "driver_accepts": res == 0, "model": model,
+           "in_model": model is not None, "scan": "box_limit"}
+    rec["agree"] = None if model is None else (res == 0) == (not model)
+    return rec
+
+
 # ------------------------------------------------------------------------------------------------------- loads
 KERNEL = r"""
 extern "C" __global__ void tma_load_2d(const void* tmap, int c0, int c1, unsigned dst_off, unsigned nbytes,
@@ -442,6 +528,7 @@ def run(out_dir: str | Path) -> list[dict[str, Any]]:
     scratch = cp.zeros(1 << 20, dtype=cp.uint8)  # a real device address for the encode probe (256-B aligned)
     records = [environment(cp)]
     records += probe_encode(int(scratch.data.ptr))
+    records += probe_box_limit(int(scratch.data.ptr))
     records += probe_loads(out)
     summary = summarize(records)
     summary["seconds"] = round(time.perf_counter() - t0, 2)
@@ -457,6 +544,9 @@ def main(argv: list[str]) -> int:
     recs = run(argv[1] if len(argv) > 1 else ".")
     s = recs[-1]
     print(json.dumps(recs[0]), json.dumps(s), sep="\n")
+    for r in recs:
+        if r["kind"] in ("box_limit", "estride_limit"):
+            print(json.dumps({k: v for k, v in r.items() if k != "edge_configs"}))
     for r in recs:
         if r["kind"] == "encode" and r["in_model"] and not r["agree"]:
             print("DISAGREE", r["driver_result"], r["model"], json.dumps(r["config"]))
