@@ -16,8 +16,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from layoutcheck.algebra.inttuple import idx2crd
-from layoutcheck.algebra.layout import format_inttuple
+from layoutcheck.algebra.layout import Layout, format_inttuple, size
 from layoutcheck.algebra.notation import as_subject
 from layoutcheck.algebra.swizzle import ComposedLayout, Subject, Swizzle, inner
 from layoutcheck.errors import LayoutError
@@ -52,10 +51,17 @@ def _instruction_report(prop: Any, i: int) -> dict[str, Any]:
 
 
 def _tile_coord(prop: Any, i: int, lane: int) -> list[int]:
-    """The tile coordinate (row, col) -- the smem layout's own coordinate -- of lane ``lane``'s first element."""
+    """The tile coordinate (row, col) of lane ``lane``'s first element: per top-level mode of the smem layout, the
+    colexicographic index inside that mode (a nested mode counts as one flat extent)."""
     e = int(prop.access.elems[i, lane, 0])
-    crd = idx2crd(e, inner(prop.smem).shape)
-    return [int(c) if isinstance(c, int) else e for c in (crd if isinstance(crd, tuple) else (crd,))]
+    shape = inner(prop.smem).shape
+    modes = shape if isinstance(shape, tuple) else (shape,)
+    out, rest = [], e
+    for m in modes:
+        n = size(Layout(m))
+        out.append(rest % n)
+        rest //= n
+    return out
 
 
 def _coords_text(coords: list[list[int]]) -> str:

@@ -1,0 +1,159 @@
+"""The HTML report of ``layoutcheck check --html FILE``: one self-contained page (inline CSS and SVG, no script, no
+network) with the verdict table and, for every REFUTED row, a picture of its counterexample.
+
+Pictures reuse ``layoutcheck.report.show`` (one drawing code for ``show`` and reports):
+
+    ==================  =============================================================================================
+    counterexample      picture
+    ==================  =============================================================================================
+    exact_cover         the tile, each cell naming its owners ``T<t>V<v>``; missed and doubly owned cells outlined
+    conflict_free       lanes x banks of the conflicting instruction: the word each lane touches in each bank; the
+                        lanes of the conflicting bank outlined
+    tma_compatible      the shared-memory tile with the misplaced element outlined
+    other layout claims the layout's grid with the witness indices outlined (a collision, an offset out of range)
+    ==================  =============================================================================================
+
+A row is plain data, so the picture is rebuilt from its spec (file, config, property) and the witness in
+``counterexample_data``; a picture that cannot be drawn (too large, a spec changed since) is replaced by one line
+saying why. Each REFUTED row has an anchor ``#row-N`` and a ``data-status`` attribute, for tests and links.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+from layoutcheck.check import Row
+from layoutcheck.report.show import (
+    MAX_CELLS,
+    Grid,
+    _bank_colour,
+    grid_shape,
+    plain_grid,
+    render_svg,
+    tv_grid,
+)
+from layoutcheck.report.verdicts import atomic_open, summary
+
+MAX_PICTURE_CELLS = 4096
+"""Pictures larger than this many cells are described, not drawn (a report stays a few MB at most)."""
+
+_CSS = """body{font-family:system-ui,sans-serif;margin:1.5em;color:#111}
+table{border-collapse:collapse}td,th{border:1px solid #bbb;padding:2px 8px;text-align:left;font-size:13px}
+.PROVEN{background:#d8f5d8}.REFUTED{background:#ffd6d6}.UNKNOWN{background:#fff2c4}.ERROR{background:#f0d8ff}
+.detail{font-family:monospace;font-size:12px;white-space:pre-wrap}section{margin:1.2em 0}
+h2{font-size:16px;margin:0.3em 0}.why{color:#555;font-style:italic}"""
+
+
+def to_html(rows: list[Row]) -> str:
+    """The whole page for ``rows``."""
+    e = html.escape
+    s = summary(rows)
+    head = ", ".join(f"{n} {k.lower()}" for k, n in s.items())
+    out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+           "<title>layoutcheck report</title>", f"<style>{_CSS}</style></head><body>",
+           f"<h1>layoutcheck: {len(rows)} checks</h1>", f'<p id="summary">{e(head)}</p>',
+           '<table id="verdicts"><thead><tr><th>file:line</th><th>config</th><th>property</th><th>verdict</th>'
+           "<th>engine</th><th>detail</th></tr></thead><tbody>"]
+    for n, r in enumerate(rows):
+        detail = r.counterexample if r.status == "REFUTED" else (r.reason or "")
+        link = f'<a href="#row-{n}">{e(r.status)}</a>' if r.status == "REFUTED" else e(r.status)
+        out.append(f'<tr class="{r.status}" data-status="{r.status}"><td>{e(r.file)}:{r.line}</td>'
+                   f"<td>{e(r.config)}</td><td>{e(r.property)}</td><td>{link}</td><td>{e(r.engine)}</td>"
+                   f'<td class="detail">{e(detail or "")}</td></tr>')
+    out.append("</tbody></table>")
+    for n, r in enumerate(rows):
+        if r.status != "REFUTED":
+            continue
+        out.append(f'<section id="row-{n}" class="counterexample" data-status="REFUTED">'
+                   f"<h2>{e(r.config)} / {e(r.property)} ({e(r.file)}:{r.line})</h2>"
+                   f'<p class="detail">{e(r.counterexample or "")}</p>')
+        try:
+            grid = picture(r)
+        except Exception as exc:  # a picture is a courtesy: the verdict stands without it
+            grid, why = None, f"no picture: {type(exc).__name__}: {' '.join(str(exc).split())}"
+        else:
+            why = "no picture for this kind of counterexample" if grid is None else ""
+        out.append(render_svg(grid) if grid is not None else f'<p class="why">{e(why)}</p>')
+        out.append("</section>")
+    out.append("</body></html>")
+    return "\n".join(out) + "\n"
+
+
+def write_html(rows: list[Row], path: str) -> None:
+    with atomic_open(path) as f:
+        f.write(to_html(rows))
+
+
+# -- pictures ---------------------------------------------------------------------------------------------------------
+def _request(row: Row) -> tuple[Any, Any]:
+    from layoutcheck.spec.load import load_spec
+
+    spec = load_spec(row.file, strict=False)
+    cfg = next(c for c in spec.configs if c.name == row.config)
+    req = next(q for q in cfg.properties if q.label == row.property)
+    return cfg, req
+
+
+def picture(row: Row) -> Grid | None:
+    """The picture of a REFUTED row's counterexample, or ``None`` when its kind has none."""
+    from layoutcheck.spec.bind import Unsound, build_property
+
+    w = row.counterexample_data
+    cfg, req = _request(row)
+    try:
+        prop = build_property(cfg, req)
+    except Unsound as u:  # the broken law's own subject (a permutation) carries the witness
+        prop = u.claim
+    kind = w.get("kind")
+    if prop.name == "exact_cover":
+        shape = prop.tile if isinstance(prop.tile, tuple) else (prop.tile,)
+        rows, cols = (shape[0], shape[1]) if len(shape) == 2 else (shape[0], 1)
+        _small(rows * cols)
+        return tv_grid(prop.tv, rows, cols)
+    if prop.name in ("conflict_free", "wavefront_count") and kind == "conflict":
+        return lanes_banks_grid(prop, int(w["instruction"]), int(w["bank"]), list(w["lanes"]))
+    if kind in ("misaligned",) and "coord" in w:
+        return _outlined(prop.subjects()[0], [], f"misaligned: {row.counterexample}", coords=[tuple(w["coord"])])
+    if prop.name == "tma_compatible" and kind == "place":
+        return _outlined(prop.subjects()[0], [int(w["i"])], "outlined: the misplaced element of the box")
+    idx = [int(w[k]) for k in ("i", "j") if isinstance(w.get(k), int)]
+    if idx:
+        return _outlined(prop.subjects()[0], idx, "outlined: the counterexample's indices")
+    return None
+
+
+def _small(cells: int) -> None:
+    if cells > MAX_PICTURE_CELLS:
+        raise ValueError(f"{cells} cells, over the {MAX_PICTURE_CELLS} a report draws")
+
+
+def _outlined(x: Any, indices: list[int], legend: str, coords: list[tuple[int, ...]] | None = None) -> Grid:
+    rows, cols = grid_shape(x)
+    _small(rows * cols)
+    g = plain_grid(x)
+    cells = {(i % rows, i // rows) for i in indices} | {(c[0], c[1] if len(c) > 1 else 0) for c in coords or []}
+    return Grid(g.title, g.text, g.fill, frozenset(cells), legend)
+
+
+def lanes_banks_grid(prop: Any, instruction: int, bank: int, lanes: list[int]) -> Grid:
+    """Lanes x banks of one instruction: cell (lane, b) shows the 32-bit word(s) lane touches in bank b, coloured by
+    bank; the cells of ``lanes`` in ``bank`` (the conflict) are outlined."""
+    from layoutcheck.hw.banks import BANK_BYTES, BANKS
+    from layoutcheck.models.banks.access import byte_addresses
+
+    addrs = byte_addresses(prop.smem, prop.access)[instruction]
+    k = prop.access.kind
+    text = [[""] * BANKS for _ in range(32)]
+    fill = [["#ffffff"] * BANKS for _ in range(32)]
+    for lane in range(k.address_lanes):
+        if addrs[lane] < 0:
+            continue
+        for j in range(k.words):
+            word = int(addrs[lane]) // BANK_BYTES + j
+            b = word % BANKS
+            text[lane][b] = (text[lane][b] + " " if text[lane][b] else "") + f"w{word}"
+            fill[lane][b] = _bank_colour(b)
+    assert 32 * BANKS <= MAX_CELLS
+    return Grid(f"instruction {instruction} of {prop.access}: lanes (rows) x banks (columns)", text, fill,
+                frozenset((ln, bank) for ln in lanes), f"outlined: lanes {lanes} hit bank {bank} with distinct words")
