@@ -146,3 +146,39 @@ def wgmma_family(name: str) -> WgmmaFamily:
         if f"_{f.tag}_" in name and name in wgmma_atoms():
             return f
     raise KeyError(name)
+
+
+# -- the shared-memory matrix descriptor (wgmma's A and B operands) ---------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class DescriptorField:
+    """One bit field of the 64-bit GMMA matrix descriptor: ``value = (x >> shift) & ((1 << width) - 1)`` at ``lo``."""
+
+    name: str
+    lo: int
+    width: int
+    shift: int  # 4 for byte quantities stored without their 4 LSBs ("matrix-descriptor-encode(x) = (x & 0x3FFFF) >> 4")
+
+
+GMMA_DESCRIPTOR_FIELDS: tuple[DescriptorField, ...] = (
+    DescriptorField("start_address", 0, 14, 4),
+    DescriptorField("leading_byte_offset", 16, 14, 4),
+    DescriptorField("stride_byte_offset", 32, 14, 4),
+    DescriptorField("base_offset", 49, 3, 0),
+    DescriptorField("layout_type", 62, 2, 0),
+)
+"""Source: PTX ISA 9.7.15.5.1.2 'Matrix Descriptor Format' (wgmma); CUTLASS include/cute/arch/mma_sm90_desc.hpp
+(``union GmmaDescriptor``: start_address_ bits [0,14), leading_byte_offset_ [16,30), stride_byte_offset_ [32,46),
+base_offset_ [49,52), layout_type_ [62,64)). Other bits are zero."""
+
+GMMA_LAYOUT_TYPE: dict[str, int] = {"INTER": 0, "SW128": 1, "SW64": 2, "SW32": 3}
+"""Swizzle mode -> ``layout_type`` code (PTX ISA: 0 no swizzle, 1 128B, 2 64B, 3 32B; CUTLASS ``GMMA::LayoutType``)."""
+
+GMMA_PATTERN_BYTES: dict[str, int] = {"INTER": 128, "SW32": 256, "SW64": 512, "SW128": 1024}
+"""Bytes after which a swizzle pattern repeats (PTX ISA: 'starting address of the repeating pattern': 1024 / 512 /
+256-byte boundaries for 128B / 64B / 32B). For INTER the 8x16-byte core matrix (128 B) is listed for uniformity."""
+
+GMMA_BITS: dict[str, int] = {"f16": 16, "bf16": 16, "tf32": 32, "e4m3": 8, "e5m2": 8, "s8": 8, "u8": 8}
+"""Element widths of wgmma's shared-memory operand types (PTX ISA 9.7.15.5 'Matrix data types')."""
+
+GMMA_K_BYTES = 32
+"""Bytes of K one dense wgmma reads per row: K = 16 / 8 / 32 elements of 16- / 32- / 8-bit (CuTe: two uint128_t)."""
