@@ -131,7 +131,9 @@ def _table() -> dict[str, MmaAtom]:
 
 @cache
 def _atoms() -> dict[str, MmaAtom]:
-    return _table()
+    from layoutcheck.hw.wgmma import wgmma_atoms  # the SM90 warpgroup atoms (that module imports MmaAtom from here)
+
+    return _table() | wgmma_atoms()
 
 
 def mma_atom_names() -> list[str]:

@@ -10,6 +10,9 @@
     tiled_mma   ``thrfrg_X`` of the TiledMMA on the operand's CTA tile (``mma_cta_tile``, ``mma_thrfrg``)
     smem        ``smem_layout`` (``layout``, or a GMMA atom tiled to ``tile``) and ``smem_access``
     tma         a ``TmaBox`` descriptor with the shared-memory layout and the box dimension of each layout mode
+    wgmma       the ``(MN, K)`` stage layout (``smem_layout``, or the GMMA atom of ``swizzle`` tiled to ``tile``),
+                its wgmma descriptors (``descriptor``, or built from ``wgmma_swizzle``'s layout, or from the stage)
+                and, for ``tma_wgmma``, the ``tma`` kind's box
     ==========  ====================================================================================================
 
 A property whose module is not installed raises ``ModuleMissing`` (reported UNKNOWN); a value that does not fit
@@ -172,6 +175,11 @@ def _bind_tiled_mma(fn: Any, cfg: Config, req: PropertyRequest) -> Any:
     frg = mma_thrfrg(cfg, mma, operand, tile)
     if req.name == "exact_cover":
         return fn(frg, tile, req.get("replication", 1))
+    if req.name == "equivalent":  # e.g. an epilogue's store map against the accumulator layout
+        other = req.get("other", cfg.get("other"))
+        if other is None:
+            raise cfg.error("other", "property 'equivalent' needs 'other' (the (thread, value) -> tile index map)")
+        return fn(frg, other)
     if req.name == "in_bounds":
         return fn(frg, size(Layout(tile)))
     return fn(frg)
@@ -286,5 +294,29 @@ def _bind_tma(fn: Any, cfg: Config, req: PropertyRequest) -> Any:
     return fn(tbox, lay, tuple(modes))
 
 
+def _bind_wgmma(fn: Any, cfg: Config, req: PropertyRequest) -> Any:
+    """The stage layout, the layout the descriptors are built from and (``tma_wgmma``) the TMA box."""
+    tma = need_module("layoutcheck.models.tma", req.name)
+    dtype, major = cfg.get("dtype"), cfg.get("major")
+
+    def stage_of(swizzle_key: str) -> Any:
+        if swizzle_key == "swizzle" and cfg.get("smem_layout") is not None:
+            return cfg.get("smem_layout")
+        if cfg.get("tile") is None or len(cfg.get("tile")) != 2:
+            raise cfg.error("tile", "kind 'wgmma' needs 'smem_layout', or a 2-D 'tile' = [MN, K] and 'swizzle'")
+        try:
+            return tma.mma_smem_layout(major, cfg.get(swizzle_key, "none"), TMA_DTYPES[dtype], tuple(cfg.get("tile")))
+        except LayoutError as e:
+            raise cfg.error(swizzle_key, one_line(e)) from None
+
+    stage = stage_of("swizzle")
+    wl = stage_of("wgmma_swizzle") if cfg.get("wgmma_swizzle") is not None else None
+    extra = (cfg.get("block_mn"), cfg.get("descriptor"), wl)
+    if req.name == "tma_wgmma":
+        box, lay, modes = _bind_tma(lambda b, l_, m: (b, l_, m), cfg, req)
+        return fn(box, lay, modes, dtype, major, *extra)
+    return fn(stage, dtype, major, cfg.get("base_address", 0), *extra)
+
+
 _BINDERS = {"layout": _bind_layout, "tv": _bind_layout, "tiled_mma": _bind_tiled_mma, "smem": _bind_smem,
-            "tma": _bind_tma}
+            "tma": _bind_tma, "wgmma": _bind_wgmma}

@@ -25,9 +25,9 @@ KINDS: dict[str, dict[str, Any]] = {
            "required": {"tv", "tile"},
            "properties": {"exact_cover", "injective", "surjective", "bijective", "equivalent", "in_bounds",
                           "vectorizable"}},
-    "tiled_mma": {"keys": {"atom", "atom_layout", "permutation", "tile", "operand"},
+    "tiled_mma": {"keys": {"atom", "atom_layout", "permutation", "tile", "operand", "other"},
                   "required": {"atom", "tile"},
-                  "properties": {"exact_cover", "injective", "in_bounds"}},
+                  "properties": {"exact_cover", "injective", "in_bounds", "equivalent"}},
     "smem": {"keys": {"layout", "atom", "tile", "dtype", "access", "access_tv", "access_expr", "access_ranges"},
              "required": {"dtype"},
              "properties": {"conflict_free", "wavefront_count", "injective", "bijective", "in_bounds"}},
@@ -35,6 +35,10 @@ KINDS: dict[str, dict[str, Any]] = {
                      "major", "tile", "modes"},
             "required": {"box", "dtype"},
             "properties": {"tma_compatible"}},
+    "wgmma": {"keys": {"dtype", "major", "tile", "swizzle", "smem_layout", "block_mn", "base_address", "descriptor",
+                       "wgmma_swizzle", "box", "global_shape", "global_strides", "modes", "interleave"},
+              "required": {"dtype", "major"},
+              "properties": {"gmma_addresses", "gmma_fields", "tma_wgmma"}},
 }
 COMMON_KEYS = {"name", "kind", "description", "properties"}
 PROPERTY_PARAMS: dict[str, set[str]] = {
@@ -42,6 +46,7 @@ PROPERTY_PARAMS: dict[str, set[str]] = {
     "in_bounds": {"bound"}, "exact_cover": {"operand", "replication"}, "vectorizable": {"width"},
     "conflict_free": {"access"}, "wavefront_count": {"access", "n", "max"},
     "tma_compatible": set(),
+    "gmma_addresses": set(), "gmma_fields": set(), "tma_wgmma": set(),
 }
 ALL_PROPERTIES = sorted(PROPERTY_PARAMS)
 
@@ -49,11 +54,14 @@ ALL_PROPERTIES = sorted(PROPERTY_PARAMS)
 PROPERTY_MODULE: dict[str, str] = {name: "layoutcheck.properties.layout" for name in PROPERTY_PARAMS} | {
     "exact_cover": "layoutcheck.properties.tv", "vectorizable": "layoutcheck.properties.tv",
     "conflict_free": "layoutcheck.properties.banks", "wavefront_count": "layoutcheck.properties.banks",
-    "tma_compatible": "layoutcheck.properties.tma"}
+    "tma_compatible": "layoutcheck.properties.tma",
+    "gmma_addresses": "layoutcheck.properties.gmma", "gmma_fields": "layoutcheck.properties.gmma",
+    "tma_wgmma": "layoutcheck.properties.gmma"}
 KIND_MODULE: dict[str, tuple[str, ...]] = {
     "tiled_mma": ("layoutcheck.models.tiled_mma", "layoutcheck.hw.mma"),
     "smem": ("layoutcheck.models.banks.access",),
     "tma": ("layoutcheck.models.tma",),
+    "wgmma": ("layoutcheck.models.gmma", "layoutcheck.models.tma"),
 }
 
 

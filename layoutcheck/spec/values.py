@@ -171,6 +171,18 @@ def _choice(v: Any, key: str, options: tuple[str, ...]) -> str:
     return s
 
 
+def _descriptor(v: Any, key: str) -> int:
+    """A 64-bit GMMA descriptor word: an int, or a string in any base Python reads (``"0x4000004000010000"``)."""
+    if isinstance(v, str):
+        try:
+            v = int(v.strip(), 0)
+        except ValueError:
+            raise ValueError(f"expected a 64-bit descriptor such as \"0x4000004000010000\", found {brief(v)}") from None
+    if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v < 1 << 64:
+        raise ValueError(f"expected a 64-bit unsigned descriptor word, found {brief(v)}")
+    return v
+
+
 _CHECKERS: dict[str, Any] = {
     "layout": _layout, "tv": _layout, "other": _layout, "memory": _layout, "smem_layout": _layout,
     "tile": lambda v, k: _ints(v, k, 1, (1, 3)),
@@ -185,6 +197,7 @@ _CHECKERS: dict[str, Any] = {
     "access_tv": _layout, "access_expr": _str, "access_ranges": _ranges,
     "dtype": _dtype, "access": _str, "swizzle": _str, "interleave": _str, "atom": _atom,
     "operand": lambda v, k: _choice(v, k, ("A", "B", "C")),
+    "block_mn": _int, "base_address": lambda v, k: _int(v, k, 0), "descriptor": _descriptor, "wgmma_swizzle": _str,
 }
 
 
