@@ -355,6 +355,44 @@ class UmmaDescribes(Property):
 
 
 @dataclass(frozen=True, slots=True)
+class UmmaDescribesAll(Property):
+    """``umma_describes`` for every K block of an operand tile (each block's own descriptor): every K advance."""
+
+    blocks: tuple[Layout | ComposedLayout, ...]
+    dtype: str
+    major: str
+    base_address: int = 0
+    name: ClassVar[str] = "umma_describes"
+
+    def _one(self, b: int) -> UmmaDescribes:
+        return UmmaDescribes(self.blocks[b], self.dtype, self.major, self.base_address)
+
+    def subjects(self) -> tuple[Layout | ComposedLayout, ...]:
+        return self.blocks[:1]
+
+    def subject(self) -> str:
+        return f"{self.blocks[0]} ({len(self.blocks)} K blocks, {self.dtype}, {self.major}-major)"
+
+    def domain_size(self) -> int:
+        return sum(size(b.layout if isinstance(b, ComposedLayout) else b) for b in self.blocks)
+
+    def exhaustive(self) -> Decision:
+        descs = []
+        for b in range(len(self.blocks)):
+            d = self._one(b).exhaustive()
+            if not d.holds:
+                return Decision(False, {"block": b, **(d.witness or {})}, d.stats)
+            descs.append(d.stats["descriptor"])
+        return Decision(True, None, {"descriptors": descs})
+
+    def recheck(self, w: dict[str, Any]) -> bool:
+        return self._one(w["block"]).recheck(w)
+
+    def explain(self, w: dict[str, Any]) -> str:
+        return f"K block {w['block']}: {self._one(w['block']).explain(w)}"
+
+
+@dataclass(frozen=True, slots=True)
 class DescriptorFields(Property):
     """Packing every field's value into one word and unpacking it again gives the values back, for every combination
     of the fields' value domains (the fields do not overlap and every value fits its width)."""
@@ -434,6 +472,11 @@ def scale_ownership(sf: Layout, vec: int) -> ScaleOwnership:
 def umma_describes(layout: Layout | ComposedLayout, dtype: str, major: str, base_address: int = 0,
                    descriptor: int | None = None) -> UmmaDescribes:
     return UmmaDescribes(layout, dtype, major, base_address, descriptor)
+
+
+def umma_describes_all(blocks: tuple[Layout | ComposedLayout, ...], dtype: str, major: str,
+                       base_address: int = 0) -> UmmaDescribesAll:
+    return UmmaDescribesAll(tuple(blocks), dtype, major, base_address)
 
 
 def descriptor_fields(fields: tuple[BitField, ...], domains: tuple[tuple[int, ...], ...]) -> DescriptorFields:

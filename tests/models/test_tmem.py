@@ -137,6 +137,6 @@ def test_descriptor_fields() -> None:
     good = UMMA_INSTR_DESCRIPTOR
     m, n = good.field("m_dim"), good.field("n_dim")
     assert prove(descriptor_fields((m, n), ((4, 8, 16), tuple(range(1, 33))))).status is Verdict.PROVEN
-    trt = (BitField("sfa_layout", 26, 1, "TensorRT-LLM#19183"), BitField("m_dim", 27, 2, "TensorRT-LLM#19183"))
-    r = prove(descriptor_fields(trt, ((0, 1), (4, 8, 16))))  # m >> 4 packed where the format says m >> 7
+    trt = (BitField("sfa_layout", 26, 1, "TensorRT-LLM#19183"), BitField("m_dim", 24, 5, "TensorRT-LLM#19183"))
+    r = prove(descriptor_fields(trt, ((0, 1), (4, 8, 16))))  # umma_m >> 4 packed at bit 24
     assert r.status is Verdict.REFUTED and "sfa_layout=0, m_dim=4" in str(r.counterexample)

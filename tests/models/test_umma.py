@@ -147,3 +147,22 @@ def test_alignment_and_base_offset() -> None:
         umma_descriptor(sw, "f16", "K", base_address=0x408)
     assert umma_descriptor(sw, "f16", "K", base_address=0x400).base_offset == 0
     assert umma_descriptor(sw, "f16", "K", base_address=0x480).base_offset == 1  # PTX: (addr >> 7) & 7
+
+
+@pytest.mark.parametrize("r", [r for r in DATA["umma_smem"] if r["k_block"] == 0 and r["base_address"] == 0x2000],
+                         ids=_rid)
+def test_k_block_slices_of_the_tile_are_cutes(r: dict) -> None:
+    """From the whole tile CuTe printed, ``k_block_slices`` (our flat_divide) finds CuTe's slices and offsets, and
+    every K block's descriptor is CUTLASS's."""
+    from layoutcheck.spec.bind_tcgen05 import k_block_slices
+
+    bits = DTYPE_BITS[r["dtype"]]
+    tile = ComposedLayout(element_swizzle(umma_swizzle(r["atom"]), bits), 0,
+                          parse_layout(r["tile_layout"].split(" o ")[-1].replace("_", "")))
+    got = k_block_slices(tile, bits)
+    want = {x["k_block"]: x for x in DATA["umma_smem"] if (x["dtype"], x["major"], x["atom"], x["mn"],
+            x["base_address"]) == (r["dtype"], r["major"], r["atom"], r["mn"], r["base_address"])}
+    assert len(got) == len(want)
+    for kb, sl in enumerate(got):
+        assert str(sl.layout) == want[kb]["slice_layout"].replace("_", "")
+        assert umma_descriptor(sl, r["dtype"], r["major"], r["base_address"]).value == int(want[kb]["value"], 16)
