@@ -320,3 +320,11 @@ def _bind_wgmma(fn: Any, cfg: Config, req: PropertyRequest) -> Any:
 
 _BINDERS = {"layout": _bind_layout, "tv": _bind_layout, "tiled_mma": _bind_tiled_mma, "smem": _bind_smem,
             "tma": _bind_tma, "wgmma": _bind_wgmma}
+
+
+def _bind_tcgen05(fn: Any, cfg: Config, req: PropertyRequest) -> Any:
+    """Blackwell kinds (issue #17): the binding lives in ``layoutcheck.spec.bind_tcgen05``."""
+    return need_module("layoutcheck.spec.bind_tcgen05", req.name).bind(fn, cfg, req)
+
+
+_BINDERS |= {k: _bind_tcgen05 for k in ("umma_smem", "umma_instr", "descriptor_format", "tmem", "block_scale")}

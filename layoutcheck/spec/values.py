@@ -201,6 +201,42 @@ _CHECKERS: dict[str, Any] = {
 }
 
 
+# -- Blackwell (tcgen05) keys, issue #17 ---------------------------------------------------------------------------
+def _word(v: Any, key: str) -> int:
+    """A descriptor word: an int or a hex string ``"0x..."``."""
+    if isinstance(v, str):
+        try:
+            v = int(v, 0)
+        except ValueError:
+            raise ValueError(f"expected an integer or a hex string like \"0x4000404000010000\", found {brief(v)}")\
+                from None
+    if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v < 1 << 64:
+        raise ValueError(f"expected a 64-bit descriptor word, found {brief(v)}")
+    return v
+
+
+def _fields(v: Any, key: str) -> tuple[tuple[str, int, int, tuple[int, ...]], ...]:
+    """``[{ name, lo, width, values = [...] }, ...]``: descriptor fields and the values each may take."""
+    if not isinstance(v, list) or not v:
+        raise ValueError("expected a list of { name, lo, width, values } tables")
+    out = []
+    for f in v:
+        if not isinstance(f, dict) or set(f) != {"name", "lo", "width", "values"}:
+            raise ValueError(f"a field is {{ name = \"...\", lo = 0, width = 1, values = [0, 1] }}, found {brief(f)}")
+        out.append((_str(f["name"], key), _int(f["lo"], key, 0), _int(f["width"], key),
+                    _ints(f["values"], key, 0, (1, 64))))
+    return tuple(out)
+
+
+_CHECKERS |= {
+    "base_address": lambda v, k: _int(v, k, 0), "descriptor": _word, "fields": _fields,
+    "a_dtype": _str, "b_dtype": _str, "c_dtype": _str, "scale_dtype": _str, "data_path": _str,
+    "mma_m": _int, "mma_n": _int, "k": _int, "vec": _int, "cta_group": _int, "scale_extent": _int,
+    "a_major": lambda v, k: _choice(v, k, ("K", "MN")), "b_major": lambda v, k: _choice(v, k, ("K", "MN")),
+    "warps": lambda v, k: _ints(v, k, 0, (1, 16)), "rows": lambda v, k: _ints(v, k, 0, (1, 8)),
+    "columns": lambda v, k: _ints(v, k, 0, (1, 512)), "allocation": lambda v, k: _ints(v, k, 1, (1, 16)),
+}
+
 def parse_value(key: str, value: Any) -> Any:
     """The parsed value of spec ``key``; ``ValueError``/``LayoutError`` (a one-line reason) when it does not parse.
 
