@@ -38,7 +38,7 @@ from layoutcheck.algebra.linear_layout import LinearLayout
 from layoutcheck.errors import LayoutError, ParseError
 
 # -- a small parser for MLIR attribute text ----------------------------------------------------------------------
-_TOK = re.compile(r"\s*(?:(?P<attr>#[A-Za-z_][\w.$-]*)|(?P<int>[-+]?\d+)|(?P<name>[A-Za-z_][\w.$-]*)"
+_TOK = re.compile(r"\s*(?:(?P<attr>#[A-Za-z_][\w.$-]*)|(?P<int>-?\d+)|(?P<name>[A-Za-z_][\w.$-]*)"
                   r"|(?P<str>\"[^\"]*\")|(?P<punct>[<>{}\[\](),=:+x]))")
 
 
@@ -411,7 +411,7 @@ def _dot_cga(parent: Attr, rank: int, shape: Sequence[int], k_dim: int) -> Linea
     """The parent's ``block`` layout with the K coordinate zeroed (operands are broadcast along K)."""
     cga = _cga_layout(parent, rank, shape)
     bases = {"block": [[0 if d == k_dim else v for d, v in enumerate(b)] for b in cga.bases.get("block", [])]}
-    return LinearLayout.make(bases, dict(cga.out_dims))
+    return LinearLayout.make(bases, list(cga.out_names))
 
 
 def _slice(a: Attr, shape: Sequence[int]) -> LinearLayout:
