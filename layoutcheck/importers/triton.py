@@ -675,7 +675,7 @@ class Ttgir:
     target: str | None = None
 
 
-def _balanced(text: str, start: int) -> int:
+def balanced_end(text: str, start: int) -> int:
     """Index just past the ``>`` closing the ``<`` at ``start - 1`` (angle brackets nest; ``->`` is not one)."""
     depth, i = 1, start
     while i < len(text) and depth:
@@ -712,9 +712,9 @@ def parse_ttgir(text: str) -> Ttgir:
         parse_attr(pending[name], aliases)  # raises naming the unknown alias
     uses = []
     for m in _TYPE.finditer(text):
-        end = _balanced(text, m.end())
+        end = balanced_end(text, m.end())
         body = text[m.end():end - 1]
-        use = _type_use(m.group("kind"), body, text.count("\n", 0, m.start()) + 1)
+        use = type_use(m.group("kind"), body, text.count("\n", 0, m.start()) + 1)
         if use is not None:
             uses.append(use)
     warps = re.search(r'"ttg\.num-warps"\s*=\s*(\d+)', text)
@@ -722,7 +722,7 @@ def parse_ttgir(text: str) -> Ttgir:
     return Ttgir(aliases, tuple(uses), int(warps.group(1)) if warps else None, target.group(1) if target else None)
 
 
-def _type_use(kind: str, body: str, line: int) -> TensorUse | None:
+def type_use(kind: str, body: str, line: int) -> TensorUse | None:
     parts = _split_top(body)
     if len(parts) < 2 or not parts[1].startswith("#"):
         return None
@@ -780,8 +780,12 @@ def import_ttgir(text: str) -> list[Imported]:
         except ParseError as e:
             raise ParseError(e.text, e.pos, f"line {u.line}: {e.what}") from None
         shared = is_shared(attr) or attr.kind.startswith("ttng.")
+        shape = u.shape
+        order = attr.get("order", None)
+        if u.kind == "memdesc" and isinstance(order, list) and 0 < len(order) < len(shape):
+            shape = shape[len(shape) - len(order):]  # a multi-buffered allocation: leading dims count buffers
         try:
-            seen[key] = Imported(u.encoding, u.shape, u.kind, u.element, u.line, to_linear(attr, u.shape), shared)
+            seen[key] = Imported(u.encoding, u.shape, u.kind, u.element, u.line, to_linear(attr, shape), shared)
         except (LayoutError, ParseError) as e:
             seen[key] = Imported(u.encoding, u.shape, u.kind, u.element, u.line, None, shared, str(e))
     return list(seen.values())
