@@ -36,7 +36,7 @@ from layoutcheck.models.banks.model import _merged
 from layoutcheck.properties.banks import ConflictFree, _instruction_report
 from layoutcheck.properties.base import Decision, Property, Undecided, subject_size
 from layoutcheck.properties.layout import Equivalent, InBounds, Injective, Onto
-from layoutcheck.properties.linear import LinearExactCover, LinearInjective, LinearSurjective
+from layoutcheck.properties.linear import LinearBijective, LinearExactCover, LinearInjective, LinearSurjective
 from layoutcheck.properties.tv import ExactCover, Vectorizable
 
 
@@ -290,3 +290,14 @@ def _ll_exact_cover(prop: LinearExactCover, limits: Limits) -> Decision:
         return Decision(True, None, stats)
     k = sum(1 << bits[j] for j in range(len(bits)) if sub.kernel[0] >> j & 1)
     return Decision(False, {"kind": "collision", "i": 0, "j": k}, stats)
+
+
+@LINEAR.handles(LinearBijective)
+def _ll_bijective(prop: LinearBijective, limits: Limits) -> Decision:
+    (a,) = _affine(prop)
+    e = echelon(a.cols)
+    ll = prop.layout
+    if ll.in_size != ll.out_size:
+        return Decision(False, {"kind": "count", "inputs": ll.in_size, "outputs": ll.out_size}, _stats(a, e))
+    w = {"kind": "collision", "i": 0, "j": e.kernel[0]} if e.kernel else None
+    return Decision(w is None, w, _stats(a, e))

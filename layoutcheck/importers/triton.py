@@ -673,6 +673,17 @@ class Ttgir:
     uses: tuple[TensorUse, ...]
     num_warps: int | None = None
     target: str | None = None
+    texts: dict[str, str] = field(default_factory=dict)
+
+    def inline(self, encoding: str) -> str:
+        """``encoding`` with every alias replaced by its definition (text a spec can keep on its own)."""
+        out = encoding
+        for _ in range(len(self.texts) + 1):
+            new = re.sub(r"#([\w$.-]+)", lambda m: self.texts.get(m.group(1), m.group(0)), out)
+            if new == out:
+                break
+            out = new
+        return out
 
 
 def balanced_end(text: str, start: int) -> int:
@@ -719,7 +730,8 @@ def parse_ttgir(text: str) -> Ttgir:
             uses.append(use)
     warps = re.search(r'"ttg\.num-warps"\s*=\s*(\d+)', text)
     target = re.search(r'ttg\.target\s*=\s*"([^"]+)"', text)
-    return Ttgir(aliases, tuple(uses), int(warps.group(1)) if warps else None, target.group(1) if target else None)
+    return Ttgir(aliases, tuple(uses), int(warps.group(1)) if warps else None, target.group(1) if target else None,
+                 raw)
 
 
 def type_use(kind: str, body: str, line: int) -> TensorUse | None:

@@ -164,6 +164,41 @@ class LinearExactCover(_OnLinear):
         return self._collision(w) + " (a replication that is not a broadcast: no zero basis relates them)"
 
 
+@dataclass(frozen=True, slots=True)
+class LinearBijective(_OnLinear):
+    """Injective and surjective: as many inputs as outputs, each output reached once."""
+
+    layout: LinearLayout
+    name: ClassVar[str] = "bijective"
+
+    def exhaustive(self) -> Decision:
+        ll = self.layout
+        if ll.in_size != ll.out_size:
+            return Decision(False, {"kind": "count", "inputs": ll.in_size, "outputs": ll.out_size})
+        pair = smallest_collision(ll.offsets())
+        return Decision(True) if pair is None else Decision(False, {"kind": "collision", "i": pair[0], "j": pair[1]})
+
+    def recheck(self, w: dict[str, Any]) -> bool:
+        if w["kind"] == "count":
+            return self.layout.in_size != self.layout.out_size
+        return self._recheck_pair(w)
+
+    def explain(self, w: dict[str, Any]) -> str:
+        if w["kind"] == "count":
+            return f"{w['inputs']} inputs cannot map one to one onto {w['outputs']} outputs"
+        return self._collision(w)
+
+
+def linear_property(name: str, layout: LinearLayout) -> Property:
+    """The linear-layout property called ``name`` (injective, surjective, bijective, exact_cover)."""
+    table = {"injective": LinearInjective, "surjective": LinearSurjective, "bijective": LinearBijective,
+             "exact_cover": LinearExactCover}
+    if name not in table:
+        raise LayoutError(f"property {name!r} is not defined for a Triton linear layout (use one of "
+                          f"{', '.join(table)})")
+    return table[name](layout)
+
+
 # -- bank conflicts of a register layout against a shared layout ------------------------------------------------
 def shared_addresses(reg: LinearLayout, shared: LinearLayout, elem_bits: int, vec: int) -> np.ndarray:
     """(instructions, 32) byte addresses: lane ``l`` of warp 0 accesses the ``vec`` registers of each instruction at
@@ -275,6 +310,7 @@ def ll_conflict_free(reg: LinearLayout, shared: LinearLayout, elem_bits: int, op
 
 
 __all__ = [
-    "LinearConflictFree", "LinearExactCover", "LinearInjective", "LinearSurjective", "describe_in", "describe_out",
-    "ll_conflict_free", "ll_exact_cover", "ll_injective", "ll_surjective", "shared_addresses", "vector_width",
+    "LinearBijective", "LinearConflictFree", "LinearExactCover", "LinearInjective", "LinearSurjective", "describe_in",
+    "describe_out", "linear_property", "ll_conflict_free", "ll_exact_cover", "ll_injective", "ll_surjective",
+    "shared_addresses", "vector_width",
 ]
