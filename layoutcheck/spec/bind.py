@@ -144,6 +144,13 @@ def _dtype_bytes(cfg: Config, req: PropertyRequest) -> int:
 def _bind_layout(fn: Any, cfg: Config, req: PropertyRequest) -> Any:
     lay = subject(cfg, req)
     name = req.name
+    if hasattr(lay, "in_bases"):  # a Triton linear layout (layout = { triton = ..., shape = ... })
+        from layoutcheck.properties.linear import linear_property
+
+        return linear_property(name, lay)
+    if name == "exact_cover" and cfg.kind == "layout":
+        raise cfg.error("properties", "exact_cover on kind 'layout' needs a triton layout; use kind 'tv' (with "
+                                      "'tile') for a CuTe TV layout")
     tile_n = size(Layout(tile_shape(cfg))) if cfg.kind == "tv" else None
     if name == "equivalent":
         other = req.get("other", cfg.get("other"))

@@ -20,7 +20,8 @@ KINDS: dict[str, dict[str, Any]] = {
     # kind -> allowed keys (besides name/kind/description/properties) and the properties it supports
     "layout": {"keys": {"layout", "other", "codomain", "dtype"},
                "required": {"layout"},
-               "properties": {"injective", "surjective", "bijective", "equivalent", "in_bounds", "vectorizable"}},
+               "properties": {"injective", "surjective", "bijective", "equivalent", "in_bounds", "vectorizable",
+                              "exact_cover"}},  # exact_cover: Triton layouts only
     "tv": {"keys": {"tv", "tile", "memory", "other", "dtype"},
            "required": {"tv", "tile"},
            "properties": {"exact_cover", "injective", "surjective", "bijective", "equivalent", "in_bounds",

@@ -70,6 +70,8 @@ def _layout(v: Any, key: str) -> Layout | ComposedLayout:
     """CuTe notation, or a ``layoutcheck calc`` expression that evaluates to a layout."""
     from layoutcheck.algebra.notation import evaluate_expression
 
+    if isinstance(v, dict):
+        return _imported_layout(v)
     if not isinstance(v, str):
         raise ValueError(f"expected a layout in CuTe notation as a string, found {brief(v)}")
     try:
@@ -83,6 +85,29 @@ def _layout(v: Any, key: str) -> Layout | ComposedLayout:
     if not isinstance(value, (Layout, ComposedLayout)):
         raise LayoutError(f"expected a layout, {v!r} evaluates to {brief(value)}")
     return value
+
+
+def _imported_layout(v: dict) -> Any:
+    """``{ triton = "#ttg...", shape = [..] }`` -> a ``LinearLayout``; ``{ cute = "printout" }`` -> a CuTe layout."""
+    if "triton" in v:
+        extra = set(v) - {"triton", "shape"}
+        if extra:
+            raise ValueError(f"unknown key {sorted(extra)[0]!r} in a triton layout (expected 'triton', 'shape')")
+        if "shape" not in v:
+            raise ValueError("a triton layout needs the tensor 'shape' (e.g. shape = [128, 64])")
+        from layoutcheck.importers.triton import from_triton
+
+        return from_triton(_str(v["triton"], "triton"), _ints(v["shape"], "shape"))
+    if "cute" in v:
+        if set(v) != {"cute"}:
+            raise ValueError(f"unknown key {sorted(set(v) - {'cute'})[0]!r} in a cute layout (expected only 'cute')")
+        from layoutcheck.importers.cute import from_cute
+
+        got = from_cute(_str(v["cute"], "cute")).layout
+        if got is None:
+            raise ValueError("the cute printout holds no layout")
+        return got
+    raise ValueError(f"a layout table needs 'triton' (with 'shape') or 'cute', found keys {sorted(v)}")
 
 
 def _is_shape(t: Any) -> bool:
