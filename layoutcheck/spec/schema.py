@@ -15,6 +15,9 @@ from typing import Any
 from layoutcheck.errors import LayoutcheckError, SpecError
 
 FORMAT_VERSION = 1
+TOP_LEVEL_KEYS = ("format", "description", "expect", "config")
+# a file's expected verdict: "refuted" marks it broken on purpose (skipped by default like specs/broken/)
+EXPECTATIONS = ("proven", "refuted")
 
 KINDS: dict[str, dict[str, Any]] = {
     # kind -> allowed keys (besides name/kind/description/properties) and the properties it supports
@@ -151,6 +154,7 @@ class Spec:
     format: int
     configs: tuple[Config, ...]
     description: str = ""
+    expect: str = "proven"
 
 
 def _show(v: Any) -> str:
