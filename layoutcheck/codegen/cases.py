@@ -35,9 +35,11 @@ from layoutcheck.algebra.layout import Layout, make_layout, size
 from layoutcheck.algebra.swizzle import ComposedLayout
 from layoutcheck.algebra.tiling import tile_to_shape, zipped_divide
 from layoutcheck.algebra.tv import make_layout_tv
-from layoutcheck.codegen.render import c_expr, render_template
+from layoutcheck.codegen.render import render_template
 from layoutcheck.errors import LayoutError
-from layoutcheck.expr.ir import Expr, add, band, const, div, index_ast, mod, mul, shr, var, xor
+from layoutcheck.expr.c import c_expr
+from layoutcheck.expr.ir import Expr, add, band, const, div, mod, mul, shr, var, xor
+from layoutcheck.expr.lower import index_ast
 from layoutcheck.hw.copy import row_providers
 from layoutcheck.hw.mma import mma_atom
 from layoutcheck.hw.smem import gmma_smem_atom

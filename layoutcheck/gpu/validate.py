@@ -171,8 +171,8 @@ def _gemm_smem_addresses(mode: str, tma: bool = False) -> dict[str, Any]:
     2*M*K); banks only see addresses mod 128, so the exact bases do not matter.
     """
     from layoutcheck.codegen.cases import mma_gemm_case, mma_gemm_exprs
-    from layoutcheck.codegen.render import c_expr, eval_c
     from layoutcheck.codegen.tma_cases import tma_gemm_exprs, tma_mma_gemm_case
+    from layoutcheck.expr.c import c_expr, eval_c
 
     if tma:
         tile, src, copies = tma_gemm_exprs(mode).tile, tma_mma_gemm_case(mode).source, []

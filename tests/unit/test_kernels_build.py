@@ -9,7 +9,7 @@ import pytest
 
 from layoutcheck import Layout
 from layoutcheck.codegen.cases import _tiled_tv, big_ownership_case, bundled_cases, permute_case, seed_simt_tiled_mma
-from layoutcheck.codegen.render import eval_c
+from layoutcheck.expr.c import eval_c
 from layoutcheck.gpu.build import generate_sources, main
 from layoutcheck.models.tiled_mma import ownership
 
