@@ -7,6 +7,7 @@ forms of layouts and TV maps (``layoutcheck.expr.lower``) as SymPy expressions. 
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -16,38 +17,25 @@ from layoutcheck.expr.ir import Expr, fold
 from layoutcheck.expr.lower import index_ast, tv_coord_ast
 
 
-def _sympy_funcs() -> Any:
+def _bitwise(name: str, op: Any, zero_is_identity: bool) -> Any:
+    """A SymPy function of two non-negative integers: ``op`` when both are numbers; ``f(0, b) == b`` (and
+    ``f(a, 0) == a``) when ``zero_is_identity``; otherwise left unevaluated."""
     import sympy
 
-    class BitXor(sympy.Function):
-        """Bitwise XOR of two non-negative integers (evaluates when both are numbers)."""
+    def eval_(cls: Any, a: Any, b: Any) -> Any:
+        if a.is_Integer and b.is_Integer:
+            return sympy.Integer(op(int(a), int(b)))
+        if zero_is_identity and (a == 0 or b == 0):
+            return b if a == 0 else a
+        return None
 
-        is_integer = True
-        is_nonnegative = True
+    doc = f"Bitwise {name[3:].upper()} of non-negative integers (evaluates when both are numbers)."
+    return type(name, (sympy.Function,), {"__doc__": doc, "is_integer": True, "is_nonnegative": True,
+                                          "eval": classmethod(eval_)})
 
-        @classmethod
-        def eval(cls, a: Any, b: Any) -> Any:
-            if a.is_Integer and b.is_Integer:
-                return sympy.Integer(int(a) ^ int(b))
-            if a == 0:
-                return b
-            if b == 0:
-                return a
-            return None
 
-    class BitAnd(sympy.Function):
-        """Bitwise AND of a non-negative integer with a constant mask."""
-
-        is_integer = True
-        is_nonnegative = True
-
-        @classmethod
-        def eval(cls, a: Any, b: Any) -> Any:
-            if a.is_Integer and b.is_Integer:
-                return sympy.Integer(int(a) & int(b))
-            return None
-
-    return BitXor, BitAnd
+def _sympy_funcs() -> Any:
+    return _bitwise("BitXor", operator.xor, True), _bitwise("BitAnd", operator.and_, False)
 
 
 _FUNCS: list[Any] = []
