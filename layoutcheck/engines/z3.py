@@ -24,7 +24,6 @@ from layoutcheck.engines.base import HandlerEngine, Limits, register_engine
 from layoutcheck.expr.ir import Expr, add, band, const, div, mul, var
 from layoutcheck.expr.lower import index_ast, swizzle_ast
 from layoutcheck.expr.z3 import to_z3
-from layoutcheck.hw.banks import BANK_BYTES, BANKS
 from layoutcheck.properties.banks import ConflictFreeAtEveryBase
 from layoutcheck.properties.base import Decision, Property, Undecided, subject_size
 from layoutcheck.properties.layout import Equivalent, InBounds, Injective, Onto, Surjective
@@ -239,8 +238,8 @@ def _z3_every_base(prop: ConflictFreeAtEveryBase, limits: Any) -> Decision | Und
     k = prop.access.kind
     if k.merge_lane_xor:
         return Undecided(f"unsupported: {k} phases may merge (measured rule), not encoded")
-    sw, eb = prop._swizzle(), max(1, prop.access.elem_bits // 8)
-    ub, groups = max(k.bytes, BANK_BYTES), BANKS // k.words
+    sw, eb = prop._swizzle(), prop.access.elem_bytes
+    ub, groups = k.unit_bytes, k.bank_groups
     pairs = prop.conflict_pairs()
     if not pairs:
         return Decision(True, None, {"pairs": 0})

@@ -59,6 +59,11 @@ class Access:
     def instructions(self) -> int:
         return int(self.elems.shape[0])
 
+    @property
+    def elem_bytes(self) -> int:
+        """Bytes per element offset: ``elem_bits / 8`` (elements narrower than a byte address bytes: 1)."""
+        return max(1, self.elem_bits // 8)
+
     def __str__(self) -> str:
         return self.name or f"{self.kind} x{self.instructions}"
 
@@ -89,8 +94,7 @@ def byte_addresses(smem: Subject, access: Access) -> np.ndarray:
         i, lane, _ = map(int, np.argwhere(step & active[:, :, 1:])[0])
         raise LayoutError(f"access {access}: instruction {i} lane {lane}: elements {e[i, lane].tolist()} map to "
                           f"offsets {offs[i, lane].tolist()} in {smem}, not one contiguous vector")
-    nbytes = access.elem_bits // 8 if access.elem_bits >= 8 else 1
-    addr = offs[:, :, 0] * nbytes
+    addr = offs[:, :, 0] * access.elem_bytes
     return np.where(active[:, :, 0], addr, -1)
 
 

@@ -133,8 +133,8 @@ def _units(kind: AccessKind, addrs: np.ndarray) -> tuple[np.ndarray, int]:
     if int(a.max(initial=0)) < 1 << 31:
         a = a.astype(np.int32)
     u = np.maximum(a, -1)
-    u >>= max(kind.bytes, BANK_BYTES).bit_length() - 1
-    return u, BANKS // kind.words
+    u >>= kind.unit_bytes.bit_length() - 1
+    return u, kind.bank_groups
 
 
 def _merged(kind: AccessKind, addrs: np.ndarray) -> np.ndarray:
