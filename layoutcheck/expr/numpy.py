@@ -58,7 +58,11 @@ def evaluate(e: Expr, env: Mapping[str, Any], bits: int | None = None) -> Any:
     m = (1 << bits) - 1
 
     def wrap(f: Callable[..., Any]) -> Callable[..., Any]:
-        return lambda *a: np.asarray(f(*a)).astype(np.uint64) & np.uint64(m) if bits < 64 else f(*a)
+        def g(*a: Any) -> Any:
+            with np.errstate(over="ignore"):  # wrap-around is the point
+                return np.asarray(f(*a)).astype(np.uint64) & np.uint64(m)
+
+        return g
 
     def shift(f: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
         return lambda a, b: f(a, np.asarray(b).astype(np.uint64) & np.uint64(bits - 1))  # C: count mod width
