@@ -24,6 +24,7 @@ from __future__ import annotations
 from importlib import import_module
 from typing import Any
 
+from layoutcheck.algebra.inttuple import flatten, prefix_product
 from layoutcheck.algebra.layout import Layout, size
 from layoutcheck.algebra.swizzle import ComposedLayout
 from layoutcheck.errors import LayoutError, SpecError
@@ -287,12 +288,8 @@ def _bind_tma(fn: Any, cfg: Config, req: PropertyRequest) -> Any:
     esize = max(1, DTYPE_BITS[cfg.get("dtype")] // 8)
     if cfg.get("global_strides") is not None:
         gstrides = tuple(cfg.get("global_strides"))
-    else:
-        acc, out = esize, []
-        for d in gdims[:-1]:
-            acc *= d
-            out.append(acc)
-        gstrides = tuple(out)
+    else:  # packed: byte strides of dims 1.. are esize times the exclusive prefix products of the extents
+        gstrides = tuple(esize * p for p in flatten(prefix_product(gdims))[1:])
     try:
         tbox = tma.TmaBox(dtype, gdims, gstrides, tuple(box), interleave=cfg.get("interleave", "none"),
                           swizzle=swizzle)
