@@ -35,13 +35,20 @@ KINDS: dict[str, dict[str, Any]] = {
                      "major", "tile", "modes"},
             "required": {"box", "dtype"},
             "properties": {"tma_compatible"}},
+    # ragged problems (issue #15): every problem size / tile grid in a range
+    "residue": {"keys": {"tile", "sizes", "count", "predicate", "tv"},
+                "required": {"tile", "sizes"},
+                "properties": {"residue_cover"}},
+    "scheduler": {"keys": {"scheduler", "grids", "log", "group", "ctas", "drop_partial_group", "splits", "count"},
+                  "required": {"scheduler", "grids"},
+                  "properties": {"schedule_bijection"}},
 }
 COMMON_KEYS = {"name", "kind", "description", "properties"}
 PROPERTY_PARAMS: dict[str, set[str]] = {
     "injective": set(), "surjective": {"codomain"}, "bijective": {"codomain"}, "equivalent": {"other"},
     "in_bounds": {"bound"}, "exact_cover": {"operand", "replication"}, "vectorizable": {"width"},
     "conflict_free": {"access"}, "wavefront_count": {"access", "n", "max"},
-    "tma_compatible": set(),
+    "tma_compatible": set(), "residue_cover": set(), "schedule_bijection": set(),
 }
 ALL_PROPERTIES = sorted(PROPERTY_PARAMS)
 
@@ -49,11 +56,14 @@ ALL_PROPERTIES = sorted(PROPERTY_PARAMS)
 PROPERTY_MODULE: dict[str, str] = {name: "layoutcheck.properties.layout" for name in PROPERTY_PARAMS} | {
     "exact_cover": "layoutcheck.properties.tv", "vectorizable": "layoutcheck.properties.tv",
     "conflict_free": "layoutcheck.properties.banks", "wavefront_count": "layoutcheck.properties.banks",
-    "tma_compatible": "layoutcheck.properties.tma"}
+    "tma_compatible": "layoutcheck.properties.tma", "residue_cover": "layoutcheck.properties.residue",
+    "schedule_bijection": "layoutcheck.properties.residue"}
 KIND_MODULE: dict[str, tuple[str, ...]] = {
     "tiled_mma": ("layoutcheck.models.tiled_mma", "layoutcheck.hw.mma"),
     "smem": ("layoutcheck.models.banks.access",),
     "tma": ("layoutcheck.models.tma",),
+    "residue": ("layoutcheck.models.residue",),
+    "scheduler": ("layoutcheck.models.schedulers",),
 }
 
 
