@@ -72,6 +72,12 @@ _LAZY = {
     "tma_compatible": "layoutcheck.models.tma",
     "encode_check": "layoutcheck.models.tma",
     "search_swizzle": "layoutcheck.models.banks.search",
+    "extended": "layoutcheck.algebra.layout",
+    "extended_offsets": "layoutcheck.algebra.layout",
+    "ResidueTiling": "layoutcheck.models.residue",
+    "TileScheduler": "layoutcheck.models.schedulers",
+    "residue_cover": "layoutcheck.properties.residue",
+    "schedule_bijection": "layoutcheck.properties.residue",
 }
 
 
