@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from math import gcd
 from typing import Any
 
 import numpy as np
@@ -337,13 +338,14 @@ def evaluate(shape: tuple[int, ...], stride: tuple[int, ...], dtype: Any = None,
     return _fill(xp.empty(product(shape), dtype=dtype), _merged_modes(shape, stride), dtype, xp)
 
 
-def evaluate_chunks(shape: tuple[int, ...], stride: tuple[int, ...], chunk: int = 1 << 18,
-                    dtype: Any = None) -> Iterator[tuple[int, np.ndarray]]:
-    """``(start, offsets[start:start + len])`` pieces of ``evaluate(shape, stride)``, in index order, each about
-    ``chunk`` elements (never more than ``2 * chunk``), so a caller scans the domain in ``O(chunk)`` memory.
+def evaluate_chunks(shape: tuple[int, ...], stride: tuple[int, ...], chunk: int = 1 << 16, dtype: Any = None,
+                    align: int = 1) -> Iterator[tuple[int, np.ndarray]]:
+    """``(start, offsets[start:start + len])`` pieces of ``evaluate(shape, stride)``, in index order, of about
+    ``chunk`` elements each, so a caller scans the domain in ``O(chunk)`` memory.
 
-    Pre: ``chunk >= 1``. Post: the pieces concatenated equal ``evaluate(shape, stride, dtype)``. Each piece is a view
-    of one reused buffer: it is valid until the next one is drawn.
+    Pre: ``chunk >= 1``; ``align`` divides ``size``. Post: the pieces concatenated equal ``evaluate(shape, stride,
+    dtype)``; every ``start`` and length is a multiple of ``align``. Each piece is a view of one reused buffer: it
+    is valid until the next one is drawn.
 
     >>> [(i, a.tolist()) for i, a in evaluate_chunks((4, 2), (2, 1), chunk=4)]
     [(0, [0, 2, 4, 6]), (4, [1, 3, 5, 7])]
@@ -353,14 +355,15 @@ def evaluate_chunks(shape: tuple[int, ...], stride: tuple[int, ...], chunk: int 
     modes = _merged_modes(shape, stride)
     n = product(shape)
     inner, outer = _split_rows(modes, chunk)
-    rows_n = product(tuple(s for s, _ in outer))
-    if n <= 2 * chunk or rows_n > n // 16:  # small, or no row structure worth streaming: one piece
+    p = product(tuple(s for s, _ in inner))
+    q = align // gcd(p, align)  # rows per piece must be a multiple of q for pieces to be multiples of align
+    k = max(q, chunk // p // q * q)
+    if n <= 2 * chunk or p < 16 or k * p > 16 * chunk:  # small, or no row structure worth streaming: one piece
         yield 0, _fill(np.empty(n, dtype=dtype), modes, dtype, np)
         return
-    p = product(tuple(s for s, _ in inner))
+    rows_n = n // p
     base = _fill(np.empty(p, dtype=dtype), inner, dtype, np)
     rows = _fill(np.empty(rows_n, dtype=dtype), outer, dtype, np)
-    k = max(1, chunk // p)
     buf = np.empty((k, p), dtype=dtype)
     for r in range(0, rows_n, k):
         part = buf[:min(k, rows_n - r)]
@@ -376,7 +379,7 @@ def _split_rows(modes: list[tuple[int, int]], chunk: int) -> tuple[list[tuple[in
         p *= modes[i][0]
         i += 1
     inner, outer = list(modes[:i]), list(modes[i:])
-    if outer and p * 64 <= chunk:  # the next mode is too large for the row: take its largest factor that fits
+    if outer and p * 2 <= chunk:  # the next mode is too large for the row: take its largest factor that fits
         s, d = outer[0]
         f = next((f for f in range(chunk // p, 1, -1) if s % f == 0), 1)
         if f > 1:
