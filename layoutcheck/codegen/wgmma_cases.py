@@ -244,3 +244,81 @@ def wgmma_gemm_cases() -> list[KernelCase]:
               wgmma_gemm_case("e4m3", "K", "K", "128B", 64, 64, 128),
               wgmma_gemm_case("e4m3", "K", "K", "64B", 128, 128, 128)]
     return cases
+
+
+# -- descriptor experiments: operands placed by threads, patterns anchored where the experiment says ---------------
+def placed_case(swizzle: str, pattern_start: int, base_offset: int | None = None, major: str = "K",
+                N: int = 64, K: int = 64) -> KernelCase:
+    """A 64xNxK f16 wgmma whose A stage starts at byte ``pattern_start`` of a 1024-aligned buffer *with its swizzle
+    pattern anchored there* (stored by threads at ``pattern_start + 2 * stage(m, k)``); B sits at a 1024-aligned
+    offset. ``base_offset`` overrides A's descriptor field (``None``: layoutcheck's ``(start mod period) >> 7``), so
+    one launch tests the PTX rule and another what happens without it. Exact iff the descriptors read the layout."""
+    from layoutcheck.models.gmma import GmmaDescriptor, unchecked_descriptor
+
+    M, e = 64, 2
+    atom = mma_atom(f"SM90_64x{N}x16_F32F16F16_SS")
+    sa = plan_boxes(major, swizzle, "float16", (M, K)).layout
+    sb = plan_boxes("K", swizzle, "float16", (N, K)).layout
+    ba, bb = gmma_blocks(sa, "f16", M), gmma_blocks(sb, "f16", N)
+    b_at = ((pattern_start + M * K * e) // 1024 + 1) * 1024
+    da, db = [], []
+    for r in range(ba.count):
+        d = unchecked_descriptor(ba.block_layout(), "f16", major, pattern_start).advance(e * ba.block_offset(r))
+        if base_offset is not None:
+            d = GmmaDescriptor(d.start_address, d.leading_byte_offset, d.stride_byte_offset, base_offset,
+                               d.layout_type)
+        da.append(d.value)
+        db.append(gmma_descriptor(bb.block_layout(), "f16", "K", b_at).advance(e * bb.block_offset(r)).value)
+    addr_a = (pattern_start + e * sa.offsets()).astype(np.uint32)
+    addr_b = (b_at + e * sb.offsets()).astype(np.uint32)
+    nacc = size(atom.tv_layout_C[1])
+    line, outs, _, _ = _wgmma_asm(atom, "SS", nacc, int(major == "MN"), 0)
+    tag = "none" if base_offset is None else str(base_offset)
+    name = f"wgmma_placed_{major}_{swizzle}_at{pattern_start}_bo{tag}".lower()
+    src = render_template("wgmma_placed", {
+        "KERNEL": name, "INSTR": atom.ptx, "M": M, "N": N, "K": K, "NACC": nacc, "KBLOCKS": ba.count,
+        "SMEM_BYTES": b_at + N * K * e, "WGMMA": line, "SCALE_ARG": nacc + 2, "D_OPERANDS": outs,
+        "DESCRIPTION": f"A {sa} at byte {pattern_start} (pattern anchored there), "
+                       f"descA[0] {GmmaDescriptor.from_value(da[0])}"})
+    rng = np.random.default_rng(pattern_start + 17)
+    A, B = rng.integers(-3, 4, (M, K)), rng.integers(-3, 4, (N, K))
+    ref = A.astype(np.float32) @ B.astype(np.float32).T
+    elem = make_tiled_mma(atom).tv_layout_C.offsets().reshape(nacc, 128).T
+    want = ref.T.reshape(-1)[elem]  # ref[m, n] at m + 64*n
+
+    def inputs(xp: Any) -> list[Any]:
+        return [xp.asarray(encode(A.T.reshape(-1), "f16")), xp.asarray(encode(B.T.reshape(-1), "f16")),
+                xp.asarray(addr_a), xp.asarray(addr_b), xp.asarray(np.array(da, dtype=np.uint64)),
+                xp.asarray(np.array(db, dtype=np.uint64)), xp.full(128 * nacc, np.nan, dtype=xp.float32)]
+
+    def compare(out: list[Any], xp: Any) -> tuple[int, int, str]:
+        got = _to_np(out[0]).reshape(128, nacc)
+        return 128 * nacc, int((got != want).sum()), f"descA[0] {GmmaDescriptor.from_value(da[0])}"
+
+    config = (f"A {major}-major {swizzle} pattern at byte {pattern_start}, base_offset "
+              f"{'layoutcheck' if base_offset is None else base_offset}")
+    return KernelCase("wgmma_placed", config, name, src, 1, 128, inputs, (6,), compare, arch="sm_90a")
+
+
+PLACED = (("128B", 0, None, "K"), ("128B", 1408, None, "K"), ("128B", 1408, 0, "K"), ("64B", 256, None, "K"),
+          ("64B", 256, 0, "K"), ("32B", 128, None, "K"), ("32B", 128, 0, "K"), ("128B", 640, None, "MN"),
+          ("128B", 640, 0, "MN"), ("128B", 1024, None, "K"), ("none", 384, None, "K"))
+"""(swizzle, pattern start, base_offset override, major) of each base-offset experiment."""
+
+
+def placed_prediction(swizzle: str, pattern_start: int, base_offset: int | None, major: str) -> bool:
+    """What layoutcheck predicts for ``placed_case``: ``gmma_addresses`` PROVEN (exact) or REFUTED (mismatches)."""
+    from layoutcheck.models.gmma import GmmaDescriptor, unchecked_descriptor
+    from layoutcheck.properties.gmma import gmma_addresses
+
+    stage = plan_boxes(major, swizzle, "float16", (64, 64)).layout
+    d = unchecked_descriptor(gmma_blocks(stage, "f16", 64).block_layout(), "f16", major, pattern_start)
+    if base_offset is not None:
+        d = GmmaDescriptor(d.start_address, d.leading_byte_offset, d.stride_byte_offset, base_offset, d.layout_type)
+    return gmma_addresses(stage, "f16", major, pattern_start, 64, desc=d).exhaustive().holds
+
+
+def placed_cases() -> list[tuple[KernelCase, bool]]:
+    """The base-offset experiments and layoutcheck's prediction for each (True: exact): every swizzle mode with
+    its pattern at an unaligned start, once with layoutcheck's base offset and once with 0; aligned controls."""
+    return [(placed_case(sw, at, bo, major=maj), placed_prediction(sw, at, bo, maj)) for sw, at, bo, maj in PLACED]
