@@ -144,6 +144,13 @@ def _dtype_bytes(cfg: Config, req: PropertyRequest) -> int:
 def _bind_layout(fn: Any, cfg: Config, req: PropertyRequest) -> Any:
     lay = subject(cfg, req)
     name = req.name
+    if hasattr(lay, "in_bases"):  # a Triton linear layout (layout = { triton = ..., shape = ... })
+        from layoutcheck.properties.linear import linear_property
+
+        return linear_property(name, lay)
+    if name == "exact_cover" and cfg.kind == "layout":
+        raise cfg.error("properties", "exact_cover on kind 'layout' needs a triton layout; use kind 'tv' (with "
+                                      "'tile') for a CuTe TV layout")
     tile_n = size(Layout(tile_shape(cfg))) if cfg.kind == "tv" else None
     if name == "equivalent":
         other = req.get("other", cfg.get("other"))
@@ -320,3 +327,11 @@ def _bind_wgmma(fn: Any, cfg: Config, req: PropertyRequest) -> Any:
 
 _BINDERS = {"layout": _bind_layout, "tv": _bind_layout, "tiled_mma": _bind_tiled_mma, "smem": _bind_smem,
             "tma": _bind_tma, "wgmma": _bind_wgmma}
+
+
+def _bind_tcgen05(fn: Any, cfg: Config, req: PropertyRequest) -> Any:
+    """Blackwell kinds (issue #17): the binding lives in ``layoutcheck.spec.bind_tcgen05``."""
+    return need_module("layoutcheck.spec.bind_tcgen05", req.name).bind(fn, cfg, req)
+
+
+_BINDERS |= {k: _bind_tcgen05 for k in ("umma_smem", "umma_instr", "descriptor_format", "tmem", "block_scale")}

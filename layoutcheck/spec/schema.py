@@ -15,12 +15,16 @@ from typing import Any
 from layoutcheck.errors import LayoutcheckError, SpecError
 
 FORMAT_VERSION = 1
+TOP_LEVEL_KEYS = ("format", "description", "expect", "config")
+# a file's expected verdict: "refuted" marks it broken on purpose (skipped by default like specs/broken/)
+EXPECTATIONS = ("proven", "refuted")
 
 KINDS: dict[str, dict[str, Any]] = {
     # kind -> allowed keys (besides name/kind/description/properties) and the properties it supports
     "layout": {"keys": {"layout", "other", "codomain", "dtype"},
                "required": {"layout"},
-               "properties": {"injective", "surjective", "bijective", "equivalent", "in_bounds", "vectorizable"}},
+               "properties": {"injective", "surjective", "bijective", "equivalent", "in_bounds", "vectorizable",
+                              "exact_cover"}},  # exact_cover: Triton layouts only
     "tv": {"keys": {"tv", "tile", "memory", "other", "dtype"},
            "required": {"tv", "tile"},
            "properties": {"exact_cover", "injective", "surjective", "bijective", "equivalent", "in_bounds",
@@ -64,6 +68,31 @@ KIND_MODULE: dict[str, tuple[str, ...]] = {
     "wgmma": ("layoutcheck.models.gmma", "layoutcheck.models.tma"),
 }
 
+
+# -- Blackwell (tcgen05) kinds, issue #17: additive; binders in layoutcheck.spec.bind_tcgen05 ----------------------
+KINDS |= {
+    "umma_smem": {"keys": {"layout", "dtype", "major", "base_address", "descriptor"},
+                  "required": {"layout", "dtype", "major"}, "properties": {"umma_describes"}},
+    "umma_instr": {"keys": {"a_dtype", "b_dtype", "c_dtype", "scale_dtype", "mma_m", "mma_n", "a_major", "b_major",
+                            "cta_group"},
+                   "required": {"a_dtype", "b_dtype", "c_dtype", "mma_m", "mma_n"},
+                   "properties": {"descriptor_fields"}},
+    "descriptor_format": {"keys": {"fields"}, "required": {"fields"}, "properties": {"descriptor_fields"}},
+    "tmem": {"keys": {"mma_m", "mma_n", "cta_group", "data_path", "atom", "warps", "rows", "columns", "allocation"},
+             "required": set(),
+             "properties": {"tmem_exact_cover", "tmem_subpartition", "tmem_allocation", "tmem_packed_injective"}},
+    "block_scale": {"keys": {"operand", "mma_m", "mma_n", "k", "vec", "cta_group", "scale_extent"},
+                    "required": {"operand", "mma_m", "mma_n", "k", "vec"}, "properties": {"scale_ownership"}},
+}
+PROPERTY_PARAMS |= {"umma_describes": set(), "descriptor_fields": set(), "tmem_exact_cover": set(),
+                    "tmem_subpartition": set(), "tmem_allocation": set(), "tmem_packed_injective": set(),
+                    "scale_ownership": set()}
+ALL_PROPERTIES = sorted(PROPERTY_PARAMS)
+PROPERTY_MODULE |= {p: "layoutcheck.properties.tmem" for p in (
+    "umma_describes", "descriptor_fields", "tmem_exact_cover", "tmem_subpartition", "tmem_allocation",
+    "tmem_packed_injective", "scale_ownership")}
+KIND_MODULE |= {"umma_smem": ("layoutcheck.models.umma",), "umma_instr": ("layoutcheck.models.umma",),
+                "tmem": ("layoutcheck.models.tmem",), "block_scale": ("layoutcheck.models.block_scale",)}
 
 class ModuleMissing(LayoutcheckError):
     """A property needs a layoutcheck module that is not installed in this build; the check reports UNKNOWN."""
@@ -125,6 +154,7 @@ class Spec:
     format: int
     configs: tuple[Config, ...]
     description: str = ""
+    expect: str = "proven"
 
 
 def _show(v: Any) -> str:
