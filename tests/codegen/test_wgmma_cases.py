@@ -21,8 +21,8 @@ CASES = wgmma_gemm_cases()
 
 
 def test_cases_are_unique_and_cover_the_matrix() -> None:
-    assert len({c.name for c in CASES}) == len(CASES) == 28
-    assert {c.config.split()[0] for c in CASES} == {"f16", "bf16", "tf32", "e4m3"}
+    assert len({c.name for c in CASES}) == len(CASES) == 32
+    assert {c.config.split()[0] for c in CASES} == {"f16", "bf16", "tf32", "e4m3", "e5m2", "s8"}
     assert all(c.arch == "sm_90a" for c in CASES + probe_cases())
 
 
@@ -70,6 +70,8 @@ def test_encodings_are_exact() -> None:
     bf = (encode(x, "bf16").astype(np.uint32) << 16).view(np.float32)
     assert np.array_equal(bf.astype(int), x)
     assert encode(np.array([1, -2, 64]), "e4m3").tolist() == [0x38, 0xC0, 0x68]
+    assert encode(np.array([1, -2, 3]), "e5m2").tolist() == [0x3C, 0xC0, 0x42]
+    assert encode(np.array([-3, 3]), "s8").tolist() == [0xFD, 0x03]
 
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not installed")
