@@ -72,6 +72,9 @@ _LAZY = {
     "tma_compatible": "layoutcheck.models.tma",
     "encode_check": "layoutcheck.models.tma",
     "search_swizzle": "layoutcheck.models.banks.search",
+    "LinearLayout": "layoutcheck.algebra.linear_layout",
+    "from_triton": "layoutcheck.importers.triton",
+    "from_cute": "layoutcheck.importers.cute",
 }
 
 
