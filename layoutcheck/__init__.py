@@ -69,7 +69,7 @@ _LAZY = {
     "conflict_free": "layoutcheck.models.banks",
     "wavefront_count": "layoutcheck.models.banks",
     "wavefronts": "layoutcheck.models.banks",
-    "tma_compatible": "layoutcheck.models.tma",
+    "tma_compatible": "layoutcheck.properties.tma",
     "encode_check": "layoutcheck.models.tma",
     "search_swizzle": "layoutcheck.models.banks.search",
     "extended": "layoutcheck.algebra.layout",
@@ -78,6 +78,9 @@ _LAZY = {
     "TileScheduler": "layoutcheck.models.schedulers",
     "residue_cover": "layoutcheck.properties.residue",
     "schedule_bijection": "layoutcheck.properties.residue",
+    "LinearLayout": "layoutcheck.algebra.linear_layout",
+    "from_triton": "layoutcheck.importers.triton",
+    "from_cute": "layoutcheck.importers.cute",
 }
 
 
