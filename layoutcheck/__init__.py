@@ -72,6 +72,16 @@ _LAZY = {
     "tma_compatible": "layoutcheck.models.tma",
     "encode_check": "layoutcheck.models.tma",
     "search_swizzle": "layoutcheck.models.banks.search",
+    # Blackwell (tcgen05), issue #17
+    "umma_descriptor": "layoutcheck.models.umma",
+    "decode_umma_descriptor": "layoutcheck.models.umma",
+    "umma_instr_descriptor": "layoutcheck.models.umma",
+    "decode_instr_descriptor": "layoutcheck.models.umma",
+    "accumulator_layout": "layoutcheck.models.tmem",
+    "epilogue_loads": "layoutcheck.models.tmem",
+    "tmem_exact_cover": "layoutcheck.properties.tmem",
+    "tmem_subpartition": "layoutcheck.properties.tmem",
+    "scale_ownership": "layoutcheck.properties.tmem",
 }
 
 
