@@ -81,6 +81,16 @@ _LAZY = {
     "LinearLayout": "layoutcheck.algebra.linear_layout",
     "from_triton": "layoutcheck.importers.triton",
     "from_cute": "layoutcheck.importers.cute",
+    # Blackwell (tcgen05), issue #17
+    "umma_descriptor": "layoutcheck.models.umma",
+    "decode_umma_descriptor": "layoutcheck.models.umma",
+    "umma_instr_descriptor": "layoutcheck.models.umma",
+    "decode_instr_descriptor": "layoutcheck.models.umma",
+    "accumulator_layout": "layoutcheck.models.tmem",
+    "epilogue_loads": "layoutcheck.models.tmem",
+    "tmem_exact_cover": "layoutcheck.properties.tmem",
+    "tmem_subpartition": "layoutcheck.properties.tmem",
+    "scale_ownership": "layoutcheck.properties.tmem",
 }
 
 
