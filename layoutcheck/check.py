@@ -152,7 +152,8 @@ def hard_limit(timeout: float) -> float:
 
 
 # -- one (config, property) ------------------------------------------------------------------------------------------
-def check_property(cfg: Any, req: Any, engine: str = "auto", timeout: float = DEFAULT_TIMEOUT) -> Row:
+def check_property(cfg: Any, req: Any, engine: str = "auto", timeout: float = DEFAULT_TIMEOUT,
+                   memory: int | None = None) -> Row:
     """Build one property of one config and prove it: never raises for anything about the input.
 
     Pre: ``cfg`` a loaded ``spec.schema.Config``, ``req`` one of its ``PropertyRequest``s.
@@ -167,7 +168,7 @@ def check_property(cfg: Any, req: Any, engine: str = "auto", timeout: float = DE
     try:
         prop = build_property(cfg, req)
         with hard_deadline(hard_limit(timeout)):
-            result = prove(prop, engine=engine, timeout=timeout)
+            result = prove(prop, engine=engine, timeout=timeout, **_budget(memory))
         return row_from_result(result, cfg.file, cfg.name, req.label, req.line or cfg.line)
     except Unsound as u:
         return _unsound_row(u, cfg, req, engine, timeout)
@@ -187,6 +188,10 @@ def check_property(cfg: Any, req: Any, engine: str = "auto", timeout: float = DE
     except Exception as e:  # a bug in layoutcheck: an ERROR row that asks to be reported, the run goes on
         return error_row(**where, message=internal_message(e), line=req.line or cfg.line, internal=True,
                          time_s=time.perf_counter() - t0)
+
+
+def _budget(memory: int | None) -> dict[str, int]:
+    return {} if memory is None else {"memory_budget": memory}
 
 
 def _named(where: dict[str, str]) -> dict[str, str]:
@@ -279,15 +284,16 @@ def plan(paths: Sequence[str], include_broken: bool = False) -> Plan:
     return Plan(units, errors, list(dict.fromkeys(order)))
 
 
-def run_unit(unit: Unit, engine: str = "auto", timeout: float = DEFAULT_TIMEOUT) -> list[Row]:
+def run_unit(unit: Unit, engine: str = "auto", timeout: float = DEFAULT_TIMEOUT, memory: int | None = None
+             ) -> list[Row]:
     """Every property of one config, in order (runs in a worker process under ``jobs > 1``)."""
     cfg = _load(unit.file).configs[unit.index]
-    return [check_property(cfg, req, engine, timeout) for req in cfg.properties]
+    return [check_property(cfg, req, engine, timeout, memory) for req in cfg.properties]
 
 
 def check_paths(paths: Sequence[str], engine: str = "auto", timeout: float = DEFAULT_TIMEOUT, jobs: int = 1,
                 include_broken: bool = False, on_row: Callable[[Row], None] | None = None,
-                planned: Plan | None = None) -> list[Row]:
+                planned: Plan | None = None, memory: int | None = None) -> list[Row]:
     """Check every (config, property) of the spec files under ``paths``; rows in file, then line order.
 
     ``jobs > 1`` runs configs in a pool of worker processes; ``on_row`` sees each row as it is done.
@@ -298,7 +304,7 @@ def check_paths(paths: Sequence[str], engine: str = "auto", timeout: float = DEF
     for r in errors:
         if on_row:
             on_row(r)
-    for rows in _run_units(units, engine, timeout, jobs):
+    for rows in _run_units(units, engine, timeout, jobs, memory):
         for r in rows:
             if on_row:
                 on_row(r)
@@ -307,10 +313,11 @@ def check_paths(paths: Sequence[str], engine: str = "auto", timeout: float = DEF
     return sorted(done, key=lambda r: (order.get(r.file, 0), r.line))
 
 
-def _run_units(units: list[Unit], engine: str, timeout: float, jobs: int) -> Iterator[list[Row]]:
+def _run_units(units: list[Unit], engine: str, timeout: float, jobs: int, memory: int | None
+               ) -> Iterator[list[Row]]:
     if jobs <= 1 or len(units) <= 1:
         for u in units:
-            yield run_unit(u, engine, timeout)
+            yield run_unit(u, engine, timeout, memory)
         return
     from concurrent.futures import ProcessPoolExecutor
     from multiprocessing import get_context
@@ -318,6 +325,6 @@ def _run_units(units: list[Unit], engine: str, timeout: float, jobs: int) -> Ite
     ctx = get_context("fork") if hasattr(os, "fork") else get_context()
     big_first = sorted(units, key=lambda u: -u.properties)  # long configs start first: better packing
     with ProcessPoolExecutor(max_workers=min(jobs, len(units)), mp_context=ctx) as pool:
-        futures = {u: pool.submit(run_unit, u, engine, timeout) for u in big_first}
+        futures = {u: pool.submit(run_unit, u, engine, timeout, memory) for u in big_first}
         for u in units:  # in plan order, so progress and reports are deterministic
             yield futures[u].result()

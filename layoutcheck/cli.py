@@ -35,6 +35,7 @@ from layoutcheck.errors import (
 )
 from layoutcheck.result import DEFAULT_TIMEOUT
 
+DEFAULT_MEMORY = 2 << 30  # bytes per proof for the exhaustive engine (engines.base.DEFAULT_MEMORY_BUDGET)
 ENGINES = ("auto", "structural", "linear", "exhaustive", "z3", "sympy")
 """The ``--engine`` choices (``auto`` tries the others in ``layoutcheck.engines.base.AUTO_ORDER``)."""
 
@@ -105,10 +106,14 @@ def cmd_check(args: argparse.Namespace) -> int:
         except SpecError:
             continue
     check_report_paths(reports, inputs)
+    ttgir = [q for q in paths if q.endswith((".ttgir", ".mlir"))]  # TTGIR modules: prove what the file implies
+    paths = [q for q in paths if q not in ttgir]
     planned = plan(paths, args.include_broken)
     progress = Progress(planned.checks, sys.stderr, enabled=not args.quiet)
     progress.start(f"loading {len(inputs)} spec files")
-    rows = check_paths(paths, args.engine, args.timeout, args.jobs, args.include_broken, progress.update, planned)
+    rows = [r for f in ttgir for r in ttgir_rows(f, args.engine, args.timeout, args.banks)]
+    rows += check_paths(paths, args.engine, args.timeout, args.jobs, args.include_broken, progress.update, planned,
+                        memory=args.memory)
     print(format_table(rows, colour=use_colour(sys.stdout)))
     writers = _writers()
     for name in REPORTS:
@@ -116,6 +121,36 @@ def cmd_check(args: argparse.Namespace) -> int:
         if path:
             writers[name](rows, path)
     return exit_code(rows)
+
+
+def ttgir_rows(path: str, engine: str, timeout: float, banks: bool) -> list[Any]:
+    """Report rows for every claim a TTGIR module implies (``layoutcheck.properties.ttgir``); the bank-conflict
+    claims only with ``banks`` (a conflict costs time, not correctness)."""
+    from pathlib import Path
+
+    from layoutcheck.check import row_from_result
+    from layoutcheck.engines.prove import prove
+    from layoutcheck.properties.ttgir import ttgir_claims
+
+    rows = []
+    for c in ttgir_claims(Path(path).read_text()).claims:
+        if c.required or banks:
+            rows.append(row_from_result(prove(c.prop, engine=engine, timeout=timeout), path, c.subject, c.prop.name,
+                                        c.line))
+    return rows
+
+
+# -- import ---------------------------------------------------------------------------------------------------------
+def cmd_import(args: argparse.Namespace) -> int:
+    from layoutcheck.spec.imported import spec_from_file
+
+    text = spec_from_file(args.file)
+    if args.output:
+        with open(args.output, "w") as f:
+            f.write(text)
+    else:
+        print(text, end="")
+    return EXIT_OK
 
 
 # -- prove ----------------------------------------------------------------------------------------------------------
@@ -212,7 +247,7 @@ def cmd_prove(args: argparse.Namespace) -> int:
     if sys.stderr.isatty():  # a long proof shows what it is doing; erased when done
         sys.stderr.write(f"proving {req.label} ...\r")
         sys.stderr.flush()
-    row = check_property(cfg, req, args.engine, args.timeout)
+    row = check_property(cfg, req, args.engine, args.timeout, memory=args.memory)
     if sys.stderr.isatty():
         sys.stderr.write(" " * (len(req.label) + 14) + "\r")
     if row.status == "ERROR":
@@ -288,7 +323,16 @@ def _add_check(sub: Any) -> None:
                    help="worker processes (one config per task; 0 < N)")
     c.add_argument("--include-broken", action="store_true", help="also check specs under broken/ directories")
     c.add_argument("-q", "--quiet", action="store_true", help="no progress bar (it is shown only on a terminal)")
+    c.add_argument("--banks", action="store_true", help="for .ttgir files: also prove the shared-memory copies "
+                                                         "bank-conflict free")
     c.set_defaults(func=cmd_check)
+
+
+def _add_import(sub: Any) -> None:
+    im = sub.add_parser("import", help="turn a .ttgir module or a CuTe printout into a spec TOML")
+    im.add_argument("file", help="a .ttgir / .mlir module, or a file with a CuTe printout")
+    im.add_argument("-o", "--output", metavar="FILE", help="write the spec here (default: stdout)")
+    im.set_defaults(func=cmd_import)
 
 
 def _add_prove(sub: Any) -> None:
@@ -347,8 +391,8 @@ def _add_gpu(sub: Any) -> None:
 
 
 COMMANDS: dict[str, Callable[[Any], None]] = {
-    "check": _add_check, "prove": _add_prove, "calc": _add_calc, "vectors": _add_vectors, "show": _add_show,
-    "gpu": _add_gpu,
+    "check": _add_check, "import": _add_import, "prove": _add_prove, "calc": _add_calc, "vectors": _add_vectors,
+    "show": _add_show, "gpu": _add_gpu,
 }
 """Subcommand -> the function adding its parser (which sets ``func``). A new subcommand is one entry here."""
 
@@ -368,6 +412,21 @@ def _engine_args(p: argparse.ArgumentParser) -> None:
                    help=f"engine: {', '.join(ENGINES)} (default auto: the first that decides)")
     p.add_argument("--timeout", type=_positive_float, default=DEFAULT_TIMEOUT, metavar="S",
                    help=f"seconds per proof (default {DEFAULT_TIMEOUT:g})")
+    p.add_argument("--memory", type=_memory_size, default=DEFAULT_MEMORY, metavar="SIZE",
+                   help=f"memory an exhaustive proof may use, e.g. 512M, 8G (default {DEFAULT_MEMORY >> 30}G)")
+
+
+def _memory_size(s: str) -> int:
+    """``'8G'`` -> bytes: a number with an optional K/M/G/T suffix (powers of 1024; ``B``/``iB`` ignored)."""
+    t = s.strip().upper().removesuffix("B").removesuffix("I")
+    scale = 1 << (10 * "KMGT".index(t[-1]) + 10) if t and t[-1] in "KMGT" else 1
+    try:
+        v = int(float(t[:-1] if scale > 1 else t) * scale)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a size such as 512M or 8G, found {s[:40]!r}") from None
+    if v <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive size, found {s[:40]!r}")
+    return v
 
 
 def _positive_int(s: str) -> int:

@@ -10,10 +10,15 @@
     tiled_mma   ``thrfrg_X`` of the TiledMMA on the operand's CTA tile (``mma_cta_tile``, ``mma_thrfrg``)
     smem        ``smem_layout`` (``layout``, or a GMMA atom tiled to ``tile``) and ``smem_access``
     tma         a ``TmaBox`` descriptor with the shared-memory layout and the box dimension of each layout mode
+    wgmma       the ``(MN, K)`` stage layout (``smem_layout``, or the GMMA atom of ``swizzle`` tiled to ``tile``),
+                its wgmma descriptors (``descriptor``, or built from ``wgmma_swizzle``'s layout, or from the stage)
+                and, for ``tma_wgmma``, the ``tma`` kind's box
     ==========  ====================================================================================================
 
-A property whose module is not installed raises ``ModuleMissing`` (reported UNKNOWN); a value that does not fit
-the property raises ``SpecError`` naming ``file:line``, the config and the key.
+The dispatch is a typed registry: ``BINDERS`` (spec kind -> binder) and ``PROPERTIES`` (property name -> its public
+constructor); a new kind or property is one entry in each. A value that does not fit the property raises
+``SpecError`` naming ``file:line``, the config and the key; a config that breaks a law of its subject (a permutation
+that is not one) raises ``Unsound``, which the check turns into a REFUTED row with that law's counterexample.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from layoutcheck.algebra.inttuple import flatten, prefix_product
 from layoutcheck.algebra.layout import Layout, size
 from layoutcheck.algebra.swizzle import ComposedLayout
 from layoutcheck.errors import LayoutError, SpecError
@@ -30,8 +36,19 @@ from layoutcheck.models.tiled_mma import TiledMMA, make_tiled_mma
 from layoutcheck.models.tma import TmaBox, mma_smem_layout
 from layoutcheck.properties.banks import conflict_free, wavefront_count
 from layoutcheck.properties.base import Property
+from layoutcheck.properties.gmma import gmma_addresses, gmma_fields, tma_wgmma
 from layoutcheck.properties.layout import bijective, equivalent, in_bounds, injective, surjective
+from layoutcheck.properties.residue import residue_cover, schedule_bijection
 from layoutcheck.properties.tma import tma_compatible
+from layoutcheck.properties.tmem import (
+    descriptor_fields,
+    scale_ownership,
+    tmem_allocation,
+    tmem_exact_cover,
+    tmem_packed_injective,
+    tmem_subpartition,
+    umma_describes,
+)
 from layoutcheck.properties.tv import exact_cover, vectorizable
 from layoutcheck.spec.schema import Config, PropertyRequest
 from layoutcheck.spec.values import DTYPE_BITS, one_line
@@ -41,6 +58,11 @@ PROPERTIES: dict[str, PropertyBuilder] = {
     "injective": injective, "surjective": surjective, "bijective": bijective, "equivalent": equivalent,
     "in_bounds": in_bounds, "exact_cover": exact_cover, "vectorizable": vectorizable,
     "conflict_free": conflict_free, "wavefront_count": wavefront_count, "tma_compatible": tma_compatible,
+    "gmma_addresses": gmma_addresses, "gmma_fields": gmma_fields, "tma_wgmma": tma_wgmma,
+    "residue_cover": residue_cover, "schedule_bijection": schedule_bijection,
+    "umma_describes": umma_describes, "descriptor_fields": descriptor_fields, "tmem_exact_cover": tmem_exact_cover,
+    "tmem_subpartition": tmem_subpartition, "tmem_allocation": tmem_allocation,
+    "tmem_packed_injective": tmem_packed_injective, "scale_ownership": scale_ownership,
 }
 """Property name (as a spec writes it) -> the public constructor of its ``Property``. Add one entry per property."""
 
@@ -151,6 +173,13 @@ def _dtype_bytes(cfg: Config, req: PropertyRequest) -> int:
 def _bind_layout(cfg: Config, req: PropertyRequest) -> Property:
     lay = subject(cfg, req)
     name, fn = req.name, PROPERTIES[req.name]
+    if hasattr(lay, "in_bases"):  # a Triton linear layout (layout = { triton = ..., shape = ... })
+        from layoutcheck.properties.linear import linear_property
+
+        return linear_property(name, lay)
+    if name == "exact_cover" and cfg.kind == "layout":
+        raise cfg.error("properties", "exact_cover on kind 'layout' needs a triton layout; use kind 'tv' (with "
+                                      "'tile') for a CuTe TV layout")
     tile_n = size(Layout(tile_shape(cfg))) if cfg.kind == "tv" else None
     if name == "equivalent":
         other = req.get("other", cfg.get("other"))
@@ -183,6 +212,11 @@ def _bind_tiled_mma(cfg: Config, req: PropertyRequest) -> Property:
     fn = PROPERTIES[req.name]
     if req.name == "exact_cover":
         return fn(frg, tile, req.get("replication", 1))
+    if req.name == "equivalent":  # e.g. an epilogue's store map against the accumulator layout
+        other = req.get("other", cfg.get("other"))
+        if other is None:
+            raise cfg.error("other", "property 'equivalent' needs 'other' (the (thread, value) -> tile index map)")
+        return fn(frg, other)
     if req.name == "in_bounds":
         return fn(frg, size(Layout(tile)))
     return fn(frg)
@@ -260,6 +294,11 @@ TMA_DTYPES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "tf32": "t
 
 
 def _bind_tma(cfg: Config, req: PropertyRequest) -> Property:
+    return PROPERTIES[req.name](*_tma_parts(cfg))
+
+
+def _tma_parts(cfg: Config) -> tuple[TmaBox, Any, tuple[int, ...]]:
+    """The config's TMA box, the shared-memory layout it fills and the box dimension of each layout mode."""
     dtype = TMA_DTYPES[cfg.get("dtype")]
     swizzle = cfg.get("swizzle", "none")
     box = cfg.get("box")
@@ -288,17 +327,13 @@ def _bind_tma(cfg: Config, req: PropertyRequest) -> Property:
     esize = max(1, DTYPE_BITS[cfg.get("dtype")] // 8)
     if cfg.get("global_strides") is not None:
         gstrides = tuple(cfg.get("global_strides"))
-    else:
-        acc, out = esize, []
-        for d in gdims[:-1]:
-            acc *= d
-            out.append(acc)
-        gstrides = tuple(out)
+    else:  # packed: byte strides of dims 1.. are esize times the exclusive prefix products of the extents
+        gstrides = tuple(esize * p for p in flatten(prefix_product(gdims))[1:])
     try:
         tbox = TmaBox(dtype, gdims, gstrides, tuple(box), interleave=cfg.get("interleave", "none"), swizzle=swizzle)
     except LayoutError as e:
         raise cfg.error(_blame_tma(cfg, e), one_line(e)) from None
-    return PROPERTIES[req.name](tbox, lay, tuple(modes))
+    return tbox, lay, tuple(modes)
 
 
 def _blame_tma(cfg: Config, e: LayoutError) -> str:
@@ -310,7 +345,73 @@ def _blame_tma(cfg: Config, e: LayoutError) -> str:
     return "box"
 
 
+def _bind_wgmma(cfg: Config, req: PropertyRequest) -> Property:
+    """The stage layout, the layout the descriptors are built from and (``tma_wgmma``) the TMA box."""
+    fn = PROPERTIES[req.name]
+    dtype, major = cfg.get("dtype"), cfg.get("major")
+
+    def stage_of(swizzle_key: str) -> Any:
+        if swizzle_key == "swizzle" and cfg.get("smem_layout") is not None:
+            return cfg.get("smem_layout")
+        if cfg.get("tile") is None or len(cfg.get("tile")) != 2:
+            raise cfg.error("tile", "kind 'wgmma' needs 'smem_layout', or a 2-D 'tile' = [MN, K] and 'swizzle'")
+        try:
+            return mma_smem_layout(major, cfg.get(swizzle_key, "none"), TMA_DTYPES[dtype], tuple(cfg.get("tile")))
+        except LayoutError as e:
+            raise cfg.error(swizzle_key, one_line(e)) from None
+
+    stage = stage_of("swizzle")
+    wl = stage_of("wgmma_swizzle") if cfg.get("wgmma_swizzle") is not None else None
+    extra = (cfg.get("block_mn"), cfg.get("descriptor"), wl)
+    if req.name == "tma_wgmma":
+        box, lay, modes = _tma_parts(cfg)
+        return fn(box, lay, modes, dtype, major, *extra)
+    return fn(stage, dtype, major, cfg.get("base_address", 0), *extra)
+
+
+def _bind_tcgen05(cfg: Config, req: PropertyRequest) -> Property:
+    """Blackwell kinds (issue #17): the binding lives in ``layoutcheck.spec.bind_tcgen05``."""
+    from layoutcheck.spec.bind_tcgen05 import bind
+
+    return bind(PROPERTIES[req.name], cfg, req)
+
+
+def _bind_residue(cfg: Config, req: PropertyRequest) -> Property:
+    """A ``ResidueTiling`` of the config's ``tile`` over the modes of ``sizes`` (their ranges)."""
+    from layoutcheck.models import residue
+
+    fn = PROPERTIES[req.name]
+    sizes = cfg.get("sizes")
+    try:
+        tiling = residue.ResidueTiling(tuple(k for k, _ in sizes), tuple(cfg.get("tile")),
+                                       cfg.get("count", "ceil_div"), cfg.get("predicate", "coord_lt_shape"),
+                                       cfg.get("tv"))
+    except LayoutError as e:
+        raise cfg.error("tile", one_line(e)) from None
+    return fn(tiling, tuple(r for _, r in sizes))
+
+
+def _bind_scheduler(cfg: Config, req: PropertyRequest) -> Property:
+    """A ``TileScheduler`` over the ``GM x GN`` tile grids of ``grids`` (two ranges)."""
+    from layoutcheck.models import schedulers as sched
+
+    fn = PROPERTIES[req.name]
+    grids = cfg.get("grids")
+    if len(grids) != 2:
+        raise cfg.error("grids", f"expected two ranges (GM, GN), found {len(grids)}")
+    try:
+        s = sched.TileScheduler(cfg.get("scheduler"), cfg.get("log", 0), cfg.get("group", 8), cfg.get("ctas", 1),
+                                cfg.get("drop_partial_group", False), cfg.get("splits", 1),
+                                cfg.get("count", "ceil_div"))
+    except LayoutError as e:
+        raise cfg.error("scheduler", one_line(e)) from None
+    return fn(s, tuple(r for _, r in grids))
+
+
 Binder = Callable[[Config, PropertyRequest], Property]
-BINDERS: dict[str, Binder] = {"layout": _bind_layout, "tv": _bind_layout, "tiled_mma": _bind_tiled_mma,
-                              "smem": _bind_smem, "tma": _bind_tma}
+BINDERS: dict[str, Binder] = {
+    "layout": _bind_layout, "tv": _bind_layout, "tiled_mma": _bind_tiled_mma, "smem": _bind_smem, "tma": _bind_tma,
+    "wgmma": _bind_wgmma, "residue": _bind_residue, "scheduler": _bind_scheduler,
+    **{k: _bind_tcgen05 for k in ("umma_smem", "umma_instr", "descriptor_format", "tmem", "block_scale")},
+}
 """Spec kind -> the function that builds a property of that kind's subject. Add one entry per kind."""

@@ -30,7 +30,17 @@ import tomllib
 from typing import Any
 
 from layoutcheck.errors import LayoutError, SpecError
-from layoutcheck.spec.schema import COMMON_KEYS, FORMAT_VERSION, KINDS, PROPERTY_PARAMS, Config, PropertyRequest, Spec
+from layoutcheck.spec.schema import (
+    COMMON_KEYS,
+    EXPECTATIONS,
+    FORMAT_VERSION,
+    KINDS,
+    PROPERTY_PARAMS,
+    TOP_LEVEL_KEYS,
+    Config,
+    PropertyRequest,
+    Spec,
+)
 from layoutcheck.spec.values import brief as _brief
 from layoutcheck.spec.values import one_line as _one_line
 from layoutcheck.spec.values import parse_value
@@ -107,8 +117,8 @@ def parse_spec(text: str, file: str = "<spec>", strict: bool = True) -> Spec:
                         file=file, line=line) from None
     top, blocks = _scan_lines(text)
     for key in data:
-        if key not in ("format", "description", "config"):
-            hint = _suggest(key, ["format", "description", "config"])
+        if key not in TOP_LEVEL_KEYS:
+            hint = _suggest(key, list(TOP_LEVEL_KEYS))
             raise SpecError(f"{file}:{top.get(key, 1)}: unknown top-level key {key!r}{hint}")
     fmt = data.get("format")
     if fmt is None:
@@ -140,8 +150,12 @@ def parse_spec(text: str, file: str = "<spec>", strict: bool = True) -> Spec:
         seen[cfg.name] = cfg.line
         out.append(cfg)
     desc = data.get("description", "")
+    expect = data.get("expect", "proven")
+    if expect not in EXPECTATIONS:
+        raise SpecError(f"{file}:{top.get('expect', 1)}: key 'expect': expected one of {', '.join(EXPECTATIONS)}, "
+                        f"found {expect!r}")
     return Spec(file=file, format=fmt, configs=tuple(out), description=desc if isinstance(desc, str) else "",
-                errors=tuple(errors))
+                errors=tuple(errors), expect=expect)
 
 
 def _parse_config(raw: dict[str, Any], file: str, line: int, lines: dict[str, int], text: str) -> Config:
@@ -222,8 +236,8 @@ def _parse_property(p: Any, kind: str, file: str, line: int, text: str, where: s
 def collect(paths: list[str], include_broken: bool = False) -> list[str]:
     """Spec files named by ``paths`` (files, or directories searched recursively for ``*.toml``).
 
-    A directory named ``broken`` below a given directory is skipped unless ``include_broken`` (or it was named
-    explicitly).
+    A directory named ``broken`` below a given directory, and a file that declares ``expect = "refuted"`` (broken on
+    purpose, e.g. a bug-zoo reproduction), are skipped unless ``include_broken`` (or the file was named explicitly).
     """
     files: list[str] = []
     for p in paths:
@@ -232,8 +246,20 @@ def collect(paths: list[str], include_broken: bool = False) -> list[str]:
         elif os.path.isdir(p):
             for root, dirs, names in os.walk(p):
                 dirs[:] = sorted(d for d in dirs if include_broken or d != "broken")
-                files.extend(os.path.join(root, n) for n in sorted(names) if n.endswith(".toml"))
+                found = (os.path.join(root, n) for n in sorted(names) if n.endswith(".toml"))
+                files.extend(f for f in found if include_broken or not declares_refuted(f))
         else:
             raise SpecError(f"{p}: no such spec file or directory")
     return files
 
+
+def declares_refuted(path: str) -> bool:
+    """Whether the spec file at ``path`` declares ``expect = "refuted"`` at top level (broken on purpose).
+
+    Post: False for a file that cannot be read or parsed (``load_spec`` reports those when the file is checked).
+    """
+    try:
+        with open(path, "rb") as f:
+            return tomllib.load(f).get("expect") == "refuted"
+    except (OSError, ValueError, UnicodeDecodeError):  # TOMLDecodeError is a ValueError; so are 4300-digit ints
+        return False
