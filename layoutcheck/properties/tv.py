@@ -164,8 +164,6 @@ class ExactCover(Property):
             i, j = w["i"], w["j"]
             return i != j and i % self.threads == j % self.threads and tv(i) == tv(j)
         owners = w["owners"]
-        if not 0 <= w["y"] < n:
-            return False
         listed_ok = all(tv(o) == w["y"] for o in owners) and len(set(owners)) == len(owners)
         if len(owners) > self.replication:  # over-owned: the listed owners alone prove it
             return listed_ok

@@ -55,9 +55,9 @@ def test_a_broadcast_layout_is_not_injective_but_covers(tmp_path, capsys):
 def test_bad_imported_values_are_spec_errors(tmp_path, capsys, value, msg):
     f = tmp_path / "s.toml"
     f.write_text(f'format = 1\n[[config]]\nname = "x"\nkind = "layout"\nlayout = {value}\nproperties = ["injective"]\n')
-    assert main(["check", str(f), "-q"]) == 2
-    err = capsys.readouterr().err
-    assert msg in err and "s.toml:5" in err
+    assert main(["check", str(f), "-q"]) == 2  # an ERROR row: the message and the line of the bad key
+    out = capsys.readouterr().out
+    assert msg in out and "s.toml:5" in out
 
 
 def test_import_ttgir_round_trips_through_check(tmp_path, capsys):
