@@ -72,6 +72,12 @@ _LAZY = {
     "tma_compatible": "layoutcheck.models.tma",
     "encode_check": "layoutcheck.models.tma",
     "search_swizzle": "layoutcheck.models.banks.search",
+    "GmmaDescriptor": "layoutcheck.models.gmma",
+    "gmma_descriptor": "layoutcheck.models.gmma",
+    "decode_gmma_descriptor": "layoutcheck.models.gmma",
+    "gmma_addresses": "layoutcheck.properties.gmma",
+    "gmma_fields": "layoutcheck.properties.gmma",
+    "tma_wgmma": "layoutcheck.properties.gmma",
 }
 
 
