@@ -39,8 +39,6 @@ from typing import Any
 
 import numpy as np
 
-from layoutcheck.algebra.layout import Layout
-
 ROOT = Path(__file__).resolve().parents[2]
 METRIC_LD = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"
 METRIC_ST = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"
@@ -80,29 +78,26 @@ def section_sanitizer(out: Path) -> dict[str, Any]:
 def permute_prediction(k: int) -> tuple[int, int]:
     """Predicted (load, store) wavefronts of the whole ``permute_transpose_k{k}`` kernel from the bank model.
 
-    The addresses come from the same layouts the kernel's index math was generated from (see
-    ``layoutcheck.codegen.cases.permute_case``): copy-in (sSrc[i] = src[i]; sDst[i] = 0), per stage P loads of
-    ``src(lane, r ^ swz(lane), s)`` and P stores of ``dst(lane, r ^ swz(lane), s)``, copy-out.
+    The addresses are the very expressions printed into the kernel (``layoutcheck.codegen.cases.permute_exprs``),
+    evaluated by ``layoutcheck.expr.numpy``: copy-in (sSrc[i] = src[i]; sDst[i] = 0), per stage and iteration a
+    load of ``sSrc[src]`` and a store of ``sDst[dst]``, copy-out.
     """
+    from layoutcheck.codegen.cases import permute_exprs
+    from layoutcheck.expr.numpy import evaluate
     from layoutcheck.models.banks.model import wavefronts
 
-    stages, rows, cols, shift = 2, 4, 32, 3
-    elems, p = rows * cols * stages, rows * cols // 32
-    src_l = Layout((cols, rows, stages), (1, cols, rows * cols))
-    dst_l = Layout((cols, rows, stages), (rows, 1, rows * cols))
-    lane = np.arange(32)
-    s_src, s_dst = 0, elems * 4  # byte bases of the two __shared__ arrays (declared in this order)
+    pe = permute_exprs(xor_bits=k)
+    eb, lane = pe.elem_bytes, np.arange(32)
+    s_src, s_dst = 0, pe.elems * eb  # byte bases of the two __shared__ arrays (declared in this order)
     ld = st = 0
-    for i in range(0, elems, 32):  # copy-in and zero-fill: lanes hit consecutive words
-        st += wavefronts("sts32", s_src + 4 * (i + lane)) + wavefronts("sts32", s_dst + 4 * (i + lane))
-        ld += wavefronts("lds32", s_dst + 4 * (i + lane))  # copy-out
-    for s in range(stages):
-        for r in range(p):
-            j = r ^ ((lane >> shift) & ((1 << k) - 1))
-            src = np.array([src_l(int(c), int(jj), s) for c, jj in zip(lane, j, strict=True)])
-            dst = np.array([dst_l(int(c), int(jj), s) for c, jj in zip(lane, j, strict=True)])
-            ld += wavefronts("lds32", s_src + 4 * src)
-            st += wavefronts("sts32", s_dst + 4 * dst)
+    for i in range(0, pe.elems, 32):  # copy-in and zero-fill: lanes hit consecutive words
+        st += wavefronts("sts32", s_src + eb * (i + lane)) + wavefronts("sts32", s_dst + eb * (i + lane))
+        ld += wavefronts("lds32", s_dst + eb * (i + lane))  # copy-out
+    for s in range(pe.stages):
+        for r in range(pe.iters):
+            env = {"lane": lane, "r": r, "s": s}
+            ld += wavefronts("lds32", s_src + eb * evaluate(pe.src, env))
+            st += wavefronts("sts32", s_dst + eb * evaluate(pe.dst, env))
     return ld, st
 
 
@@ -171,8 +166,8 @@ def _gemm_smem_addresses(mode: str, tma: bool = False) -> dict[str, Any]:
     2*M*K); banks only see addresses mod 128, so the exact bases do not matter.
     """
     from layoutcheck.codegen.cases import mma_gemm_case, mma_gemm_exprs
-    from layoutcheck.codegen.render import c_expr, eval_c
     from layoutcheck.codegen.tma_cases import tma_gemm_exprs, tma_mma_gemm_case
+    from layoutcheck.expr.c import c_expr, eval_c
 
     if tma:
         tile, src, copies = tma_gemm_exprs(mode).tile, tma_mma_gemm_case(mode).source, []
