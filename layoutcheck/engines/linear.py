@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from layoutcheck.algebra.gf2 import Echelon, echelon, span_prefix
 from layoutcheck.algebra.linear_layout import LinearLayout, gf2_columns
 from layoutcheck.algebra.swizzle import Subject
 from layoutcheck.engines.base import HandlerEngine, Limits, register_engine
@@ -62,37 +63,6 @@ def to_affine(x: Subject | LinearLayout) -> Affine | str:
         return Affine(x.columns(), 0)
     got = gf2_columns(x)
     return got if isinstance(got, str) else Affine(*got)
-
-
-@dataclass(frozen=True, slots=True)
-class Echelon:
-    """Gaussian elimination of the columns: ``basis[lead] = (vector, domain mask)``; ``kernel`` in increasing order."""
-
-    basis: dict[int, tuple[int, int]]
-    kernel: tuple[int, ...]
-
-    @property
-    def rank(self) -> int:
-        return len(self.basis)
-
-
-def echelon(cols: tuple[int, ...]) -> Echelon:
-    """Post: each kernel vector's highest bit is its own column index, so ``kernel[0]`` is the smallest non-zero
-    kernel element (any other has a higher leading bit)."""
-    basis: dict[int, tuple[int, int]] = {}
-    kernel: list[int] = []
-    for b, c in enumerate(cols):
-        v, m = c, 1 << b
-        while v:
-            h = v.bit_length() - 1
-            if h not in basis:
-                basis[h] = (v, m)
-                break
-            bv, bm = basis[h]
-            v, m = v ^ bv, m ^ bm
-        if v == 0:
-            kernel.append(m)
-    return Echelon(basis, tuple(kernel))
 
 
 def image_max(a: Affine, e: Echelon) -> tuple[int, int]:
@@ -187,7 +157,7 @@ def _exact_cover(prop: ExactCover, limits: Limits) -> Decision:
     if w is not None:
         return Decision(False, w, stats)
     if 1 << e.rank != n:  # image smaller than the tile: tv(0) has more than k owners (size == k*n)
-        owners = _span_prefix(e.kernel, k + 1)
+        owners = span_prefix(e.kernel, k + 1)
         return Decision(False, {"kind": "owners", "y": a.const, "owners": owners, "count": 1 << (len(a.cols) - e.rank)},
                         stats)
     tb = prop.threads.bit_length() - 1  # value bits are the columns above the thread bits
@@ -195,16 +165,6 @@ def _exact_cover(prop: ExactCover, limits: Limits) -> Decision:
     if ev.kernel:  # two values of one thread own the same element
         return Decision(False, {"kind": "same_thread", "i": 0, "j": ev.kernel[0] << tb}, stats)
     return Decision(True, None, stats)
-
-
-def _span_prefix(vectors: tuple[int, ...], count: int) -> list[int]:
-    """``count`` distinct elements of ``span(vectors)`` (vectors independent), starting at 0."""
-    out = [0]
-    for v in vectors:
-        out += [x ^ v for x in out]
-        if len(out) >= count:
-            break
-    return sorted(out[:count])
 
 
 @LINEAR.handles(Vectorizable)
