@@ -78,6 +78,11 @@ template <class Op> void atom(const char* n) {
   pl("dst_layout", typename Tr::DstLayout{}); printf("\"ref_layout\": \""); print(typename Tr::RefLayout{});
   printf("\"}\n");
 }
+template <int NSM, int M, int N> void frg() {
+  auto t = UMMA::tmem_frg<float, float, NSM>::make(make_shape(make_shape(Int<M>{}, Int<N>{}), Int<1>{}, Int<1>{}));
+  printf("{\"kind\": \"data_path\", \"n_sm\": %d, \"m_mma\": %d, \"n_mma\": %d, \"layout\": \"", NSM, M, N);
+  print(layout<0>(t.layout())); printf("\"}\n");
+}
 '''
 
 
@@ -130,6 +135,7 @@ def program(cutlass: Path) -> str:
     hdr = (cutlass / "include/cute/atom/copy_traits_sm100.hpp").read_text()
     names = sorted(set(re.findall(r"struct Copy_Traits<(SM100_TMEM_(?:LOAD|STORE)_\w+)>", hdr)))
     body = smem_calls() + instr_calls() + [f'atom<{n}>("{n}");' for n in names]
+    body += [f"frg<{s}, {m}, {n}>();" for s, m in ((1, 128), (1, 64), (2, 64), (2, 128), (2, 32)) for n in (64, 256)]
     return PRELUDE + "int main() {\n" + "\n".join("  " + b for b in body) + "\n  return 0;\n}\n"
 
 
@@ -150,7 +156,9 @@ def main() -> None:
                                                             text=True).stdout.splitlines()]
     how = (f"tests/data/cutlass_sm100_harness.py at NVIDIA/cutlass commit {commit}: a host-only C++17 program (g++) "
            "calling CUTLASS's make_umma_desc / make_instr_desc / make_instr_desc_block_scaled / "
-           "make_runtime_instr_desc_block_scaled and printing Copy_Traits<SM100_TMEM_*>; smem rows: tile_to_shape("
+           "make_runtime_instr_desc_block_scaled and printing Copy_Traits<SM100_TMEM_*> and "
+           "UMMA::tmem_frg<float, float, n_sm>::make(((m_mma, n_mma), 1, 1)) (mode 0: (m, n) -> lane << 16 | "
+           "column); smem rows: tile_to_shape("
            "UMMA::Layout_<major>_<atom>_Atom<T>, (mn, k_tile)) on make_smem_ptr(base_address), the k_block-th "
            "(mn, k_mma) slice by flat_divide. No CUTLASS code is stored here, only the printed values.")
     args.out.mkdir(parents=True, exist_ok=True)
@@ -161,7 +169,8 @@ def main() -> None:
         {"produced_by": how, "cutlass_commit": commit, "umma_smem": kinds["smem"], "umma_instr": kinds["instr"],
          "umma_instr_block_scaled": kinds["instr_block_scaled"]}, indent=0))
     (args.out / "tmem_atoms.json").write_text(json.dumps(
-        {"produced_by": how, "cutlass_commit": commit, "tmem_atoms": kinds["tmem_atom"]}, indent=0))
+        {"produced_by": how, "cutlass_commit": commit, "tmem_atoms": kinds["tmem_atom"],
+         "data_paths": kinds["data_path"]}, indent=0))
 
 
 if __name__ == "__main__":
