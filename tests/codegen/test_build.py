@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from layoutcheck import Layout
-from layoutcheck.codegen.cases import _tiled_tv, big_ownership_case, bundled_cases, permute_case, seed_simt_tiled_mma
-from layoutcheck.codegen.render import eval_c
+from layoutcheck.codegen.cases import big_ownership_case, bundled_cases, permute_case, seed_simt_tiled_mma, tiled_c_tv
+from layoutcheck.expr.c import eval_c
 from layoutcheck.gpu.build import generate_sources, main
 from layoutcheck.models.tiled_mma import ownership
 
@@ -50,7 +50,7 @@ def test_big_ownership_offsets_sample() -> None:
 
 def test_simt_tv_equals_tiled_mma_ownership() -> None:
     tiled = seed_simt_tiled_mma()
-    tv = _tiled_tv(tiled, (128, 128))
+    tv = tiled_c_tv(tiled, (128, 128))
     own = ownership(tiled, "C", Layout((128, 128)))
     off = tv.offsets().reshape(-1, own.num_threads).T  # colex (t, v) -> [t, v]
     assert np.array_equal(off % 128, own.row_of) and np.array_equal(off // 128, own.col_of)

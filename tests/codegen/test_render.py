@@ -12,9 +12,11 @@ from hypothesis import strategies as st
 
 from layoutcheck import ComposedLayout, Layout, Swizzle, make_layout_tv, size
 from layoutcheck.codegen import render as codegen
-from layoutcheck.codegen.render import c_expr, eval_c, expand_fragments, render, render_template
+from layoutcheck.codegen.render import expand_fragments, render, render_template
 from layoutcheck.errors import LayoutError
-from layoutcheck.expr.ir import index_ast, tv_coord_ast, var
+from layoutcheck.expr.c import c_expr, eval_c
+from layoutcheck.expr.ir import var
+from layoutcheck.expr.lower import index_ast, tv_coord_ast
 from layoutcheck.hw.mma import all_mma_atoms
 from layoutcheck.hw.smem import all_gmma_smem_atoms
 from tests.strategies import layouts

@@ -9,9 +9,9 @@ import pytest
 from layoutcheck.algebra.swizzle import ComposedLayout
 from layoutcheck.algebra.tiling import tile_to_shape
 from layoutcheck.codegen.cases import MMA_F16, bundled_cases, smem_layout
-from layoutcheck.codegen.render import c_expr, eval_c
 from layoutcheck.codegen.tma_cases import MODES, TMA_SWIZZLE, box_loads, tma_gemm_exprs, tma_mma_gemm_case
 from layoutcheck.engines.prove import prove
+from layoutcheck.expr.c import c_expr, eval_c
 from layoutcheck.hw.smem import gmma_smem_atom
 from layoutcheck.models.tiled_mma import make_tiled_mma
 from layoutcheck.models.tma import box_smem_offsets, simulate_load

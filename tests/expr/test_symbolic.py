@@ -9,19 +9,10 @@ from hypothesis import strategies as st
 
 from layoutcheck import ComposedLayout, Layout, Swizzle, make_layout_tv, size
 from layoutcheck.errors import LayoutError
-from layoutcheck.expr.ir import (
-    Div,
-    Mod,
-    evaluate,
-    index_ast,
-    index_expr,
-    offsets_of,
-    swizzle_ast,
-    to_sympy,
-    tv_coord_ast,
-    tv_coord_exprs,
-    var,
-)
+from layoutcheck.expr.ir import Div, Mod, var
+from layoutcheck.expr.lower import index_ast, swizzle_ast, tv_coord_ast
+from layoutcheck.expr.numpy import evaluate, offsets_of
+from layoutcheck.expr.sympy import index_expr, to_sympy, tv_coord_exprs
 from layoutcheck.hw.mma import all_mma_atoms
 from layoutcheck.hw.smem import all_gmma_smem_atoms
 from tests.strategies import layouts

@@ -11,7 +11,8 @@ from layoutcheck import Layout
 from layoutcheck.algebra.swizzle import ComposedLayout
 from layoutcheck.engines.prove import prove
 from layoutcheck.errors import LayoutError, ParseError
-from layoutcheck.expr.text import parse_expr
+from layoutcheck.expr.numpy import evaluate
+from layoutcheck.expr.parse import parse as parse_expr
 from layoutcheck.hw.banks import ACCESS_KINDS
 from layoutcheck.hw.smem import all_gmma_smem_atoms
 from layoutcheck.models.banks.access import access_from_expr, analyze, column_access, row_access
@@ -210,7 +211,7 @@ def test_textbook_transpose_16x32_still_2way() -> None:
 
 
 def test_expression_parser() -> None:
-    assert parse_expr("1 + 2 * 3")[0] == "+"
+    assert parse_expr("1 + 2 * 3").op == "add" and evaluate(parse_expr("1 + 2 * 3"), {}) == 7
     with pytest.raises(ParseError):
         parse_expr("lane ** 2")
     with pytest.raises(ParseError):
