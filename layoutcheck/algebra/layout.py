@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from math import gcd
 from typing import Any
 
 import numpy as np
@@ -157,14 +158,33 @@ class Layout:
     def __call__(self, *args: Coord) -> Any:
         """``L(i)`` for a flat index, ``L(c0, c1)`` or ``L((c0, c1))`` for a coordinate; ``None`` slices a mode."""
         crd: Coord = args[0] if len(args) == 1 else tuple(args)
+        if type(crd) is int:  # the hot path: a flat index, unfolded colexicographically over the leaves
+            shape, stride = self.shape, self.stride
+            if type(shape) is not tuple:
+                if 0 <= crd < shape:
+                    return crd * stride
+            else:
+                shape, stride = flatten(shape), flatten(stride)
+                if 0 <= crd < product(shape):
+                    off = 0
+                    for s, d in zip(shape, stride):  # noqa: B905 -- congruent by construction
+                        crd, c = divmod(crd, s)
+                        off += c * d
+                    return off
+            _check_coord(crd, self.shape, self)  # raises: out of range
         if has_none(crd):
             return slice_and_offset(crd, self)[0]
-        _check_coord(crd, self.shape, self)
-        return crd2idx(crd, self.shape, self.stride)
+        off = _crd_offset(crd, self.shape, self.stride)
+        if off is None:
+            _check_coord(crd, self.shape, self)  # raises, naming the bad part
+        return off
 
-    def offsets(self, dtype: Any = np.int64, xp: Any = np) -> Any:
-        """``L(i)`` for every ``i`` in ``[0, size)``, as one array (vectorised, no Python loop per element); ``xp``
-        is the array module (NumPy, or CuPy for the GPU-side oracle)."""
+    def offsets(self, dtype: Any = None, xp: Any = np) -> Any:
+        """``L(i)`` for every ``i`` in ``[0, size)``, as one array (vectorised, no Python loop per element).
+
+        ``dtype=None`` picks ``int32`` when every offset fits it, else ``int64`` (pass ``np.int64`` before arithmetic
+        that may grow the values); ``xp`` is the array module (NumPy, or CuPy for the GPU-side oracle).
+        """
         return evaluate(flatten(self.shape), flatten(self.stride), dtype, xp)
 
     def coords(self) -> Iterator[IntTuple]:
@@ -230,18 +250,61 @@ def _check_coord(crd: Coord, shape: IntTuple, layout: Layout) -> None:
         _check_coord(c, s, layout)
 
 
-def evaluate(shape: tuple[int, ...], stride: tuple[int, ...], dtype: Any = np.int64, xp: Any = np) -> Any:
-    """Offsets of the flat layout ``shape:stride`` over its whole domain, colexicographically.
+def _crd_offset(crd: Any, shape: IntTuple, stride: IntTuple) -> int | None:
+    """``crd2idx`` of a checked coordinate in one pass; ``None`` if ``crd`` is not a valid coordinate of ``shape``."""
+    if type(crd) is tuple:
+        if type(shape) is not tuple or len(crd) != len(shape):
+            return None
+        off = 0
+        for c, s, d in zip(crd, shape, stride):  # noqa: B905 -- lengths checked above
+            if type(c) is int and type(s) is int:
+                if not 0 <= c < s:
+                    return None
+                off += c * d
+            else:
+                o = _crd_offset(c, s, d)
+                if o is None:
+                    return None
+                off += o
+        return off
+    if not is_int(crd) or not 0 <= crd < product(shape):
+        return None
+    return crd2idx(crd, shape, stride)
 
-    Built mode by mode from the slowest (outer sum of aranges), so it costs about ``size`` additions and 8 bytes
-    per element for int64 output. ``xp`` is the array module (NumPy by default; CuPy builds the same array on the GPU).
+
+INT32_MAX = (1 << 31) - 1
+
+
+def offset_bounds(shape: tuple[int, ...], stride: tuple[int, ...]) -> tuple[int, int]:
+    """Exact ``(min, max)`` offset of the flat layout ``shape:stride``.
+
+    >>> offset_bounds((4, 2), (2, -1))
+    (-1, 6)
     """
-    out = xp.zeros(1, dtype=dtype)
-    for s, d in zip(reversed(shape), reversed(stride), strict=True):
+    lo = hi = 0
+    for s, d in zip(shape, stride):  # noqa: B905 -- congruent by construction
+        if d > 0:
+            hi += (s - 1) * d
+        else:
+            lo += (s - 1) * d
+    return lo, hi
+
+
+def offset_dtype(lo: int, hi: int) -> Any:
+    """``int32`` when every value in ``[lo, hi]`` fits it, else ``int64`` (the dtype ``offsets()`` picks)."""
+    return np.int32 if lo >= -INT32_MAX - 1 and hi <= INT32_MAX else np.int64
+
+
+def _merged_modes(shape: tuple[int, ...], stride: tuple[int, ...]) -> list[tuple[int, int]]:
+    """The flat modes of size > 1, adjacent ones merged when contiguous (``d1 == s0 * d0``): the same function."""
+    out: list[tuple[int, int]] = []
+    for s, d in zip(shape, stride):  # noqa: B905 -- congruent by construction
         if s == 1:
             continue
-        mode = xp.arange(s, dtype=dtype) * dtype(d) if d else xp.zeros(s, dtype=dtype)
-        out = (out[:, None] + mode[None, :]).reshape(-1)
+        if out and d == out[-1][0] * out[-1][1]:
+            out[-1] = (out[-1][0] * s, out[-1][1])
+        else:
+            out.append((s, d))
     return out
 
 
@@ -286,6 +349,90 @@ def extended_offsets(layout: Layout, n: int) -> np.ndarray:
         out += (idx % s) * d
         idx //= s
     return out + idx * stride[-1]
+def _fill(out: Any, modes: Sequence[tuple[int, int]], dtype: Any, xp: Any) -> Any:
+    """Write the offsets of the flat layout ``modes`` (fastest first) into ``out`` (``len(out) == size``).
+
+    Mode 0 is one ``arange``; mode ``k`` then copies the ``m`` offsets built so far ``s_k - 1`` times, each shifted
+    by ``j * d_k``: every element is written once, in order, into the one buffer.
+    """
+    if not modes:
+        out[:] = 0
+        return out
+    s0, d0 = modes[0]
+    if d0:
+        out[:s0] = xp.arange(0, s0 * d0, d0, dtype=dtype)
+    else:
+        out[:s0] = 0
+    m = s0
+    for s, d in modes[1:]:
+        step = xp.arange(d, s * d, d, dtype=dtype) if d else xp.zeros(s - 1, dtype=dtype)
+        xp.add(out[None, :m], step[:, None], out=out[m:m * s].reshape(s - 1, m))
+        m *= s
+    return out
+
+
+def evaluate(shape: tuple[int, ...], stride: tuple[int, ...], dtype: Any = None, xp: Any = np) -> Any:
+    """Offsets of the flat layout ``shape:stride`` over its whole domain, colexicographically.
+
+    Built fastest mode first into one preallocated buffer (one write per element); ``dtype=None`` picks ``int32``
+    when every offset fits, else ``int64``. ``xp`` is the array module (NumPy, or CuPy to build it on the GPU).
+
+    >>> evaluate((4, 2), (2, 1)).tolist()
+    [0, 2, 4, 6, 1, 3, 5, 7]
+    """
+    if dtype is None:
+        dtype = offset_dtype(*offset_bounds(shape, stride))
+    return _fill(xp.empty(product(shape), dtype=dtype), _merged_modes(shape, stride), dtype, xp)
+
+
+def evaluate_chunks(shape: tuple[int, ...], stride: tuple[int, ...], chunk: int = 1 << 16, dtype: Any = None,
+                    align: int = 1) -> Iterator[tuple[int, np.ndarray]]:
+    """``(start, offsets[start:start + len])`` pieces of ``evaluate(shape, stride)``, in index order, of about
+    ``chunk`` elements each, so a caller scans the domain in ``O(chunk)`` memory.
+
+    Pre: ``chunk >= 1``; ``align`` divides ``size``. Post: the pieces concatenated equal ``evaluate(shape, stride,
+    dtype)``; every ``start`` and length is a multiple of ``align``. Each piece is a view of one reused buffer: it
+    is valid until the next one is drawn.
+
+    >>> [(i, a.tolist()) for i, a in evaluate_chunks((4, 2), (2, 1), chunk=4)]
+    [(0, [0, 2, 4, 6]), (4, [1, 3, 5, 7])]
+    """
+    if dtype is None:
+        dtype = offset_dtype(*offset_bounds(shape, stride))
+    modes = _merged_modes(shape, stride)
+    n = product(shape)
+    inner, outer = _split_rows(modes, chunk)
+    p = product(tuple(s for s, _ in inner))
+    q = align // gcd(p, align)  # rows per piece must be a multiple of q for pieces to be multiples of align
+    k = max(q, chunk // p // q * q)
+    if n <= 2 * chunk or p < 16 or k * p > 16 * chunk:  # small, or no row structure worth streaming: one piece
+        yield 0, _fill(np.empty(n, dtype=dtype), modes, dtype, np)
+        return
+    rows_n = n // p
+    base = _fill(np.empty(p, dtype=dtype), inner, dtype, np)
+    rows = _fill(np.empty(rows_n, dtype=dtype), outer, dtype, np)
+    buf = np.empty((k, p), dtype=dtype)
+    for r in range(0, rows_n, k):
+        part = buf[:min(k, rows_n - r)]
+        np.add(rows[r:r + k, None], base[None, :], out=part)
+        yield r * p, part.reshape(-1)
+
+
+def _split_rows(modes: list[tuple[int, int]], chunk: int) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """Split ``modes`` into a fastest part of at most ``chunk`` elements (a row) and the rest (one offset per row);
+    a mode too large for the row is cut at its largest factor that fits (``(a*b):d == (a,b):(d,a*d)``)."""
+    p, i = 1, 0
+    while i < len(modes) and p * modes[i][0] <= chunk:
+        p *= modes[i][0]
+        i += 1
+    inner, outer = list(modes[:i]), list(modes[i:])
+    if outer and p * 2 <= chunk:  # the next mode is too large for the row: take its largest factor that fits
+        s, d = outer[0]
+        f = next((f for f in range(chunk // p, 1, -1) if s % f == 0), 1)
+        if f > 1:
+            inner.append((f, d))
+            outer[0] = (s // f, d * f)
+    return inner, outer
 
 
 # -- construction and queries (CuTe free functions) -----------------------------------------------------------

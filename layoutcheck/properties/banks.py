@@ -190,7 +190,7 @@ class ConflictFreeAtEveryBase(Property):
         """(instructions, 32) pre-swizzle element offset of each lane's first element (-1: inactive)."""
         e = self.access.elems[:, :, 0]
         off = self.smem.offset if isinstance(self.smem, ComposedLayout) else 0
-        return np.where(e >= 0, inner(self.smem).offsets()[np.where(e >= 0, e, 0)] + off, -1)
+        return np.where(e >= 0, inner(self.smem).offsets(np.int64)[np.where(e >= 0, e, 0)] + off, -1)
 
     def at(self, s: int) -> ConflictFree:
         """The concrete claim at base ``period * s``."""
@@ -208,7 +208,7 @@ class ConflictFreeAtEveryBase(Property):
 
     def exhaustive(self) -> Decision:
         pre, k = self._pre_swizzle(), self.access.kind
-        eb = max(1, self.access.elem_bits // 8)
+        eb = self.access.elem_bytes
         s = np.arange(self.bases, dtype=np.int64)[:, None, None]
         addrs = np.where(pre >= 0, self._swizzle()(pre + self.period * s) * eb, -1).reshape(-1, 32)
         bad = np.flatnonzero(wavefronts_batch(k, addrs) > ideal_batch(k, addrs))
