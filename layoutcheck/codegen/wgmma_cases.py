@@ -24,9 +24,11 @@ import numpy as np
 
 from layoutcheck.algebra.layout import Layout, size
 from layoutcheck.codegen.cases import KernelCase, _to_np
-from layoutcheck.codegen.render import c_expr, render_template
+from layoutcheck.codegen.render import render_template
 from layoutcheck.codegen.tma_cases import box_loads
-from layoutcheck.expr.ir import add, const, div, index_ast, mod, mul, var
+from layoutcheck.expr.c import c_expr
+from layoutcheck.expr.ir import add, const, div, mod, mul, var
+from layoutcheck.expr.lower import index_ast
 from layoutcheck.hw.mma import mma_atom
 from layoutcheck.models.gmma import element_bytes, gmma_blocks, gmma_descriptor
 from layoutcheck.models.tiled_mma import make_tiled_mma

@@ -10,8 +10,8 @@ import subprocess
 import numpy as np
 import pytest
 
-from layoutcheck.codegen.render import eval_c
 from layoutcheck.codegen.wgmma_cases import encode, probe_cases, wgmma_gemm_case, wgmma_gemm_cases
+from layoutcheck.expr.c import eval_c
 from layoutcheck.hw.mma import mma_atom
 from layoutcheck.models.gmma import GmmaDescriptor, decode_gmma_descriptor, gmma_blocks
 from layoutcheck.models.tiled_mma import make_tiled_mma
