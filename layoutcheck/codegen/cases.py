@@ -69,6 +69,7 @@ class KernelCase:
     # (slot argument, source argument, TmaBox): the runner writes into the 128-byte device slot the CUtensorMap of
     # the box over the source array (it needs the array's device address, so it is encoded at run time)
     tensor_maps: tuple[tuple[int, int, Any], ...] = ()
+    arch: str = "sm_90"  # the -arch the source needs (wgmma: sm_90a)
 
 
 def _ident(s: str) -> str:

@@ -439,6 +439,20 @@ def section_spec_kernels(out: Path) -> dict[str, Any]:
             "errors": sum(bool(r.error) for r in rows)}
 
 
+def section_wgmma(out: Path) -> dict[str, Any]:
+    """The Hopper path: wgmma fragment probes and TMA -> smem -> wgmma GEMM tiles (``codegen.wgmma_cases``)."""
+    from layoutcheck.codegen.wgmma_cases import probe_cases, wgmma_gemm_cases
+    from layoutcheck.gpu.runner import format_table, run_case
+
+    rows = [run_case(c, repeats=0) for c in probe_cases() + wgmma_gemm_cases()]
+    table = format_table(rows)
+    (out / "wgmma.txt").write_text(table + "\n")
+    print(table)
+    return {"ok": bool(rows) and all(r.ok for r in rows), "kernels": len(rows),
+            "elements": sum(r.elements for r in rows), "mismatches": sum(r.mismatches for r in rows),
+            "errors": sum(bool(r.error) for r in rows)}
+
+
 SECTIONS: dict[str, Callable[[Path], dict[str, Any]]] = {
     "kernels": section_kernels,
     "spec_kernels": section_spec_kernels,
@@ -446,6 +460,7 @@ SECTIONS: dict[str, Callable[[Path], dict[str, Any]]] = {
     "gemm_ncu": section_gemm_ncu,
     "banks": section_banks,
     "tma": section_tma,
+    "wgmma": section_wgmma,
     "sanitizer": section_sanitizer,  # last: the slowest, and the kernel cache is warm by then
 }
 

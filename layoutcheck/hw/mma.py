@@ -16,7 +16,7 @@ type"): lane ``l``, ``groupID = l >> 2``, ``threadID_in_group = l % 4``; ``c_i``
 ``((4,8),(2,2)):((32,1),(16,8))`` (``SM80_16x8_Row``): lane ``(t, g)`` = ``(threadID_in_group, groupID)`` and
 value ``(i&1, i>>1)`` give ``m + 16*n = g + 8*(i>>1) + 16*(2t + (i&1))``.
 
-Every atom's layouts are checked in ``tests/unit/test_hw_mma.py`` against TV maps built independently from the PTX
+Every atom's layouts are checked in ``tests/hw/test_mma.py`` against TV maps built independently from the PTX
 formulas. ``/work/shared/reference/hardware-facts.md`` section 3 agrees with CUTLASS and the PTX ISA for every entry
 it lists (checked there too).
 """
@@ -131,7 +131,9 @@ def _table() -> dict[str, MmaAtom]:
 
 @cache
 def _atoms() -> dict[str, MmaAtom]:
-    return _table()
+    from layoutcheck.hw.wgmma import wgmma_atoms  # the SM90 warpgroup atoms (that module imports MmaAtom from here)
+
+    return _table() | wgmma_atoms()
 
 
 def mma_atom_names() -> list[str]:

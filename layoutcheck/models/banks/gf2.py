@@ -7,7 +7,7 @@ conflict-free iff the two ranks are equal (ranks by ``layoutcheck.algebra.gf2``)
 lane ``l`` at byte ``8*l`` has columns ``M = (2, 4, 8, 16, 32)``, rank 5, and ``M mod 32 = (2, 4, 8, 16, 0)``,
 rank 4: 2 words per bank, 2 wavefronts.
 
-The count agrees with ``layoutcheck.models.banks.model.wavefronts`` on unmerged phases (``tests/unit/test_banks.py``);
+The count agrees with ``layoutcheck.models.banks.model.wavefronts`` on unmerged phases (``tests/models/test_banks.py``);
 the linear engine's ``conflict_free`` handler (``layoutcheck.engines.linear``) uses it.
 """
 

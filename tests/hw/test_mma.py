@@ -148,7 +148,7 @@ def test_tv_layout_matches_ptx_formulas(name: str, operand: str) -> None:
     assert got == expected
 
 
-@pytest.mark.parametrize("atom", all_mma_atoms(), ids=lambda a: a.name)
+@pytest.mark.parametrize("atom", [a for a in all_mma_atoms() if not a.name.startswith("SM90_")], ids=lambda a: a.name)
 def test_tv_layouts_are_bijections_onto_the_tiles(atom) -> None:
     m, n, k = atom.shape_mnk
     for tv, extent in ((atom.tv_layout_A, m * k), (atom.tv_layout_B, n * k), (atom.tv_layout_C, m * n)):
@@ -157,7 +157,8 @@ def test_tv_layouts_are_bijections_onto_the_tiles(atom) -> None:
 
 
 def test_every_sm80_atom_is_checked_against_ptx() -> None:
-    assert set(mma_atom_names()) - {"UniversalFMA"} == set(PTX)
+    # the SM90 wgmma atoms are checked against their PTX fragments in tests/hw/test_wgmma.py
+    assert {n for n in mma_atom_names() if not n.startswith("SM90_")} - {"UniversalFMA"} == set(PTX)
 
 
 def test_universal_fma() -> None:
