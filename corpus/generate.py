@@ -25,9 +25,11 @@ builder ``include/cutlass/epilogue/collective/builders/sm90_builder.inl`` ``sm90
 ``sm90_get_smem_store_op_for_accumulator``): per operand the GMMA atom ss_smem_selector picks, tiled to
 ``(MN, K, stages)``, and the TMA box that loads it; the epilogue's D tile in smem, its stmatrix writes and its TMA
 store box. Claims: smem layouts bijective, TMA boxes legal and landing where the smem layout expects, epilogue smem
-bijective and its stmatrix writes conflict-free. The wgmma tiled MMA and descriptors are not generated yet (they need
-the wgmma atoms of the ``hopper`` work); the multicast split of a box among a cluster's CTAs is not modelled (every
-cluster shape gets the CTA's whole box; the cluster only selects SM90_TMA_LOAD vs SM90_TMA_LOAD_MULTICAST).
+bijective and its stmatrix writes conflict-free; the tiled wgmma (``ss_op_selector``'s atom, 2 warpgroups along M
+for the cooperative schedule) covers C exactly once, and the GMMA descriptors of every block a warpgroup reads address
+exactly the stage, with legal fields, where the TMA box wrote each element. The multicast split of a box among a
+cluster's CTAs is not modelled (every cluster shape gets the CTA's whole box; the cluster only selects SM90_TMA_LOAD
+vs SM90_TMA_LOAD_MULTICAST).
 """
 
 from __future__ import annotations
@@ -184,6 +186,40 @@ def sm90_operand_checks(dtype: str, major: str, mn: int, k: int, stages: int) ->
     ]
 
 
+WGMMA_TYPES = {"f16": ("16", "F32F16F16", ""), "bf16": ("16", "F32BF16BF16", ""),
+               "tf32": ("8", "F32TF32TF32", "_TN"), "e4m3": ("32", "F32E4M3E4M3", "_TN"),
+               "e5m2": ("32", "F32E5M2E5M2", "_TN"), "s8": ("32", "S32S8S8", "_TN")}
+
+
+def sm90_wgmma_checks(dtype: str, m: int, n: int, k: int, schedule: str) -> list[Check]:
+    """The tiled wgmma (ss_op_selector: the widest m64nN atom with N dividing the tile's N, at most 256;
+    AtomLayoutMNK 2x1x1 for the cooperative schedule, 1x1x1 otherwise, sm90_gmma_builder.inl)."""
+    atom_n = max(x for x in range(8, 257, 8) if n % x == 0)
+    ka, types, suffix = WGMMA_TYPES[dtype]
+    atom = f"SM90_64x{atom_n}x{ka}_{types}_SS{suffix}"
+    wg = 2 if schedule == "cooperative" else 1
+    return [Check(f"sm90_{dtype}_{m}x{n}x{k}_{wg}wg_mma", "tiled_mma",
+                  (("atom", q(atom)), ("atom_layout", ints([wg, 1, 1])), ("tile", ints([m, n, k]))),
+                  '["exact_cover", { name = "exact_cover", operand = "C" }]',
+                  f"SM90 tiled wgmma {atom} x {wg} warpgroup(s) along M, tile {m}x{n}x{k} "
+                  f"(ss_op_selector, AtomLayoutMNK; {BUILDER})")]
+
+
+def sm90_descriptor_checks(dtype: str, major: str, mn: int, k: int, block_mn: int) -> list[Check]:
+    """The wgmma descriptors of one stage (every (MN-block, 32-byte K-block) one warpgroup reads) address exactly the
+    stage layout, their fields are legal, and the TMA box writes every element where they read it. The stage is
+    CUTLASS's explicit layout (K-first atom order for MN-major), as for the TMA checks."""
+    bits = BITS[dtype]
+    b = ss_smem_selector(major, bits, mn, k)
+    atom, width = gmma_atom(major, bits, b)
+    box = [width, mn] if major == "K" else [width, k]
+    keys = (*tma_keys(dtype, b, atom, major, mn, k, box), ("major", q(major)), ("block_mn", str(block_mn)))
+    return [Check(f"sm90_{dtype}_{major}_{mn}x{k}_b{block_mn}_gmma", "wgmma", keys,
+                  '["gmma_addresses", "gmma_fields", "tma_wgmma"]',
+                  f"SM90 GMMA descriptors of a {major}-major {dtype} stage {mn}x{k} read in {block_mn}-row blocks "
+                  f"({SW_NAMES[b]} atom; make_gmma_desc, DescriptorIterator; {BUILDER})")]
+
+
 def sm90_epilogue_checks(epi: tuple[int, int], d_major: str) -> list[Check]:
     """The D tile of the TMA epilogue (16-bit D): smem atom, stmatrix writes, TMA store box. The layout is
     ``tile_to_shape(atom, (EpiM, EpiN), order)``, K first for an M-major D (sm90_epilogue_tma_warpspecialized.hpp)."""
@@ -223,6 +259,10 @@ def sm90_configurations() -> Iterator[Configuration]:
                               + sm90_operand_checks(dtype, mb, n, k, stages))
                     for d_major in ("row", "col"):
                         checks += sm90_epilogue_checks(epi, d_major)
+                    wg = 2 if schedule == "cooperative" else 1
+                    checks += sm90_wgmma_checks(dtype, m, n, k, schedule)
+                    checks += sm90_descriptor_checks(dtype, ma, m, k, m // wg)
+                    checks += sm90_descriptor_checks(dtype, mb, n, k, n)
                     for cm, cn in SM90_CLUSTERS:
                         tma_a = "SM90_TMA_LOAD" if cn == 1 else "SM90_TMA_LOAD_MULTICAST"
                         tma_b = "SM90_TMA_LOAD" if cm == 1 else "SM90_TMA_LOAD_MULTICAST"
@@ -373,6 +413,8 @@ def spec_file(arch: str, check: Check) -> str:
         return f"sm80/{parts[1]}.toml"
     if check.name.startswith("sm90_D"):
         return "sm90/epilogue.toml"
+    if check.kind in ("tiled_mma", "wgmma"):
+        return f"sm90/{parts[1]}_wgmma.toml"
     return f"sm90/{parts[1]}_{check.kind}.toml"
 
 
@@ -471,12 +513,16 @@ EXPLANATIONS = """\
   loads, one 32-bit load per element: lane `t` reads `(m, k) = (t/4, t%4)`; the swizzle XORs `k` into bits 2-4 of
   the offset, so the 32 lanes reach 16 distinct banks twice: 2 wavefronts instead of 1 on every load. Same caveat:
   a derivation, to be measured.
-- **layoutcheck's `tma` kind with `major = "MN"` + `tile`** tiles multi-atom MN-major operand tiles MN-first, while
-  CUTLASS's SM90 mainloop (`sm90_mma_tma_gmma_ss_warpspecialized.hpp`) and TMA epilogue tile MN-major atoms K-first
-  (`Step<_2,_1,_3>`). On CUTLASS's layouts the box CUTLASS issues is REFUTED by that form (e.g. f16 MN-major 128x32,
-  SW128, box [64, 32]: *tile element (0,8): TMA puts it at smem byte 1024, the layout expects byte 2048*), and PROVEN
-  against CUTLASS's own layout. A layoutcheck modelling mismatch (models/tma's GMMA operand layout), not a CUTLASS
-  bug; the corpus states every TMA box against the explicit CUTLASS layout (`smem_layout` + `modes`) instead.
+- **layoutcheck's `tma` and `wgmma` kinds with `major = "MN"` + `tile`** build a multi-atom MN-major stage MN-first
+  (the next 64-wide SW128 atom along MN 1024 B on), while CUTLASS's SM90 mainloop
+  (`sm90_mma_tma_gmma_ss_warpspecialized.hpp`) and TMA epilogue tile MN-major atoms K-first (`Step<_2,_1,_3>`: the
+  next 8 K-rows 1024 B on, the next MN atom after the whole K extent). With that form the box CUTLASS's layout admits
+  is REFUTED (f16 MN-major 128x32, SW128, box [64, 32]: *tile element (0,8): TMA puts it at smem byte 1024, the
+  layout expects byte 2048*; `wgmma`: *the TMA writes it to byte 1024, the wgmma reads byte 2048*), and every claim is
+  PROVEN against CUTLASS's own layout. A layoutcheck modelling mismatch (the GMMA stage of models/tma and
+  models/gmma for MN-major operands wider than one atom), not a CUTLASS bug: LBO and SBO trade roles between the two
+  orders, so descriptors computed for one do not read the other. The corpus states every TMA and descriptor claim
+  against the explicit CUTLASS layout (`smem_layout` + `modes`).
 """
 
 

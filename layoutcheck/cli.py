@@ -25,6 +25,7 @@ from layoutcheck.errors import LayoutcheckError, ParseError, SpecError
 
 EXIT_OK, EXIT_REFUTED, EXIT_BAD_INPUT, EXIT_UNKNOWN = 0, 1, 2, 3
 DEFAULT_TIMEOUT = 30.0
+DEFAULT_MEMORY = 2 << 30  # bytes per proof for the exhaustive engine (engines.base.DEFAULT_MEMORY_BUDGET)
 
 
 class UsageError(LayoutcheckError):
@@ -87,7 +88,7 @@ def plan_checks(paths: list[str], include_broken: bool) -> list[tuple[str, int, 
     return jobs
 
 
-def run_job(job: tuple[str, int, int], engine: str, timeout: float) -> Any:
+def run_job(job: tuple[str, int, int], engine: str, timeout: float, memory: int = DEFAULT_MEMORY) -> Any:
     """Prove one (file, config, property) and return its ``report.Row``. Runs in a worker process under ``-j``."""
     from layoutcheck.report.verdicts import Row, row_from_result
     from layoutcheck.spec.bind import build_property
@@ -102,7 +103,7 @@ def run_job(job: tuple[str, int, int], engine: str, timeout: float) -> Any:
         prop = build_property(cfg, req)
         prove = _prove_fn(req.name)
         with hard_deadline(timeout * 2 + 5):
-            result = prove(prop, engine=engine, timeout=timeout)
+            result = prove(prop, engine=engine, timeout=timeout, memory_budget=memory)
     except ModuleMissing as e:
         return Row(file, cfg.name, req.label, "UNKNOWN", "-", time.perf_counter() - t0, reason=str(e), line=req.line)
     except HardTimeout:
@@ -152,7 +153,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             raise UsageError(f"check: cannot write report {out}: no such directory")
     progress = Progress(len(jobs), sys.stderr, enabled=not args.quiet)
     rows = [r for f in ttgir for r in ttgir_rows(f, args.engine, args.timeout, getattr(args, "banks", False))]
-    rows += _run_jobs(jobs, args.engine, args.timeout, args.jobs, progress)
+    rows += _run_jobs(jobs, args.engine, args.timeout, args.jobs, progress, args.memory)
     print(format_table(rows, colour=use_colour(sys.stdout)))
     if args.junit:
         write_junit(rows, args.junit)
@@ -161,18 +162,19 @@ def cmd_check(args: argparse.Namespace) -> int:
     return exit_code(rows)
 
 
-def _run_jobs(jobs: list[tuple[str, int, int]], engine: str, timeout: float, n: int, progress: Any) -> list[Any]:
+def _run_jobs(jobs: list[tuple[str, int, int]], engine: str, timeout: float, n: int, progress: Any,
+              memory: int = DEFAULT_MEMORY) -> list[Any]:
     if n <= 1 or len(jobs) <= 1:
         rows = []
         for job in jobs:
-            rows.append(run_job(job, engine, timeout))
+            rows.append(run_job(job, engine, timeout, memory))
             progress.update(rows[-1])
         return rows
     from concurrent.futures import ProcessPoolExecutor
     from multiprocessing import get_context
 
     with ProcessPoolExecutor(max_workers=n, mp_context=get_context("fork")) as pool:
-        futures = [pool.submit(run_job, job, engine, timeout) for job in jobs]
+        futures = [pool.submit(run_job, job, engine, timeout, memory) for job in jobs]
         rows = []
         for fut in futures:  # in job order, so reports are deterministic
             rows.append(fut.result())
@@ -224,7 +226,7 @@ def cmd_prove(args: argparse.Namespace) -> int:
     req: PropertyRequest = cfg.properties[0]
     prop = build_property(cfg, req)
     with hard_deadline(args.timeout * 2 + 5):
-        result = _prove_fn(req.name)(prop, engine=args.engine, timeout=args.timeout)
+        result = _prove_fn(req.name)(prop, engine=args.engine, timeout=args.timeout, memory_budget=args.memory)
     print(result)
     return exit_code([row_from_result(result, "<command line>", cfg.name, req.label)])
 
@@ -379,6 +381,21 @@ def _engine_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--engine", default="auto", help="engine: auto, exhaustive, linear, z3, sympy (default auto)")
     p.add_argument("--timeout", type=_positive_float, default=DEFAULT_TIMEOUT, metavar="S",
                    help=f"seconds per proof (default {DEFAULT_TIMEOUT:g})")
+    p.add_argument("--memory", type=_memory_size, default=DEFAULT_MEMORY, metavar="SIZE",
+                   help=f"memory an exhaustive proof may use, e.g. 512M, 8G (default {DEFAULT_MEMORY >> 30}G)")
+
+
+def _memory_size(s: str) -> int:
+    """``'8G'`` -> bytes: a number with an optional K/M/G/T suffix (powers of 1024; ``B``/``iB`` ignored)."""
+    t = s.strip().upper().removesuffix("B").removesuffix("I")
+    scale = 1 << (10 * "KMGT".index(t[-1]) + 10) if t and t[-1] in "KMGT" else 1
+    try:
+        v = int(float(t[:-1] if scale > 1 else t) * scale)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a size such as 512M or 8G, found {s!r}") from None
+    if v <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive size, found {s!r}")
+    return v
 
 
 def _positive_int(s: str) -> int:

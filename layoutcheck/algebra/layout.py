@@ -4,8 +4,14 @@ A layout ``(s0,s1,...):(d0,d1,...)`` maps the coordinate ``(c0,c1,...)`` (``0 <=
 index ``i`` is first turned into a coordinate colexicographically (first mode fastest), so ``(4,2):(2,1)`` maps
 ``i = 0..7`` to ``0 2 4 6 1 3 5 7``. Modes may nest: ``(4,(2,2)):(1,(4,8))`` has rank 2, depth 2 and size 16.
 
-``Layout`` is a frozen, hashable value. Evaluation is strict: an index outside ``[0, size)`` or a coordinate outside
-its mode is a ``LayoutError`` (CuTe itself lets the last mode run on; the algebra uses that internally).
+``Layout`` is a frozen, hashable value. Two evaluations, both colexicographic:
+
+* strict, ``L(i)`` / ``L(c)``: an index outside ``[0, size)`` or a coordinate outside its mode is a ``LayoutError``
+  (a guard for users: reading past a layout is almost always a bug);
+* extended, ``extended(L, i)``: what CuTe computes. The last leaf of each mode takes any remainder of the index
+  (C++ ``idx2crd``), so the layout's last mode runs on: ``extended((3,(2,4)):(2,(1,6)), 100) == 99``. The algebra
+  (composition, complement, the divides and products) uses this semantics wherever CuTe does -- e.g. a tile that
+  does not divide the layout runs past its end -- and states it in each ``Post:``.
 
 ``Layout(shape, stride)`` is the one validating, canonicalising constructor (user-facing). The algebra derives its
 results from layouts that are already valid and builds them with the unchecked ``_make`` / ``_concat``, so no
@@ -16,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from math import gcd
 from typing import Any
 
 import numpy as np
@@ -151,14 +158,33 @@ class Layout:
     def __call__(self, *args: Coord) -> Any:
         """``L(i)`` for a flat index, ``L(c0, c1)`` or ``L((c0, c1))`` for a coordinate; ``None`` slices a mode."""
         crd: Coord = args[0] if len(args) == 1 else tuple(args)
+        if type(crd) is int:  # the hot path: a flat index, unfolded colexicographically over the leaves
+            shape, stride = self.shape, self.stride
+            if type(shape) is not tuple:
+                if 0 <= crd < shape:
+                    return crd * stride
+            else:
+                shape, stride = flatten(shape), flatten(stride)
+                if 0 <= crd < product(shape):
+                    off = 0
+                    for s, d in zip(shape, stride):  # noqa: B905 -- congruent by construction
+                        crd, c = divmod(crd, s)
+                        off += c * d
+                    return off
+            _check_coord(crd, self.shape, self)  # raises: out of range
         if has_none(crd):
             return slice_and_offset(crd, self)[0]
-        _check_coord(crd, self.shape, self)
-        return crd2idx(crd, self.shape, self.stride)
+        off = _crd_offset(crd, self.shape, self.stride)
+        if off is None:
+            _check_coord(crd, self.shape, self)  # raises, naming the bad part
+        return off
 
-    def offsets(self, dtype: Any = np.int64, xp: Any = np) -> Any:
-        """``L(i)`` for every ``i`` in ``[0, size)``, as one array (vectorised, no Python loop per element); ``xp``
-        is the array module (NumPy, or CuPy for the GPU-side oracle)."""
+    def offsets(self, dtype: Any = None, xp: Any = np) -> Any:
+        """``L(i)`` for every ``i`` in ``[0, size)``, as one array (vectorised, no Python loop per element).
+
+        ``dtype=None`` picks ``int32`` when every offset fits it, else ``int64`` (pass ``np.int64`` before arithmetic
+        that may grow the values); ``xp`` is the array module (NumPy, or CuPy for the GPU-side oracle).
+        """
         return evaluate(flatten(self.shape), flatten(self.stride), dtype, xp)
 
     def coords(self) -> Iterator[IntTuple]:
@@ -224,19 +250,189 @@ def _check_coord(crd: Coord, shape: IntTuple, layout: Layout) -> None:
         _check_coord(c, s, layout)
 
 
-def evaluate(shape: tuple[int, ...], stride: tuple[int, ...], dtype: Any = np.int64, xp: Any = np) -> Any:
-    """Offsets of the flat layout ``shape:stride`` over its whole domain, colexicographically.
+def _crd_offset(crd: Any, shape: IntTuple, stride: IntTuple) -> int | None:
+    """``crd2idx`` of a checked coordinate in one pass; ``None`` if ``crd`` is not a valid coordinate of ``shape``."""
+    if type(crd) is tuple:
+        if type(shape) is not tuple or len(crd) != len(shape):
+            return None
+        off = 0
+        for c, s, d in zip(crd, shape, stride):  # noqa: B905 -- lengths checked above
+            if type(c) is int and type(s) is int:
+                if not 0 <= c < s:
+                    return None
+                off += c * d
+            else:
+                o = _crd_offset(c, s, d)
+                if o is None:
+                    return None
+                off += o
+        return off
+    if not is_int(crd) or not 0 <= crd < product(shape):
+        return None
+    return crd2idx(crd, shape, stride)
 
-    Built mode by mode from the slowest (outer sum of aranges), so it costs about ``size`` additions and 8 bytes
-    per element for int64 output. ``xp`` is the array module (NumPy by default; CuPy builds the same array on the GPU).
+
+INT32_MAX = (1 << 31) - 1
+
+
+def offset_bounds(shape: tuple[int, ...], stride: tuple[int, ...]) -> tuple[int, int]:
+    """Exact ``(min, max)`` offset of the flat layout ``shape:stride``.
+
+    >>> offset_bounds((4, 2), (2, -1))
+    (-1, 6)
     """
-    out = xp.zeros(1, dtype=dtype)
-    for s, d in zip(reversed(shape), reversed(stride), strict=True):
+    lo = hi = 0
+    for s, d in zip(shape, stride):  # noqa: B905 -- congruent by construction
+        if d > 0:
+            hi += (s - 1) * d
+        else:
+            lo += (s - 1) * d
+    return lo, hi
+
+
+def offset_dtype(lo: int, hi: int) -> Any:
+    """``int32`` when every value in ``[lo, hi]`` fits it, else ``int64`` (the dtype ``offsets()`` picks)."""
+    return np.int32 if lo >= -INT32_MAX - 1 and hi <= INT32_MAX else np.int64
+
+
+def _merged_modes(shape: tuple[int, ...], stride: tuple[int, ...]) -> list[tuple[int, int]]:
+    """The flat modes of size > 1, adjacent ones merged when contiguous (``d1 == s0 * d0``): the same function."""
+    out: list[tuple[int, int]] = []
+    for s, d in zip(shape, stride):  # noqa: B905 -- congruent by construction
         if s == 1:
             continue
-        mode = xp.arange(s, dtype=dtype) * dtype(d) if d else xp.zeros(s, dtype=dtype)
-        out = (out[:, None] + mode[None, :]).reshape(-1)
+        if out and d == out[-1][0] * out[-1][1]:
+            out[-1] = (out[-1][0] * s, out[-1][1])
+        else:
+            out.append((s, d))
     return out
+
+
+def extended(layout: Layout, *args: IntTuple) -> int:
+    """CuTe's evaluation, unbounded past the domain: ``L(i)`` where each mode's last leaf takes any remainder.
+
+    Pre: the index (or every coordinate entry) is a non-negative int; a tuple coordinate matches the shape's
+    profile down to the depth it is given at.
+    Post: equals ``L(*args)`` inside the domain; outside it, the value C++ ``layout(i)`` (``crd2idx``) returns.
+
+    >>> extended(Layout((3,(2,4)),(2,(1,6))), 100)
+    99
+    """
+    crd: IntTuple = args[0] if len(args) == 1 else tuple(args)
+    _check_extended_coord(crd, layout.shape, layout)
+    return crd2idx(crd, layout.shape, layout.stride)
+
+
+def _check_extended_coord(crd: Any, shape: IntTuple, layout: Layout) -> None:
+    if is_int(crd):
+        if crd < 0:
+            raise LayoutError(f"coordinate {crd} is negative (layout {layout})")
+        return
+    if not is_tuple(crd) or not is_tuple(shape) or len(crd) != len(shape):
+        raise LayoutError(
+            f"coordinate {crd!r} does not match the profile of shape {format_inttuple(shape)} in {layout}"
+        )
+    for c, s in zip(crd, shape, strict=True):
+        _check_extended_coord(c, s, layout)
+
+
+def extended_offsets(layout: Layout, n: int) -> np.ndarray:
+    """``extended(L, i)`` for every ``i`` in ``[0, n)``, vectorised (``n`` may exceed ``size(L)``).
+
+    >>> extended_offsets(Layout((2,2),(1,4)), 6).tolist()
+    [0, 1, 4, 5, 8, 9]
+    """
+    shape, stride = flatten(layout.shape), flatten(layout.stride)
+    idx = np.arange(n, dtype=np.int64)
+    out = np.zeros(n, dtype=np.int64)
+    for s, d in zip(shape[:-1], stride[:-1], strict=True):  # the last leaf alone takes the remainder
+        out += (idx % s) * d
+        idx //= s
+    return out + idx * stride[-1]
+def _fill(out: Any, modes: Sequence[tuple[int, int]], dtype: Any, xp: Any) -> Any:
+    """Write the offsets of the flat layout ``modes`` (fastest first) into ``out`` (``len(out) == size``).
+
+    Mode 0 is one ``arange``; mode ``k`` then copies the ``m`` offsets built so far ``s_k - 1`` times, each shifted
+    by ``j * d_k``: every element is written once, in order, into the one buffer.
+    """
+    if not modes:
+        out[:] = 0
+        return out
+    s0, d0 = modes[0]
+    if d0:
+        out[:s0] = xp.arange(0, s0 * d0, d0, dtype=dtype)
+    else:
+        out[:s0] = 0
+    m = s0
+    for s, d in modes[1:]:
+        step = xp.arange(d, s * d, d, dtype=dtype) if d else xp.zeros(s - 1, dtype=dtype)
+        xp.add(out[None, :m], step[:, None], out=out[m:m * s].reshape(s - 1, m))
+        m *= s
+    return out
+
+
+def evaluate(shape: tuple[int, ...], stride: tuple[int, ...], dtype: Any = None, xp: Any = np) -> Any:
+    """Offsets of the flat layout ``shape:stride`` over its whole domain, colexicographically.
+
+    Built fastest mode first into one preallocated buffer (one write per element); ``dtype=None`` picks ``int32``
+    when every offset fits, else ``int64``. ``xp`` is the array module (NumPy, or CuPy to build it on the GPU).
+
+    >>> evaluate((4, 2), (2, 1)).tolist()
+    [0, 2, 4, 6, 1, 3, 5, 7]
+    """
+    if dtype is None:
+        dtype = offset_dtype(*offset_bounds(shape, stride))
+    return _fill(xp.empty(product(shape), dtype=dtype), _merged_modes(shape, stride), dtype, xp)
+
+
+def evaluate_chunks(shape: tuple[int, ...], stride: tuple[int, ...], chunk: int = 1 << 16, dtype: Any = None,
+                    align: int = 1) -> Iterator[tuple[int, np.ndarray]]:
+    """``(start, offsets[start:start + len])`` pieces of ``evaluate(shape, stride)``, in index order, of about
+    ``chunk`` elements each, so a caller scans the domain in ``O(chunk)`` memory.
+
+    Pre: ``chunk >= 1``; ``align`` divides ``size``. Post: the pieces concatenated equal ``evaluate(shape, stride,
+    dtype)``; every ``start`` and length is a multiple of ``align``. Each piece is a view of one reused buffer: it
+    is valid until the next one is drawn.
+
+    >>> [(i, a.tolist()) for i, a in evaluate_chunks((4, 2), (2, 1), chunk=4)]
+    [(0, [0, 2, 4, 6]), (4, [1, 3, 5, 7])]
+    """
+    if dtype is None:
+        dtype = offset_dtype(*offset_bounds(shape, stride))
+    modes = _merged_modes(shape, stride)
+    n = product(shape)
+    inner, outer = _split_rows(modes, chunk)
+    p = product(tuple(s for s, _ in inner))
+    q = align // gcd(p, align)  # rows per piece must be a multiple of q for pieces to be multiples of align
+    k = max(q, chunk // p // q * q)
+    if n <= 2 * chunk or p < 16 or k * p > 16 * chunk:  # small, or no row structure worth streaming: one piece
+        yield 0, _fill(np.empty(n, dtype=dtype), modes, dtype, np)
+        return
+    rows_n = n // p
+    base = _fill(np.empty(p, dtype=dtype), inner, dtype, np)
+    rows = _fill(np.empty(rows_n, dtype=dtype), outer, dtype, np)
+    buf = np.empty((k, p), dtype=dtype)
+    for r in range(0, rows_n, k):
+        part = buf[:min(k, rows_n - r)]
+        np.add(rows[r:r + k, None], base[None, :], out=part)
+        yield r * p, part.reshape(-1)
+
+
+def _split_rows(modes: list[tuple[int, int]], chunk: int) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """Split ``modes`` into a fastest part of at most ``chunk`` elements (a row) and the rest (one offset per row);
+    a mode too large for the row is cut at its largest factor that fits (``(a*b):d == (a,b):(d,a*d)``)."""
+    p, i = 1, 0
+    while i < len(modes) and p * modes[i][0] <= chunk:
+        p *= modes[i][0]
+        i += 1
+    inner, outer = list(modes[:i]), list(modes[i:])
+    if outer and p * 2 <= chunk:  # the next mode is too large for the row: take its largest factor that fits
+        s, d = outer[0]
+        f = next((f for f in range(chunk // p, 1, -1) if s % f == 0), 1)
+        if f > 1:
+            inner.append((f, d))
+            outer[0] = (s // f, d * f)
+    return inner, outer
 
 
 # -- construction and queries (CuTe free functions) -----------------------------------------------------------

@@ -22,7 +22,7 @@ and CuTe's coordinate order), so each basis becomes one integer *column* and ``L
 
 Operations (Triton's names): ``compose`` (``A.compose(B)`` is ``B o A``), ``invert`` (a bijection's inverse),
 ``*`` (the product: the right factor's bases land above the left factor's output in every shared output dimension),
-``transpose_ins`` / ``transpose_outs``; ``to_cute`` / ``from_cute`` convert to and from a CuTe layout of the flat
+``transpose_ins`` / ``transpose_outs``; ``to_cute`` / ``linear_from_cute`` convert to and from a CuTe layout of the flat
 views where one exists (the columns bit-disjoint, possibly after an XOR swizzle ``Sw<B,M,S>``).
 
 Edge cases: an input dimension of size 1 has no bases; an output dimension of size 1 is kept (its coordinate is
@@ -378,7 +378,7 @@ def gf2_columns(x: Subject) -> tuple[tuple[int, ...], int] | str:
     return tuple(sw(c) for c in cols), sw(x.offset)
 
 
-def from_cute(x: Subject, in_dims: Mapping[str, int], out_shape: Mapping[str, int]) -> LinearLayout:
+def linear_from_cute(x: Subject, in_dims: Mapping[str, int], out_shape: Mapping[str, int]) -> LinearLayout:
     """The linear layout of a CuTe layout whose flat index splits into ``in_dims`` (first lowest) and whose offset
     is the colexicographic index of ``out_shape``.
 
@@ -386,18 +386,18 @@ def from_cute(x: Subject, in_dims: Mapping[str, int], out_shape: Mapping[str, in
     ``prod(in_dims) == size(x)``; every offset below ``prod(out_shape)``.
     Post: ``R.apply(unflatten_in(i)) == unflatten_out(x(i))`` for every ``i``.
 
-    >>> from_cute(Layout((4, 8), (8, 1)), {"lane": 32}, {"dim0": 8, "dim1": 4}).bases
+    >>> linear_from_cute(Layout((4, 8), (8, 1)), {"lane": 32}, {"dim0": 8, "dim1": 4}).bases
     {'lane': [[0, 1], [0, 2], [1, 0], [2, 0], [4, 0]]}
     """
     got = gf2_columns(x)
     if isinstance(got, str):
-        raise LayoutError(f"from_cute: {got}")
+        raise LayoutError(f"linear_from_cute: {got}")
     cols, const = got
     if const:
-        raise LayoutError(f"from_cute: {x} maps 0 to {const}, a linear layout maps 0 to 0")
-    need = sum(_log2(s, f"from_cute: size of input dimension {n!r}") for n, s in in_dims.items())
+        raise LayoutError(f"linear_from_cute: {x} maps 0 to {const}, a linear layout maps 0 to 0")
+    need = sum(_log2(s, f"linear_from_cute: size of input dimension {n!r}") for n, s in in_dims.items())
     if need != len(cols):
-        raise LayoutError(f"from_cute: the input dimensions {dict(in_dims)} have {1 << need} points, {x} has "
+        raise LayoutError(f"linear_from_cute: the input dimensions {dict(in_dims)} have {1 << need} points, {x} has "
                           f"{1 << len(cols)}")
     shape = tuple(out_shape.values())
     shifts = _shifts(shape)
@@ -408,7 +408,8 @@ def from_cute(x: Subject, in_dims: Mapping[str, int], out_shape: Mapping[str, in
         for _ in range(size.bit_length() - 1):
             c = cols[k]
             if c >> total:
-                raise LayoutError(f"from_cute: {x} reaches offset {c}, outside the output shape {dict(out_shape)}")
+                raise LayoutError(f"linear_from_cute: {x} reaches offset {c}, outside the output shape "
+                                  f"{dict(out_shape)}")
             bs.append(tuple((c >> sh) & (s - 1) for sh, s in zip(shifts, shape, strict=True)))
             k += 1
         bases[name] = tuple(bs)
@@ -471,4 +472,4 @@ def to_cute(ll: LinearLayout, max_swizzle_bits: int = 16) -> Subject:
     raise LayoutError(f"to_cute: no CuTe layout (plain or Sw<B,M,S>-swizzled) has the columns {list(cols)} of\n{ll}")
 
 
-__all__ = ["LinearLayout", "from_cute", "gf2_columns", "to_cute"]
+__all__ = ["LinearLayout", "gf2_columns", "linear_from_cute", "to_cute"]

@@ -172,11 +172,13 @@ class _Parser:
         self._next()
         stride_pos = self._peek()[2]
         stride = self.group()
-        if any(isinstance(leaf, Basis) for leaf in flatten(stride) if leaf is not None):
+        if _has_basis(stride):
+            if not _is_inttuple(shape):
+                raise self._fail("shape must be a nested tuple of integers", start)
             try:
                 stride, self.codomain = basis_strides(shape, stride)
-            except LayoutError as e:
-                raise self._fail(str(e), stride_pos) from None
+            except (LayoutError, ValueError, TypeError) as e:  # e.g. a shape and stride of different profiles
+                raise self._fail(f"ScaledBasis strides do not fit the shape: {e}", stride_pos) from None
         for what, value, pos in (("shape", shape, start), ("stride", stride, stride_pos)):
             if not _is_inttuple(value):
                 raise self._fail(f"{what} must be a nested tuple of integers", pos)
@@ -212,6 +214,12 @@ def basis_strides(shape: Any, stride: Any) -> tuple[Any, tuple[int, ...]]:
         base[k] = base[k - 1] * ext[k - 1]
     flat = [b.value * base[b.mode] for _, b in as_b]
     return unflatten(tuple(flat), stride), tuple(ext)
+
+
+def _has_basis(x: Any) -> bool:
+    if isinstance(x, Basis):
+        return True
+    return is_tuple(x) and any(_has_basis(m) for m in x)
 
 
 def _to_int(tok: str) -> int:

@@ -21,7 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from layoutcheck.algebra.layout import Layout, size
+from layoutcheck.algebra.inttuple import flatten
+from layoutcheck.algebra.layout import Layout, evaluate, offset_bounds, offset_dtype, size
 from layoutcheck.errors import LayoutError
 
 
@@ -64,6 +65,21 @@ class Swizzle:
         moved = hi >> self.shift if self.shift >= 0 else hi << -self.shift
         return x ^ moved
 
+    def apply_inplace(self, x: np.ndarray, scratch: np.ndarray | None = None) -> np.ndarray:
+        """``self(x)`` written over ``x`` (an integer array), using ``scratch`` (same shape) or one temporary.
+
+        Pre: ``x``'s dtype holds ``yyy_mask`` and ``zzz_mask``. Post: returns ``x``, now ``f(x_old)``.
+        """
+        if self.bits == 0:
+            return x
+        tmp = np.bitwise_and(x, x.dtype.type(self.yyy_mask), out=scratch)
+        if self.shift >= 0:
+            np.right_shift(tmp, self.shift, out=tmp)
+        else:
+            np.left_shift(tmp, -self.shift, out=tmp)
+        np.bitwise_xor(x, tmp, out=x)
+        return x
+
     def is_identity(self) -> bool:
         return self.bits == 0
 
@@ -97,8 +113,24 @@ class ComposedLayout:
     def __call__(self, *args: Any) -> Any:
         return self.swizzle(self.offset + self.layout(*args))
 
-    def offsets(self, dtype: Any = np.int64) -> np.ndarray:
-        return self.swizzle(self.layout.offsets(dtype) + dtype(self.offset))
+    def offsets(self, dtype: Any = None) -> np.ndarray:
+        """``self(i)`` for every ``i``, as one array; ``dtype=None`` picks ``int32`` when every value fits."""
+        lay = self.layout
+        flat = flatten(lay.shape), flatten(lay.stride)
+        if dtype is None:
+            dtype = offset_dtype(*self.bounds())
+        out = evaluate(*flat, dtype)
+        if self.offset:
+            out += dtype(self.offset)
+        return self.swizzle.apply_inplace(out)
+
+    def bounds(self) -> tuple[int, int]:
+        """A ``(lo, hi)`` holding every value, and every intermediate of ``offsets()``: the swizzle only rewrites the
+        zzz bits (``y & ~zzz <= f(y) <= y | zzz``) and reads the yyy bits."""
+        lo, hi = offset_bounds(flatten(self.layout.shape), flatten(self.layout.stride))
+        sw = self.swizzle
+        pad = sw.zzz_mask | sw.yyy_mask
+        return lo + self.offset - pad, hi + self.offset + pad
 
     def __len__(self) -> int:
         return len(self.layout)

@@ -34,10 +34,14 @@ from layoutcheck.models.gmma import element_bytes, gmma_blocks, gmma_descriptor
 from layoutcheck.models.tiled_mma import make_tiled_mma
 from layoutcheck.properties.tma import plan_boxes
 
-TMA_NAME = {"f16": "float16", "bf16": "bfloat16", "tf32": "float32", "e4m3": "uint8"}
-C_TYPE = {"f16": "unsigned short", "bf16": "unsigned short", "tf32": "float", "e4m3": "unsigned char"}
+TMA_NAME = {"f16": "float16", "bf16": "bfloat16", "tf32": "float32", "e4m3": "uint8", "e5m2": "uint8", "s8": "uint8"}
+C_TYPE = {"f16": "unsigned short", "bf16": "unsigned short", "tf32": "float", "e4m3": "unsigned char",
+          "e5m2": "unsigned char", "s8": "unsigned char"}
 ATOM = {"f16": "SM90_64x{n}x16_F32F16F16_{f}", "bf16": "SM90_64x{n}x16_F32BF16BF16_{f}",
-        "tf32": "SM90_64x{n}x8_F32TF32TF32_{f}_TN", "e4m3": "SM90_64x{n}x32_F32E4M3E4M3_{f}_TN"}
+        "tf32": "SM90_64x{n}x8_F32TF32TF32_{f}_TN", "e4m3": "SM90_64x{n}x32_F32E4M3E4M3_{f}_TN",
+        "e5m2": "SM90_64x{n}x32_F32E5M2E5M2_{f}_TN", "s8": "SM90_64x{n}x32_S32S8S8_{f}_TN"}
+E5M2_OF_INT = {0: 0x00, 1: 0x3C, 2: 0x40, 3: 0x42}
+"""OCP E5M2 bit patterns of 0..3 (bias 15, 2 mantissa bits; sign in bit 7)."""
 
 
 def e4m3_bits(x: int) -> int:
@@ -65,6 +69,11 @@ def encode(values: np.ndarray, dtype: str) -> np.ndarray:
         return (v.view(np.uint32) >> 16).astype(np.uint16)  # exact: small integers have no low mantissa bits
     if dtype == "e4m3":
         return np.vectorize(e4m3_bits)(values.astype(int)).astype(np.uint8)
+    if dtype == "e5m2":
+        mag = np.vectorize(E5M2_OF_INT.__getitem__)(np.abs(values).astype(int)).astype(np.uint8)
+        return mag | np.where(values < 0, 0x80, 0).astype(np.uint8)
+    if dtype == "s8":
+        return values.astype(np.int8).view(np.uint8)
     return v
 
 
@@ -80,20 +89,24 @@ def _wgmma_asm(atom: Any, form: str, nacc: int, trans_a: int, trans_b: int) -> t
         b, nxt = f"%{nacc + 4}", nacc + 5
         ins = ", ".join(f'"r"(a_r[{j}])' for j in range(4)) + ', "l"(desc_b)'
         trans = f", {trans_b}" if sixteen else ""
-    line = f"{atom.ptx} {{{d_list}}}, {a}, {b}, p, 1, 1{trans};"
-    outs = ", ".join(f'"+f"(d[{i}])' for i in range(nacc))
+    integer = atom.dtype_c == "s32"  # integer wgmma has no scale-a/b immediates and accumulates in s32 registers
+    line = f"{atom.ptx} {{{d_list}}}, {a}, {b}, p{'' if integer else ', 1, 1'}{'' if integer else trans};"
+    outs = ", ".join(f'"+{"r" if integer else "f"}"(d[{i}])' for i in range(nacc))
     return line, outs, ins, nxt
 
 
-def _a_registers(tiled: Any, M: int, K: int, kblk: int) -> str:
-    """RS form: each thread packs its A values (``tiled.tv_layout_A``) of K-block ``kb`` from K-major ``gA``."""
+def _a_registers(tiled: Any, M: int, K: int, kblk: int, e: int) -> str:
+    """RS form: each thread packs its A values (``tiled.tv_layout_A``) of K-block ``kb`` from K-major ``gA``, ``4/e``
+    elements per 32-bit register, lowest value index in the lowest bits (PTX ISA register fragments)."""
     elem = index_ast(tiled.tv_layout_A, ("t", "v"))
     m, k = mod(elem, M), div(elem, M)
     g = index_ast(Layout((M, K), (K, 1)), (m, add(k, mul(var("kb", K // kblk), kblk))))
+    per = 4 // e
+    pack = " | ".join(f"(a_at({per}u * j + {q}u) << {8 * e * q})" for q in range(per))
     return ("    unsigned a_r[4];\n"
             f"    auto a_at = [&](unsigned v) {{ return static_cast<unsigned>(gA[{c_expr(g)}]); }};\n"
             "#pragma unroll\n"
-            "    for (unsigned j = 0; j < 4u; ++j) a_r[j] = a_at(2u * j) | (a_at(2u * j + 1u) << 16);")
+            f"    for (unsigned j = 0; j < 4u; ++j) a_r[j] = {pack};")
 
 
 def wgmma_gemm_case(dtype: str = "f16", major_a: str = "K", major_b: str = "K", swizzle: str = "128B",
@@ -130,8 +143,9 @@ def wgmma_gemm_case(dtype: str = "f16", major_a: str = "K", major_b: str = "K", 
         "BOXES_B": lb.count, "DST_B": c_expr(lb.dst), "C0_B": c_expr(lb.c0), "C1_B": c_expr(lb.c1),
         "NACC": nacc, "DESC_A0": hex(da.value), "DESC_B0": hex(db.value), "KBLOCKS": K // kblk,
         "OFF_A": c_expr(off_a), "OFF_B": c_expr(off_b),
-        "A_REGS": _A_CODES if probe == "A" else _a_registers(tiled, M, K, kblk) if form == "RS" else "",
+        "A_REGS": _A_CODES if probe == "A" else _a_registers(tiled, M, K, kblk, e) if form == "RS" else "",
         "WGMMA": line, "SCALE_ARG": scale, "D_OPERANDS": outs, "IN_OPERANDS": ins,
+        "ACC_T": "int" if atom.dtype_c == "s32" else "float",
         "C_OFF": f"t * {nacc}u + v" if probe else c_expr(c_off),
         "DESCRIPTION": f"tiled wgmma {atom.name} x ({M // 64},1,1); descriptors A {da}, B {db}"})
     rng = np.random.default_rng(M * 7 + N * 3 + K)
@@ -244,5 +258,87 @@ def wgmma_gemm_cases() -> list[KernelCase]:
               wgmma_gemm_case("tf32", "K", "K", "128B", 64, 64, 32),
               wgmma_gemm_case("tf32", "K", "K", "32B", 128, 64, 32),
               wgmma_gemm_case("e4m3", "K", "K", "128B", 64, 64, 128),
-              wgmma_gemm_case("e4m3", "K", "K", "64B", 128, 128, 128)]
+              wgmma_gemm_case("e4m3", "K", "K", "64B", 128, 128, 128),
+              wgmma_gemm_case("e5m2", "K", "K", "128B", 64, 64, 128),
+              wgmma_gemm_case("s8", "K", "K", "128B", 64, 64, 128),
+              wgmma_gemm_case("s8", "K", "K", "32B", 128, 48, 64),
+              wgmma_gemm_case("s8", "K", "K", "64B", 64, 24, 128, "RS")]
     return cases
+
+
+# -- descriptor experiments: operands placed by threads, patterns anchored where the experiment says ---------------
+def placed_case(swizzle: str, pattern_start: int, base_offset: int | None = None, major: str = "K",
+                N: int = 64, K: int = 64) -> KernelCase:
+    """A 64xNxK f16 wgmma whose A stage starts at byte ``pattern_start`` of a 1024-aligned buffer *with its swizzle
+    pattern anchored there* (stored by threads at ``pattern_start + 2 * stage(m, k)``); B sits at a 1024-aligned
+    offset. ``base_offset`` overrides A's descriptor field (``None``: layoutcheck's ``(start mod period) >> 7``), so
+    one launch tests the PTX rule and another what happens without it. Exact iff the descriptors read the layout."""
+    from layoutcheck.models.gmma import GmmaDescriptor, unchecked_descriptor
+
+    M, e = 64, 2
+    atom = mma_atom(f"SM90_64x{N}x16_F32F16F16_SS")
+    sa = plan_boxes(major, swizzle, "float16", (M, K)).layout
+    sb = plan_boxes("K", swizzle, "float16", (N, K)).layout
+    ba, bb = gmma_blocks(sa, "f16", M), gmma_blocks(sb, "f16", N)
+    b_at = ((pattern_start + M * K * e) // 1024 + 1) * 1024
+    da, db = [], []
+    for r in range(ba.count):
+        d = unchecked_descriptor(ba.block_layout(), "f16", major, pattern_start).advance(e * ba.block_offset(r))
+        if base_offset is not None:
+            d = GmmaDescriptor(d.start_address, d.leading_byte_offset, d.stride_byte_offset, base_offset,
+                               d.layout_type)
+        da.append(d.value)
+        db.append(gmma_descriptor(bb.block_layout(), "f16", "K", b_at).advance(e * bb.block_offset(r)).value)
+    addr_a = (pattern_start + e * sa.offsets()).astype(np.uint32)
+    addr_b = (b_at + e * sb.offsets()).astype(np.uint32)
+    nacc = size(atom.tv_layout_C[1])
+    line, outs, _, _ = _wgmma_asm(atom, "SS", nacc, int(major == "MN"), 0)
+    tag = "none" if base_offset is None else str(base_offset)
+    name = f"wgmma_placed_{major}_{swizzle}_at{pattern_start}_bo{tag}".lower()
+    src = render_template("wgmma_placed", {
+        "KERNEL": name, "INSTR": atom.ptx, "M": M, "N": N, "K": K, "NACC": nacc, "KBLOCKS": ba.count,
+        "SMEM_BYTES": b_at + N * K * e, "WGMMA": line, "SCALE_ARG": nacc + 2, "D_OPERANDS": outs,
+        "DESCRIPTION": f"A {sa} at byte {pattern_start} (pattern anchored there), "
+                       f"descA[0] {GmmaDescriptor.from_value(da[0])}"})
+    rng = np.random.default_rng(pattern_start + 17)
+    A, B = rng.integers(-3, 4, (M, K)), rng.integers(-3, 4, (N, K))
+    ref = A.astype(np.float32) @ B.astype(np.float32).T
+    elem = make_tiled_mma(atom).tv_layout_C.offsets().reshape(nacc, 128).T
+    want = ref.T.reshape(-1)[elem]  # ref[m, n] at m + 64*n
+
+    def inputs(xp: Any) -> list[Any]:
+        return [xp.asarray(encode(A.T.reshape(-1), "f16")), xp.asarray(encode(B.T.reshape(-1), "f16")),
+                xp.asarray(addr_a), xp.asarray(addr_b), xp.asarray(np.array(da, dtype=np.uint64)),
+                xp.asarray(np.array(db, dtype=np.uint64)), xp.full(128 * nacc, np.nan, dtype=xp.float32)]
+
+    def compare(out: list[Any], xp: Any) -> tuple[int, int, str]:
+        got = _to_np(out[0]).reshape(128, nacc)
+        return 128 * nacc, int((got != want).sum()), f"descA[0] {GmmaDescriptor.from_value(da[0])}"
+
+    config = (f"A {major}-major {swizzle} pattern at byte {pattern_start}, base_offset "
+              f"{'layoutcheck' if base_offset is None else base_offset}")
+    return KernelCase("wgmma_placed", config, name, src, 1, 128, inputs, (6,), compare, arch="sm_90a")
+
+
+PLACED = (("128B", 0, None, "K"), ("128B", 1408, None, "K"), ("128B", 1408, 0, "K"), ("64B", 256, None, "K"),
+          ("64B", 256, 0, "K"), ("32B", 128, None, "K"), ("32B", 128, 0, "K"), ("128B", 640, None, "MN"),
+          ("128B", 640, 0, "MN"), ("128B", 1024, None, "K"), ("none", 384, None, "K"))
+"""(swizzle, pattern start, base_offset override, major) of each base-offset experiment."""
+
+
+def placed_prediction(swizzle: str, pattern_start: int, base_offset: int | None, major: str) -> bool:
+    """What layoutcheck predicts for ``placed_case``: ``gmma_addresses`` PROVEN (exact) or REFUTED (mismatches)."""
+    from layoutcheck.models.gmma import GmmaDescriptor, unchecked_descriptor
+    from layoutcheck.properties.gmma import gmma_addresses
+
+    stage = plan_boxes(major, swizzle, "float16", (64, 64)).layout
+    d = unchecked_descriptor(gmma_blocks(stage, "f16", 64).block_layout(), "f16", major, pattern_start)
+    if base_offset is not None:
+        d = GmmaDescriptor(d.start_address, d.leading_byte_offset, d.stride_byte_offset, base_offset, d.layout_type)
+    return gmma_addresses(stage, "f16", major, pattern_start, 64, desc=d).exhaustive().holds
+
+
+def placed_cases() -> list[tuple[KernelCase, bool]]:
+    """The base-offset experiments and layoutcheck's prediction for each (True: exact): every swizzle mode with
+    its pattern at an unaligned start, once with layoutcheck's base offset and once with 0; aligned controls."""
+    return [(placed_case(sw, at, bo, major=maj), placed_prediction(sw, at, bo, maj)) for sw, at, bo, maj in PLACED]

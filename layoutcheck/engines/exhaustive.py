@@ -29,7 +29,7 @@ class ExhaustiveEngine(Engine):
         need = prop.domain_size() * prop.bytes_per_point
         if need > budget:
             return (f"domain too large for enumeration: {prop.domain_size()} points need about {need >> 20} MiB, "
-                    f"over the memory budget of {budget >> 20} MiB")
+                    f"over the memory budget of {budget >> 20} MiB (raise it with --memory)")
         return None
 
     def check(self, prop: Property, limits: Limits) -> Result:

@@ -241,12 +241,18 @@ def _stats(ms: list[Mode], rule: str) -> dict[str, Any]:
     return {"modes": len(ms), "rule": rule}
 
 
+ENUMERATE_BYTES = 32
+"""A refutation is re-derived by enumeration only up to ``memory_budget / ENUMERATE_BYTES`` points (2^26 by default):
+beyond that the scan's time, not its memory, is the limit, and the structural witness is reported."""
+
+
 def _refuted(prop: Property, witness: dict[str, Any], stats: dict[str, Any], limits: Limits) -> Decision | Undecided:
     """A structural refutation, reported with the property's canonical witness (the exhaustive engine's: smallest
     colliding pair, first index out of bounds, smallest mis-owned tile element) when the domain is enumerable within
     the memory budget, so ``auto``'s counterexamples do not depend on which engine refuted; else the structural one.
     Post: an enumeration that finds the claim holding is an internal error (UNKNOWN), never a REFUTED."""
-    if prop.domain_size() * prop.bytes_per_point > limits.memory_budget:
+    n = prop.domain_size()
+    if n * prop.bytes_per_point > limits.memory_budget or n * ENUMERATE_BYTES > limits.memory_budget:
         return Decision(False, witness, stats)
     ref = prop.exhaustive()
     if ref.holds:

@@ -453,6 +453,23 @@ def section_wgmma(out: Path) -> dict[str, Any]:
             "errors": sum(bool(r.error) for r in rows)}
 
 
+def section_wgmma_base_offset(out: Path) -> dict[str, Any]:
+    """Descriptor base offsets on silicon: operands placed by threads with the swizzle pattern at unaligned starts;
+    each kernel's exactness against layoutcheck's prediction (``gmma_addresses``)."""
+    from layoutcheck.codegen.wgmma_cases import placed_cases
+    from layoutcheck.gpu.runner import format_table, run_case
+
+    pairs = placed_cases()
+    rows = [run_case(c, repeats=0) for c, _ in pairs]
+    agree = [not r.error and (r.mismatches == 0) == exact for r, (_, exact) in zip(rows, pairs, strict=True)]
+    table = format_table(rows) + "\n" + "\n".join(
+        f"{c.name}: predicted {'exact' if exact else 'mismatch'}, measured {r.mismatches} mismatches -> "
+        f"{'agree' if a else 'DISAGREE'}" for r, (c, exact), a in zip(rows, pairs, agree, strict=True))
+    (out / "wgmma_base_offset.txt").write_text(table + "\n")
+    print(table)
+    return {"ok": all(agree), "kernels": len(rows), "agree": sum(agree)}
+
+
 SECTIONS: dict[str, Callable[[Path], dict[str, Any]]] = {
     "kernels": section_kernels,
     "spec_kernels": section_spec_kernels,
@@ -461,6 +478,7 @@ SECTIONS: dict[str, Callable[[Path], dict[str, Any]]] = {
     "banks": section_banks,
     "tma": section_tma,
     "wgmma": section_wgmma,
+    "wgmma_base_offset": section_wgmma_base_offset,
     "sanitizer": section_sanitizer,  # last: the slowest, and the kernel cache is warm by then
 }
 

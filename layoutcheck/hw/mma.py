@@ -93,7 +93,9 @@ def _sm80(name: str, mnk: tuple[int, int, int], a: Layout, b: Layout, c: Layout,
 
 def _table() -> dict[str, MmaAtom]:
     atoms = [
-        MmaAtom("UniversalFMA", (1, 1, 1), Layout(1), Layout((1, 1)), Layout((1, 1)), Layout((1, 1)),
+        # (T1,V1) -> (M1,K1) etc.; CuTe's compact Layout<Shape<_1,_1>> is (_1,_1):(_0,_0) (size-1 modes get stride 0)
+        MmaAtom("UniversalFMA", (1, 1, 1), Layout(1, 0), Layout((1, 1), (0, 0)), Layout((1, 1), (0, 0)),
+                Layout((1, 1), (0, 0)),
                 "f32", "f32", "f32", "f32", "fma",
                 "CUTLASS include/cute/atom/mma_traits.hpp MMA_Traits<UniversalFMA<D,A,B,C>> (one thread, 1x1x1)"),
         # f16 / bf16, m16n8k8

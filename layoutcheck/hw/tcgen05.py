@@ -22,6 +22,9 @@ The instruction descriptor, 32 bits (dense ``kind::f16 / tf32 / f8f6f4 / i8``)::
 and for block-scaled MMA (``kind::mxf8f6f4 / mxf4 / mxf4nvf4``) bits 4..5 carry the B scale-factor id, bit 23 the
 scale format, bits 29..30 the A scale-factor id and bit 31 the K size; bits 3 and 30..31 of the dense table are gone.
 
+PTX section numbers are those of PTX ISA 8.7/8.8 (tcgen05 is 9.7.16 there; later versions renumber), with the
+HTML anchor where the section has one (``#tcgen05-shared-memory-descriptor``...).
+
 Tensor memory: 128 lanes x 512 columns of 32-bit cells per CTA; an address is ``lane << 16 | column``; warp ``w`` of
 a warpgroup may only touch lanes ``32*(w % 4) .. 32*(w % 4) + 31`` (its sub-partition).
 """

@@ -69,15 +69,23 @@ def parse_print_layout(text: str) -> CuteImport:
     layout, _ = parse_cute_layout(lines[0])
     lay = inner(layout)
     shape = lay.shape if isinstance(lay.shape, tuple) else (lay.shape, 1)
-    rows = [_TABLE_ROW.match(ln) for ln in lines[1:]]
-    for m in rows:
+    if len(shape) != 2:
+        raise LayoutError(f"print_layout: the table's layout {layout} is not rank 2")
+    rows_n, cols_n = size(shape[0]), size(shape[1])
+    for k, ln in enumerate(lines[1:], start=2):
+        m = _TABLE_ROW.match(ln)
         if m is None:
             continue
         r = int(m.group(1))
         cells = [c.strip() for c in m.group(2).split("|")]
+        if r >= rows_n or len(cells) != cols_n:
+            raise LayoutError(f"print_layout: line {k} has row {r} with {len(cells)} cells; {layout} has {rows_n} "
+                              f"rows of {cols_n}")
         for c, cell in enumerate(cells):
-            want = layout(r + size(shape[0]) * c) if len(shape) == 2 else None
-            if want is not None and cell and int(cell) != want:
+            if not re.fullmatch(r"-?\d+", cell):
+                raise LayoutError(f"print_layout: line {k}: cell ({r},{c}) is {cell!r}, not an integer")
+            want = layout(r + rows_n * c)
+            if int(cell) != want:
                 raise LayoutError(f"print_layout: cell ({r},{c}) reads {cell}, but {layout} gives {want}")
     return CuteImport("print_layout", layout)
 

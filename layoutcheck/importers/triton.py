@@ -605,6 +605,12 @@ _SHARED = {"ttg.swizzled_shared": _swizzled_shared, "ttg.nvmma_shared": _nvmma_s
            "ttg.padded_shared": _padded_shared}
 
 
+_BUILDERS = {**_DISTRIBUTED, **_SHARED,
+             "ttg.linear": lambda a, shape: _linear(a, shape, ("register", "lane", "warp", "block")),
+             "ttg.shared_linear": lambda a, shape: _linear(a, shape, ("offset", "block")),
+             "ttng.tensor_memory_encoding": lambda a, shape: _tmem(a, shape)}
+
+
 def is_shared(attr: Attr) -> bool:
     return attr.kind in _SHARED or attr.kind == "ttg.shared_linear"
 
@@ -614,17 +620,19 @@ def to_linear(attr: Attr, shape: Sequence[int]) -> LinearLayout:
     shape = [int(s) for s in shape]
     for s in shape:
         _log2_exact(s, f"tensor shape {shape}: each dimension")
-    if attr.kind in _DISTRIBUTED:
-        return _DISTRIBUTED[attr.kind](attr, shape)
-    if attr.kind in _SHARED:
-        return _SHARED[attr.kind](attr, shape)
-    if attr.kind == "ttg.linear":
-        return _linear(attr, shape, ("register", "lane", "warp", "block"))
-    if attr.kind == "ttg.shared_linear":
-        return _linear(attr, shape, ("offset", "block"))
-    if attr.kind == "ttng.tensor_memory_encoding":
-        return _tmem(attr, shape)
-    raise ParseError(attr.text, attr.pos, f"unsupported encoding #{attr.kind}")
+    if attr.kind in ("ttg.nvidia_mma", "ttg.dot_op", "ttng.tensor_memory_encoding") and len(shape) < 2:
+        raise ParseError(attr.text, attr.pos, f"{attr.kind} needs a tensor of rank >= 2, found shape {shape}")
+    build = _BUILDERS.get(attr.kind)
+    if build is None:
+        raise ParseError(attr.text, attr.pos, f"unsupported encoding #{attr.kind}")
+    try:
+        return build(attr, shape)
+    except (LayoutError, ParseError):
+        raise
+    except (TypeError, IndexError, KeyError, ValueError, ZeroDivisionError, AttributeError) as e:
+        # a parameter of the wrong type or size (e.g. a list where an int belongs): name the encoding
+        raise ParseError(attr.text, attr.pos, f"#{attr.kind} does not fit shape {shape}: its parameters are "
+                                              f"malformed ({type(e).__name__}: {e})") from None
 
 
 def from_triton(encoding: str | Attr, shape: Sequence[int], aliases: Mapping[str, Attr | str] | None = None

@@ -63,7 +63,7 @@ class Tensor:
         return self.offset + self.layout(*args)
 
     def offsets(self) -> np.ndarray:
-        return self.offset + self.layout.offsets()
+        return self.offset + self.layout.offsets(np.int64)
 
     @property
     def shape(self) -> Any:

@@ -266,7 +266,7 @@ def _linear(box: TmaBox) -> np.ndarray:
     """Unswizzled byte offset of every box element (shape ``counts``): rows ``row_pitch`` apart."""
     counts = box.counts
     j0 = np.arange(counts[0]).reshape((-1,) + (1,) * (len(counts) - 1))
-    rows = Layout(counts[1:]).offsets().reshape((1, *counts[1:]), order="F") if len(counts) > 1 else 0
+    rows = Layout(counts[1:]).offsets(np.int64).reshape((1, *counts[1:]), order="F") if len(counts) > 1 else 0
     return j0 * box.esize + rows * box.row_pitch
 
 

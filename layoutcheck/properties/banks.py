@@ -190,7 +190,7 @@ class ConflictFreeAtEveryBase(Property):
         """(instructions, 32) pre-swizzle element offset of each lane's first element (-1: inactive)."""
         e = self.access.elems[:, :, 0]
         off = self.smem.offset if isinstance(self.smem, ComposedLayout) else 0
-        return np.where(e >= 0, inner(self.smem).offsets()[np.where(e >= 0, e, 0)] + off, -1)
+        return np.where(e >= 0, inner(self.smem).offsets(np.int64)[np.where(e >= 0, e, 0)] + off, -1)
 
     def at(self, s: int) -> ConflictFree:
         """The concrete claim at base ``period * s``."""

@@ -48,15 +48,17 @@ from layoutcheck.properties.base import (
     Undecided,
     at,
     explain_pair,
-    first_out_of_range,
     offset_range,
     pair_witness,
     recheck_out,
     recheck_pair,
-    smallest_collision,
     subject_size,
 )
+from layoutcheck.properties.scan import chunks, collision, counts, marks, value_bounds, zip_chunks
 from layoutcheck.properties.tv import ExactCover, Vectorizable, exact_cover, vectorizable
+
+DENSE = 8
+"""An image spanning at most ``DENSE * size`` values is decided by marking (one byte per value), else by sorting."""
 
 
 # -- injective / surjective / bijective / in_bounds -----------------------------------------------------------
@@ -66,7 +68,7 @@ class Injective(Property):
 
     layout: Subject
     name: ClassVar[str] = "injective"
-    bytes_per_point: ClassVar[int] = 40
+    bytes_per_point: ClassVar[int] = 9  # one mark byte per value of a dense image (<= 8 per point), else the sort
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "layout", as_subject(self.layout))
@@ -75,10 +77,26 @@ class Injective(Property):
         return (self.layout,)
 
     def exhaustive(self) -> Decision:
-        offs = self.layout.offsets()
-        pair = smallest_collision(offs)
-        stats = {"collisions": int(offs.size - np.unique(offs).size)} if pair else {"collisions": 0}
-        return Decision(True, None, stats) if pair is None else Decision(False, pair_witness(*pair), stats)
+        x, m = self.layout, subject_size(self.layout)
+        lo, hi = value_bounds(x)
+        if hi - lo < DENSE * m:  # mark each value: m indices hit m distinct values iff injective
+            distinct = int(np.count_nonzero(marks(x, lo, hi - lo + 1)[0]))
+            if distinct == m:
+                return Decision(True, None, {"collisions": 0})
+            hits = counts(x, lo, hi - lo + 1, 2)
+            pair = collision(x, lambda a: hits[a - lo] > 1)
+        else:  # a sparse image: sort the offsets
+            srt = x.offsets()
+            srt.sort()
+            same = srt[1:] == srt[:-1]
+            distinct = m - int(np.count_nonzero(same))
+            if distinct == m:
+                return Decision(True, None, {"collisions": 0})
+            dup = np.unique(srt[1:][same])
+            del srt, same
+            pair = collision(x, lambda a: dup[np.minimum(np.searchsorted(dup, a), dup.size - 1)] == a)
+        assert pair is not None  # fewer distinct values than indices
+        return Decision(False, pair_witness(*pair), {"collisions": m - distinct})
 
     def recheck(self, w: dict[str, Any]) -> bool:
         return recheck_pair(self.layout, w)
@@ -94,7 +112,7 @@ class InBounds(Property):
     layout: Subject
     extent: int
     name: ClassVar[str] = "in_bounds"
-    bytes_per_point: ClassVar[int] = 16
+    bytes_per_point: ClassVar[int] = 1  # chunk by chunk: no per-point storage
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "layout", as_subject(self.layout))
@@ -108,10 +126,14 @@ class InBounds(Property):
         return f"{self.layout}, {self.extent}"
 
     def exhaustive(self) -> Decision:
-        offs = self.layout.offsets()
-        i = first_out_of_range(offs, self.extent)
-        stats = {"out_of_bounds": int(((offs < 0) | (offs >= self.extent)).sum())}
-        return Decision(True, None, stats) if i is None else Decision(False, {"kind": "out", "i": i}, stats)
+        e, first, out = self.extent, None, 0
+        for start, a in chunks(self.layout):
+            if int(a.min()) < 0 or int(a.max()) >= e:
+                bad = (a < 0) | (a >= e)
+                out += int(np.count_nonzero(bad))
+                first = start + int(np.flatnonzero(bad)[0]) if first is None else first
+        stats = {"out_of_bounds": out}
+        return Decision(True, None, stats) if first is None else Decision(False, {"kind": "out", "i": first}, stats)
 
     def recheck(self, w: dict[str, Any]) -> bool:
         return recheck_out(self.layout, w, self.extent)
@@ -143,7 +165,7 @@ class Onto(Property):
     codomain: int | None = None
     name: ClassVar[str] = "onto"
     need_injective: ClassVar[bool] = False
-    bytes_per_point: ClassVar[int] = 32
+    bytes_per_point: ClassVar[int] = 2  # one mark byte per codomain value (codomain <= size), then one count byte
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "layout", as_subject(self.layout))
@@ -202,18 +224,19 @@ def _onto(prop: Onto, n: int) -> Decision:
     count = prop.count_witness()
     if count is not None:
         return Decision(False, count, {"size": m, "codomain": n})
-    offs = x.offsets()
-    i = first_out_of_range(offs, n)
+    seen, i = marks(x, 0, n)
     if i is not None:
         return Decision(False, {"kind": "out", "i": i}, {})
-    counts = np.bincount(offs, minlength=n)
-    stats = {"missing": int((counts == 0).sum()), "multiply_hit": int((counts > 1).sum())}
-    if m == n and stats["missing"] == 0:  # n offsets covering [0, n): injective too
-        return Decision(True, None, stats)
+    hit = int(np.count_nonzero(seen))
+    del seen
+    if m == n and hit == n:  # n offsets covering [0, n): injective too
+        return Decision(True, None, {"missing": 0, "multiply_hit": 0})
+    hits = counts(x, 0, n, 2)
+    stats = {"missing": n - hit, "multiply_hit": int(np.count_nonzero(hits > 1))}
     if need_injective or m == n:
-        pair = smallest_collision(offs)
+        pair = collision(x, lambda a: hits[a] > 1)
         return Decision(True, None, stats) if pair is None else Decision(False, pair_witness(*pair), stats)
-    missing = np.flatnonzero(counts == 0)
+    missing = np.flatnonzero(hits == 0)
     return Decision(True, None, stats) if missing.size == 0 else Decision(False, {"kind": "missing",
                                                                                    "y": int(missing[0])}, stats)
 
@@ -248,7 +271,7 @@ class Equivalent(Property):
     a: Subject
     b: Subject
     name: ClassVar[str] = "equivalent"
-    bytes_per_point: ClassVar[int] = 32
+    bytes_per_point: ClassVar[int] = 1  # chunk by chunk: no per-point storage
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "a", as_subject(self.a, "equivalent: A"))
@@ -261,10 +284,13 @@ class Equivalent(Property):
         return (self.a, self.b)
 
     def exhaustive(self) -> Decision:
-        diff = np.flatnonzero(self.a.offsets() != self.b.offsets())
-        stats = {"differing": int(diff.size)}
-        return Decision(True, None, stats) if diff.size == 0 else Decision(False, {"kind": "differ",
-                                                                                   "i": int(diff[0])}, stats)
+        first, differing = None, 0
+        for start, a, b in zip_chunks(self.a, self.b):
+            diff = np.flatnonzero(a != b)
+            differing += diff.size
+            first = start + int(diff[0]) if first is None and diff.size else first
+        stats = {"differing": differing}
+        return Decision(True, None, stats) if first is None else Decision(False, {"kind": "differ", "i": first}, stats)
 
     def recheck(self, w: dict[str, Any]) -> bool:
         i = w["i"]

@@ -76,7 +76,7 @@ class TmaCompatible(Property):
     def _sides(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         swz, off, lay = _split(self.layout)
         tile, es = self.tile, self.box.esize
-        plain = lay.offsets().reshape(tile, order="F")
+        plain = lay.offsets(np.int64).reshape(tile, order="F")
         crd = np.indices(tile)
         n = [self.box.counts[d] for d in self.modes]
         origin = tuple(crd[i] - crd[i] % n[i] for i in range(len(tile)))

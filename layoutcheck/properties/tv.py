@@ -43,6 +43,7 @@ from layoutcheck.properties.base import (
     smallest_collision,
     subject_size,
 )
+from layoutcheck.properties.scan import chunks, counts, indices_of, marks
 
 # -- exact cover of a tile by a TV map ------------------------------------------------------------------------
 Tile = int | tuple | Layout
@@ -108,8 +109,33 @@ class ExactCover(Property):
         k = f", x{self.replication}" if self.replication > 1 else ""
         return f"{self.tv} on tile {_show_tile(self.tile)}{k}"
 
+    @property
+    def bytes_per_point(self) -> int:  # type: ignore[override]
+        """One mark byte per tile element (then one count byte) for a partition; sorting for replication > 1."""
+        return 2 if self.replication == 1 else 40
+
     def exhaustive(self) -> Decision:
-        offs, n, k, nt = self.tv.offsets(), self.tile_size, self.replication, self.threads
+        return self._partition() if self.replication == 1 else self._replicated()
+
+    def _partition(self) -> Decision:
+        """``replication == 1``: ``size(tv) == size(tile)``, so every element is owned once iff every one is hit."""
+        x, n = self.tv, self.tile_size
+        seen, i = marks(x, 0, n)
+        if i is not None:
+            return Decision(False, {"kind": "out", "i": i}, {})
+        if int(np.count_nonzero(seen)) == n:
+            return Decision(True, None, {"missing": 0, "over_owned": 0, "under_owned": 0})
+        del seen
+        hits = counts(x, 0, n, 2)
+        stats = {"missing": int((hits == 0).sum()), "over_owned": int((hits > 1).sum()),
+                 "under_owned": int((hits < 1).sum())}
+        y = int(np.flatnonzero(hits != 1)[0])
+        owners = indices_of(x, y, limit=64)
+        count = len(owners) if hits[y] < 2 or len(owners) < 64 else len(indices_of(x, y, None))
+        return Decision(False, {"kind": "owners", "y": y, "owners": owners, "count": count}, stats)
+
+    def _replicated(self) -> Decision:
+        offs, n, k, nt = self.tv.offsets(np.int64), self.tile_size, self.replication, self.threads
         i = first_out_of_range(offs, n)
         if i is not None:
             return Decision(False, {"kind": "out", "i": i}, {})
@@ -184,7 +210,7 @@ class Vectorizable(Property):
     width_bytes: int
     dtype_bytes: int
     name: ClassVar[str] = "vectorizable"
-    bytes_per_point: ClassVar[int] = 32
+    bytes_per_point: ClassVar[int] = 1  # chunk by chunk, whole vector rows at a time
 
     def __post_init__(self) -> None:
         lay = as_subject(self.layout, "vectorizable: layout")
@@ -215,15 +241,22 @@ class Vectorizable(Property):
 
     def exhaustive(self) -> Decision:
         nt, w = self.threads, self.vector
-        offs = self.layout.offsets().reshape(-1, w, nt)  # [group, j, thread]
-        base = offs[:, :1, :]
-        ok = ((offs - base) == np.arange(w).reshape(1, w, 1)).all(axis=1) & (base[:, 0, :] % w == 0)
-        bad = np.argwhere(~ok)  # rows (group, thread), sorted by group then thread
-        stats = {"vectors": int(ok.size), "failing_vectors": int(bad.shape[0])}
-        if bad.shape[0] == 0:
+        step = np.arange(w).reshape(1, w, 1)
+        worst, total, failing = None, 0, 0
+        for start, a in chunks(self.layout, align=w * nt):
+            offs = a.reshape(-1, w, nt)  # [group, j, thread]
+            base = offs[:, :1, :]
+            ok = ((offs - base) == step).all(axis=1) & (base[:, 0, :] % w == 0)
+            bad = np.argwhere(~ok)  # rows (group, thread)
+            total, failing = total + ok.size, failing + bad.shape[0]
+            if bad.shape[0]:
+                g, t = (int(v) for v in bad[np.lexsort((bad[:, 0], bad[:, 1]))[0]])  # smallest thread, then group
+                cand = (t, g + start // (w * nt))
+                worst = cand if worst is None or cand < worst else worst
+        stats = {"vectors": total, "failing_vectors": failing}
+        if worst is None:
             return Decision(True, None, stats)
-        g, t = (int(v) for v in bad[np.lexsort((bad[:, 0], bad[:, 1]))[0]])  # smallest thread, then group
-        return Decision(False, {"kind": "vector", "t": t, "g": g}, stats)
+        return Decision(False, {"kind": "vector", "t": worst[0], "g": worst[1]}, stats)
 
     def _run(self, w: dict[str, Any]) -> list[int]:
         t, g, nt, vw = w["t"], w["g"], self.threads, self.vector

@@ -332,3 +332,34 @@ def _bind_tcgen05(fn: Any, cfg: Config, req: PropertyRequest) -> Any:
 
 
 _BINDERS |= {k: _bind_tcgen05 for k in ("umma_smem", "umma_instr", "descriptor_format", "tmem", "block_scale")}
+
+
+def _bind_residue(fn: Any, cfg: Config, req: PropertyRequest) -> Any:
+    """A ``ResidueTiling`` of the config's ``tile`` over the modes of ``sizes`` (their ranges)."""
+    residue = need_module("layoutcheck.models.residue", req.name)
+    sizes = cfg.get("sizes")
+    try:
+        tiling = residue.ResidueTiling(tuple(k for k, _ in sizes), tuple(cfg.get("tile")),
+                                       cfg.get("count", "ceil_div"), cfg.get("predicate", "coord_lt_shape"),
+                                       cfg.get("tv"))
+    except LayoutError as e:
+        raise cfg.error("tile", one_line(e)) from None
+    return fn(tiling, tuple(r for _, r in sizes))
+
+
+def _bind_scheduler(fn: Any, cfg: Config, req: PropertyRequest) -> Any:
+    """A ``TileScheduler`` over the ``GM x GN`` tile grids of ``grids`` (two ranges)."""
+    sched = need_module("layoutcheck.models.schedulers", req.name)
+    grids = cfg.get("grids")
+    if len(grids) != 2:
+        raise cfg.error("grids", f"expected two ranges (GM, GN), found {len(grids)}")
+    try:
+        s = sched.TileScheduler(cfg.get("scheduler"), cfg.get("log", 0), cfg.get("group", 8), cfg.get("ctas", 1),
+                                cfg.get("drop_partial_group", False), cfg.get("splits", 1),
+                                cfg.get("count", "ceil_div"))
+    except LayoutError as e:
+        raise cfg.error("scheduler", one_line(e)) from None
+    return fn(s, tuple(r for _, r in grids))
+
+
+_BINDERS |= {"residue": _bind_residue, "scheduler": _bind_scheduler}

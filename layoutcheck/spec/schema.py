@@ -43,6 +43,13 @@ KINDS: dict[str, dict[str, Any]] = {
                        "wgmma_swizzle", "box", "global_shape", "global_strides", "modes", "interleave"},
               "required": {"dtype", "major"},
               "properties": {"gmma_addresses", "gmma_fields", "tma_wgmma"}},
+    # ragged problems (issue #15): every problem size / tile grid in a range
+    "residue": {"keys": {"tile", "sizes", "count", "predicate", "tv"},
+                "required": {"tile", "sizes"},
+                "properties": {"residue_cover"}},
+    "scheduler": {"keys": {"scheduler", "grids", "log", "group", "ctas", "drop_partial_group", "splits", "count"},
+                  "required": {"scheduler", "grids"},
+                  "properties": {"schedule_bijection"}},
 }
 COMMON_KEYS = {"name", "kind", "description", "properties"}
 PROPERTY_PARAMS: dict[str, set[str]] = {
@@ -51,6 +58,7 @@ PROPERTY_PARAMS: dict[str, set[str]] = {
     "conflict_free": {"access"}, "wavefront_count": {"access", "n", "max"},
     "tma_compatible": set(),
     "gmma_addresses": set(), "gmma_fields": set(), "tma_wgmma": set(),
+    "residue_cover": set(), "schedule_bijection": set(),
 }
 ALL_PROPERTIES = sorted(PROPERTY_PARAMS)
 
@@ -60,12 +68,15 @@ PROPERTY_MODULE: dict[str, str] = {name: "layoutcheck.properties.layout" for nam
     "conflict_free": "layoutcheck.properties.banks", "wavefront_count": "layoutcheck.properties.banks",
     "tma_compatible": "layoutcheck.properties.tma",
     "gmma_addresses": "layoutcheck.properties.gmma", "gmma_fields": "layoutcheck.properties.gmma",
-    "tma_wgmma": "layoutcheck.properties.gmma"}
+    "tma_wgmma": "layoutcheck.properties.gmma", "residue_cover": "layoutcheck.properties.residue",
+    "schedule_bijection": "layoutcheck.properties.residue"}
 KIND_MODULE: dict[str, tuple[str, ...]] = {
     "tiled_mma": ("layoutcheck.models.tiled_mma", "layoutcheck.hw.mma"),
     "smem": ("layoutcheck.models.banks.access",),
     "tma": ("layoutcheck.models.tma",),
     "wgmma": ("layoutcheck.models.gmma", "layoutcheck.models.tma"),
+    "residue": ("layoutcheck.models.residue",),
+    "scheduler": ("layoutcheck.models.schedulers",),
 }
 
 

@@ -189,6 +189,34 @@ def _ranges(v: Any, key: str) -> tuple[tuple[str, int], ...]:
     return tuple(out)
 
 
+def _size_ranges(v: Any, key: str) -> tuple[tuple[str, tuple[int, int]], ...]:
+    """``{ M = [1, 1048576], N = [1, 1048576] }``: each mode's inclusive range of problem sizes, in mode order."""
+    if not isinstance(v, dict) or not v:
+        raise ValueError("expected a table of modes and inclusive ranges, e.g. { M = [1, 1048576], N = [1, 4096] }")
+    out = []
+    for name, r in v.items():
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+            raise ValueError(f"bad mode name {name!r}")
+        lo, hi = _ints(r, key, 1, (2, 2))
+        if lo > hi:
+            raise ValueError(f"range of {name} is empty: [{lo}, {hi}]")
+        out.append((name, (lo, hi)))
+    return tuple(out)
+
+
+def _bool(v: Any, key: str) -> bool:
+    if not isinstance(v, bool):
+        raise ValueError(f"expected true or false, found {brief(v)}")
+    return v
+
+
+def _lower_choice(v: Any, key: str, options: tuple[str, ...]) -> str:
+    s = _str(v, key)
+    if s not in options:
+        raise ValueError(f"expected one of {', '.join(options)}, found {v!r}")
+    return s
+
+
 def _choice(v: Any, key: str, options: tuple[str, ...]) -> str:
     s = _str(v, key).upper()
     if s not in options:
@@ -223,6 +251,12 @@ _CHECKERS: dict[str, Any] = {
     "dtype": _dtype, "access": _str, "swizzle": _str, "interleave": _str, "atom": _atom,
     "operand": lambda v, k: _choice(v, k, ("A", "B", "C")),
     "block_mn": _int, "base_address": lambda v, k: _int(v, k, 0), "descriptor": _descriptor, "wgmma_swizzle": _str,
+    "sizes": _size_ranges, "grids": _size_ranges,
+    "count": lambda v, k: _lower_choice(v, k, ("ceil_div", "div")),
+    "predicate": lambda v, k: _lower_choice(v, k, ("coord_lt_shape", "none", "tma")),
+    "scheduler": lambda v, k: _lower_choice(v, k, ("plain", "swizzle", "grouped", "split_k")),
+    "log": lambda v, k: _int(v, k, 0), "group": _int, "ctas": _int, "splits": _int,
+    "drop_partial_group": _bool,
 }
 
 

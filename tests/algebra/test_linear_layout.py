@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 
 from layoutcheck.algebra.layout import Layout, size
-from layoutcheck.algebra.linear_layout import LinearLayout, from_cute, to_cute
+from layoutcheck.algebra.linear_layout import LinearLayout, linear_from_cute, to_cute
 from layoutcheck.algebra.notation import parse_layout
 from layoutcheck.algebra.swizzle import inner
 from layoutcheck.errors import LayoutError
@@ -71,7 +71,7 @@ def test_to_cute_has_the_same_flat_map_where_it_exists(ll):
     except LayoutError:
         return
     assert (c.offsets() == ll.offsets()).all()
-    back = from_cute(c, {n: ll.in_dim_size(n) for n in ll.in_dims}, dict(ll.out_dims))
+    back = linear_from_cute(c, {n: ll.in_dim_size(n) for n in ll.in_dims}, dict(ll.out_dims))
     assert back == ll
 
 
@@ -80,7 +80,7 @@ def test_to_cute_has_the_same_flat_map_where_it_exists(ll):
 def test_from_cute_round_trips(text):
     x = parse_layout(text)
     n = size(inner(x))
-    ll = from_cute(x, {"offset": n}, {"dim0": 1 << (int(max(x.offsets())).bit_length())})
+    ll = linear_from_cute(x, {"offset": n}, {"dim0": 1 << (int(max(x.offsets())).bit_length())})
     assert (ll.offsets() == x.offsets()).all()
     assert (to_cute(ll).offsets() == x.offsets()).all()
 
@@ -99,5 +99,5 @@ def test_errors_name_the_broken_rule():
         LinearLayout.make({"lane": [[1]]}, {"dim0": 3})
     with pytest.raises(LayoutError, match="not injective"):
         LinearLayout.make({"lane": [[1], [1]]}, {"dim0": 4}).invert()
-    with pytest.raises(LayoutError, match="from_cute"):
-        from_cute(Layout(4, 3), {"lane": 4}, {"dim0": 16})
+    with pytest.raises(LayoutError, match="linear_from_cute"):
+        linear_from_cute(Layout(4, 3), {"lane": 4}, {"dim0": 16})

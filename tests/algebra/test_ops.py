@@ -22,13 +22,9 @@ from layoutcheck import (
     right_inverse,
     size,
 )
-from layoutcheck.algebra.inttuple import crd2idx, flatten
+from layoutcheck.algebra.inttuple import flatten
+from layoutcheck.algebra.layout import extended
 from tests.strategies import compact_layouts, injective_layouts, layouts
-
-
-def extended(L: Layout, i: int) -> int:
-    """``L(i)`` with CuTe's convention that the last mode runs on past ``size(L)``."""
-    return crd2idx(i, L.shape, L.stride)
 
 
 # -- coalesce / filter -------------------------------------------------------------------------------------------
@@ -92,12 +88,8 @@ def test_composition_is_function_composition(pair) -> None:
         assume(False)
         return
     assert size(r) == size(b)
-    rb = b.offsets()
-    # inside A's domain this is plain A(B(i)); beyond it CuTe runs the last mode of coalesce(A) on
-    ref = a if int(rb.max()) < size(a) else coalesce(a)
-    if ref == Layout(1, 0):
-        ref = Layout(1, flatten(a.stride)[-1])  # size-1 A keeps its stride (CuTe DSL: 1:1 o B == B)
-    expected = [extended(ref, int(j)) for j in rb]
+    # inside A's domain this is plain A(B(i)); beyond it A's last mode runs on (CuTe's extended evaluation)
+    expected = [extended(a, int(j)) for j in b.offsets()]
     assert list(r.offsets()) == expected
 
 
@@ -208,8 +200,27 @@ def test_right_inverse_seed_example() -> None:
     assert all(L(R(i)) == i for i in range(128))
 
 
-def test_left_inverse_rejects_non_injective() -> None:
-    with pytest.raises(LayoutError, match="injective"):
-        left_inverse(Layout((4, 2), (1, 0)))
-    with pytest.raises(LayoutError, match="injective"):
-        left_inverse(Layout((4, 2), (1, 2)))
+@given(layouts())
+def test_left_inverse_is_a_quasi_inverse(L: Layout) -> None:
+    """C++'s contract for any layout it accepts: ``L(R(L(i))) == L(i)``; what breaks it is rejected by name."""
+    try:
+        R = left_inverse(L)
+    except LayoutError as e:
+        assert "divisibility" in str(e) or "quasi-inverse law" in str(e)
+        return
+    for i in range(size(L)):
+        assert extended(L, extended(R, L(i))) == L(i)
+
+
+def test_left_inverse_skips_stride_0_modes_as_cute_does() -> None:
+    assert str(left_inverse(Layout(4, 0))) == "4:0"  # C++ (the CuTe DSL answers 1:0, also a quasi-inverse)
+    assert str(left_inverse(Layout((2, 4, 8), (32, 0, 2)))) == "(2,16,2):(0,8,1)"
+    assert str(left_inverse(Layout((4, 2), (1, 0)))) == "4:1"
+    assert str(left_inverse(Layout((2, 2), (1, 1)))) == "2:2"  # overlapping, and CuTe's answer is right
+
+
+def test_left_inverse_rejects_what_breaks_cutes_law() -> None:
+    with pytest.raises(LayoutError, match="divisibility condition"):
+        left_inverse(Layout((2, 3), (3, 2)))
+    with pytest.raises(LayoutError, match=r"quasi-inverse law .* at i = 8"):
+        left_inverse(Layout((3, 3), (2, 1)))  # C++ returns (2,3):(3,1), and L(R(L(8))) != L(8)

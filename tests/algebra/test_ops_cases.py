@@ -51,8 +51,14 @@ CASES = [
     ("complement", "L((2,(2,2)),(1,(8,4))), 64", "(2,4):(2,16)"),
     ("complement", "L((4,2),(1,0)), (4,8)", "8:4"),
     ("complement", "L(4,-2), 24", "!LayoutError: complement of 4:-2: negative stride -2 is not supported"),
-    ("complement", "L((2,2),(1,3)), 24",
-     "!LayoutError: complement of (2,2):(1,3) does not exist: stride 3 is not a multiple of 2"),
+    ("complement", "L((2,2),(1,3)), 24", "4:6"),  # C++: the gap 3 // 2 rounds down
+    ("complement", "L((4,6),(1,6))", "1:0"),  # issue #15 reproducers, values from the compiled C++ headers
+    ("complement", "L((4,10),(1,10))", "2:4"),
+    ("complement", "L(3,2), (4,6)", "(2,3):(1,6)"),  # a shape cotarget divides by folding: ceil_div((4,6),6) = 3
+    ("complement", "L(4,0), 12", "12:1"),
+    ("complement", "L((2,2),(4,4)), 32",
+     "!LayoutError: complement of (2,2):(4,4): Non-injective Layout (CuTe's law): the mode 2:4 overlaps the modes "
+     "below it, which already reach 8"),
     ("right_inverse", "L(((4,8),(2,2)),((32,1),(16,8)))", "(8,2,2,4):(4,64,32,1)"),
     ("right_inverse", "L((4,8),(8,1))", "(8,4):(4,1)"),
     ("right_inverse", "L((3,4),(2,1))", "4:3"),
@@ -60,17 +66,40 @@ CASES = [
     ("left_inverse", "L((4,8),(8,1))", "(8,4):(4,1)"),
     ("left_inverse", "L((128,160),(65536,1))", "(65536,128):(128,1)"),
     ("left_inverse", "L((2,(1,4)),(4,(9,1)))", "(4,2):(2,1)"),
-    ("left_inverse", "L((2,2),(1,0))",
-     "!LayoutError: left_inverse of (2,2):(1,0): a stride-0 or negative mode makes it non-injective"),
-    ("left_inverse", "L((4,2),(1,2))",
-     "!LayoutError: left_inverse of (4,2):(1,2): not injective (mode 4:1 overlaps stride 2)"),
+    ("left_inverse", "L((2,2),(1,0))", "2:1"),
+    ("left_inverse", "L((4,2),(1,2))", "(2,2):(1,4)"),
+    ("left_inverse", "L(4,0)", "4:0"),
+    ("left_inverse", "L((2,4,8),(32,0,2))", "(2,16,2):(0,8,1)"),
+    ("left_inverse", "L((2,3),(3,2))",
+     "!LayoutError: left_inverse of (2,3):(3,2) is not a layout: Left inverse divisibility condition fails (stride 3 "
+     "is not a multiple of 2, the size placed below it)"),
     ("left_inverse", "L((4,3),(1,6))", "(6,3):(1,4)"),
     ("logical_divide", "L(128,128), L((16,4),(4,1))", "((16,4),2):((512,128),8192)"),
     ("logical_divide", "L((128,128),(128,1)), (L((16,4),(4,1)), L((16,4),(4,1)))",
      "(((16,4),2),((16,4),2)):(((512,128),8192),((4,1),64))"),
     ("logical_divide", "L((8,6),(1,8)), (4, None)", "((4,2),6):((1,4),8)"),
-    ("logical_divide", "L(10,1), 4",
-     "!NotDivisibleError: logical_divide: tile 4:1 (size 4, cosize 4) does not divide 10:1 (size 10) exactly"),
+    ("logical_divide", "L(10,1), 4", "(4,3):(1,4)"),  # the last tile runs past index 10 (a residue tile)
+    ("logical_divide", "L(32,1), L(3,1)", "(3,11):(1,3)"),
+    ("logical_divide", "L((4,16),(16,1)), (L(3,2), 2)", "((3,2),(2,8)):((32,16),(1,2))"),
+    ("zipped_divide", "L((4,16),(16,1)), (L(3,2), 2)", "((3,2),(2,8)):((32,1),(16,2))"),
+    ("tiled_divide", "L((4,16),(16,1)), (L(3,2), 2)", "((3,2),2,8):((32,1),16,2)"),
+    ("flat_divide", "L((4,16),(16,1)), (L(3,2), 2)", "(3,2,2,8):(32,1,16,2)"),
+    ("logical_divide", "L((4,6),(1,4)), 5", "(5,5):(1,5)"),
+    ("logical_divide", "L((4,6),(1,5)), 3",
+     "!CompositionError: inadmissible composition (4,6):(1,5) o (3,12):(1,3): the modes of B carry across A's mode "
+     "boundary at 4"),  # C++ and the DSL answer (3,(2,6)):(1,(3,5)), which is not A o B
+    ("logical_product", "L((4,6),(1,6)), L(3,1)", "((4,6),3):((1,6),36)"),
+    ("composition", "L((4,1),(1,0)), L(8,1)", "(4,2):(1,0)"),
+    ("composition", "L((4,6,1),(2,3,0)), L(30,4)", "(6,5):(3,0)"),
+    ("composition", "L((4,6,1),(1,4,0)), L((6,8),(1,6))", "(6,(4,2)):(1,(6,0))"),
+    ("composition", "L((6,6,6),(36,6,1)), (2, L(3,2))", "(2,3):(36,12)"),  # C++ drops A's unmatched mode
+    ("upcast", "L(24,2), 8", "6:1"),
+    ("upcast", "L((4,4),(4,1)), 8", "(2,1):(1,1)"),
+    ("upcast", "L(((4,6),8),((1,4),24)), 8", "((1,3),8):((1,1),3)"),
+    ("upcast", "L(4,3), 8", "!NotDivisibleError: upcast by 8: Divisibility condition fails for stride 3 (neither "
+     "divides)"),
+    ("blocked_product", "L((2,2),(1,2)), 3", "((2,3),(2,1)):((1,4),(2,0))"),
+    ("raked_product", "L((2,3),(1,2)), (2,4)", "((2,2),(4,3)):((6,1),(12,2))"),
     ("zipped_divide", "L((128,128),(128,1)), (L((16,4),(4,1)), L((16,4),(4,1)))",
      "(((16,4),(16,4)),(2,2)):(((512,128),(4,1)),(8192,64))"),
     ("zipped_divide", "L((8,6,2),(1,8,48)), (4,3)", "((4,3),(2,2,2)):((1,8),(4,24,48))"),

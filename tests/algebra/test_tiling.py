@@ -86,12 +86,21 @@ def test_by_mode_tilers() -> None:
 
 
 @pytest.mark.parametrize(
-    ("a", "tiler"),
-    [(Layout(10, 1), 4), (Layout(16, 1), Layout(4, 8)), (Layout((8, 6), (1, 8)), (3, None))],
+    ("a", "tiler", "expected"),
+    [(Layout(10, 1), 4, "(4,3):(1,4)"), (Layout(16, 1), Layout(4, 8), "(4,8):(8,1)"),
+     (Layout((8, 6), (1, 8)), (3, None), "((3,3),6):((1,3),8)")],
 )
-def test_non_divisible_tiler_is_an_error(a, tiler) -> None:
-    with pytest.raises(NotDivisibleError, match="does not divide"):
-        logical_divide(a, tiler)
+def test_non_dividing_tiler_runs_past_as_cute_does(a, tiler, expected) -> None:
+    """CuTe's complement rounds up: the last tile is a residue tile running past ``size(A)`` (values from C++)."""
+    r = logical_divide(a, tiler)
+    assert str(r) == expected
+    t = tiler if isinstance(tiler, Layout) else None
+    if t is not None:  # R(i) == extended(A, (T, complement(T))(i)) over the whole (larger) domain
+        from layoutcheck.algebra.layout import extended, make_layout
+        from layoutcheck.algebra.ops import complement
+
+        full = make_layout(t, complement(t, size(a)))
+        assert [r(i) for i in range(size(r))] == [extended(a, full(i)) for i in range(size(full))]
 
 
 def test_tiler_rank_mismatch_is_an_error() -> None:

@@ -21,8 +21,8 @@ CASES = wgmma_gemm_cases()
 
 
 def test_cases_are_unique_and_cover_the_matrix() -> None:
-    assert len({c.name for c in CASES}) == len(CASES) == 28
-    assert {c.config.split()[0] for c in CASES} == {"f16", "bf16", "tf32", "e4m3"}
+    assert len({c.name for c in CASES}) == len(CASES) == 32
+    assert {c.config.split()[0] for c in CASES} == {"f16", "bf16", "tf32", "e4m3", "e5m2", "s8"}
     assert all(c.arch == "sm_90a" for c in CASES + probe_cases())
 
 
@@ -54,7 +54,7 @@ def test_descriptor_advance_and_c_store_equal_the_layouts(args) -> None:
     tiled = make_tiled_mma(mma_atom(_atom(dtype, N)), (M // 64, 1, 1))
     tv = tiled.tv_layout_C
     for t in range(0, tiled.size, 7):
-        for v in range(0, N // 2, 3):
+        for v in range(0, N // 2, 3 if N <= 64 else 13):
             el = tv(t, v)
             assert eval_c(c_off, {"t": t, "v": v}) == (el % M) * N + el // M
 
@@ -70,6 +70,8 @@ def test_encodings_are_exact() -> None:
     bf = (encode(x, "bf16").astype(np.uint32) << 16).view(np.float32)
     assert np.array_equal(bf.astype(int), x)
     assert encode(np.array([1, -2, 64]), "e4m3").tolist() == [0x38, 0xC0, 0x68]
+    assert encode(np.array([1, -2, 3]), "e5m2").tolist() == [0x3C, 0xC0, 0x42]
+    assert encode(np.array([-3, 3]), "s8").tolist() == [0xFD, 0x03]
 
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not installed")

@@ -54,9 +54,9 @@ extern "C" __global__ void __launch_bounds__({{THREADS}}) {{KERNEL}}(const {{TYP
                  : "=r"(done) : "r"(bar) : "memory");
   if (done == 0u) atomicOr(status, 1u);
 
-  float d[{{NACC}}];
+  {{ACC_T}} d[{{NACC}}];
 #pragma unroll
-  for (int i = 0; i < {{NACC}}; ++i) d[i] = 0.0f;
+  for (int i = 0; i < {{NACC}}; ++i) d[i] = 0;
   // descriptor words for a buffer at shared address 0 (layoutcheck.models.gmma); the start field adds the base / 16
   const unsigned long long desc_a0 = {{DESC_A0}}ull + (a_base >> 4);
   const unsigned long long desc_b0 = {{DESC_B0}}ull + (b_base >> 4);
@@ -77,5 +77,5 @@ extern "C" __global__ void __launch_bounds__({{THREADS}}) {{KERNEL}}(const {{TYP
     asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
   }
 #pragma unroll
-  for (unsigned v = 0; v < {{NACC}}u; ++v) gC[{{C_OFF}}] = d[v];
+  for (unsigned v = 0; v < {{NACC}}u; ++v) gC[{{C_OFF}}] = static_cast<float>(d[v]);
 }
