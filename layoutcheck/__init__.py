@@ -103,6 +103,13 @@ _LAZY = {
     "tmem_exact_cover": "layoutcheck.properties.tmem",
     "tmem_subpartition": "layoutcheck.properties.tmem",
     "scale_ownership": "layoutcheck.properties.tmem",
+    # Hopper (wgmma), issue #16
+    "GmmaDescriptor": "layoutcheck.models.gmma",
+    "gmma_descriptor": "layoutcheck.models.gmma",
+    "decode_gmma_descriptor": "layoutcheck.models.gmma",
+    "gmma_addresses": "layoutcheck.properties.gmma",
+    "gmma_fields": "layoutcheck.properties.gmma",
+    "tma_wgmma": "layoutcheck.properties.gmma",
 }
 
 

@@ -50,7 +50,7 @@ def test_descriptor_advance_and_c_store_equal_the_layouts(args) -> None:
     d0 = GmmaDescriptor.from_value(int(_expr(src, r"desc_a0 = (0x[0-9a-f]+)ull"), 16))
     assert np.array_equal(decode_gmma_descriptor(d0, dtype, ma, 64).addresses(), ba.expected(0, e)[0])
     # C store: gC[m*N + n] for (m, n) = tv_layout_C(t, v) of the tiled wgmma
-    c_off = _expr(src, r"gC\[(.*)\] = d\[v\];")
+    c_off = _expr(src, r"gC\[(.*)\] = static_cast<float>\(d\[v\]\);")
     tiled = make_tiled_mma(mma_atom(_atom(dtype, N)), (M // 64, 1, 1))
     tv = tiled.tv_layout_C
     for t in range(0, tiled.size, 7):
