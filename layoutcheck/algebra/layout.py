@@ -20,12 +20,14 @@ operation pays for re-validation (``tests/unit/test_algebra_cases.py`` checks bo
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from math import gcd
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 from layoutcheck.algebra.inttuple import (
     Coord,
@@ -83,7 +85,8 @@ def _normalize(t: Any) -> IntTuple:
         return t
     if isinstance(t, (tuple, list)):
         return tuple(_normalize(m) for m in t)
-    if isinstance(t, np.integer):
+    np = sys.modules.get("numpy")  # NumPy ints exist only once NumPy is imported; the algebra does not import it
+    if np is not None and isinstance(t, np.integer):
         return int(t)
     return t
 
@@ -179,11 +182,11 @@ class Layout:
             _check_coord(crd, self.shape, self)  # raises, naming the bad part
         return off
 
-    def offsets(self, dtype: Any = None, xp: Any = np) -> Any:
+    def offsets(self, dtype: Any = None, xp: Any = None) -> Any:
         """``L(i)`` for every ``i`` in ``[0, size)``, as one array (vectorised, no Python loop per element).
 
         ``dtype=None`` picks ``int32`` when every offset fits it, else ``int64`` (pass ``np.int64`` before arithmetic
-        that may grow the values); ``xp`` is the array module (NumPy, or CuPy for the GPU-side oracle).
+        that may grow the values); ``xp`` is the array module (NumPy by default, or CuPy for the GPU-side oracle).
         """
         return evaluate(flatten(self.shape), flatten(self.stride), dtype, xp)
 
@@ -292,6 +295,7 @@ def offset_bounds(shape: tuple[int, ...], stride: tuple[int, ...]) -> tuple[int,
 
 def offset_dtype(lo: int, hi: int) -> Any:
     """``int32`` when every value in ``[lo, hi]`` fits it, else ``int64`` (the dtype ``offsets()`` picks)."""
+    import numpy as np  # NumPy loads on first evaluation, not with the algebra
     return np.int32 if lo >= -INT32_MAX - 1 and hi <= INT32_MAX else np.int64
 
 
@@ -371,7 +375,7 @@ def _fill(out: Any, modes: Sequence[tuple[int, int]], dtype: Any, xp: Any) -> An
     return out
 
 
-def evaluate(shape: tuple[int, ...], stride: tuple[int, ...], dtype: Any = None, xp: Any = np) -> Any:
+def evaluate(shape: tuple[int, ...], stride: tuple[int, ...], dtype: Any = None, xp: Any = None) -> Any:
     """Offsets of the flat layout ``shape:stride`` over its whole domain, colexicographically.
 
     Built fastest mode first into one preallocated buffer (one write per element); ``dtype=None`` picks ``int32``
@@ -382,6 +386,8 @@ def evaluate(shape: tuple[int, ...], stride: tuple[int, ...], dtype: Any = None,
     """
     if dtype is None:
         dtype = offset_dtype(*offset_bounds(shape, stride))
+    if xp is None:
+        import numpy as xp  # NumPy loads on first evaluation, not with the algebra
     return _fill(xp.empty(product(shape), dtype=dtype), _merged_modes(shape, stride), dtype, xp)
 
 
@@ -397,6 +403,8 @@ def evaluate_chunks(shape: tuple[int, ...], stride: tuple[int, ...], chunk: int 
     >>> [(i, a.tolist()) for i, a in evaluate_chunks((4, 2), (2, 1), chunk=4)]
     [(0, [0, 2, 4, 6]), (4, [1, 3, 5, 7])]
     """
+    import numpy as np  # NumPy loads on first evaluation, not with the algebra
+
     if dtype is None:
         dtype = offset_dtype(*offset_bounds(shape, stride))
     modes = _merged_modes(shape, stride)

@@ -17,9 +17,10 @@ Worked example, ``Sw<3,4,3>`` on byte offsets (the 128-byte TMA/GMMA swizzle): b
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 from layoutcheck.algebra.inttuple import flatten
 from layoutcheck.algebra.layout import Layout, evaluate, offset_bounds, offset_dtype, size
@@ -70,6 +71,8 @@ class Swizzle:
 
         Pre: ``x``'s dtype holds ``yyy_mask`` and ``zzz_mask``. Post: returns ``x``, now ``f(x_old)``.
         """
+        import numpy as np  # NumPy loads on first evaluation, not with the algebra
+
         if self.bits == 0:
             return x
         tmp = np.bitwise_and(x, x.dtype.type(self.yyy_mask), out=scratch)

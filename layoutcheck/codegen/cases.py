@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from layoutcheck.algebra.layout import Layout, make_layout, size
+from layoutcheck.algebra.ops import composition, right_inverse
 from layoutcheck.algebra.swizzle import ComposedLayout
 from layoutcheck.algebra.tiling import tile_to_shape, zipped_divide
 from layoutcheck.algebra.tv import make_layout_tv
@@ -70,6 +71,7 @@ class KernelCase:
     # the box over the source array (it needs the array's device address, so it is encoded at run time)
     tensor_maps: tuple[tuple[int, int, Any], ...] = ()
     arch: str = "sm_90"  # the -arch the source needs (wgmma: sm_90a)
+    compare_source: str = ""  # the fused compare kernel run by ``compare`` on the GPU ("" = compared on the host)
 
 
 def _ident(s: str) -> str:
@@ -93,11 +95,23 @@ def _ownership_case(config: str, tv: Layout, tile: tuple[int, int], tensor: Layo
     src = render_template("ownership", {"KERNEL": name, "THREADS": T, "VALUES": V, "OFFSET": c_expr(off),
                                         "DESCRIPTION": f"{config}: TV {tv} over tile {tile}, tensor {tensor}"})
     n = size(tensor)
+    fused = _fused_compare_source(name, make_layout(composition(inner, tv), outer), T * V, config)
+    kernel: list[Any] = []  # the compiled fused compare, built on first use
 
     def inputs(xp: Any) -> list[Any]:
         return [xp.zeros(n, dtype=xp.uint32), xp.zeros(n, dtype=xp.uint32)]
 
     def compare(out: list[Any], xp: Any) -> tuple[int, int, str]:
+        if fused and hasattr(xp, "RawKernel"):  # on the GPU: one pass against the inverse layout, no host oracle
+            if not kernel:
+                kernel.append(xp.RawKernel(fused, f"{name}_compare", options=("-std=c++17",)))
+            bad = xp.zeros(1, dtype=xp.uint32)
+            kernel[0]((COMPARE_GRID,), (256,), (out[0], out[1], np.uint32(n), bad))
+            if int(bad.get()[0]) == 0:
+                return n, 0, "fused one-pass compare vs the inverse layout"
+        return reference(out, xp)  # on the host, or to describe a mismatch
+
+    def reference(out: list[Any], xp: Any) -> tuple[int, int, str]:
         tile_off = xp.asarray(inner.offsets()[tv.offsets()])  # (t,v) colex -> offset within the tensor
         full = (outer.offsets(xp=xp)[:, None] + tile_off[None, :]).reshape(-1)
         ids = xp.tile(xp.arange(T * V, dtype=xp.uint32), nb)
@@ -109,7 +123,27 @@ def _ownership_case(config: str, tv: Layout, tile: tuple[int, int], tensor: Layo
         multi = int((out[1] > 1).sum())
         return n, int(bad.sum()), f"missed {missed}, multiply owned {multi}"
 
-    return KernelCase("ownership", config, name, src, nb, T, inputs, (0, 1), compare)
+    return KernelCase("ownership", config, name, src, nb, T, inputs, (0, 1), compare, compare_source=fused)
+
+
+COMPARE_GRID = 132 * 16
+"""CTAs of the fused compare (grid-stride): 16 per SM of an H100 SXM keeps every SM's load queue full."""
+
+
+def _fused_compare_source(name: str, forward: Layout, ids: int, config: str) -> str:
+    """The one-pass compare kernel of an ownership map whose writes follow ``forward``: ``(t, v, b) -> offset``.
+
+    Its oracle is ``right_inverse(forward)``, printed as C by the same renderer; ``""`` (compare on the host) unless
+    that is a full inverse -- ``size(G) == size(forward)`` with ``forward(G(e)) == e`` (``right_inverse``'s Post) makes
+    ``forward`` a bijection onto ``[0, size)`` and ``G`` its inverse -- and the size fits 32-bit indices.
+    """
+    n = size(forward)
+    inv = right_inverse(forward)
+    if size(inv) != n or n >= 1 << 32:
+        return ""
+    return render_template("ownership_compare", {"KERNEL": f"{name}_compare", "OWNER_KERNEL": name, "IDS": ids,
+                                                  "INVERSE": c_expr(index_ast(inv, var("e", n))),
+                                                  "DESCRIPTION": config})
 
 
 def tiled_c_tv(tiled: TiledMMA, shape: tuple[int, int]) -> Layout:

@@ -64,3 +64,49 @@ def test_triton_itself_agrees():
     got = b.to_linear_layout(gl.DotOperandLayout(0, mma, 2)._to_ir(b), [16, 16])
     mine = cute_side(atom.tv_layout_A, 16, 16)
     assert got.lane_bases == mine.bases["lane"] and got.reg_bases == mine.bases["register"]
+
+
+# -- SM90 wgmma (hw/wgmma.py) against #nvidia_mma v3 / #dot_op<{opIdx = 0}> (A from registers) -------------------
+def wgmma_cases():
+    from layoutcheck.hw.wgmma import wgmma_atoms
+
+    atoms = wgmma_atoms()
+    for tag, bits in (("F32F16F16", 16), ("F32BF16BF16", 16), ("F32TF32TF32", 32), ("S32S8S8", 8),
+                      ("F32E4M3E4M3", 8)):
+        for n in (8, 16, 64, 128, 256):
+            names = [k for k in atoms if f"x{n}x" in k and tag in k and k.endswith(("RS", "RS_TN"))]
+            for name in names:
+                yield name, 32 // bits
+
+
+def cute_side_wg(tv, rows: int, cols: int) -> LinearLayout:
+    """A warpgroup TV layout ``(T128, V) -> r + rows*c`` as ``(lane, warp, register) -> (dim0, dim1)``."""
+    nval = tv.offsets().size // 128
+    return linear_from_cute(tv, {"lane": 32, "warp": 4, "register": nval}, {"dim0": rows, "dim1": cols})
+
+
+def _same_wg(a: LinearLayout, b: LinearLayout) -> bool:
+    return all(a.bases.get(n, []) == b.bases.get(n, []) for n in ("lane", "warp", "register")) and \
+        a.out_dims == b.out_dims
+
+
+WGMMA = list(wgmma_cases())
+
+
+def test_wgmma_cases_exist():
+    assert len(WGMMA) >= 20
+
+
+@pytest.mark.parametrize(("name", "kw"), WGMMA)
+def test_wgmma_atoms_equal_tritons(name, kw):
+    from layoutcheck.hw.wgmma import wgmma_atoms
+
+    atom = wgmma_atoms()[name]
+    m, n, k = atom.shape_mnk
+    parent = (f"#ttg.nvidia_mma<{{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = "
+              f"[16, {n}, {k}]}}>")
+    tri_c = from_triton(parent, [m, n]).transpose_ins(["lane", "warp", "register", "block"])
+    assert _same_wg(cute_side_wg(atom.tv_layout_C, m, n), tri_c), "C"
+    tri_a = from_triton(f"#ttg.dot_op<{{opIdx = 0, parent = {parent}, kWidth = {kw}}}>", [m, k])
+    assert _same_wg(cute_side_wg(atom.tv_layout_A, m, k), tri_a.transpose_ins(["lane", "warp", "register", "block"])), \
+        "A"

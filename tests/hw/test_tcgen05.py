@@ -92,3 +92,19 @@ def test_data_path_lookup() -> None:
     assert data_path(128, 1).letter == "D" and data_path(64, 1, ws=True).letter == "E"
     with pytest.raises(LayoutError, match="no TMEM data path"):
         data_path(256, 1)
+
+
+_FRG_LETTER = {(1, 128): "D", (1, 64): "F", (2, 64): "B", (2, 128): "A", (2, 32): "G"}
+
+
+@pytest.mark.parametrize("r", DATA["data_paths"], ids=lambda r: f"{r['n_sm']}sm-{r['m_mma']}x{r['n_mma']}")
+def test_data_paths_equal_cutlass_tmem_frg(r: dict) -> None:
+    """CUTLASS's ``tmem_frg<float, float, n_sm>::make`` (mode 0: ``(m, n) -> lane << 16 | column``) is our data path
+    restrided from ``lane + 128 * column`` to TMEM addresses."""
+    from layoutcheck.algebra.layout import Layout
+    from layoutcheck.algebra.ops import composition
+
+    dp = DATA_PATHS[_FRG_LETTER[(r["n_sm"], r["m_mma"])]].atom(r["n_mma"])
+    ours = composition(Layout((TMEM.lanes, 16384), (1 << TMEM.lane_shift, 1)), dp)
+    ref = parse_layout(r["layout"].replace("_", ""))
+    assert size(ref) == size(ours) and np.array_equal(ref.offsets(), ours.offsets())

@@ -140,3 +140,22 @@ def test_descriptor_fields() -> None:
     trt = (BitField("sfa_layout", 26, 1, "TensorRT-LLM#19183"), BitField("m_dim", 24, 5, "TensorRT-LLM#19183"))
     r = prove(descriptor_fields(trt, ((0, 1), (4, 8, 16))))  # umma_m >> 4 packed at bit 24
     assert r.status is Verdict.REFUTED and "sfa_layout=0, m_dim=4" in str(r.counterexample)
+
+
+def _sf_rows() -> list[dict]:
+    import json
+    from pathlib import Path
+
+    data = json.loads((Path(__file__).parents[1] / "data" / "tmem_atoms.json").read_text())
+    return data.get("sf_layouts", [])
+
+
+@pytest.mark.parametrize("r", _sf_rows(), ids=lambda r: f"vec{r['vec']}-{r['mn']}x{r['k']}")
+def test_sf_layout_equals_cutlass_tile_atom_to_shape_sfa(r: dict) -> None:
+    """CUTLASS's ``Sm1xxBlockScaledConfig<vec>::tile_atom_to_shape_SFA`` and ``sf_layout`` are the same function."""
+    from layoutcheck.algebra.notation import parse_layout
+
+    ref = parse_layout(r["layout"].replace("_", ""))
+    ours = sf_layout(r["mn"], r["k"], r["vec"])
+    assert size(ref) == size(ours) and np.array_equal(ref.offsets(), ours.offsets())
+    assert prove(scale_ownership(ours, r["vec"])).status is Verdict.PROVEN

@@ -1,0 +1,36 @@
+// One-pass check of an ownership map (the output of {{OWNER_KERNEL}}): element e must hold the id t + T*v of the
+// (thread, value) that the inverse layout maps it to, and a write count of exactly 1. The oracle is computed on the
+// device from the inverse layout's expression; both maps are streamed once (16-byte loads), so the check runs at
+// memory bandwidth. {{DESCRIPTION}}
+// Generated inverse map: element offset e -> colex index t + T*v + T*V*b
+//   {{INVERSE}}
+__device__ __forceinline__ unsigned expected_owner(const unsigned e) { return ({{INVERSE}}) % {{IDS}}u; }
+
+__device__ __forceinline__ unsigned wrong(const unsigned owner, const unsigned count, const unsigned e) {
+  return (owner != expected_owner(e)) | (count != 1u);
+}
+
+extern "C" __global__ void __launch_bounds__(256) {{KERNEL}}(const unsigned* __restrict__ owner,
+                                                         const unsigned* __restrict__ count, const unsigned n,
+                                                         unsigned* __restrict__ bad) {
+  const unsigned step = gridDim.x * blockDim.x;
+  const unsigned n4 = n / 4u;
+  const uint4* __restrict__ owner4 = reinterpret_cast<const uint4*>(owner);
+  const uint4* __restrict__ count4 = reinterpret_cast<const uint4*>(count);
+  unsigned local = 0u;
+  for (unsigned q = blockIdx.x * blockDim.x + threadIdx.x; q < n4; q += step) {
+    const uint4 o = __ldcs(owner4 + q);
+    const uint4 c = __ldcs(count4 + q);
+    const unsigned e = 4u * q;
+    local += wrong(o.x, c.x, e) + wrong(o.y, c.y, e + 1u) + wrong(o.z, c.z, e + 2u) + wrong(o.w, c.w, e + 3u);
+  }
+  for (unsigned e = 4u * n4 + blockIdx.x * blockDim.x + threadIdx.x; e < n; e += step) {
+    local += wrong(owner[e], count[e], e);
+  }
+  for (int s = 16; s > 0; s >>= 1) {
+    local += __shfl_down_sync(0xffffffffu, local, s);
+  }
+  if ((threadIdx.x & 31u) == 0u && local != 0u) {
+    atomicAdd(bad, local);
+  }
+}

@@ -1,0 +1,30 @@
+"""``import layoutcheck``, ``--help`` and ``calc`` need only the algebra: NumPy (80 % of the old import time), z3,
+SymPy and CuPy load on first use. Checked in a fresh interpreter."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+HEAVY = ("numpy", "z3", "sympy", "cupy")
+
+
+def _loaded_after(code: str) -> list[str]:
+    probe = f"import sys\n{code}\nprint(' '.join(m for m in {HEAVY!r} if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    return out.stdout.split()
+
+
+def test_import_layoutcheck_loads_no_numpy() -> None:
+    assert _loaded_after("import layoutcheck; layoutcheck.Layout((4, 2), (2, 1))(5)") == []
+
+
+def test_help_and_calc_load_no_numpy() -> None:
+    code = ("import contextlib, io\nfrom layoutcheck.cli import main\nwith contextlib.redirect_stdout(io.StringIO()):\n"
+            "    main(['--help']); main(['calc', 'right_inverse(((4,8),(2,2)):((32,1),(16,8)))'])")
+    assert _loaded_after(code) == []
+
+
+def test_numpy_ints_are_still_accepted() -> None:
+    assert _loaded_after("import numpy, layoutcheck\nassert str(layoutcheck.Layout(numpy.int64(4))) == '4:1'") == \
+        ["numpy"]
