@@ -345,8 +345,16 @@ def _blame_tma(cfg: Config, e: LayoutError) -> str:
     return "box"
 
 
+WGMMA_ATOM_ORDER = {"K": "col", "MN": "row"}
+"""How a ``wgmma`` config's ``swizzle`` + ``tile`` stage stacks its GMMA atoms: as CUTLASS's SM90 mainloop does,
+MN first for K-major operands and K first for MN-major ones (``sm90_mma_tma_gmma_ss_warpspecialized.hpp``:
+``tile_to_shape(SmemLayoutAtom, ..., is_major<0> ? Step<_2,_1,_3> : Step<_1,_2,_3>)``)."""
+
+
 def _bind_wgmma(cfg: Config, req: PropertyRequest) -> Property:
     """The stage layout, the layout the descriptors are built from and (``tma_wgmma``) the TMA box."""
+    from dataclasses import replace
+
     fn = PROPERTIES[req.name]
     dtype, major = cfg.get("dtype"), cfg.get("major")
 
@@ -356,7 +364,8 @@ def _bind_wgmma(cfg: Config, req: PropertyRequest) -> Property:
         if cfg.get("tile") is None or len(cfg.get("tile")) != 2:
             raise cfg.error("tile", "kind 'wgmma' needs 'smem_layout', or a 2-D 'tile' = [MN, K] and 'swizzle'")
         try:
-            return mma_smem_layout(major, cfg.get(swizzle_key, "none"), TMA_DTYPES[dtype], tuple(cfg.get("tile")))
+            return mma_smem_layout(major, cfg.get(swizzle_key, "none"), TMA_DTYPES[dtype], tuple(cfg.get("tile")),
+                                   WGMMA_ATOM_ORDER[major])
         except LayoutError as e:
             raise cfg.error(swizzle_key, one_line(e)) from None
 
@@ -364,6 +373,9 @@ def _bind_wgmma(cfg: Config, req: PropertyRequest) -> Property:
     wl = stage_of("wgmma_swizzle") if cfg.get("wgmma_swizzle") is not None else None
     extra = (cfg.get("block_mn"), cfg.get("descriptor"), wl)
     if req.name == "tma_wgmma":
+        if cfg.get("smem_layout") is None:  # the TMA binder then sees the stage above, not its own MN-first tiling
+            modes = (1, 0) if major == "K" else (0, 1)
+            cfg = replace(cfg, values=(*cfg.values, ("smem_layout", stage), ("modes", modes)))
         box, lay, modes = _tma_parts(cfg)
         return fn(box, lay, modes, dtype, major, *extra)
     return fn(stage, dtype, major, cfg.get("base_address", 0), *extra)
