@@ -346,6 +346,8 @@ def extended_offsets(layout: Layout, n: int) -> np.ndarray:
     >>> extended_offsets(Layout((2,2),(1,4)), 6).tolist()
     [0, 1, 4, 5, 8, 9]
     """
+    import numpy as np  # NumPy loads on first evaluation, not with the algebra
+
     shape, stride = flatten(layout.shape), flatten(layout.stride)
     idx = np.arange(n, dtype=np.int64)
     out = np.zeros(n, dtype=np.int64)
