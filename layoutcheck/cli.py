@@ -145,12 +145,15 @@ def cmd_check(args: argparse.Namespace) -> int:
     from layoutcheck.report.verdicts import Progress, exit_code, format_table, use_colour, write_json, write_junit
 
     paths = args.paths or _default_paths()
-    jobs = plan_checks(paths, args.include_broken)
+    ttgir = [q for q in paths if q.endswith((".ttgir", ".mlir"))]  # TTGIR modules: prove what the file implies
+    paths = [q for q in paths if q not in ttgir]
+    jobs = plan_checks(paths, args.include_broken) if paths else []
     for out in (args.junit, args.json):
         if out and not os.path.isdir(os.path.dirname(os.path.abspath(out))):
             raise UsageError(f"check: cannot write report {out}: no such directory")
     progress = Progress(len(jobs), sys.stderr, enabled=not args.quiet)
-    rows = _run_jobs(jobs, args.engine, args.timeout, args.jobs, progress, args.memory)
+    rows = [r for f in ttgir for r in ttgir_rows(f, args.engine, args.timeout, getattr(args, "banks", False))]
+    rows += _run_jobs(jobs, args.engine, args.timeout, args.jobs, progress, args.memory)
     print(format_table(rows, colour=use_colour(sys.stdout)))
     if args.junit:
         write_junit(rows, args.junit)
@@ -177,6 +180,36 @@ def _run_jobs(jobs: list[tuple[str, int, int]], engine: str, timeout: float, n: 
             rows.append(fut.result())
             progress.update(rows[-1])
     return rows
+
+
+def ttgir_rows(path: str, engine: str, timeout: float, banks: bool) -> list[Any]:
+    """Report rows for every claim a TTGIR module implies (``layoutcheck.properties.ttgir``); the bank-conflict
+    claims only with ``banks`` (a conflict costs time, not correctness)."""
+    from pathlib import Path
+
+    from layoutcheck.engines.prove import prove
+    from layoutcheck.properties.ttgir import ttgir_claims
+    from layoutcheck.report.verdicts import row_from_result
+
+    rows = []
+    for c in ttgir_claims(Path(path).read_text()).claims:
+        if c.required or banks:
+            rows.append(row_from_result(prove(c.prop, engine=engine, timeout=timeout), path, c.subject, c.prop.name,
+                                        c.line))
+    return rows
+
+
+# -- import ---------------------------------------------------------------------------------------------------------
+def cmd_import(args: argparse.Namespace) -> int:
+    from layoutcheck.spec.imported import spec_from_file
+
+    text = spec_from_file(args.file)
+    if args.output:
+        with open(args.output, "w") as f:
+            f.write(text)
+    else:
+        print(text, end="")
+    return EXIT_OK
 
 
 # -- prove ----------------------------------------------------------------------------------------------------------
@@ -295,7 +328,14 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("-j", "--jobs", type=_positive_int, default=1, metavar="N", help="worker processes")
     c.add_argument("--include-broken", action="store_true", help="also check specs under broken/ directories")
     c.add_argument("-q", "--quiet", action="store_true", help="no progress output")
+    c.add_argument("--banks", action="store_true", help="for .ttgir files: also prove the shared-memory copies "
+                                                         "bank-conflict free")
     c.set_defaults(func=cmd_check)
+
+    im = sub.add_parser("import", help="turn a .ttgir module or a CuTe printout into a spec TOML")
+    im.add_argument("file", help="a .ttgir / .mlir module, or a file with a CuTe printout")
+    im.add_argument("-o", "--output", metavar="FILE", help="write the spec here (default: stdout)")
+    im.set_defaults(func=cmd_import)
 
     pr = sub.add_parser("prove", help="prove one property of one layout")
     pr.add_argument("expr", help='a layout in CuTe notation, e.g. "Sw<3,3,3> o (8,64):(64,1)"')
@@ -402,7 +442,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return int(_guarded(lambda: cmd_gpu(argparse.Namespace(rest=argv[1:])), "gpu"))
         args = build_parser().parse_args(argv)
         if not getattr(args, "func", None):
-            raise UsageError("layoutcheck: missing command (check, prove, calc, vectors, show, gpu; see --help)")
+            raise UsageError("layoutcheck: missing command (check, prove, calc, vectors, show, import, gpu; see "
+                             "--help)")
         return int(_guarded(lambda: args.func(args), args.command))
     except SystemExit as e:  # --help / --version
         return int(e.code or 0) if isinstance(e.code, int) or e.code is None else EXIT_BAD_INPUT

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from layoutcheck.spec.load import declares_refuted
 from layoutcheck.testing import ProofFailed, SpecCase, assert_proven, check_case, spec_cases
 
 
@@ -63,6 +64,8 @@ def pytest_collect_file(parent: pytest.Collector, file_path: Path) -> Any:
         r = Path(root).resolve()
         if file_path.resolve() == r or r in file_path.resolve().parents:
             if "broken" in file_path.relative_to(r).parts if r.is_dir() else False:
+                return None
+            if r.is_dir() and declares_refuted(str(file_path)):  # broken on purpose (expect = "refuted")
                 return None
             return SpecFile.from_parent(parent, path=file_path)
     return None

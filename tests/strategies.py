@@ -107,3 +107,49 @@ def divisible_tilers(draw, a: Layout | None = None):
     if b1 == 1:
         return a, Layout(b0, 1)
     return a, Layout((b0, b1), (1, b0 * g_mult))
+
+
+# -- issue #15: CuTe's edges ----------------------------------------------------------------------------------------
+@st.composite
+def layouts_with_unit_and_zero_modes(draw) -> Layout:
+    """Any layout with at least one size-1 mode and one stride-0 mode (trailing ones included)."""
+    a = draw(layouts())
+    flat_s, flat_d = list(flatten(a.shape)), list(flatten(a.stride))
+    unit_at = draw(st.integers(0, len(flat_s)))
+    flat_s.insert(unit_at, 1)
+    flat_d.insert(unit_at, draw(st.integers(0, 16)))
+    zero_at = draw(st.integers(0, len(flat_s)))
+    flat_s.insert(zero_at, draw(st.sampled_from([2, 3, 4])))
+    flat_d.insert(zero_at, 0)
+    return Layout(tuple(flat_s), tuple(flat_d))
+
+
+@st.composite
+def non_dividing_tilers(draw, a: Layout | None = None):
+    """``(A, B)``: a compact A and an injective layout tiler ``B`` whose size need not divide ``size(A)``."""
+    if a is None:
+        a = draw(compact_layouts())
+    n = 1
+    for s in flatten(a.shape):
+        n *= s
+    b0 = draw(st.integers(1, n + 2))
+    if draw(st.booleans()):
+        return a, Layout(b0, draw(st.sampled_from([1, 1, 2, 3])))
+    b1 = draw(st.integers(2, 4))
+    return a, Layout((b0, b1), (1, b0 * draw(st.sampled_from([1, 2]))))
+
+
+@st.composite
+def past_the_end_pairs(draw):
+    """``(A, B)`` where B's image runs past ``size(A)`` (CuTe evaluates A's last mode on; the law uses it)."""
+    a = draw(layouts())
+    n = 1
+    for s in flatten(a.shape):
+        n *= s
+    b = draw(st.sampled_from([1, 2, 3, 4]))
+    reach = n + draw(st.integers(1, 2 * n))
+    return a, Layout(ceil_div(reach, b), b)
+
+
+def ceil_div(a: int, b: int) -> int:
+    return -(-a // b)

@@ -4,8 +4,14 @@ A layout ``(s0,s1,...):(d0,d1,...)`` maps the coordinate ``(c0,c1,...)`` (``0 <=
 index ``i`` is first turned into a coordinate colexicographically (first mode fastest), so ``(4,2):(2,1)`` maps
 ``i = 0..7`` to ``0 2 4 6 1 3 5 7``. Modes may nest: ``(4,(2,2)):(1,(4,8))`` has rank 2, depth 2 and size 16.
 
-``Layout`` is a frozen, hashable value. Evaluation is strict: an index outside ``[0, size)`` or a coordinate outside
-its mode is a ``LayoutError`` (CuTe itself lets the last mode run on; the algebra uses that internally).
+``Layout`` is a frozen, hashable value. Two evaluations, both colexicographic:
+
+* strict, ``L(i)`` / ``L(c)``: an index outside ``[0, size)`` or a coordinate outside its mode is a ``LayoutError``
+  (a guard for users: reading past a layout is almost always a bug);
+* extended, ``extended(L, i)``: what CuTe computes. The last leaf of each mode takes any remainder of the index
+  (C++ ``idx2crd``), so the layout's last mode runs on: ``extended((3,(2,4)):(2,(1,6)), 100) == 99``. The algebra
+  (composition, complement, the divides and products) uses this semantics wherever CuTe does -- e.g. a tile that
+  does not divide the layout runs past its end -- and states it in each ``Post:``.
 
 ``Layout(shape, stride)`` is the one validating, canonicalising constructor (user-facing). The algebra derives its
 results from layouts that are already valid and builds them with the unchecked ``_make`` / ``_concat``, so no
@@ -306,6 +312,47 @@ def _merged_modes(shape: tuple[int, ...], stride: tuple[int, ...]) -> list[tuple
     return out
 
 
+def extended(layout: Layout, *args: IntTuple) -> int:
+    """CuTe's evaluation, unbounded past the domain: ``L(i)`` where each mode's last leaf takes any remainder.
+
+    Pre: the index (or every coordinate entry) is a non-negative int; a tuple coordinate matches the shape's
+    profile down to the depth it is given at.
+    Post: equals ``L(*args)`` inside the domain; outside it, the value C++ ``layout(i)`` (``crd2idx``) returns.
+
+    >>> extended(Layout((3,(2,4)),(2,(1,6))), 100)
+    99
+    """
+    crd: IntTuple = args[0] if len(args) == 1 else tuple(args)
+    _check_extended_coord(crd, layout.shape, layout)
+    return crd2idx(crd, layout.shape, layout.stride)
+
+
+def _check_extended_coord(crd: Any, shape: IntTuple, layout: Layout) -> None:
+    if is_int(crd):
+        if crd < 0:
+            raise LayoutError(f"coordinate {crd} is negative (layout {layout})")
+        return
+    if not is_tuple(crd) or not is_tuple(shape) or len(crd) != len(shape):
+        raise LayoutError(
+            f"coordinate {crd!r} does not match the profile of shape {format_inttuple(shape)} in {layout}"
+        )
+    for c, s in zip(crd, shape, strict=True):
+        _check_extended_coord(c, s, layout)
+
+
+def extended_offsets(layout: Layout, n: int) -> np.ndarray:
+    """``extended(L, i)`` for every ``i`` in ``[0, n)``, vectorised (``n`` may exceed ``size(L)``).
+
+    >>> extended_offsets(Layout((2,2),(1,4)), 6).tolist()
+    [0, 1, 4, 5, 8, 9]
+    """
+    shape, stride = flatten(layout.shape), flatten(layout.stride)
+    idx = np.arange(n, dtype=np.int64)
+    out = np.zeros(n, dtype=np.int64)
+    for s, d in zip(shape[:-1], stride[:-1], strict=True):  # the last leaf alone takes the remainder
+        out += (idx % s) * d
+        idx //= s
+    return out + idx * stride[-1]
 def _fill(out: Any, modes: Sequence[tuple[int, int]], dtype: Any, xp: Any) -> Any:
     """Write the offsets of the flat layout ``modes`` (fastest first) into ``out`` (``len(out) == size``).
 

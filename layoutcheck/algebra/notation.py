@@ -6,9 +6,9 @@ Grammar (spaces anywhere; ``_8`` is CuTe's static 8 and reads as 8; ``_`` or ``N
     expr     := call | swizzled | term
     call     := NAME '(' [expr (',' expr)*] ')'
     swizzled := swizzle 'o' [INT 'o'] term            # Sw<B,M,S> o offset o layout
-    swizzle  := ('Sw' | 'Swizzle') '<' INT ',' INT ',' INT '>'
+    swizzle  := ('Sw' | 'Swizzle' | 'S') '<' INT ',' INT ',' INT '>'      # 'S' as the CuTe DSL prints it
     term     := group [':' group]                      # a layout when ':' follows
-    group    := INT | '_' | 'None' | '(' expr (',' expr)* ')'
+    group    := INT | INT '@' INT | '_' | 'None' | '(' expr (',' expr)* ')'   # d@k: a ScaledBasis stride
 
 Writing is ``str(x)`` on each value. Every error is a ``ParseError`` pointing at the bad character.
 """
@@ -17,18 +17,20 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
-from layoutcheck.algebra.inttuple import is_int, is_tuple
+from layoutcheck.algebra.inttuple import flatten, is_int, is_tuple, unflatten
 from layoutcheck.algebra.layout import Layout
 from layoutcheck.algebra.swizzle import ComposedLayout, Subject, Swizzle
 from layoutcheck.errors import LayoutError, ParseError
 
-_TOKEN = re.compile(r"\s*(?:(?P<int>-?_?\d+)|(?P<name>[A-Za-z][A-Za-z0-9_]*)|(?P<punct>[():,<>_])|(?P<bad>\S))")
+_TOKEN = re.compile(r"\s*(?:(?P<basis>-?_?\d+@_?\d+)|(?P<int>-?_?\d+)|"
+                    r"(?P<name>[A-Za-z][A-Za-z0-9_]*)|(?P<punct>[():,<>_])|(?P<bad>\S))")
 
 
 class _Parser:
     def __init__(self, text: str, functions: dict[str, Callable[..., Any]] | None = None) -> None:
+        self.codomain: tuple[int, ...] | None = None
         self.text = text
         self.pos = 0
         self.functions = functions or {}
@@ -68,7 +70,7 @@ class _Parser:
 
     def expr(self) -> Any:
         kind, val, pos = self._peek()
-        if kind == "name" and val in ("Sw", "Swizzle"):
+        if kind == "name" and val in ("Sw", "Swizzle", "S"):
             return self.swizzled()
         if kind == "name" and val != "None":
             save = self.pos
@@ -146,6 +148,9 @@ class _Parser:
         kind, val, pos = self._next()
         if kind == "int":
             return _to_int(val)
+        if kind == "basis":  # CuTe's ScaledBasis d@k: d times the unit vector of codomain mode k
+            d, k = val.split("@")
+            return Basis(_to_int(d), _to_int(k))
         if val in ("_", "None"):
             return None
         if val == "(":
@@ -167,6 +172,13 @@ class _Parser:
         self._next()
         stride_pos = self._peek()[2]
         stride = self.group()
+        if _has_basis(stride):
+            if not _is_inttuple(shape):
+                raise self._fail("shape must be a nested tuple of integers", start)
+            try:
+                stride, self.codomain = basis_strides(shape, stride)
+            except (LayoutError, ValueError, TypeError) as e:  # e.g. a shape and stride of different profiles
+                raise self._fail(f"ScaledBasis strides do not fit the shape: {e}", stride_pos) from None
         for what, value, pos in (("shape", shape, start), ("stride", stride, stride_pos)):
             if not _is_inttuple(value):
                 raise self._fail(f"{what} must be a nested tuple of integers", pos)
@@ -174,6 +186,40 @@ class _Parser:
             return Layout(shape, stride)
         except LayoutError as e:
             raise self._fail(str(e), start) from None
+
+
+class Basis(NamedTuple):
+    """CuTe's ``ScaledBasis``: ``value@mode`` is ``value`` times the unit vector of codomain mode ``mode``."""
+
+    value: int
+    mode: int
+
+
+def basis_strides(shape: Any, stride: Any) -> tuple[Any, tuple[int, ...]]:
+    """Integer strides for a layout with ``ScaledBasis`` strides, and its codomain shape: the codomain's extent in
+    mode ``k`` is ``1 + sum (s-1)*d`` over the modes of stride ``d@k`` (plain ints count as ``@0``), and ``d@k``
+    becomes ``d * prod(extent[:k])`` (the codomain read colexicographically, as CuTe's coordinates).
+
+    >>> basis_strides((64, 128), (Basis(1, 1), Basis(1, 0)))
+    ((128, 1), (128, 64))
+    """
+    pairs = list(zip(flatten(shape), flatten(stride), strict=True))
+    as_b = [(s, d if isinstance(d, Basis) else Basis(d, 0)) for s, d in pairs]
+    if any(b.value < 0 for _, b in as_b):
+        raise LayoutError("a ScaledBasis stride must be non-negative")
+    modes = 1 + max(b.mode for _, b in as_b)
+    ext = [1 + sum((s - 1) * b.value for s, b in as_b if b.mode == k) for k in range(modes)]
+    base = [1] * modes
+    for k in range(1, modes):
+        base[k] = base[k - 1] * ext[k - 1]
+    flat = [b.value * base[b.mode] for _, b in as_b]
+    return unflatten(tuple(flat), stride), tuple(ext)
+
+
+def _has_basis(x: Any) -> bool:
+    if isinstance(x, Basis):
+        return True
+    return is_tuple(x) and any(_has_basis(m) for m in x)
 
 
 def _to_int(tok: str) -> int:
@@ -202,6 +248,18 @@ def parse_layout(text: str) -> Layout | ComposedLayout:
     if not isinstance(value, (Layout, ComposedLayout)):
         raise ParseError(text, 0, "expected a layout shape:stride")
     return value
+
+
+def parse_notation(text: str) -> tuple[Any, tuple[int, ...] | None]:
+    """Any CuTe-notation value (int, tuple, layout, swizzle, composed layout) and, for a layout with ScaledBasis
+    strides, its codomain shape (else ``None``).
+
+    >>> parse_notation("(4,8):(1@1,1@0)")
+    (Layout((4,8):(8,1)), (8, 4))
+    """
+    p = _Parser(text)
+    value = p.parse_all()
+    return value, p.codomain
 
 
 def parse_swizzle(text: str) -> Swizzle:

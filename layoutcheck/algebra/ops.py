@@ -4,16 +4,25 @@ Definitions (``A``, ``B`` layouts; ``n = size``):
 
 * ``coalesce(L)`` is the same function on ``[0, n)`` with the fewest modes: size-1 modes dropped, mode ``j+1``
   merged into mode ``j`` when ``s_j * d_j == d_{j+1}``.
-* ``composition(A, B)(i) == A(B(i))``. It exists as a layout only under two divisibility conditions, checked while
+* ``composition(A, B)(i) == A(B(i))`` where ``A`` is evaluated as CuTe does, its last mode running on past
+  ``size(A)`` (``extended``; C++ ``coalesce_x`` keeps a trailing size-1 mode's stride for that, so
+  ``(4,1):(1,0) o 8:1 == (4,2):(1,0)``). A tuple tiler composes mode by mode and drops A's unmatched modes
+  (C++ and the CuTe DSL; pycute keeps them). It exists as a layout only under two divisibility conditions, checked while
   each mode of ``B`` (shape ``n``, stride ``r``) walks the coalesced modes ``(s, d)`` of ``A``:
   *stride divisibility* -- ``r`` is a multiple of ``s`` (the B mode skips the A mode whole) or ``s`` a multiple of
   ``r``; *shape divisibility* -- if the B mode spills past the A mode (``n > s/r``) then ``s/r`` divides ``n``.
   pycute checks only the first and so returns ``5:7`` for ``(5,3):(7,1) o 7:1``; CUTLASS checks a weaker form of the
   second and accepts ``(4,6,8):(2,3,5) o 6:3`` (issue #3177). Both are rejected here with the failing condition.
-* ``complement(L, M)`` is the layout ``R`` whose image interleaves with ``L``'s: ``make_layout(L, R)`` is injective,
-  ``R`` has ordered strides and ``cosize(R) <= round_up(M, cosize(L))``.
+* ``complement(L, M)`` is the layout ``R`` whose image interleaves with ``L``'s, as C++ builds it: the modes of
+  ``filter(L)`` taken by increasing stride ``d_j`` get the gaps ``d_j // (s_{j-1} d_{j-1})`` (floor: a gap that is
+  not a whole number of periods is partly left out, ``complement((4,6):(1,6)) == 1:0``), then a rest mode
+  ``ceil_div(M, s_last d_last)`` rounds up (a shape ``M`` divides by folding, C++ ``ceil_div``), so ``R`` may run past
+  ``M``: that is how non-dividing tiles get their residue. ``make_layout(L, R)`` is injective and ``R``'s strides
+  increase. A gap of 0 (two modes of ``L`` overlap) is CuTe's "Non-injective Layout" and a ``LayoutError``.
 * ``right_inverse(L)``: ``L(R(i)) == i`` for ``i < size(R)`` (largest such ``R`` built from L's stride-1 chain).
-* ``left_inverse(L)``: ``R(L(i)) == i`` for every ``i < size(L)`` (``L`` injective).
+* ``left_inverse(L)``: ``L(R(L(i))) == L(i)`` for every ``i < size(L)`` (``R(L(i)) == i`` when ``L`` is injective);
+  stride-0 modes are skipped, as C++ does, so ``left_inverse(4:0) == 4:0``.
+* Ties between equal strides are broken as C++ breaks them (its compile-time exchange sort, which is not stable).
 """
 
 from __future__ import annotations
@@ -22,8 +31,10 @@ import itertools
 from collections.abc import Iterable
 from math import gcd
 
-from layoutcheck.algebra.inttuple import ceil_div, flatten, is_int, is_tuple, product
-from layoutcheck.algebra.layout import Layout, _concat, _leaf_modes, _make, as_layout
+import numpy as np
+
+from layoutcheck.algebra.inttuple import ceil_div, flatten, is_int, is_tuple
+from layoutcheck.algebra.layout import Layout, _concat, _leaf_modes, _make, as_layout, extended_offsets
 from layoutcheck.errors import CompositionError, LayoutError
 
 Modes = list[tuple[int, int]]  # the (shape, stride) leaves of a flat layout, in order
@@ -91,8 +102,9 @@ def composition(a: Layout, b: Layout | int | tuple | None) -> Layout:
     """``R(i) == A(B(i))``. ``B`` may be a layout, an int ``n`` (``n:1``), or a tuple (by-mode tiler, ``None`` keeps
     the mode).
 
-    Pre: B's image lies in A's domain (A's last mode runs on) and both divisibility conditions hold.
-    Post: ``composition(A,B)(i) == A(B(i))`` for every ``i`` in ``[0, size(B))``; shape compatible with B's.
+    Pre: both divisibility conditions hold (else ``CompositionError`` naming the one that fails).
+    Post: ``composition(A,B)(i) == extended(A, B(i))`` for every ``i`` in ``[0, size(B))`` -- B's image may run
+    past ``size(A)``, A's last mode runs on as in CuTe; shape compatible with B's.
 
     >>> str(composition(Layout((6,2),(8,2)), Layout((4,3),(3,1))))
     '((2,2),3):((24,2),8)'
@@ -105,15 +117,27 @@ def composition(a: Layout, b: Layout | int | tuple | None) -> Layout:
     elif is_tuple(b):
         if len(b) > len(a):
             raise LayoutError(f"tiler {_fmt_tiler(b)} has rank {len(b)} > rank {len(a)} of {a}")
-        modes = [composition(a[i], b[i]) for i in range(len(b))]
-        return _concat(modes + list(a)[len(b):])
+        # C++ ``composition(layout, tuple)`` and the CuTe DSL drop A's modes the tiler does not reach
+        return _concat([composition(a[i], b[i]) for i in range(len(b))])
     elif not isinstance(b, Layout):
         raise LayoutError(f"cannot compose with {b!r}")
-    flat = _coalesce_modes(_leaf_modes(a)) or [(1, 0)]
+    flat = _coalesce_x_modes(a)
     if is_tuple(b.shape):
         _check_no_carry(a, b, flat)
         return _compose_modes(a, b.shape, b.stride, flat)
     return _compose_mode(a, b.shape, b.stride, flat)
+
+
+def _coalesce_x_modes(a: Layout) -> Modes:
+    """C++ ``coalesce_x``: the coalesced leaves of ``A`` as a function on all of ``N`` (its last mode runs on).
+
+    A trailing size-1 leaf keeps its stride (as a placeholder mode of size 2, which only its stride is read from:
+    the last mode's shape never matters past the domain), so ``(4,1):(1,0)`` runs on as ``(4,inf):(1,0)``.
+    """
+    leaves = list(_leaf_modes(a))
+    if leaves[-1][0] == 1:
+        leaves[-1] = (2, leaves[-1][1])
+    return _coalesce_modes(leaves)
 
 
 def _compose_modes(a: Layout, shape: tuple, stride: tuple, flat: Modes) -> Layout:
@@ -165,8 +189,6 @@ def _compose_mode(a: Layout, n: int, r: int, flat: Modes) -> Layout:
     if r < 0 and n > 1:
         raise CompositionError(f"inadmissible composition {a} o {_make(*b)}: negative stride {r} leaves A's domain")
     modes: Modes = []
-    if n > 1 and flat == [(1, 0)]:  # size-1 A: keep its stride so that the run-on (CuTe) convention applies
-        flat = [(1, flatten(a.stride)[-1])]
     for s, d in flat[:-1]:
         if n == 1:
             new = 1  # nothing left to place; keep walking only to land on CuTe's final stride
@@ -207,106 +229,143 @@ def _fmt_tiler(t: object) -> str:
 
 
 def complement(layout: Layout | int, cotarget: int | tuple = 1) -> Layout:
-    """The layout of the offsets ``layout`` skips, up to ``cotarget`` (an int or a shape, by its size).
+    """The layout of the offsets ``layout`` skips, up to ``cotarget`` (an int, or a shape divided by folding).
 
-    Pre: the non-trivial modes, sorted by stride, chain without overlap (``d_{j+1}`` a multiple of ``s_j*d_j``).
-    Post: ``make_layout(L, R)`` is injective; ``R``'s strides are ordered; ``cosize(R) <= round_up(M, cosize(L))``.
+    Pre: no two non-trivial modes of ``filter(L)`` overlap (sorted by stride, ``d_{j+1} >= s_j*d_j``; else CuTe's
+    "Non-injective Layout", a ``LayoutError``); strides are non-negative.
+    Post: ``make_layout(L, R)`` is injective; ``R``'s strides increase; ``R`` reaches ``cotarget``, rounding up
+    (``size(L)*size(R) >= M`` when ``L`` is compact), exactly as C++ ``complement`` computes it.
 
     >>> str(complement(Layout(4, 2), 24))
     '(2,3):(1,8)'
+    >>> str(complement(Layout(3, 1), 32))
+    '11:3'
     """
     layout = as_layout(layout)
-    m = product(cotarget) if is_tuple(cotarget) else cotarget
-    return _from_modes(_complement_modes(layout, m))
+    return _from_modes(_complement_modes(layout, cotarget))
 
 
-def _complement_modes(layout: Layout, m: int) -> Modes:
-    """The coalesced leaves of ``complement(layout, m)`` (``[]`` for ``1:0``)."""
-    modes = sorted([(d, s) for s, d in _leaf_modes(layout) if s != 1 and d != 0])
+def _ceil_div_shape(cotarget: int | tuple, d: int) -> int:
+    """C++ ``coalesce(ceil_div(cotarget, d))`` for a static shape: ``d`` divides the leaves left to right, rounding
+    up (``ceil_div((4,6), 3) == (2,6)``, size 12 where ``ceil_div(24, 3)`` is 8)."""
+    out = 1
+    for m in flatten(cotarget):
+        out *= ceil_div(m, d)
+        d = ceil_div(d, m)
+    return out
+
+
+def _complement_modes(layout: Layout, cotarget: int | tuple) -> Modes:
+    """The coalesced leaves of ``complement(layout, cotarget)`` (``[]`` for ``1:0``)."""
+    kept = _coalesce_modes((s, d) for s, d in _leaf_modes(layout) if d != 0)  # filter(L), as C++ does
+    modes = sorted([(d, s) for s, d in kept], key=lambda m: m[0])  # first minimum first, as C++'s fold takes it
     out: Modes = []
     cur = 1
     for d, s in modes:
         if d < 0:
             raise LayoutError(f"complement of {layout}: negative stride {d} is not supported")
-        if d % cur != 0:
+        gap = d // cur
+        if gap == 0:
             raise LayoutError(
-                f"complement of {layout} does not exist: stride {d} is not a multiple of {cur} "
-                f"(the modes below it overlap or leave a gap that is not a whole number of periods)"
+                f"complement of {layout}: Non-injective Layout (CuTe's law): the mode {s}:{d} overlaps the modes "
+                f"below it, which already reach {cur}"
             )
-        out.append((d // cur, cur))
+        out.append((gap, cur))
         cur = s * d
-    out.append((ceil_div(m, cur), cur))
+    out.append((_ceil_div_shape(cotarget, cur), cur))
     return _coalesce_modes(out)
 
 
-def _by_stride(modes: Iterable[tuple[int, int]]) -> list[tuple[int, int, int]]:
-    """``(stride, shape, colex index stride)`` of every leaf, sorted by stride (ties by shape, then position)."""
-    out = []
-    cur = 1
-    for s, d in modes:
-        out.append((d, s, cur))
+def _exchange_order(strides: list[int]) -> list[int]:
+    """The mode indices ordered by stride exactly as C++ ``SortByKey`` orders them (an exchange sort: ties are not
+    kept in position order, so ``right_inverse((4,2):(1,1))`` picks the mode C++ picks)."""
+    keys = list(strides)
+    order = list(range(len(keys)))
+    for i in range(len(keys)):
+        for j in range(i + 1, len(keys)):
+            if keys[j] < keys[i]:
+                keys[i], keys[j] = keys[j], keys[i]
+                order[i], order[j] = order[j], order[i]
+    return order
+
+
+def _coalesced_with_prefix(layout: Layout) -> tuple[Modes, list[int]]:
+    """The leaves of C++ ``coalesce(L)`` (``[(1, 0)]`` when every mode has size 1) and their colex prefix products."""
+    modes = _coalesce_modes(_leaf_modes(layout)) or [(1, 0)]
+    pre, cur = [], 1
+    for s, _ in modes:
+        pre.append(cur)
         cur *= s
-    out.sort()
-    return out
+    return modes, pre
 
 
 def right_inverse(layout: Layout | int) -> Layout:
-    """The largest ``R`` with ``L(R(i)) == i`` for every ``i < size(R)``.
+    """The largest ``R`` with ``L(R(i)) == i`` for every ``i < size(R)``, as C++ builds it.
+
+    Post: ``L(R(i)) == i`` for ``i < size(R)``; ``R`` follows the chain of strides from 1 through ``coalesce(L)``.
 
     >>> str(right_inverse(Layout((4,8),(8,1))))
     '(8,4):(4,1)'
     """
-    return _right_inverse_modes(_leaf_modes(as_layout(layout)))
-
-
-def _right_inverse_modes(modes: Iterable[tuple[int, int]]) -> Layout:
-    """``right_inverse`` of the flat layout with these leaves: follow the chain of strides from 1."""
+    modes, pre = _coalesced_with_prefix(as_layout(layout))
     out: Modes = []
     cur = 1
-    for d, s, rd in _by_stride(modes):
-        if s == 1:
-            continue
-        if d != cur:
-            if d < cur:
-                continue
-            break
-        out.append((s, rd))
-        cur = s * d
+    for i in _exchange_order([d for _, d in modes]):
+        s, d = modes[i]
+        if d == cur:
+            out.append((s, pre[i]))
+            cur = s * d
     return _from_modes(_coalesce_modes(out))
 
 
 def left_inverse(layout: Layout | int) -> Layout:
-    """An ``R`` with ``R(L(i)) == i`` for every ``i < size(L)``.
+    """A quasi-inverse ``R`` of ``L``, as C++ builds it: stride-0 modes are skipped, the others sorted by stride.
 
-    Pre: ``L`` is injective and its sorted strides divide one another (``d_{j+1} % d_j == 0``).
-    Uses CuTe's formula ``right_inverse(make_layout(L, complement(L)))`` where the complement exists, and otherwise
-    builds ``R`` from the stride ratios directly (CUTLASS #2094: the C++ answer for ``(128,160):(65536,1)`` is wrong).
+    Pre: strides are non-negative; each non-zero stride, in sorted order, is a multiple of the product of the
+    shapes placed before it (C++'s "Left inverse divisibility condition"; else ``LayoutError``).
+    Post: ``L(extended(R, L(i))) == L(i)`` for every ``i < size(L)``; ``R(L(i)) == i`` when ``L`` is injective.
 
     >>> str(left_inverse(Layout((128,160),(65536,1))))
     '(65536,128):(128,1)'
+    >>> str(left_inverse(Layout((2,4,8),(32,0,2))))
+    '(2,16,2):(0,8,1)'
     """
     layout = as_layout(layout)
-    modes = [m for m in _by_stride(_leaf_modes(layout)) if m[1] != 1]
-    if any(d <= 0 for d, _, _ in modes):
-        raise LayoutError(f"left_inverse of {layout}: a stride-0 or negative mode makes it non-injective")
-    for (d0, s0, _), (d1, _, _) in itertools.pairwise(modes):
-        if d1 < s0 * d0:
-            raise LayoutError(f"left_inverse of {layout}: not injective (mode {s0}:{d0} overlaps stride {d1})")
-    chained = all(d1 % (s0 * d0) == 0 for (d0, s0, _), (d1, _, _) in itertools.pairwise(modes))
-    if chained:  # right_inverse(make_layout(L, complement(L))), on the flat leaves
-        rest = _complement_modes(layout, 1) or [(1, 0)]
-        return _right_inverse_modes(itertools.chain(_leaf_modes(layout), rest))
-    out: Modes = []
-    if modes and modes[0][0] > 1:
-        out.append((modes[0][0], 0))
-    for j, (d, s, rd) in enumerate(modes):
-        if j + 1 < len(modes):
-            nxt = modes[j + 1][0]
-            if nxt % d != 0:
-                raise LayoutError(
-                    f"left_inverse of {layout} is not a layout: stride {nxt} is not a multiple of stride {d}"
-                )
-            out.append((nxt // d, rd))
-        else:
-            out.append((s, rd))
-    return _from_modes(_coalesce_modes(out))
+    modes, pre = _coalesced_with_prefix(layout)
+    if any(d < 0 for _, d in modes):
+        raise LayoutError(f"left_inverse of {layout}: negative strides are not supported")
+    order = _exchange_order([d for _, d in modes])
+    shapes: list[int] = []
+    strides = [0]
+    placed = 1
+    for i in order:
+        d = modes[i][1]
+        if d == 0:
+            continue
+        if d % placed != 0:
+            raise LayoutError(
+                f"left_inverse of {layout} is not a layout: Left inverse divisibility condition fails "
+                f"(stride {d} is not a multiple of {placed}, the size placed below it)"
+            )
+        shapes.append(d // placed)
+        strides.append(pre[i])
+        placed *= d // placed
+    shapes.append(modes[order[-1]][0])
+    result = _from_modes(_coalesce_modes(zip(shapes, strides, strict=True)))
+    nonzero = [modes[i] for i in order if modes[i][1] != 0]
+    if any(s * d > d1 for (s, d), (_, d1) in itertools.pairwise(nonzero)):
+        _check_quasi_inverse(layout, result)  # overlapping modes: C++'s answer is right only sometimes
+    return result
+
+
+def _check_quasi_inverse(layout: Layout, r: Layout) -> None:
+    """Raise unless ``L(extended(R, L(i))) == L(i)`` for every ``i`` (checked over the whole domain)."""
+    offs = layout.offsets()
+    back = extended_offsets(layout, 1 + int(extended_offsets(r, int(offs.max()) + 1).max()))
+    bad = np.nonzero(back[extended_offsets(r, int(offs.max()) + 1)[offs]] != offs)[0]
+    if len(bad):
+        i = int(bad[0])
+        raise LayoutError(
+            f"left_inverse of {layout}: CuTe's answer {r} breaks the quasi-inverse law L(R(L(i))) == L(i) "
+            f"at i = {i} (the layout's modes overlap)"
+        )

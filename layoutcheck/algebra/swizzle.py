@@ -29,7 +29,11 @@ from layoutcheck.errors import LayoutError
 
 @dataclass(frozen=True, slots=True)
 class Swizzle:
-    """``Swizzle<B,M,S>``: ``x ^ ((x & yyy_msk) >> S)``; callable on ints and NumPy arrays."""
+    """``Swizzle<B,M,S>``: ``x ^ ((x & yyy_msk) >> S)``; callable on ints, NumPy arrays and expression trees.
+
+    ``__call__`` is the one definition of the formula: on a ``layoutcheck.expr.ir`` tree its operators build the
+    tree (``layoutcheck.expr.lower.swizzle_ast``), which the Z3, SymPy, NumPy and C interpreters then read.
+    """
 
     bits: int
     base: int

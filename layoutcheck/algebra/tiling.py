@@ -1,8 +1,11 @@
 """Dividing a layout into tiles and repeating a tile over a layout: CuTe's divides and products.
 
-``logical_divide(A, B) = composition(A, make_layout(B, complement(B, size(A))))``: mode 0 walks the tile ``B``
-inside ``A``, mode 1 walks the tiles. Here the division must be exact -- ``size(B) * size(complement) == size(A)``
--- otherwise CuTe silently indexes past the end of ``A``; layoutcheck raises ``NotDivisibleError`` instead.
+``logical_divide(A, B) = composition(A, make_layout(B, complement(B, shape(coalesce(A)))))``: mode 0 walks the
+tile ``B`` inside ``A``, mode 1 walks the tiles. When ``B`` does not divide ``A`` the complement rounds up
+(``ceil_div``) and the result runs past the end of ``A`` -- evaluated with CuTe's extended semantics, the last mode
+running on -- exactly as CuTe computes it: ``logical_divide(32:1, 3:1) == (3,11):(1,3)`` covers 33 indices, the last
+tile is a residue tile. That is how ``local_tile`` works on ragged problems; the predicate (``coord < shape`` on an
+identity tensor) that keeps the accesses in bounds is a property (``properties/residue.py``), not the algebra's job.
 
 ``logical_product(A, B) = make_layout(A, composition(complement(A, size(A)*cosize(B)), B))``: mode 0 is ``A``,
 mode 1 places copies of ``A`` where ``B`` says. (pycute computes a divide when ``B`` is an int; CUTLASS #3478.)
@@ -50,11 +53,14 @@ def _by_mode(op: Callable[[Layout, Tiler], Layout], a: Layout, tiler: tuple, nam
 def logical_divide(a: Layout, tiler: Tiler) -> Layout:
     """Split ``A`` into (tile, rest) by ``tiler``; by-mode for a tuple tiler.
 
-    Pre: the tile divides ``A`` exactly (``size(B) * size(complement(B, size(A))) == size(A)``).
-    Post: same size and same function as ``A`` up to the re-ordering of its domain the tiler defines.
+    Pre: the composition is admissible (``CompositionError`` otherwise); the tile need not divide ``A``.
+    Post: ``R(i) == extended(A, T(i))`` for ``T = make_layout(B, complement(B, shape(coalesce(A))))``; when ``B``
+    divides ``A`` this is ``A`` re-ordered (same size); otherwise ``size(R) >= size(A)`` and the residue runs past.
 
     >>> str(logical_divide(Layout(128, 128), Layout((16,4),(4,1))))
     '((16,4),2):((512,128),8192)'
+    >>> str(logical_divide(Layout(32, 1), 3))
+    '(3,11):(1,3)'
     """
     a = as_layout(a)
     if tiler is None:
@@ -65,13 +71,7 @@ def logical_divide(a: Layout, tiler: Tiler) -> Layout:
         return _by_mode(logical_divide, a, tiler, "logical_divide")
     if not isinstance(tiler, Layout):
         raise LayoutError(f"logical_divide: bad tiler {tiler!r}")
-    n = product(a.shape)
-    rest = complement(tiler, n)
-    if product(tiler.shape) * product(rest.shape) != n or cosize(tiler) > n:
-        raise NotDivisibleError(
-            f"logical_divide: tile {tiler} (size {size(tiler)}, cosize {cosize(tiler)}) does not divide "
-            f"{a} (size {n}) exactly"
-        )
+    rest = complement(tiler, coalesce(a).shape)
     return composition(a, _make((tiler.shape, rest.shape), (tiler.stride, rest.stride)))
 
 
@@ -247,10 +247,15 @@ def _cast_args(layout: Layout, n: int, name: str) -> Layout:
 
 
 def upcast(layout: Layout, n: int) -> Layout:
-    """View ``layout`` (in units of ``x``) in units of ``n*x``: the stride-1 mode shrinks, other strides divide.
+    """View ``layout`` (in units of ``x``) in units of ``n*x``, as C++ ``upcast<N>``: each leaf ``s:d`` becomes
+    ``ceil_div(s, ceil_div(n,|d|)) : sign(d)*ceil_div(|d|, n)`` (shapes round up); stride 0 stays.
+
+    Pre: every non-zero stride divides ``n`` or is a multiple of it (C++'s "Divisibility condition").
 
     >>> str(upcast(Layout((8,64),(64,1)), 8))
     '(8,8):(8,1)'
+    >>> str(upcast(Layout(24, 2), 8))
+    '6:1'
     """
     layout = _cast_args(layout, n, "upcast")
 
@@ -259,13 +264,10 @@ def upcast(layout: Layout, n: int) -> Layout:
             return tuple(zip(*(go(a, b) for a, b in zip(s, d, strict=True)), strict=True))
         if d == 0:
             return s, 0
-        if abs(d) == 1:
-            if s % n != 0:
-                raise NotDivisibleError(f"upcast by {n}: contiguous mode of size {s} is not a multiple of {n}")
-            return s // n, d
-        if d % n != 0:
-            raise NotDivisibleError(f"upcast by {n}: stride {d} is not a multiple of {n}")
-        return s, d // n
+        if d % n != 0 and n % d != 0:
+            raise NotDivisibleError(f"upcast by {n}: Divisibility condition fails for stride {d} (neither divides)")
+        sign = 1 if d > 0 else -1
+        return ceil_div(s, ceil_div(n, abs(d))), sign * ceil_div(abs(d), n)
 
     s, d = go(layout.shape, layout.stride)
     return Layout(s, d)

@@ -36,9 +36,11 @@ from layoutcheck.algebra.ops import composition, right_inverse
 from layoutcheck.algebra.swizzle import ComposedLayout
 from layoutcheck.algebra.tiling import tile_to_shape, zipped_divide
 from layoutcheck.algebra.tv import make_layout_tv
-from layoutcheck.codegen.render import c_expr, render_template
+from layoutcheck.codegen.render import render_template
 from layoutcheck.errors import LayoutError
-from layoutcheck.expr.ir import Expr, add, band, const, div, index_ast, mod, mul, shr, var, xor
+from layoutcheck.expr.c import c_expr
+from layoutcheck.expr.ir import Expr, add, band, const, div, mod, mul, shr, var, xor
+from layoutcheck.expr.lower import index_ast
 from layoutcheck.hw.copy import row_providers
 from layoutcheck.hw.mma import mma_atom
 from layoutcheck.hw.smem import gmma_smem_atom
@@ -68,6 +70,7 @@ class KernelCase:
     # (slot argument, source argument, TmaBox): the runner writes into the 128-byte device slot the CUtensorMap of
     # the box over the source array (it needs the array's device address, so it is encoded at run time)
     tensor_maps: tuple[tuple[int, int, Any], ...] = ()
+    arch: str = "sm_90"  # the -arch the source needs (wgmma: sm_90a)
     compare_source: str = ""  # the fused compare kernel run by ``compare`` on the GPU ("" = compared on the host)
 
 
@@ -143,7 +146,7 @@ def _fused_compare_source(name: str, forward: Layout, ids: int, config: str) -> 
                                                   "DESCRIPTION": config})
 
 
-def _tiled_tv(tiled: TiledMMA, shape: tuple[int, int]) -> Layout:
+def tiled_c_tv(tiled: TiledMMA, shape: tuple[int, int]) -> Layout:
     """(thread, value) -> colex index in an ``shape`` C tensor, from ``thrfrg_C`` (values ordered as partition_C).
 
     Pre: the thread layout ``(V,M,N,K)`` numbers threads colexicographically (CuTe's default atom layouts)."""
@@ -168,7 +171,7 @@ def ownership_cases() -> list[KernelCase]:
         cases.append(_ownership_case(f"make_layout_tv {thr} {val}", tv, tiler))
     simt = seed_simt_tiled_mma()
     cases.append(_ownership_case("tiled_mma UniversalFMA 16x16 perm (16,4):(4,1) C 128x128",
-                                 _tiled_tv(simt, (128, 128)), (128, 128)))
+                                 tiled_c_tv(simt, (128, 128)), (128, 128)))
     tc = make_tiled_mma(MMA_F16, (2, 2, 1), (64, 64, 16))
     cases.append(_ownership_case("tiled_mma m16n8k16 (2,2,1) (64,64,16) C", tc.tv_layout_C, (64, 64)))
     return cases
@@ -205,7 +208,7 @@ def gemm_check(A: np.ndarray, B: np.ndarray) -> tuple[Callable[[Any], list[Any]]
 # -- SIMT GEMM ---------------------------------------------------------------------------------------------------------
 def simt_gemm_case(M: int = 128, N: int = 128, K: int = 64) -> KernelCase:
     tiled = seed_simt_tiled_mma()
-    tv = _tiled_tv(tiled, (M, N))
+    tv = tiled_c_tv(tiled, (M, N))
     T, V = size(tv[0]), size(tv[1])
     elem = index_ast(tv, ("t", "v"))
     m, n = mod(elem, M), div(elem, M)
@@ -391,7 +394,22 @@ def mma_fragments_case() -> KernelCase:
 
 
 # -- warp permute_layout (seed 002) -----------------------------------------------------------------------------------
-def permute_case(stages: int = 2, rows: int = 4, cols: int = 32, xor_bits: int = 2, shift: int = 3) -> KernelCase:
+@dataclass(frozen=True, slots=True)
+class PermuteExprs:
+    """The permute kernel's index math: per stage ``s`` and iteration ``r`` lane ``lane`` reads ``sSrc[src]`` and
+    writes ``sDst[dst]`` (fp32 elements); ``elems`` per array, ``iters`` iterations per stage."""
+
+    src_layout: Layout
+    dst_layout: Layout
+    src: Expr
+    dst: Expr
+    stages: int
+    iters: int
+    elems: int
+    elem_bytes: int = 4
+
+
+def permute_exprs(stages: int = 2, rows: int = 4, cols: int = 32, xor_bits: int = 2, shift: int = 3) -> PermuteExprs:
     """Source ``(cols,rows,stages):(1,cols,rows*cols)``, destination ``(cols,rows,stages):(rows,1,rows*cols)``;
     lane = column, iteration ``r`` reads row ``r ^ ((lane >> shift) & (2**xor_bits - 1))``."""
     P = rows * cols // 32
@@ -401,10 +419,18 @@ def permute_case(stages: int = 2, rows: int = 4, cols: int = 32, xor_bits: int =
     j = xor(r, band(shr(lane, shift), (1 << xor_bits) - 1))
     if j.bound > rows:
         raise LayoutError(f"XOR of {xor_bits} bits sends the row index to {j.bound - 1}, outside [0,{rows})")
+    return PermuteExprs(src_l, dst_l, index_ast(src_l, (lane, j, s)), index_ast(dst_l, (lane, j, s)), stages, P,
+                        rows * cols * stages)
+
+
+def permute_case(stages: int = 2, rows: int = 4, cols: int = 32, xor_bits: int = 2, shift: int = 3) -> KernelCase:
+    """The kernel of ``permute_exprs`` (same arguments), checked against the layouts' offsets."""
+    pe = permute_exprs(stages, rows, cols, xor_bits, shift)
+    src_l, dst_l = pe.src_layout, pe.dst_layout
     name = f"permute_transpose_k{xor_bits}"
     src = render_template("permute_transpose", {
-        "KERNEL": name, "ROWS": rows, "COLS": cols, "ELEMS": rows * cols * stages, "STAGES": stages, "P": P,
-        "SRC_OFFSET": c_expr(index_ast(src_l, (lane, j, s))), "DST_OFFSET": c_expr(index_ast(dst_l, (lane, j, s))),
+        "KERNEL": name, "ROWS": rows, "COLS": cols, "ELEMS": pe.elems, "STAGES": stages, "P": pe.iters,
+        "SRC_OFFSET": c_expr(pe.src), "DST_OFFSET": c_expr(pe.dst),
         "DESCRIPTION": f"src {src_l}, dst {dst_l}, XOR k = {xor_bits} (shift {shift}, mask {(1 << xor_bits) - 1})"})
     data = np.arange(rows * cols * stages, dtype=np.float32) + 1
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from layoutcheck.algebra.layout import Layout, make_layout, size
-from layoutcheck.codegen.cases import KernelCase, _ownership_case
+from layoutcheck.algebra.layout import Layout, size
+from layoutcheck.codegen.cases import KernelCase, _ownership_case, tiled_c_tv
 from layoutcheck.errors import LayoutcheckError
 
 MAX_THREADS = 1024  # threads per CTA (CUDA C++ Programming Guide, "Compute Capabilities", all sm_70+)
@@ -23,19 +23,11 @@ class Skipped:
     reason: str
 
 
-def _c_tv(cfg, mma) -> tuple[Layout, tuple[int, int]]:  # tiled MMA config -> (TV over the C tile, tile)
-    from layoutcheck.spec.bind import mma_cta_tile, mma_thrfrg
-
-    tile = mma_cta_tile(cfg, mma, "C")
-    frg = mma_thrfrg(cfg, mma, "C", tile)
-    return make_layout(frg[0], frg[1]), tile
-
-
 def spec_cases(paths: list[str]) -> tuple[list[KernelCase], list[Skipped]]:
     """Kernel cases for every TV / tiled-MMA config in ``paths`` (files or folders) whose exact cover is PROVEN."""
     from layoutcheck.engines.prove import prove
     from layoutcheck.properties.tv import exact_cover
-    from layoutcheck.spec.bind import tiled_mma
+    from layoutcheck.spec.bind import mma_cta_tile, tiled_mma
     from layoutcheck.spec.load import collect, load_spec
 
     cases: list[KernelCase] = []
@@ -48,10 +40,8 @@ def spec_cases(paths: list[str]) -> tuple[list[KernelCase], list[Skipped]]:
                     tv, tile = cfg.get("tv"), tuple(cfg.get("tile"))
                 elif cfg.kind == "tiled_mma":
                     mma = tiled_mma(cfg, "gpu")
-                    if mma.thr_layout_vmnk.offsets().tolist() != list(range(size(mma.thr_layout_vmnk))):
-                        skipped.append(Skipped(label, "thread layout is not colexicographic"))
-                        continue
-                    tv, tile = _c_tv(cfg, mma)
+                    tile = mma_cta_tile(cfg, mma, "C")
+                    tv = tiled_c_tv(mma, tile)  # the C partition, as the bundled MMA kernels derive it
                 else:
                     skipped.append(Skipped(label, f"kind {cfg.kind!r} has no ownership kernel"))
                     continue

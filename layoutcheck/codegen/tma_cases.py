@@ -40,8 +40,10 @@ from layoutcheck.codegen.cases import (
     mma_tile_exprs,
     small_int_operands,
 )
-from layoutcheck.codegen.render import c_expr, render_template
-from layoutcheck.expr.ir import Expr, add, const, index_ast, mul, var
+from layoutcheck.codegen.render import render_template
+from layoutcheck.expr.c import c_expr
+from layoutcheck.expr.ir import Expr, add, const, mul, var
+from layoutcheck.expr.lower import index_ast
 from layoutcheck.hw.smem import normalize_mode
 from layoutcheck.properties.tma import BoxPlan, plan_boxes
 

@@ -11,7 +11,7 @@ from importlib import import_module
 
 from layoutcheck.engines.base import AUTO_ORDER, Engine, HandlerEngine, Limits, engines, register_engine
 
-_BUILTIN = ("structural", "linear", "exhaustive", "z3", "sympy")
+_BUILTIN = ("structural", "linear", "exhaustive", "z3", "sizes_z3", "sympy")
 _loaded = False
 
 

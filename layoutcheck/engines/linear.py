@@ -27,8 +27,9 @@ from typing import Any
 
 import numpy as np
 
-from layoutcheck.algebra.layout import flat_modes
-from layoutcheck.algebra.swizzle import ComposedLayout, Subject, inner
+from layoutcheck.algebra.gf2 import Echelon, echelon, span_prefix
+from layoutcheck.algebra.linear_layout import LinearLayout, gf2_columns
+from layoutcheck.algebra.swizzle import Subject
 from layoutcheck.engines.base import HandlerEngine, Limits, register_engine
 from layoutcheck.models.banks.access import byte_addresses
 from layoutcheck.models.banks.gf2 import gf2_wavefronts
@@ -36,6 +37,7 @@ from layoutcheck.models.banks.model import _merged
 from layoutcheck.properties.banks import ConflictFree, _instruction_report
 from layoutcheck.properties.base import Decision, Property, Undecided, subject_size
 from layoutcheck.properties.layout import Equivalent, InBounds, Injective, Onto
+from layoutcheck.properties.linear import LinearBijective, LinearExactCover, LinearInjective, LinearSurjective
 from layoutcheck.properties.tv import ExactCover, Vectorizable
 
 
@@ -54,60 +56,13 @@ class Affine:
         return out
 
 
-def to_affine(x: Subject) -> Affine | str:
-    """The GF(2) affine form of ``x``, or the reason it has none."""
-    cols: list[int] = []
-    seen = 0
-    for s, d in flat_modes(inner(x)):
-        if s == 1:
-            continue
-        if s & (s - 1):
-            return f"not linear: mode {s}:{d} of {x} has a size that is not a power of two"
-        if d < 0:
-            return f"not linear: mode {s}:{d} of {x} has a negative stride"
-        for j in range(s.bit_length() - 1):
-            c = d << j
-            if c & seen:
-                return f"not linear: mode {s}:{d} of {x} carries into bits used by other modes ({c} & {seen} != 0)"
-            seen |= c
-            cols.append(c)
-    if not isinstance(x, ComposedLayout):
-        return Affine(tuple(cols), 0)
-    if x.offset < 0 or x.offset & seen:
-        return f"not linear: offset {x.offset} of {x} overlaps the layout's bits ({seen}), so + carries"
-    sw = x.swizzle
-    return Affine(tuple(sw(c) for c in cols), sw(x.offset))
-
-
-@dataclass(frozen=True, slots=True)
-class Echelon:
-    """Gaussian elimination of the columns: ``basis[lead] = (vector, domain mask)``; ``kernel`` in increasing order."""
-
-    basis: dict[int, tuple[int, int]]
-    kernel: tuple[int, ...]
-
-    @property
-    def rank(self) -> int:
-        return len(self.basis)
-
-
-def echelon(cols: tuple[int, ...]) -> Echelon:
-    """Post: each kernel vector's highest bit is its own column index, so ``kernel[0]`` is the smallest non-zero
-    kernel element (any other has a higher leading bit)."""
-    basis: dict[int, tuple[int, int]] = {}
-    kernel: list[int] = []
-    for b, c in enumerate(cols):
-        v, m = c, 1 << b
-        while v:
-            h = v.bit_length() - 1
-            if h not in basis:
-                basis[h] = (v, m)
-                break
-            bv, bm = basis[h]
-            v, m = v ^ bv, m ^ bm
-        if v == 0:
-            kernel.append(m)
-    return Echelon(basis, tuple(kernel))
+def to_affine(x: Subject | LinearLayout) -> Affine | str:
+    """The GF(2) affine form of ``x`` (a CuTe layout, a swizzled one, or a ``LinearLayout`` on its flat views), or
+    the reason it has none."""
+    if isinstance(x, LinearLayout):
+        return Affine(x.columns(), 0)
+    got = gf2_columns(x)
+    return got if isinstance(got, str) else Affine(*got)
 
 
 def image_max(a: Affine, e: Echelon) -> tuple[int, int]:
@@ -202,7 +157,7 @@ def _exact_cover(prop: ExactCover, limits: Limits) -> Decision:
     if w is not None:
         return Decision(False, w, stats)
     if 1 << e.rank != n:  # image smaller than the tile: tv(0) has more than k owners (size == k*n)
-        owners = _span_prefix(e.kernel, k + 1)
+        owners = span_prefix(e.kernel, k + 1)
         return Decision(False, {"kind": "owners", "y": a.const, "owners": owners, "count": 1 << (len(a.cols) - e.rank)},
                         stats)
     tb = prop.threads.bit_length() - 1  # value bits are the columns above the thread bits
@@ -210,16 +165,6 @@ def _exact_cover(prop: ExactCover, limits: Limits) -> Decision:
     if ev.kernel:  # two values of one thread own the same element
         return Decision(False, {"kind": "same_thread", "i": 0, "j": ev.kernel[0] << tb}, stats)
     return Decision(True, None, stats)
-
-
-def _span_prefix(vectors: tuple[int, ...], count: int) -> list[int]:
-    """``count`` distinct elements of ``span(vectors)`` (vectors independent), starting at 0."""
-    out = [0]
-    for v in vectors:
-        out += [x ^ v for x in out]
-        if len(out) >= count:
-            break
-    return sorted(out[:count])
 
 
 @LINEAR.handles(Vectorizable)
@@ -260,3 +205,59 @@ def _conflict_free_gf2(prop: ConflictFree, limits: Any) -> Decision | Undecided:
         if rep["wavefronts"] > rep["ideal"]:
             return Decision(False, rep, stats)
     return Undecided("internal: GF(2) rank found a conflict the model did not")  # pragma: no cover
+
+
+# -- linear layouts (Triton's LinearLayout): the same rank arguments on the flat columns --------------------------
+@LINEAR.handles(LinearInjective)
+def _ll_injective(prop: LinearInjective, limits: Limits) -> Decision:
+    (a,) = _affine(prop)
+    e = echelon(a.cols)
+    w = {"kind": "collision", "i": 0, "j": e.kernel[0]} if e.kernel else None
+    return Decision(w is None, w, _stats(a, e))
+
+
+def _first_missing(e: Echelon, bits: int) -> int | None:
+    """The smallest unit output ``2**b`` outside the span (one exists iff the rank is below ``bits``)."""
+    for b in range(bits):
+        v = 1 << b
+        while v:
+            h = v.bit_length() - 1
+            if h not in e.basis:
+                return 1 << b
+            v ^= e.basis[h][0]
+    return None
+
+
+@LINEAR.handles(LinearSurjective)
+def _ll_surjective(prop: LinearSurjective, limits: Limits) -> Decision:
+    (a,) = _affine(prop)
+    e = echelon(a.cols)
+    y = _first_missing(e, prop.layout.out_bits)
+    return Decision(y is None, None if y is None else {"kind": "missing", "y": y}, _stats(a, e))
+
+
+@LINEAR.handles(LinearExactCover)
+def _ll_exact_cover(prop: LinearExactCover, limits: Limits) -> Decision:
+    (a,) = _affine(prop)
+    e = echelon(a.cols)
+    stats = _stats(a, e)
+    y = _first_missing(e, prop.layout.out_bits)
+    if y is not None:
+        return Decision(False, {"kind": "missing", "y": y}, stats)
+    bits = prop.nonzero_bits()  # the non-zero columns must be independent: kernel = span of the zero bases
+    sub = echelon(tuple(a.cols[b] for b in bits))
+    if not sub.kernel:
+        return Decision(True, None, stats)
+    k = sum(1 << bits[j] for j in range(len(bits)) if sub.kernel[0] >> j & 1)
+    return Decision(False, {"kind": "collision", "i": 0, "j": k}, stats)
+
+
+@LINEAR.handles(LinearBijective)
+def _ll_bijective(prop: LinearBijective, limits: Limits) -> Decision:
+    (a,) = _affine(prop)
+    e = echelon(a.cols)
+    ll = prop.layout
+    if ll.in_size != ll.out_size:
+        return Decision(False, {"kind": "count", "inputs": ll.in_size, "outputs": ll.out_size}, _stats(a, e))
+    w = {"kind": "collision", "i": 0, "j": e.kernel[0]} if e.kernel else None
+    return Decision(w is None, w, _stats(a, e))

@@ -1,7 +1,8 @@
-"""The SymPy engine: closed-form index formulas (``layoutcheck.expr.ir``) compared symbolically.
+"""The SymPy engine: closed-form index formulas (``layoutcheck.expr``) compared symbolically.
 
-``symbolic.index_ast(L, "i")`` is ``L(i)`` as a floor/mod/XOR expression over a bounded variable, already simplified
-with the bounds (``(4,(2,2)):(1,(4,8))`` becomes ``i``); ``to_sympy`` makes it a SymPy expression.
+``index_ast(L, "i")`` (``layoutcheck.expr.lower``) is ``L(i)`` as a floor/mod/XOR expression over a bounded
+variable, already simplified with the bounds (``(4,(2,2)):(1,(4,8))`` becomes ``i``); ``to_sympy``
+(``layoutcheck.expr.sympy``) makes it a SymPy expression.
 
 - ``equivalent(A, B)``: PROVEN when ``A(i) - B(i)`` simplifies to ``0``; otherwise REFUTED only if one of a fixed set
   of probe indices (``0..255``, powers of two and their neighbours, the last index) really differs -- a concrete,
@@ -38,9 +39,9 @@ def probes(n: int) -> list[int]:
 
 
 def _ast(x: Subject) -> Any:
-    from layoutcheck.expr import ir as symbolic
+    from layoutcheck.expr.lower import index_ast
 
-    return symbolic.index_ast(x, "i")
+    return index_ast(x, "i")
 
 
 class SympyEngine(HandlerEngine):
@@ -51,7 +52,7 @@ class SympyEngine(HandlerEngine):
             for s in prop.subjects():
                 _ast(s)
         except ImportError:
-            return "unsupported: sympy or layoutcheck.expr.ir is not available"
+            return "unsupported: sympy or layoutcheck.expr.sympy is not available"
         except LayoutError as exc:
             return f"unsupported construct: {exc}"
         return None
@@ -71,12 +72,12 @@ def _timed(outcome: Decision | Undecided, t0: float, limits: Limits) -> Decision
 def _equivalent(prop: Equivalent, limits: Limits) -> Decision | Undecided:
     import sympy
 
-    from layoutcheck.expr import ir as symbolic
+    from layoutcheck.expr.sympy import to_sympy
 
     t0 = time.perf_counter()
     i = sympy.Symbol("i", integer=True, nonnegative=True)
-    ea = symbolic.to_sympy(_ast(prop.a), {"i": i})
-    eb = symbolic.to_sympy(_ast(prop.b), {"i": i})
+    ea = to_sympy(_ast(prop.a), {"i": i})
+    eb = to_sympy(_ast(prop.b), {"i": i})
     stats = {"A": str(ea), "B": str(eb)}
     diff = sympy.expand(ea - eb)
     if diff != 0 and sympy.count_ops(diff) <= MAX_OPS:
@@ -92,11 +93,11 @@ def _equivalent(prop: Equivalent, limits: Limits) -> Decision | Undecided:
 
 @SYMPY.handles(InBounds)
 def _in_bounds(prop: InBounds, limits: Limits) -> Decision | Undecided:
-    from layoutcheck.expr import ir as symbolic
+    from layoutcheck.expr.sympy import to_sympy
 
     t0 = time.perf_counter()
     ast = _ast(prop.layout)
-    stats = {"formula": str(symbolic.to_sympy(ast)), "bound": ast.bound}
+    stats = {"formula": str(to_sympy(ast)), "bound": ast.bound}
     if ast.bound <= prop.extent:  # symbolic: every node's value lies in [0, bound)
         return _timed(Decision(True, None, stats), t0, limits)
     for k in probes(subject_size(prop.layout)):

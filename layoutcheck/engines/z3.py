@@ -1,10 +1,11 @@
-"""The z3 engine: a bit-vector encoding of layout evaluation; a property is PROVEN when its negation is ``unsat``.
+"""The z3 engine: layouts lowered to the expression IR, as bit-vector terms; PROVEN when the negation is ``unsat``.
 
-Encoding of ``x(i)`` for ``i`` a ``W``-bit vector with ``i < size``: the coordinate of leaf mode ``m`` is
-``(i / prefix_m) % s_m`` (unsigned div/mod by constants, which z3 turns into bit extracts for powers of two), the
-offset ``sum c_m * d_m`` in two's complement, then ``off + sw(...)`` as ``y ^ ((y & yyy) >> S)``. ``W`` is computed
-from the layout so nothing overflows: enough bits for ``size``, for every partial sum of ``|c_m * d_m|``, for the
-offset and for the swizzle's masks, plus a sign bit and a margin.
+Encoding of ``x(i)`` for ``i`` a ``W``-bit vector with ``i < size``: ``layoutcheck.expr.lower.index_ast`` builds the
+layout's closed form (coordinates ``(i // prefix_m) % s_m``, the offset ``sum c_m * d_m``, then the swizzle's own
+formula ``y ^ ((y & yyy) >> S)``), and ``layoutcheck.expr.z3.to_z3`` interprets it through one table from operation
+to term (two's complement, so negative strides are exact). ``W`` is computed from the layout so nothing overflows:
+enough bits for ``size``, for every partial sum of ``|c_m * d_m|``, for the offset and for the swizzle's masks, plus
+a sign bit and a margin.
 
 Every query runs in a fresh ``z3.Context`` with a deterministic ``rlimit`` *and* a wall-clock timeout, through one
 choke point (``_solve``) that maps ``unknown`` to UNKNOWN with ``reason_unknown()``: a timeout never proves.
@@ -17,11 +18,12 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from layoutcheck.algebra.inttuple import flatten, prefix_product
 from layoutcheck.algebra.layout import flat_modes
 from layoutcheck.algebra.swizzle import ComposedLayout, Subject, inner
 from layoutcheck.engines.base import HandlerEngine, Limits, register_engine
-from layoutcheck.hw.banks import BANK_BYTES, BANKS
+from layoutcheck.expr.ir import Expr, add, band, const, div, mul, var
+from layoutcheck.expr.lower import index_ast, swizzle_ast
+from layoutcheck.expr.z3 import to_z3
 from layoutcheck.properties.banks import ConflictFreeAtEveryBase
 from layoutcheck.properties.base import Decision, Property, Undecided, subject_size
 from layoutcheck.properties.layout import Equivalent, InBounds, Injective, Onto, Surjective
@@ -56,30 +58,28 @@ class _Query:
         self.solver.set("rlimit", limits.rlimit if limits.rlimit is not None else DEFAULT_RLIMIT)
         self.deadline = time.monotonic() + limits.timeout
         self.checks = 0
+        self.env: dict[str, Any] = {}
+        self.bounds: dict[str, int] = {}
+        self.memo: dict[Expr, Any] = {}
 
     def var(self, name: str, below: int) -> Any:
+        """A fresh variable ``0 <= name < below`` (also known to ``term`` and ``evaluate`` by its name)."""
         v = self.z3.BitVec(name, self.width, ctx=self.ctx)
         self.solver.add(self.z3.ULT(v, self.const(below)))
+        self.env[name], self.bounds[name] = v, below
         return v
 
     def const(self, n: int) -> Any:
         return self.z3.BitVecVal(n, self.width, ctx=self.ctx)
 
-    def evaluate(self, x: Subject, i: Any) -> Any:
-        """The term ``x(i)`` (signed, ``width`` bits)."""
-        z3, lay = self.z3, inner(x)
-        out = self.const(0)
-        for s, p, d in zip(flatten(lay.shape), flatten(prefix_product(lay.shape)), flatten(lay.stride), strict=True):
-            if s == 1 or d == 0:
-                continue
-            crd = z3.URem(z3.UDiv(i, self.const(p)), self.const(s)) if p > 1 else z3.URem(i, self.const(s))
-            out = out + crd * self.const(d)
-        if isinstance(x, ComposedLayout):
-            sw = x.swizzle
-            out = out + self.const(x.offset)
-            hi = out & self.const(sw.yyy_mask)
-            out = out ^ (hi >> sw.shift if sw.shift >= 0 else hi << -sw.shift)
-        return out
+    def term(self, e: Expr) -> Any:
+        """The term of an IR expression over this query's variables."""
+        return to_z3(e, self.env, self.width, self.ctx, self.memo)
+
+    def evaluate(self, x: Subject, at: Expr | str) -> Any:
+        """The term ``x(at)`` (signed, ``width`` bits); ``at`` is a variable name or an IR index expression."""
+        e = at if isinstance(at, Expr) else var(at, self.bounds[at])
+        return self.term(index_ast(x, e, signed=True))
 
     def solve(self) -> tuple[str, Any]:
         """The choke point: every ``check()`` goes through here. Returns ``('sat', model)``, ``('unsat', None)`` or
@@ -158,14 +158,14 @@ def _injective_query(x: Subject, limits: Limits) -> Decision | Undecided:
     n = subject_size(x)
     q = _Query(width_for(x), limits)
     i, j = q.var("i", n), q.var("j", n)
-    q.solver.add(q.z3.ULT(i, j), q.evaluate(x, i) == q.evaluate(x, j))
+    q.solver.add(q.z3.ULT(i, j), q.evaluate(x, "i") == q.evaluate(x, "j"))
     return _decide(q, [i, j], lambda v: {"kind": "collision", "i": v["i"], "j": v["j"]}, {})
 
 
 def _out_query(x: Subject, extent: int, limits: Limits) -> Decision | Undecided:
     q = _Query(width_for(x, extra=extent), limits)
     i = q.var("i", subject_size(x))
-    y = q.evaluate(x, i)
+    y = q.evaluate(x, "i")
     q.solver.add(q.z3.Or(y < q.const(0), y >= q.const(extent)))
     return _decide(q, [i], lambda v: {"kind": "out", "i": v["i"]}, {})
 
@@ -212,7 +212,7 @@ def _exact_cover(prop: ExactCover, limits: Limits) -> Decision | Undecided:
 def _equivalent(prop: Equivalent, limits: Limits) -> Decision | Undecided:
     q = _Query(width_for(prop.a, prop.b), limits)
     i = q.var("i", subject_size(prop.a))
-    q.solver.add(q.evaluate(prop.a, i) != q.evaluate(prop.b, i))
+    q.solver.add(q.evaluate(prop.a, "i") != q.evaluate(prop.b, "i"))
     return _decide(q, [i], lambda v: {"kind": "differ", "i": v["i"]}, {})
 
 
@@ -222,9 +222,11 @@ def _vectorizable(prop: Vectorizable, limits: Limits) -> Decision | Undecided:
     groups = subject_size(prop.layout) // (nt * w)
     q = _Query(width_for(prop.layout, extra=subject_size(prop.layout)), limits)
     z3 = q.z3
-    t, g, j = q.var("t", nt), q.var("g", groups), q.var("j", w)
-    first = t + q.const(nt) * (g * q.const(w))
-    base, elem = q.evaluate(prop.layout, first), q.evaluate(prop.layout, first + q.const(nt) * j)
+    t, g = q.var("t", nt), q.var("g", groups)
+    q.var("j", w)
+    first = add(var("t", nt), mul(var("g", groups), nt * w))
+    base, elem = q.evaluate(prop.layout, first), q.evaluate(prop.layout, add(first, mul(var("j", w), nt)))
+    j = q.env["j"]
     q.solver.add(z3.Or(elem != base + j, z3.SRem(base, q.const(w)) != q.const(0)))
     return _decide(q, [t, g], lambda v: {"kind": "vector", "t": v["t"], "g": v["g"]}, {})
 
@@ -236,8 +238,8 @@ def _z3_every_base(prop: ConflictFreeAtEveryBase, limits: Any) -> Decision | Und
     k = prop.access.kind
     if k.merge_lane_xor:
         return Undecided(f"unsupported: {k} phases may merge (measured rule), not encoded")
-    sw, eb = prop._swizzle(), max(1, prop.access.elem_bits // 8)
-    ub, groups = max(k.bytes, BANK_BYTES), BANKS // k.words
+    sw, eb = prop._swizzle(), prop.access.elem_bytes
+    ub, groups = k.unit_bytes, k.bank_groups
     pairs = prop.conflict_pairs()
     if not pairs:
         return Decision(True, None, {"pairs": 0})
@@ -245,15 +247,12 @@ def _z3_every_base(prop: ConflictFreeAtEveryBase, limits: Any) -> Decision | Und
     width = max(top.bit_length(), sw.yyy_mask.bit_length(), sw.zzz_mask.bit_length()) + eb.bit_length() + 3
     q = _Query(width, limits)
     z3, s = q.z3, q.var("s", prop.bases)
-    x = s * q.const(prop.period)
+    base = mul(var("s", prop.bases), prop.period)
 
-    def unit(o: int) -> Any:
-        y = x + q.const(o)
-        hi = y & q.const(sw.yyy_mask)
-        y = y ^ (z3.LShR(hi, sw.shift) if sw.shift >= 0 else hi << -sw.shift)
-        return z3.UDiv(y * q.const(eb), q.const(ub))
+    def unit(o: int) -> tuple[Any, Any]:  # (unit, bank group) of pre-swizzle element offset base + o
+        u = div(mul(swizzle_ast(sw, add(base, const(o))), eb), ub)
+        return q.term(u), q.term(band(u, groups - 1))
 
     units = {o: unit(o) for o in {o for p in pairs for o in p}}
-    g = q.const(groups - 1)
-    q.solver.add(z3.Or([z3.And(units[a] & g == units[b] & g, units[a] != units[b]) for a, b in pairs]))
+    q.solver.add(z3.Or([z3.And(units[a][1] == units[b][1], units[a][0] != units[b][0]) for a, b in pairs]))
     return _decide(q, [s], lambda v: {"kind": "base", "s": v["s"]}, {"pairs": len(pairs)})

@@ -1,65 +1,106 @@
-"""Closed-form index expressions of layouts: one small expression tree that prints to SymPy and to C.
+"""The one integer-expression IR of layoutcheck: a tree of frozen nodes, each with a known bound.
 
-A flat layout ``(s_0,...,s_k):(d_0,...,d_k)`` with exclusive prefix products ``p_j`` maps an index ``i`` to::
+Everything that computes an index reads this tree: layouts, swizzles and TV maps lower to it once
+(``layoutcheck.expr.lower``); user expressions parse into it (``layoutcheck.expr.parse``); and interpreters give it a
+meaning -- NumPy arrays (``expr.numpy``), Z3 bit-vectors (``expr.z3``), SymPy (``expr.sympy``), C source
+(``expr.c``). Each interpreter is one table from an operation name to a function, applied by ``fold``.
 
-    L(i) = sum_j ((i // p_j) % s_j) * d_j
+Nodes and their operation names (``e.op``, operands ``e.operands``: sub-trees, or ints for constant arguments)::
 
-``index_ast(L, x)`` builds that sum for an expression ``x`` (a variable, or any expression with a known bound),
-after ``coalesce`` (same function, fewer modes), and simplifies it with the bound of every sub-expression:
+    Const(v)     "const"   v                      Var(name, upper)  "var"  0 <= name < upper
+    Sum(terms)   "add"     t0 + t1 + ...          Mul(x, k)  "mul"  x * k         Div(x, k)  "div"  floor(x / k)
+    Mod(x, k)    "mod"     x mod k (floor)        Xor(a, b)  "xor"  a ^ b         And(x, m)  "and"  x & m
+    Shr(x, k)    "shr"     x >> k                 Shl(x, k)  "shl"  x << k
+    Op(name, srcs)          any of the above with tree operands, and "sub", "or", "neg", "not" (user text only)
 
-* ``x % s`` disappears when ``x < s`` is known (always for the last mode, since ``i < size(L)``);
-* ``x // k`` is ``0`` when ``x < k``; nested divisions merge (``(x // a) // b == x // (a*b)``);
-* a sum splits at a modulus ``k``: terms that are multiples of ``k`` drop out of ``% k`` and divide exactly in
-  ``// k``, and if the remaining terms are ``< k`` the ``%`` and ``//`` vanish. This is the power-of-two structure
-  of TV layouts: ``SM80_16x8_Row = ((4,8),(2,2)):((32,1),(16,8))`` over a 16-row tile gives
-  ``row = t//4 + 8*(v//2)`` and ``col = 2*(t%4) + v%2`` with no ``%`` or ``//`` of the whole offset.
+Every node carries ``bound``: when ``nonneg`` (no negative value possible) its value lies in ``[0, bound)``.
+A tree is ``nonneg`` unless it holds a negative stride (``index_ast(..., signed=True)``) or a ``sub``/``neg``/
+``not``; the simplifying constructors below use ``bound`` only on ``nonneg`` operands, so they are exact for every
+integer value. Worked example: ``mod(add(mul(var("i", 4), 8), var("j", 8)), 8)`` is ``j`` (``8*i`` is a multiple
+of 8 and ``j < 8``); ``div`` of the same sum by 8 is ``i``.
 
-Worked table, ``(4,(2,2)):(1,(4,8))`` coalesces to ``(4,2,2):(1,4,8)`` -> ``16:1`` -> ``L(i) = i``; and
-``(4,2):(2,1)`` gives ``(i % 4)*2 + i // 4``:
-
-    i     0 1 2 3 4 5 6 7
-    L(i)  0 2 4 6 1 3 5 7
-
-A ``Swizzle<B,M,S>`` is ``x ^ ((x & yyy) >> S)`` on the tree (``Xor``, ``And``, ``Shr``/``Shl``); ``to_sympy`` turns
-``>>``/``<<`` and contiguous masks into ``floor``/``Mod`` and keeps XOR as the SymPy function ``BitXor``.
-
-Every node carries ``bound``: its value lies in ``[0, bound)``. Strides must be non-negative (the C side uses
-unsigned integers); a negative stride is a ``LayoutError``.
+The simplifying constructors (``add mul div mod xor band shr shl``) fold constants and use bounds and multiples:
+``x % s`` disappears when ``x < s``; ``x // k`` is 0 when ``x < k``; nested divisions merge; a sum splits at a
+modulus ``k`` into multiples of ``k`` and a remainder ``< k``. Python's operators on nodes call them, so the
+swizzle formula ``x ^ ((x & yyy) >> S)`` of ``algebra.swizzle.Swizzle`` builds a tree when ``x`` is one.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from functools import reduce
-from typing import Any
+from typing import Any, ClassVar, TypeVar
 
-import numpy as np
-
-from layoutcheck.algebra.inttuple import flatten, is_tuple, prefix_product
-from layoutcheck.algebra.layout import Layout, flat_modes, size
-from layoutcheck.algebra.ops import coalesce
-from layoutcheck.algebra.swizzle import ComposedLayout, Swizzle
 from layoutcheck.errors import LayoutError
+
+T = TypeVar("T")
 
 
 # -- the expression tree --------------------------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class Expr:
-    """Base of the expression nodes; ``bound`` is an exclusive upper bound of the (non-negative) value."""
+    """Base of the expression nodes; ``bound`` is an exclusive upper bound of the value (meaningful when
+    ``nonneg``); ``op`` names the operation, ``operands`` are its arguments (trees or ints)."""
+
+    op: ClassVar[str] = ""
 
     @property
     def bound(self) -> int:  # pragma: no cover - every node overrides
         raise NotImplementedError
 
+    @property
+    def operands(self) -> tuple[Any, ...]:  # pragma: no cover - every node overrides
+        raise NotImplementedError
+
+    @property
+    def nonneg(self) -> bool:
+        """No value of the node can be negative."""
+        return all(o.nonneg if isinstance(o, Expr) else o >= 0 for o in self.operands)
+
+    # Python's operators build trees through the simplifying constructors (ints on either side become constants)
+    def __add__(self, o: Expr | int) -> Expr:
+        return add(self, _lift(o))
+
+    __radd__ = __add__
+
+    def __mul__(self, k: int) -> Expr:
+        return mul(self, k) if isinstance(k, int) else Op.make("mul", self, k)
+
+    __rmul__ = __mul__
+
+    def __floordiv__(self, k: int) -> Expr:
+        return div(self, k)
+
+    def __mod__(self, k: int) -> Expr:
+        return mod(self, k)
+
+    def __xor__(self, o: Expr | int) -> Expr:
+        return xor(self, _lift(o))
+
+    __rxor__ = __xor__
+
+    def __and__(self, mask: int) -> Expr:
+        return band(self, mask)
+
+    def __rshift__(self, k: int) -> Expr:
+        return shr(self, k)
+
+    def __lshift__(self, k: int) -> Expr:
+        return shl(self, k)
+
 
 @dataclass(frozen=True, slots=True)
 class Const(Expr):
     value: int
+    op: ClassVar[str] = "const"
 
     @property
     def bound(self) -> int:
         return self.value + 1
+
+    @property
+    def operands(self) -> tuple[Any, ...]:
+        return (self.value,)
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,29 +109,48 @@ class Var(Expr):
 
     name: str
     upper: int
+    op: ClassVar[str] = "var"
 
     @property
     def bound(self) -> int:
         return self.upper
 
+    @property
+    def operands(self) -> tuple[Any, ...]:
+        return (self.name, self.upper)
+
+    @property
+    def nonneg(self) -> bool:
+        return True
+
 
 @dataclass(frozen=True, slots=True)
 class Sum(Expr):
     terms: tuple[Expr, ...]
+    op: ClassVar[str] = "add"
 
     @property
     def bound(self) -> int:
         return sum(t.bound - 1 for t in self.terms) + 1
+
+    @property
+    def operands(self) -> tuple[Any, ...]:
+        return self.terms
 
 
 @dataclass(frozen=True, slots=True)
 class Mul(Expr):
     x: Expr
     k: int
+    op: ClassVar[str] = "mul"
 
     @property
     def bound(self) -> int:
         return (self.x.bound - 1) * self.k + 1
+
+    @property
+    def operands(self) -> tuple[Any, ...]:
+        return (self.x, self.k)
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,63 +159,211 @@ class Div(Expr):
 
     x: Expr
     k: int
+    op: ClassVar[str] = "div"
 
     @property
     def bound(self) -> int:
         return (self.x.bound - 1) // self.k + 1
 
+    @property
+    def operands(self) -> tuple[Any, ...]:
+        return (self.x, self.k)
+
 
 @dataclass(frozen=True, slots=True)
 class Mod(Expr):
+    """Floor modulus by a positive constant: always in ``[0, k)``."""
+
     x: Expr
     k: int
+    op: ClassVar[str] = "mod"
 
     @property
     def bound(self) -> int:
-        return min(self.x.bound, self.k)
+        return min(self.x.bound, self.k) if self.x.nonneg else self.k
+
+    @property
+    def operands(self) -> tuple[Any, ...]:
+        return (self.x, self.k)
+
+    @property
+    def nonneg(self) -> bool:
+        return self.k > 0
 
 
 @dataclass(frozen=True, slots=True)
 class Xor(Expr):
     a: Expr
     b: Expr
+    op: ClassVar[str] = "xor"
 
     @property
     def bound(self) -> int:
         return 1 << (max(self.a.bound, self.b.bound) - 1).bit_length()
+
+    @property
+    def operands(self) -> tuple[Any, ...]:
+        return (self.a, self.b)
 
 
 @dataclass(frozen=True, slots=True)
 class And(Expr):
     x: Expr
     mask: int
+    op: ClassVar[str] = "and"
 
     @property
     def bound(self) -> int:
-        return min(self.x.bound, self.mask + 1)
+        return min(self.x.bound, self.mask + 1) if self.x.nonneg else self.mask + 1
+
+    @property
+    def operands(self) -> tuple[Any, ...]:
+        return (self.x, self.mask)
+
+    @property
+    def nonneg(self) -> bool:
+        return self.mask >= 0
 
 
 @dataclass(frozen=True, slots=True)
 class Shr(Expr):
     x: Expr
     k: int
+    op: ClassVar[str] = "shr"
 
     @property
     def bound(self) -> int:
         return ((self.x.bound - 1) >> self.k) + 1
+
+    @property
+    def operands(self) -> tuple[Any, ...]:
+        return (self.x, self.k)
 
 
 @dataclass(frozen=True, slots=True)
 class Shl(Expr):
     x: Expr
     k: int
+    op: ClassVar[str] = "shl"
 
     @property
     def bound(self) -> int:
         return ((self.x.bound - 1) << self.k) + 1
 
+    @property
+    def operands(self) -> tuple[Any, ...]:
+        return (self.x, self.k)
+
+
+def _bits_bound(*bounds: int) -> int:
+    return 1 << (max(bounds) - 1).bit_length()
+
+
+_OP_BOUND: dict[str, Callable[..., int]] = {
+    "add": lambda *b: sum(x - 1 for x in b) + 1, "mul": lambda a, b: (a - 1) * (b - 1) + 1,
+    "div": lambda a, b: a, "mod": lambda a, b: max(1, min(a, b - 1)), "and": min, "xor": _bits_bound,
+    "or": _bits_bound, "shr": lambda a, b: a, "shl": lambda a, b: ((a - 1) << (b - 1)) + 1,
+    "sub": lambda a, b: a, "neg": lambda a: 1, "not": lambda a: 1,
+}
+"""An upper bound of each general operation from its operands' bounds (valid when the node is ``nonneg``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Op(Expr):
+    """A general operation ``name`` of tree operands: what user text writes beyond the simplified forms above
+    (``a * b`` of two variables, ``a - b``, ``a | b``, ``~a`` ...). Never built by lowering a layout."""
+
+    name: str
+    srcs: tuple[Expr, ...]
+
+    @staticmethod
+    def make(name: str, *srcs: Any) -> Op:
+        if name not in _OP_BOUND:
+            raise LayoutError(f"unknown expression operation {name!r} (known: {', '.join(_OP_BOUND)})")
+        return Op(name, tuple(_lift(s) for s in srcs))
+
+    @property
+    def op(self) -> str:  # type: ignore[override]
+        return self.name
+
+    @property
+    def bound(self) -> int:
+        return _OP_BOUND[self.name](*(s.bound for s in self.srcs))
+
+    @property
+    def operands(self) -> tuple[Any, ...]:
+        return self.srcs
+
+    @property
+    def nonneg(self) -> bool:
+        if self.name in ("sub", "neg", "not"):
+            return False
+        return all(s.nonneg for s in self.srcs) or (self.name == "and" and self.srcs[1].nonneg)
+
+
+# -- traversal: one bottom-up fold for every interpreter ---------------------------------------------------------
+def fold(e: Expr, alu: Mapping[str, Callable[..., T]], lift: Callable[[int], Any] = lambda k: k,
+         key: Callable[[Expr], str] = lambda x: x.op, memo: dict[Expr, Any] | None = None) -> T:
+    """Interpret ``e`` bottom-up: ``alu[key(node)](*operands)`` with sub-trees already interpreted and int operands
+    passed through ``lift`` (``alu["var"]`` receives ``(name, upper)``, ``alu["const"]`` the int); ``key`` (default
+    ``node.op``) lets a back end pick a variant per node (Z3: unsigned or floor division by ``nonneg``); ``memo``
+    (node -> value) may be shared between calls with the same tables, so common sub-trees are built once.
+
+    Pre: ``alu`` has every operation of ``e``. Post: the interpreter's value of ``e``.
+
+    >>> fold(add(var("i", 4), const(3)), {"var": lambda n, u: 2, "const": lambda v: v, "add": lambda *t: sum(t)})
+    5
+    """
+    memo = {} if memo is None else memo
+
+    def go(x: Expr) -> Any:
+        if x in memo:
+            return memo[x]
+        k = key(x)
+        if k not in alu:
+            raise LayoutError(f"operation {k!r} has no meaning in this interpreter")
+        if x.op in ("const", "var"):
+            out = alu[k](*x.operands)
+        else:
+            out = alu[k](*(go(o) if isinstance(o, Expr) else lift(o) for o in x.operands))
+        memo[x] = out
+        return out
+
+    return go(e)
+
+
+def nodes(e: Expr) -> list[Expr]:
+    """Every node of ``e``, parents before children (depth first)."""
+    out = [e]
+    for o in e.operands:
+        if isinstance(o, Expr):
+            out.extend(nodes(o))
+    return out
+
+
+def variables(e: Expr) -> dict[str, int]:
+    """Every variable of ``e`` with its upper bound.
+
+    >>> variables(add(var("t", 32), mul(var("v", 4), 32)))
+    {'t': 32, 'v': 4}
+    """
+    return {n.name: n.upper for n in nodes(e) if isinstance(n, Var)}
+
+
+def all_nonneg(e: Expr) -> bool:
+    """Every node of ``e`` is ``nonneg`` (what unsigned back ends -- C, ``UDiv`` -- need)."""
+    return all(n.nonneg for n in nodes(e))
+
 
 # -- simplifying constructors ------------------------------------------------------------------------------------------
+def _lift(v: Expr | int) -> Expr:
+    if isinstance(v, Expr):
+        return v
+    if isinstance(v, int) and not isinstance(v, bool):
+        return Const(v)
+    raise LayoutError(f"an expression operand must be a tree or an int, found {v!r}")
+
+
 def const(v: int) -> Const:
     if v < 0:
         raise LayoutError(f"closed forms take non-negative values only, found constant {v}")
@@ -190,8 +398,9 @@ def add(*xs: Expr) -> Expr:
     return terms[0] if len(terms) == 1 else Sum(tuple(terms))
 
 
-def mul(x: Expr, k: int) -> Expr:
-    if k < 0:
+def mul(x: Expr, k: int, signed: bool = False) -> Expr:
+    """``x * k``; a negative ``k`` only with ``signed`` (the tree is then not ``nonneg``)."""
+    if k < 0 and not signed:
         raise LayoutError(f"closed forms take non-negative strides only, found stride {k}")
     if k == 0 or x == Const(0):
         return Const(0)
@@ -200,9 +409,9 @@ def mul(x: Expr, k: int) -> Expr:
     if isinstance(x, Const):
         return Const(x.value * k)
     if isinstance(x, Mul):
-        return mul(x.x, x.k * k)
+        return mul(x.x, x.k * k, signed)
     if isinstance(x, Sum):
-        return add(*(mul(t, k) for t in x.terms))
+        return add(*(mul(t, k, signed) for t in x.terms))
     return Mul(x, k)
 
 
@@ -219,10 +428,10 @@ def _hi_lo(t: Expr, k: int) -> tuple[Expr, Expr]:
 
 
 def _split(x: Expr, k: int) -> tuple[Expr, Expr] | None:
-    """``x == k*hi + lo`` with ``lo < k`` (so ``x // k == hi`` and ``x % k == lo``), or None."""
+    """``x == k*hi + lo`` with ``0 <= lo < k`` (so ``x // k == hi`` and ``x % k == lo``), or None."""
     parts = [_hi_lo(t, k) for t in (x.terms if isinstance(x, Sum) else (x,))]
     lo = add(*(p[1] for p in parts))
-    if lo.bound > k:
+    if not lo.nonneg or lo.bound > k:
         return None
     return add(*(p[0] for p in parts)), lo
 
@@ -237,26 +446,26 @@ def div(x: Expr, k: int) -> Expr:
         raise LayoutError(f"division by non-positive constant {k}")
     if k == 1:
         return x
-    if x.bound <= k:
+    if x.nonneg and x.bound <= k:
         return Const(0)
     if isinstance(x, Const):
         return Const(x.value // k)
     if isinstance(x, Div):
         return div(x.x, x.k * k)
-    if isinstance(x, Mul):
+    if isinstance(x, Mul) and x.k > 0:
         if x.k % k == 0:
             return mul(x.x, x.k // k)
         if k % x.k == 0:
             return div(x.x, k // x.k)
     if isinstance(x, Mod) and x.k % k == 0:  # (y % (k*b)) // k == (y // k) % b
         return mod(div(x.x, k), x.k // k)
-    if isinstance(x, Sum) and (hl := _split(x, k)) is not None:
+    if isinstance(x, Sum) and x.nonneg and (hl := _split(x, k)) is not None:
         return hl[0]
     return Div(x, k)
 
 
 def mod(x: Expr, k: int) -> Expr:
-    """``x % k``, simplified with bounds and multiples.
+    """``x % k`` (floor), simplified with bounds and multiples.
 
     >>> mod(add(mul(var("i", 4), 8), var("j", 8)), 8)
     Var(name='j', upper=8)
@@ -265,18 +474,18 @@ def mod(x: Expr, k: int) -> Expr:
         raise LayoutError(f"modulus by non-positive constant {k}")
     if k == 1:
         return Const(0)
-    if x.bound <= k:
+    if x.nonneg and x.bound <= k:
         return x
     if isinstance(x, Const):
         return Const(x.value % k)
     if isinstance(x, Mod) and x.k % k == 0:
         return mod(x.x, k)
-    if isinstance(x, Mul):
+    if isinstance(x, Mul) and x.k > 0:
         if x.k % k == 0:
             return Const(0)
         if k % x.k == 0:  # (y*a) % (a*b) == (y % b) * a
             return mul(mod(x.x, k // x.k), x.k)
-    if isinstance(x, Sum):
+    if isinstance(x, Sum) and x.nonneg:
         if (hl := _split(x, k)) is not None:
             return hl[1]
         kept = [t for t in x.terms if not (isinstance(t, (Mul, Const)) and _hi_lo(t, k)[1] == Const(0))]
@@ -305,7 +514,7 @@ def band(x: Expr, mask: int) -> Expr:
         return Const(x.value & mask)
     if mask & (mask + 1) == 0:
         return mod(x, mask + 1)
-    if x.bound <= (mask & -mask):  # every bit of x is below the mask
+    if x.nonneg and x.bound <= (mask & -mask):  # every bit of x is below the mask
         return Const(0)
     return And(x, mask)
 
@@ -316,248 +525,3 @@ def shr(x: Expr, k: int) -> Expr:
 
 def shl(x: Expr, k: int) -> Expr:
     return mul(x, 1 << k) if k >= 0 else shr(x, -k)
-
-
-# -- layouts -> expressions ------------------------------------------------------------------------------------------
-def _flat_index_ast(layout: Layout, x: Expr) -> Expr:
-    n = size(layout)
-    if x.bound > n:
-        raise LayoutError(f"index expression may reach {x.bound - 1}, outside [0,{n}) of {layout}")
-    modes = [(s, d) for s, d in flat_modes(coalesce(layout)) if s != 1]
-    for _, d in modes:
-        if d < 0:
-            raise LayoutError(f"closed forms need non-negative strides; {layout} has stride {d}")
-    prefixes = flatten(prefix_product(tuple(s for s, _ in modes))) if modes else ()
-    return add(*(mul(mod(div(x, p), s), d) for (s, d), p in zip(modes, prefixes, strict=True)))
-
-
-def _as_expr(v: Any, upper: int) -> Expr:
-    if isinstance(v, Expr):
-        return v
-    if isinstance(v, int):
-        return const(v)
-    return var(str(v), upper)
-
-
-def index_ast(layout: Layout | ComposedLayout, x: Any = "i") -> Expr:
-    """The expression tree of ``layout`` at ``x``: a flat index (name, ``Expr`` or int) or one per top-level mode.
-
-    Pre: strides non-negative; ``x``'s bound <= the size of its mode. Post: ``evaluate(index_ast(L, x), env) ==
-    L(env[x])`` for every value of the variables in range.
-
-    >>> index_ast(Layout((4, 2), (2, 1)), "i") == add(mul(mod(var("i", 8), 4), 2), div(var("i", 8), 4))
-    True
-    """
-    if isinstance(layout, ComposedLayout):
-        return swizzle_ast(layout.swizzle, add(const(layout.offset), index_ast(layout.layout, x)))
-    if isinstance(x, (tuple, list)):
-        modes = list(layout) if is_tuple(layout.shape) else [layout]
-        if len(x) != len(modes):
-            raise LayoutError(f"{len(x)} coordinate variables for rank-{len(modes)} layout {layout}")
-        return add(*(index_ast(m, xi) for m, xi in zip(modes, x, strict=True)))
-    return _flat_index_ast(layout, _as_expr(x, size(layout)))
-
-
-def swizzle_ast(sw: Swizzle, x: Expr) -> Expr:
-    """``Swizzle<B,M,S>`` applied to ``x``: ``x ^ ((x & yyy) >> S)``.
-
-    >>> swizzle_ast(Swizzle(0, 4, 3), var("x", 64))
-    Var(name='x', upper=64)
-    """
-    if sw.bits == 0:
-        return x
-    return xor(x, shr(band(x, sw.yyy_mask), sw.shift))
-
-
-def tv_coord_ast(tv: Layout, tile_m: int, t: Any = "t", v: Any = "v") -> tuple[Expr, Expr]:
-    """``(row, col)`` of a rank-2 TV layout whose image is the colex index ``m + tile_m*n`` of a tile.
-
-    Pre: ``rank(tv) == 2``. Post: ``row + tile_m*col == tv(t, v)`` and ``row < tile_m``.
-
-    >>> from layoutcheck.hw.mma import SM80_16x8_Row
-    >>> r, c = tv_coord_ast(SM80_16x8_Row, 16)
-    >>> str(to_sympy(r)), str(to_sympy(c))
-    ('floor(t/4) + 8*floor(v/2)', '2*(Mod(t, 4)) + Mod(v, 2)')
-    """
-    if len(tv) != 2:
-        raise LayoutError(f"a TV layout has rank 2 (thread, value); {tv} has rank {len(tv)}")
-    off = index_ast(tv, (t, v))
-    return mod(off, tile_m), div(off, tile_m)
-
-
-# -- evaluation ------------------------------------------------------------------------------------------------------
-def evaluate(e: Expr, env: Mapping[str, Any]) -> Any:
-    """Value of ``e`` with ``env`` giving each variable (ints or NumPy integer arrays, broadcast together).
-
-    >>> evaluate(index_ast(Layout((4, 2), (2, 1))), {"i": np.arange(8)}).tolist()
-    [0, 2, 4, 6, 1, 3, 5, 7]
-    """
-    match e:
-        case Const(value=v):
-            return v
-        case Var(name=n):
-            return env[n]
-        case Sum(terms=ts):
-            return reduce(lambda a, b: a + b, (evaluate(t, env) for t in ts))
-        case Mul(x=x, k=k):
-            return evaluate(x, env) * k
-        case Div(x=x, k=k):
-            return evaluate(x, env) // k
-        case Mod(x=x, k=k):
-            return evaluate(x, env) % k
-        case Xor(a=a, b=b):
-            return evaluate(a, env) ^ evaluate(b, env)
-        case And(x=x, mask=m):
-            return evaluate(x, env) & m
-        case Shr(x=x, k=k):
-            return evaluate(x, env) >> k
-        case Shl(x=x, k=k):
-            return evaluate(x, env) << k
-    raise TypeError(f"not an expression node: {e!r}")
-
-
-def variables(e: Expr) -> dict[str, int]:
-    """Every variable of ``e`` with its upper bound."""
-    match e:
-        case Var(name=n, upper=u):
-            return {n: u}
-        case Sum(terms=ts):
-            return {k: v for t in ts for k, v in variables(t).items()}
-        case Xor(a=a, b=b):
-            return {**variables(a), **variables(b)}
-        case Mul(x=x) | Div(x=x) | Mod(x=x) | And(x=x) | Shr(x=x) | Shl(x=x):
-            return variables(x)
-    return {}
-
-
-# -- SymPy -------------------------------------------------------------------------------------------------------------
-def _sympy_funcs() -> Any:
-    import sympy
-
-    class BitXor(sympy.Function):
-        """Bitwise XOR of two non-negative integers (evaluates when both are numbers)."""
-
-        is_integer = True
-        is_nonnegative = True
-
-        @classmethod
-        def eval(cls, a: Any, b: Any) -> Any:
-            if a.is_Integer and b.is_Integer:
-                return sympy.Integer(int(a) ^ int(b))
-            if a == 0:
-                return b
-            if b == 0:
-                return a
-            return None
-
-    class BitAnd(sympy.Function):
-        """Bitwise AND of a non-negative integer with a constant mask."""
-
-        is_integer = True
-        is_nonnegative = True
-
-        @classmethod
-        def eval(cls, a: Any, b: Any) -> Any:
-            if a.is_Integer and b.is_Integer:
-                return sympy.Integer(int(a) & int(b))
-            return None
-
-    return BitXor, BitAnd
-
-
-_FUNCS: list[Any] = []
-
-
-def sympy_functions() -> tuple[Any, Any]:
-    """The SymPy functions ``(BitXor, BitAnd)`` used by ``to_sympy`` (created once, on first use)."""
-    if not _FUNCS:
-        _FUNCS.extend(_sympy_funcs())
-    return _FUNCS[0], _FUNCS[1]
-
-
-def to_sympy(e: Expr, symbols: Mapping[str, Any] | None = None) -> Any:
-    """The SymPy form of ``e``: ``floor``/``Mod`` for division, ``BitXor``/``BitAnd`` for bit operations.
-
-    Variables become ``Symbol(name, integer=True, nonnegative=True)`` unless ``symbols`` maps their names.
-    """
-    import sympy
-
-    bitxor, bitand = sympy_functions()
-    symbols = dict(symbols or {})
-
-    def go(x: Expr) -> Any:
-        match x:
-            case Const(value=v):
-                return sympy.Integer(v)
-            case Var(name=n):
-                if n not in symbols:
-                    symbols[n] = sympy.Symbol(n, integer=True, nonnegative=True)
-                return symbols[n]
-            case Sum(terms=ts):
-                return sympy.Add(*(go(t) for t in ts))
-            case Mul(x=y, k=k):
-                return go(y) * k
-            case Div(x=y, k=k):
-                return sympy.floor(go(y) / k)
-            case Shr(x=y, k=k):
-                return sympy.floor(go(y) / (1 << k))
-            case Mod(x=y, k=k):
-                return sympy.Mod(go(y), k)
-            case Xor(a=a, b=b):
-                return bitxor(go(a), go(b))
-            case And(x=y, mask=m):
-                low = m & -m
-                if ((m // low) & (m // low + 1)) == 0:  # contiguous mask: a bit field
-                    return sympy.Mod(sympy.floor(go(y) / low), m // low + 1) * low
-                return bitand(go(y), m)
-            case Shl(x=y, k=k):
-                return go(y) * (1 << k)
-        raise TypeError(f"not an expression node: {x!r}")
-
-    return go(e)
-
-
-def _names(var_or_vars: Any) -> Any:
-    if isinstance(var_or_vars, (tuple, list)):
-        return tuple(_names(v) for v in var_or_vars)
-    return getattr(var_or_vars, "name", var_or_vars)
-
-
-def _symbol_map(var_or_vars: Any) -> dict[str, Any]:
-    if isinstance(var_or_vars, (tuple, list)):
-        return {k: v for x in var_or_vars for k, v in _symbol_map(x).items()}
-    if hasattr(var_or_vars, "name") and not isinstance(var_or_vars, str):
-        return {var_or_vars.name: var_or_vars}
-    return {}
-
-
-def index_expr(layout: Layout | ComposedLayout, var_or_vars: Any = "i") -> Any:
-    """SymPy closed form of ``layout`` at a flat index, or at one variable per top-level mode.
-
-    Variables are SymPy symbols or names (each ranges over its mode: ``0 <= i < size``). Pre/Post as ``index_ast``.
-
-    >>> str(index_expr(Layout((4, 2), (2, 1))))
-    '2*(Mod(i, 4)) + floor(i/4)'
-    """
-    return to_sympy(index_ast(layout, _names(var_or_vars)), _symbol_map(var_or_vars))
-
-
-def tv_coord_exprs(tv: Layout, tile_m: int, t: Any = "t", v: Any = "v") -> tuple[Any, Any]:
-    """SymPy ``(row, col)`` of a TV layout over a tile with ``tile_m`` rows (see ``tv_coord_ast``)."""
-    r, c = tv_coord_ast(tv, tile_m, _names(t), _names(v))
-    syms = {**_symbol_map(t), **_symbol_map(v)}
-    return to_sympy(r, syms), to_sympy(c, syms)
-
-
-def offsets_of(e: Expr, domain: Sequence[tuple[str, int]]) -> np.ndarray:
-    """``e`` at every point of ``domain`` (``(name, upper)`` pairs, the first fastest: colex), as int64.
-
-    >>> offsets_of(index_ast(Layout((4, 2), (2, 1)), ("a", "b")), [("a", 4), ("b", 2)]).tolist()
-    [0, 2, 4, 6, 1, 3, 5, 7]
-    """
-    axes = [np.arange(u, dtype=np.int64) for _, u in domain]
-    grids = np.meshgrid(*axes, indexing="ij") if axes else []
-    env = {n: g for (n, _), g in zip(domain, grids, strict=True)}
-    shape = tuple(u for _, u in domain)
-    vals = np.broadcast_to(np.asarray(evaluate(e, env), dtype=np.int64), shape)
-    return vals.transpose().reshape(-1)

@@ -59,7 +59,7 @@ def compiled(case: KernelCase) -> Any:
 
     key = hashlib.sha256(case.source.encode()).hexdigest()
     if key not in _MODULES:
-        mod = cupy.RawModule(code=case.source, options=("-arch=sm_90", "-std=c++17"), name_expressions=None)
+        mod = cupy.RawModule(code=case.source, options=(f"-arch={case.arch}", "-std=c++17"), name_expressions=None)
         _MODULES[key] = mod
     return _MODULES[key].get_function(case.name)
 

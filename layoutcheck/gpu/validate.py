@@ -39,8 +39,6 @@ from typing import Any
 
 import numpy as np
 
-from layoutcheck.algebra.layout import Layout
-
 ROOT = Path(__file__).resolve().parents[2]
 METRIC_LD = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"
 METRIC_ST = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"
@@ -80,29 +78,26 @@ def section_sanitizer(out: Path) -> dict[str, Any]:
 def permute_prediction(k: int) -> tuple[int, int]:
     """Predicted (load, store) wavefronts of the whole ``permute_transpose_k{k}`` kernel from the bank model.
 
-    The addresses come from the same layouts the kernel's index math was generated from (see
-    ``layoutcheck.codegen.cases.permute_case``): copy-in (sSrc[i] = src[i]; sDst[i] = 0), per stage P loads of
-    ``src(lane, r ^ swz(lane), s)`` and P stores of ``dst(lane, r ^ swz(lane), s)``, copy-out.
+    The addresses are the very expressions printed into the kernel (``layoutcheck.codegen.cases.permute_exprs``),
+    evaluated by ``layoutcheck.expr.numpy``: copy-in (sSrc[i] = src[i]; sDst[i] = 0), per stage and iteration a
+    load of ``sSrc[src]`` and a store of ``sDst[dst]``, copy-out.
     """
+    from layoutcheck.codegen.cases import permute_exprs
+    from layoutcheck.expr.numpy import evaluate
     from layoutcheck.models.banks.model import wavefronts
 
-    stages, rows, cols, shift = 2, 4, 32, 3
-    elems, p = rows * cols * stages, rows * cols // 32
-    src_l = Layout((cols, rows, stages), (1, cols, rows * cols))
-    dst_l = Layout((cols, rows, stages), (rows, 1, rows * cols))
-    lane = np.arange(32)
-    s_src, s_dst = 0, elems * 4  # byte bases of the two __shared__ arrays (declared in this order)
+    pe = permute_exprs(xor_bits=k)
+    eb, lane = pe.elem_bytes, np.arange(32)
+    s_src, s_dst = 0, pe.elems * eb  # byte bases of the two __shared__ arrays (declared in this order)
     ld = st = 0
-    for i in range(0, elems, 32):  # copy-in and zero-fill: lanes hit consecutive words
-        st += wavefronts("sts32", s_src + 4 * (i + lane)) + wavefronts("sts32", s_dst + 4 * (i + lane))
-        ld += wavefronts("lds32", s_dst + 4 * (i + lane))  # copy-out
-    for s in range(stages):
-        for r in range(p):
-            j = r ^ ((lane >> shift) & ((1 << k) - 1))
-            src = np.array([src_l(int(c), int(jj), s) for c, jj in zip(lane, j, strict=True)])
-            dst = np.array([dst_l(int(c), int(jj), s) for c, jj in zip(lane, j, strict=True)])
-            ld += wavefronts("lds32", s_src + 4 * src)
-            st += wavefronts("sts32", s_dst + 4 * dst)
+    for i in range(0, pe.elems, 32):  # copy-in and zero-fill: lanes hit consecutive words
+        st += wavefronts("sts32", s_src + eb * (i + lane)) + wavefronts("sts32", s_dst + eb * (i + lane))
+        ld += wavefronts("lds32", s_dst + eb * (i + lane))  # copy-out
+    for s in range(pe.stages):
+        for r in range(pe.iters):
+            env = {"lane": lane, "r": r, "s": s}
+            ld += wavefronts("lds32", s_src + eb * evaluate(pe.src, env))
+            st += wavefronts("sts32", s_dst + eb * evaluate(pe.dst, env))
     return ld, st
 
 
@@ -171,8 +166,8 @@ def _gemm_smem_addresses(mode: str, tma: bool = False) -> dict[str, Any]:
     2*M*K); banks only see addresses mod 128, so the exact bases do not matter.
     """
     from layoutcheck.codegen.cases import mma_gemm_case, mma_gemm_exprs
-    from layoutcheck.codegen.render import c_expr, eval_c
     from layoutcheck.codegen.tma_cases import tma_gemm_exprs, tma_mma_gemm_case
+    from layoutcheck.expr.c import c_expr, eval_c
 
     if tma:
         tile, src, copies = tma_gemm_exprs(mode).tile, tma_mma_gemm_case(mode).source, []
@@ -444,6 +439,37 @@ def section_spec_kernels(out: Path) -> dict[str, Any]:
             "errors": sum(bool(r.error) for r in rows)}
 
 
+def section_wgmma(out: Path) -> dict[str, Any]:
+    """The Hopper path: wgmma fragment probes and TMA -> smem -> wgmma GEMM tiles (``codegen.wgmma_cases``)."""
+    from layoutcheck.codegen.wgmma_cases import probe_cases, wgmma_gemm_cases
+    from layoutcheck.gpu.runner import format_table, run_case
+
+    rows = [run_case(c, repeats=0) for c in probe_cases() + wgmma_gemm_cases()]
+    table = format_table(rows)
+    (out / "wgmma.txt").write_text(table + "\n")
+    print(table)
+    return {"ok": bool(rows) and all(r.ok for r in rows), "kernels": len(rows),
+            "elements": sum(r.elements for r in rows), "mismatches": sum(r.mismatches for r in rows),
+            "errors": sum(bool(r.error) for r in rows)}
+
+
+def section_wgmma_base_offset(out: Path) -> dict[str, Any]:
+    """Descriptor base offsets on silicon: operands placed by threads with the swizzle pattern at unaligned starts;
+    each kernel's exactness against layoutcheck's prediction (``gmma_addresses``)."""
+    from layoutcheck.codegen.wgmma_cases import placed_cases
+    from layoutcheck.gpu.runner import format_table, run_case
+
+    pairs = placed_cases()
+    rows = [run_case(c, repeats=0) for c, _ in pairs]
+    agree = [not r.error and (r.mismatches == 0) == exact for r, (_, exact) in zip(rows, pairs, strict=True)]
+    table = format_table(rows) + "\n" + "\n".join(
+        f"{c.name}: predicted {'exact' if exact else 'mismatch'}, measured {r.mismatches} mismatches -> "
+        f"{'agree' if a else 'DISAGREE'}" for r, (c, exact), a in zip(rows, pairs, agree, strict=True))
+    (out / "wgmma_base_offset.txt").write_text(table + "\n")
+    print(table)
+    return {"ok": all(agree), "kernels": len(rows), "agree": sum(agree)}
+
+
 SECTIONS: dict[str, Callable[[Path], dict[str, Any]]] = {
     "kernels": section_kernels,
     "spec_kernels": section_spec_kernels,
@@ -451,6 +477,8 @@ SECTIONS: dict[str, Callable[[Path], dict[str, Any]]] = {
     "gemm_ncu": section_gemm_ncu,
     "banks": section_banks,
     "tma": section_tma,
+    "wgmma": section_wgmma,
+    "wgmma_base_offset": section_wgmma_base_offset,
     "sanitizer": section_sanitizer,  # last: the slowest, and the kernel cache is warm by then
 }
 

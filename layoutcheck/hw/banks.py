@@ -68,6 +68,16 @@ class AccessKind:
         return max(1, self.bytes // BANK_BYTES)
 
     @property
+    def unit_bytes(self) -> int:
+        """Bytes of the aligned unit one address covers (its ``words`` words): ``max(bytes, 4)``."""
+        return max(self.bytes, BANK_BYTES)
+
+    @property
+    def bank_groups(self) -> int:
+        """Groups of ``words`` consecutive banks an aligned unit can occupy: ``32 / words``."""
+        return BANKS // self.words
+
+    @property
     def phases(self) -> int:
         return self.address_lanes // self.phase_lanes
 

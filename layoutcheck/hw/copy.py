@@ -63,6 +63,7 @@ class CopyAtom:
     bytes_per_address: int  # contiguous bytes behind one lane address (16 for a matrix row)
     transpose: bool
     source: str
+    val_id: Layout | None = None  # TMEM atoms: reference-tile bit -> TMEM bit address (CUTLASS ValID)
 
     @property
     def num_threads(self) -> int:
@@ -155,9 +156,28 @@ def _word_atoms() -> list[CopyAtom]:
     return out
 
 
+def _tmem_atoms() -> list[CopyAtom]:
+    """tcgen05.ld / tcgen05.st (``SM100_TMEM_LOAD_*`` / ``STORE_*``): the TMEM side is the whole reference tile seen
+    by every thread (``(32, bits):(0, 1)``, the warp issues one address), the register side the shape's fragment;
+    ``val_id`` places the reference tile in TMEM (``layoutcheck.hw.tcgen05``)."""
+    from layoutcheck.hw.tcgen05 import TMEM_LDST_SHAPES, tmem_atom_specs, tmem_val_id
+
+    out = []
+    for name, fam, reps, load, p16 in tmem_atom_specs():
+        s = TMEM_LDST_SHAPES[fam]
+        bits = s.lanes * s.row_bits * reps
+        tmem, reg = Layout((32, bits), (0, 1)), s.register(reps)
+        ptx = f"tcgen05.{'ld' if load else 'st'}.sync.aligned{s.ptx}.x{reps}" \
+              f"{('.pack::16b' if load else '.unpack::16b') if p16 else ''}.b32"
+        src, dst = (tmem, reg) if load else (reg, tmem)
+        out.append(CopyAtom(name, ptx, Layout(32), src, dst, ("tmem_ld" if load else "tmem_st",), "none", (0,),
+                            s.row_bits * reps // 8, False, s.source, tmem_val_id(fam, reps, p16)))
+    return out
+
+
 @cache
 def _atoms() -> dict[str, CopyAtom]:
-    return {a.name: a for a in _matrix_atoms() + _word_atoms()}
+    return {a.name: a for a in _matrix_atoms() + _word_atoms() + _tmem_atoms()}
 
 
 def copy_atom_names() -> list[str]:

@@ -16,7 +16,7 @@ type"): lane ``l``, ``groupID = l >> 2``, ``threadID_in_group = l % 4``; ``c_i``
 ``((4,8),(2,2)):((32,1),(16,8))`` (``SM80_16x8_Row``): lane ``(t, g)`` = ``(threadID_in_group, groupID)`` and
 value ``(i&1, i>>1)`` give ``m + 16*n = g + 8*(i>>1) + 16*(2t + (i&1))``.
 
-Every atom's layouts are checked in ``tests/unit/test_hw_mma.py`` against TV maps built independently from the PTX
+Every atom's layouts are checked in ``tests/hw/test_mma.py`` against TV maps built independently from the PTX
 formulas. ``/work/shared/reference/hardware-facts.md`` section 3 agrees with CUTLASS and the PTX ISA for every entry
 it lists (checked there too).
 """
@@ -93,7 +93,9 @@ def _sm80(name: str, mnk: tuple[int, int, int], a: Layout, b: Layout, c: Layout,
 
 def _table() -> dict[str, MmaAtom]:
     atoms = [
-        MmaAtom("UniversalFMA", (1, 1, 1), Layout(1), Layout((1, 1)), Layout((1, 1)), Layout((1, 1)),
+        # (T1,V1) -> (M1,K1) etc.; CuTe's compact Layout<Shape<_1,_1>> is (_1,_1):(_0,_0) (size-1 modes get stride 0)
+        MmaAtom("UniversalFMA", (1, 1, 1), Layout(1, 0), Layout((1, 1), (0, 0)), Layout((1, 1), (0, 0)),
+                Layout((1, 1), (0, 0)),
                 "f32", "f32", "f32", "f32", "fma",
                 "CUTLASS include/cute/atom/mma_traits.hpp MMA_Traits<UniversalFMA<D,A,B,C>> (one thread, 1x1x1)"),
         # f16 / bf16, m16n8k8
@@ -131,7 +133,9 @@ def _table() -> dict[str, MmaAtom]:
 
 @cache
 def _atoms() -> dict[str, MmaAtom]:
-    return _table()
+    from layoutcheck.hw.wgmma import wgmma_atoms  # the SM90 warpgroup atoms (that module imports MmaAtom from here)
+
+    return _table() | wgmma_atoms()
 
 
 def mma_atom_names() -> list[str]:

@@ -208,7 +208,7 @@ class ConflictFreeAtEveryBase(Property):
 
     def exhaustive(self) -> Decision:
         pre, k = self._pre_swizzle(), self.access.kind
-        eb = max(1, self.access.elem_bits // 8)
+        eb = self.access.elem_bytes
         s = np.arange(self.bases, dtype=np.int64)[:, None, None]
         addrs = np.where(pre >= 0, self._swizzle()(pre + self.period * s) * eb, -1).reshape(-1, 32)
         bad = np.flatnonzero(wavefronts_batch(k, addrs) > ideal_batch(k, addrs))

@@ -214,32 +214,21 @@ def build_grid(expr: str, tv: tuple[int, int] | None, banks: str | None, access:
     return plain_grid(x)
 
 
-def access_conflicts(x: Any, bits: int, access: str) -> tuple[frozenset[tuple[int, int]], str]:
-    """Cells touched by a lane whose bank, in its phase, is hit with more than one distinct 4-byte word.
+def access_conflicts(x: Any, bits: int, access: Any) -> tuple[frozenset[tuple[int, int]], str]:
+    """Cells touched by a lane in a bank conflict, as the bank model counts it (``conflict_lanes``: per phase, or
+    per merged group for 64/128-bit loads whose phases merge), so the picture agrees with the verdict.
 
-    The access is ``layoutcheck.models.banks.default_access`` of the kind (the canonical tile access); phases and words
-    per lane follow ``layoutcheck.hw.banks``. A clear error when the bank model is not installed.
+    ``access`` is a kind name (the canonical tile access, ``default_access``) or an ``Access``.
     """
     from layoutcheck.models.banks import access as bk
-    acc = bk.default_access(x, access, bits)
-    addrs = bk.byte_addresses(x, acc)  # (instructions, 32), -1 = inactive
-    kind = acc.kind
+    from layoutcheck.models.banks.model import conflict_lanes
+
+    acc = access if isinstance(access, bk.Access) else bk.default_access(x, access, bits)
+    flags = conflict_lanes(acc.kind, bk.byte_addresses(x, acc))
     rows, _ = grid_shape(x)
-    cells: set[tuple[int, int]] = set()
-    for i in range(addrs.shape[0]):
-        for p0 in range(0, kind.address_lanes, kind.phase_lanes):
-            lanes = [ln for ln in range(p0, p0 + kind.phase_lanes) if addrs[i, ln] >= 0]
-            words: dict[int, set[int]] = {}
-            for ln in lanes:
-                for w in range(kind.words):
-                    word = int(addrs[i, ln]) // BANK_BYTES + w
-                    words.setdefault(word % BANKS, set()).add(word)
-            for ln in lanes:
-                hit = {(int(addrs[i, ln]) // BANK_BYTES + w) % BANKS for w in range(kind.words)}
-                if any(len(words[b]) > 1 for b in hit):
-                    cells.update((int(e) % rows, int(e) // rows) for e in acc.elems[i, ln] if e >= 0)
-    note = (f"outlined: elements whose lane is in a bank conflict under {access}" if cells
-            else f"no bank conflicts under {access}")
+    cells = {(int(e) % rows, int(e) // rows) for i, ln in np.argwhere(flags) for e in acc.elems[i, ln] if e >= 0}
+    note = (f"outlined: elements whose lane is in a bank conflict under {acc.kind}" if cells
+            else f"no bank conflicts under {acc.kind}")
     return frozenset(cells), note
 
 

@@ -10,6 +10,9 @@
     tiled_mma   ``thrfrg_X`` of the TiledMMA on the operand's CTA tile (``mma_cta_tile``, ``mma_thrfrg``)
     smem        ``smem_layout`` (``layout``, or a GMMA atom tiled to ``tile``) and ``smem_access``
     tma         a ``TmaBox`` descriptor with the shared-memory layout and the box dimension of each layout mode
+    wgmma       the ``(MN, K)`` stage layout (``smem_layout``, or the GMMA atom of ``swizzle`` tiled to ``tile``),
+                its wgmma descriptors (``descriptor``, or built from ``wgmma_swizzle``'s layout, or from the stage)
+                and, for ``tma_wgmma``, the ``tma`` kind's box
     ==========  ====================================================================================================
 
 A property whose module is not installed raises ``ModuleMissing`` (reported UNKNOWN); a value that does not fit
@@ -21,6 +24,7 @@ from __future__ import annotations
 from importlib import import_module
 from typing import Any
 
+from layoutcheck.algebra.inttuple import flatten, prefix_product
 from layoutcheck.algebra.layout import Layout, size
 from layoutcheck.algebra.swizzle import ComposedLayout
 from layoutcheck.errors import LayoutError, SpecError
@@ -141,6 +145,13 @@ def _dtype_bytes(cfg: Config, req: PropertyRequest) -> int:
 def _bind_layout(fn: Any, cfg: Config, req: PropertyRequest) -> Any:
     lay = subject(cfg, req)
     name = req.name
+    if hasattr(lay, "in_bases"):  # a Triton linear layout (layout = { triton = ..., shape = ... })
+        from layoutcheck.properties.linear import linear_property
+
+        return linear_property(name, lay)
+    if name == "exact_cover" and cfg.kind == "layout":
+        raise cfg.error("properties", "exact_cover on kind 'layout' needs a triton layout; use kind 'tv' (with "
+                                      "'tile') for a CuTe TV layout")
     tile_n = size(Layout(tile_shape(cfg))) if cfg.kind == "tv" else None
     if name == "equivalent":
         other = req.get("other", cfg.get("other"))
@@ -172,6 +183,11 @@ def _bind_tiled_mma(fn: Any, cfg: Config, req: PropertyRequest) -> Any:
     frg = mma_thrfrg(cfg, mma, operand, tile)
     if req.name == "exact_cover":
         return fn(frg, tile, req.get("replication", 1))
+    if req.name == "equivalent":  # e.g. an epilogue's store map against the accumulator layout
+        other = req.get("other", cfg.get("other"))
+        if other is None:
+            raise cfg.error("other", "property 'equivalent' needs 'other' (the (thread, value) -> tile index map)")
+        return fn(frg, other)
     if req.name == "in_bounds":
         return fn(frg, size(Layout(tile)))
     return fn(frg)
@@ -272,12 +288,8 @@ def _bind_tma(fn: Any, cfg: Config, req: PropertyRequest) -> Any:
     esize = max(1, DTYPE_BITS[cfg.get("dtype")] // 8)
     if cfg.get("global_strides") is not None:
         gstrides = tuple(cfg.get("global_strides"))
-    else:
-        acc, out = esize, []
-        for d in gdims[:-1]:
-            acc *= d
-            out.append(acc)
-        gstrides = tuple(out)
+    else:  # packed: byte strides of dims 1.. are esize times the exclusive prefix products of the extents
+        gstrides = tuple(esize * p for p in flatten(prefix_product(gdims))[1:])
     try:
         tbox = tma.TmaBox(dtype, gdims, gstrides, tuple(box), interleave=cfg.get("interleave", "none"),
                           swizzle=swizzle)
@@ -286,5 +298,68 @@ def _bind_tma(fn: Any, cfg: Config, req: PropertyRequest) -> Any:
     return fn(tbox, lay, tuple(modes))
 
 
+def _bind_wgmma(fn: Any, cfg: Config, req: PropertyRequest) -> Any:
+    """The stage layout, the layout the descriptors are built from and (``tma_wgmma``) the TMA box."""
+    tma = need_module("layoutcheck.models.tma", req.name)
+    dtype, major = cfg.get("dtype"), cfg.get("major")
+
+    def stage_of(swizzle_key: str) -> Any:
+        if swizzle_key == "swizzle" and cfg.get("smem_layout") is not None:
+            return cfg.get("smem_layout")
+        if cfg.get("tile") is None or len(cfg.get("tile")) != 2:
+            raise cfg.error("tile", "kind 'wgmma' needs 'smem_layout', or a 2-D 'tile' = [MN, K] and 'swizzle'")
+        try:
+            return tma.mma_smem_layout(major, cfg.get(swizzle_key, "none"), TMA_DTYPES[dtype], tuple(cfg.get("tile")))
+        except LayoutError as e:
+            raise cfg.error(swizzle_key, one_line(e)) from None
+
+    stage = stage_of("swizzle")
+    wl = stage_of("wgmma_swizzle") if cfg.get("wgmma_swizzle") is not None else None
+    extra = (cfg.get("block_mn"), cfg.get("descriptor"), wl)
+    if req.name == "tma_wgmma":
+        box, lay, modes = _bind_tma(lambda b, l_, m: (b, l_, m), cfg, req)
+        return fn(box, lay, modes, dtype, major, *extra)
+    return fn(stage, dtype, major, cfg.get("base_address", 0), *extra)
+
+
 _BINDERS = {"layout": _bind_layout, "tv": _bind_layout, "tiled_mma": _bind_tiled_mma, "smem": _bind_smem,
-            "tma": _bind_tma}
+            "tma": _bind_tma, "wgmma": _bind_wgmma}
+
+
+def _bind_tcgen05(fn: Any, cfg: Config, req: PropertyRequest) -> Any:
+    """Blackwell kinds (issue #17): the binding lives in ``layoutcheck.spec.bind_tcgen05``."""
+    return need_module("layoutcheck.spec.bind_tcgen05", req.name).bind(fn, cfg, req)
+
+
+_BINDERS |= {k: _bind_tcgen05 for k in ("umma_smem", "umma_instr", "descriptor_format", "tmem", "block_scale")}
+
+
+def _bind_residue(fn: Any, cfg: Config, req: PropertyRequest) -> Any:
+    """A ``ResidueTiling`` of the config's ``tile`` over the modes of ``sizes`` (their ranges)."""
+    residue = need_module("layoutcheck.models.residue", req.name)
+    sizes = cfg.get("sizes")
+    try:
+        tiling = residue.ResidueTiling(tuple(k for k, _ in sizes), tuple(cfg.get("tile")),
+                                       cfg.get("count", "ceil_div"), cfg.get("predicate", "coord_lt_shape"),
+                                       cfg.get("tv"))
+    except LayoutError as e:
+        raise cfg.error("tile", one_line(e)) from None
+    return fn(tiling, tuple(r for _, r in sizes))
+
+
+def _bind_scheduler(fn: Any, cfg: Config, req: PropertyRequest) -> Any:
+    """A ``TileScheduler`` over the ``GM x GN`` tile grids of ``grids`` (two ranges)."""
+    sched = need_module("layoutcheck.models.schedulers", req.name)
+    grids = cfg.get("grids")
+    if len(grids) != 2:
+        raise cfg.error("grids", f"expected two ranges (GM, GN), found {len(grids)}")
+    try:
+        s = sched.TileScheduler(cfg.get("scheduler"), cfg.get("log", 0), cfg.get("group", 8), cfg.get("ctas", 1),
+                                cfg.get("drop_partial_group", False), cfg.get("splits", 1),
+                                cfg.get("count", "ceil_div"))
+    except LayoutError as e:
+        raise cfg.error("scheduler", one_line(e)) from None
+    return fn(s, tuple(r for _, r in grids))
+
+
+_BINDERS |= {"residue": _bind_residue, "scheduler": _bind_scheduler}

@@ -58,11 +58,13 @@ from layoutcheck.spec.calc import CALC_FUNCTIONS, calc_functions
 from layoutcheck.spec.schema import (
     ALL_PROPERTIES,
     COMMON_KEYS,
+    EXPECTATIONS,
     FORMAT_VERSION,
     KIND_MODULE,
     KINDS,
     PROPERTY_MODULE,
     PROPERTY_PARAMS,
+    TOP_LEVEL_KEYS,
     Config,
     ModuleMissing,
     PropertyRequest,
@@ -144,8 +146,8 @@ def parse_spec(text: str, file: str = "<spec>") -> Spec:
         raise SpecError(f"{where}: invalid TOML: {re.sub(r' ?[(]at line.*', '', msg)}") from None
     top, blocks = _scan_lines(text)
     for key in data:
-        if key not in ("format", "description", "config"):
-            hint = _suggest(key, ["format", "description", "config"])
+        if key not in TOP_LEVEL_KEYS:
+            hint = _suggest(key, list(TOP_LEVEL_KEYS))
             raise SpecError(f"{file}:{top.get(key, 1)}: unknown top-level key {key!r}{hint}")
     fmt = data.get("format")
     if fmt is None:
@@ -169,7 +171,12 @@ def parse_spec(text: str, file: str = "<spec>") -> Spec:
         seen[cfg.name] = cfg.line
         out.append(cfg)
     desc = data.get("description", "")
-    return Spec(file=file, format=fmt, configs=tuple(out), description=desc if isinstance(desc, str) else "")
+    expect = data.get("expect", "proven")
+    if expect not in EXPECTATIONS:
+        raise SpecError(f"{file}:{top.get('expect', 1)}: key 'expect': expected one of {', '.join(EXPECTATIONS)}, "
+                        f"found {expect!r}")
+    return Spec(file=file, format=fmt, configs=tuple(out), description=desc if isinstance(desc, str) else "",
+                expect=expect)
 
 
 def _parse_config(raw: dict[str, Any], file: str, line: int, lines: dict[str, int], text: str) -> Config:
@@ -250,8 +257,8 @@ def _parse_property(p: Any, kind: str, file: str, line: int, text: str, where: s
 def collect(paths: list[str], include_broken: bool = False) -> list[str]:
     """Spec files named by ``paths`` (files, or directories searched recursively for ``*.toml``).
 
-    A directory named ``broken`` below a given directory is skipped unless ``include_broken`` (or it was named
-    explicitly).
+    A directory named ``broken`` below a given directory, and a file that declares ``expect = "refuted"`` (broken on
+    purpose, e.g. a bug-zoo reproduction), are skipped unless ``include_broken`` (or the file was named explicitly).
     """
     files: list[str] = []
     for p in paths:
@@ -260,8 +267,20 @@ def collect(paths: list[str], include_broken: bool = False) -> list[str]:
         elif os.path.isdir(p):
             for root, dirs, names in os.walk(p):
                 dirs[:] = sorted(d for d in dirs if include_broken or d != "broken")
-                files.extend(os.path.join(root, n) for n in sorted(names) if n.endswith(".toml"))
+                found = (os.path.join(root, n) for n in sorted(names) if n.endswith(".toml"))
+                files.extend(f for f in found if include_broken or not declares_refuted(f))
         else:
             raise SpecError(f"{p}: no such spec file or directory")
     return files
 
+
+def declares_refuted(path: str) -> bool:
+    """Whether the spec file at ``path`` declares ``expect = "refuted"`` at top level (broken on purpose).
+
+    Post: False for a file that cannot be read or parsed (``load_spec`` reports those when the file is checked).
+    """
+    try:
+        with open(path, "rb") as f:
+            return tomllib.load(f).get("expect") == "refuted"
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return False

@@ -15,19 +15,23 @@ from typing import Any
 from layoutcheck.errors import LayoutcheckError, SpecError
 
 FORMAT_VERSION = 1
+TOP_LEVEL_KEYS = ("format", "description", "expect", "config")
+# a file's expected verdict: "refuted" marks it broken on purpose (skipped by default like specs/broken/)
+EXPECTATIONS = ("proven", "refuted")
 
 KINDS: dict[str, dict[str, Any]] = {
     # kind -> allowed keys (besides name/kind/description/properties) and the properties it supports
     "layout": {"keys": {"layout", "other", "codomain", "dtype"},
                "required": {"layout"},
-               "properties": {"injective", "surjective", "bijective", "equivalent", "in_bounds", "vectorizable"}},
+               "properties": {"injective", "surjective", "bijective", "equivalent", "in_bounds", "vectorizable",
+                              "exact_cover"}},  # exact_cover: Triton layouts only
     "tv": {"keys": {"tv", "tile", "memory", "other", "dtype"},
            "required": {"tv", "tile"},
            "properties": {"exact_cover", "injective", "surjective", "bijective", "equivalent", "in_bounds",
                           "vectorizable"}},
-    "tiled_mma": {"keys": {"atom", "atom_layout", "permutation", "tile", "operand"},
+    "tiled_mma": {"keys": {"atom", "atom_layout", "permutation", "tile", "operand", "other"},
                   "required": {"atom", "tile"},
-                  "properties": {"exact_cover", "injective", "in_bounds"}},
+                  "properties": {"exact_cover", "injective", "in_bounds", "equivalent"}},
     "smem": {"keys": {"layout", "atom", "tile", "dtype", "access", "access_tv", "access_expr", "access_ranges"},
              "required": {"dtype"},
              "properties": {"conflict_free", "wavefront_count", "injective", "bijective", "in_bounds"}},
@@ -35,6 +39,17 @@ KINDS: dict[str, dict[str, Any]] = {
                      "major", "tile", "modes"},
             "required": {"box", "dtype"},
             "properties": {"tma_compatible"}},
+    "wgmma": {"keys": {"dtype", "major", "tile", "swizzle", "smem_layout", "block_mn", "base_address", "descriptor",
+                       "wgmma_swizzle", "box", "global_shape", "global_strides", "modes", "interleave"},
+              "required": {"dtype", "major"},
+              "properties": {"gmma_addresses", "gmma_fields", "tma_wgmma"}},
+    # ragged problems (issue #15): every problem size / tile grid in a range
+    "residue": {"keys": {"tile", "sizes", "count", "predicate", "tv"},
+                "required": {"tile", "sizes"},
+                "properties": {"residue_cover"}},
+    "scheduler": {"keys": {"scheduler", "grids", "log", "group", "ctas", "drop_partial_group", "splits", "count"},
+                  "required": {"scheduler", "grids"},
+                  "properties": {"schedule_bijection"}},
 }
 COMMON_KEYS = {"name", "kind", "description", "properties"}
 PROPERTY_PARAMS: dict[str, set[str]] = {
@@ -42,6 +57,8 @@ PROPERTY_PARAMS: dict[str, set[str]] = {
     "in_bounds": {"bound"}, "exact_cover": {"operand", "replication"}, "vectorizable": {"width"},
     "conflict_free": {"access"}, "wavefront_count": {"access", "n", "max"},
     "tma_compatible": set(),
+    "gmma_addresses": set(), "gmma_fields": set(), "tma_wgmma": set(),
+    "residue_cover": set(), "schedule_bijection": set(),
 }
 ALL_PROPERTIES = sorted(PROPERTY_PARAMS)
 
@@ -49,13 +66,44 @@ ALL_PROPERTIES = sorted(PROPERTY_PARAMS)
 PROPERTY_MODULE: dict[str, str] = {name: "layoutcheck.properties.layout" for name in PROPERTY_PARAMS} | {
     "exact_cover": "layoutcheck.properties.tv", "vectorizable": "layoutcheck.properties.tv",
     "conflict_free": "layoutcheck.properties.banks", "wavefront_count": "layoutcheck.properties.banks",
-    "tma_compatible": "layoutcheck.properties.tma"}
+    "tma_compatible": "layoutcheck.properties.tma",
+    "gmma_addresses": "layoutcheck.properties.gmma", "gmma_fields": "layoutcheck.properties.gmma",
+    "tma_wgmma": "layoutcheck.properties.gmma", "residue_cover": "layoutcheck.properties.residue",
+    "schedule_bijection": "layoutcheck.properties.residue"}
 KIND_MODULE: dict[str, tuple[str, ...]] = {
     "tiled_mma": ("layoutcheck.models.tiled_mma", "layoutcheck.hw.mma"),
     "smem": ("layoutcheck.models.banks.access",),
     "tma": ("layoutcheck.models.tma",),
+    "wgmma": ("layoutcheck.models.gmma", "layoutcheck.models.tma"),
+    "residue": ("layoutcheck.models.residue",),
+    "scheduler": ("layoutcheck.models.schedulers",),
 }
 
+
+# -- Blackwell (tcgen05) kinds, issue #17: additive; binders in layoutcheck.spec.bind_tcgen05 ----------------------
+KINDS |= {
+    "umma_smem": {"keys": {"layout", "dtype", "major", "base_address", "descriptor"},
+                  "required": {"layout", "dtype", "major"}, "properties": {"umma_describes"}},
+    "umma_instr": {"keys": {"a_dtype", "b_dtype", "c_dtype", "scale_dtype", "mma_m", "mma_n", "a_major", "b_major",
+                            "cta_group"},
+                   "required": {"a_dtype", "b_dtype", "c_dtype", "mma_m", "mma_n"},
+                   "properties": {"descriptor_fields"}},
+    "descriptor_format": {"keys": {"fields"}, "required": {"fields"}, "properties": {"descriptor_fields"}},
+    "tmem": {"keys": {"mma_m", "mma_n", "cta_group", "data_path", "atom", "warps", "rows", "columns", "allocation"},
+             "required": set(),
+             "properties": {"tmem_exact_cover", "tmem_subpartition", "tmem_allocation", "tmem_packed_injective"}},
+    "block_scale": {"keys": {"operand", "mma_m", "mma_n", "k", "vec", "cta_group", "scale_extent"},
+                    "required": {"operand", "mma_m", "mma_n", "k", "vec"}, "properties": {"scale_ownership"}},
+}
+PROPERTY_PARAMS |= {"umma_describes": set(), "descriptor_fields": set(), "tmem_exact_cover": set(),
+                    "tmem_subpartition": set(), "tmem_allocation": set(), "tmem_packed_injective": set(),
+                    "scale_ownership": set()}
+ALL_PROPERTIES = sorted(PROPERTY_PARAMS)
+PROPERTY_MODULE |= {p: "layoutcheck.properties.tmem" for p in (
+    "umma_describes", "descriptor_fields", "tmem_exact_cover", "tmem_subpartition", "tmem_allocation",
+    "tmem_packed_injective", "scale_ownership")}
+KIND_MODULE |= {"umma_smem": ("layoutcheck.models.umma",), "umma_instr": ("layoutcheck.models.umma",),
+                "tmem": ("layoutcheck.models.tmem",), "block_scale": ("layoutcheck.models.block_scale",)}
 
 class ModuleMissing(LayoutcheckError):
     """A property needs a layoutcheck module that is not installed in this build; the check reports UNKNOWN."""
@@ -117,6 +165,7 @@ class Spec:
     format: int
     configs: tuple[Config, ...]
     description: str = ""
+    expect: str = "proven"
 
 
 def _show(v: Any) -> str:

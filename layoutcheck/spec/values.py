@@ -70,6 +70,8 @@ def _layout(v: Any, key: str) -> Layout | ComposedLayout:
     """CuTe notation, or a ``layoutcheck calc`` expression that evaluates to a layout."""
     from layoutcheck.algebra.notation import evaluate_expression
 
+    if isinstance(v, dict):
+        return _imported_layout(v)
     if not isinstance(v, str):
         raise ValueError(f"expected a layout in CuTe notation as a string, found {brief(v)}")
     try:
@@ -83,6 +85,29 @@ def _layout(v: Any, key: str) -> Layout | ComposedLayout:
     if not isinstance(value, (Layout, ComposedLayout)):
         raise LayoutError(f"expected a layout, {v!r} evaluates to {brief(value)}")
     return value
+
+
+def _imported_layout(v: dict) -> Any:
+    """``{ triton = "#ttg...", shape = [..] }`` -> a ``LinearLayout``; ``{ cute = "printout" }`` -> a CuTe layout."""
+    if "triton" in v:
+        extra = set(v) - {"triton", "shape"}
+        if extra:
+            raise ValueError(f"unknown key {sorted(extra)[0]!r} in a triton layout (expected 'triton', 'shape')")
+        if "shape" not in v:
+            raise ValueError("a triton layout needs the tensor 'shape' (e.g. shape = [128, 64])")
+        from layoutcheck.importers.triton import from_triton
+
+        return from_triton(_str(v["triton"], "triton"), _ints(v["shape"], "shape"))
+    if "cute" in v:
+        if set(v) != {"cute"}:
+            raise ValueError(f"unknown key {sorted(set(v) - {'cute'})[0]!r} in a cute layout (expected only 'cute')")
+        from layoutcheck.importers.cute import from_cute
+
+        got = from_cute(_str(v["cute"], "cute")).layout
+        if got is None:
+            raise ValueError("the cute printout holds no layout")
+        return got
+    raise ValueError(f"a layout table needs 'triton' (with 'shape') or 'cute', found keys {sorted(v)}")
 
 
 def _is_shape(t: Any) -> bool:
@@ -164,11 +189,51 @@ def _ranges(v: Any, key: str) -> tuple[tuple[str, int], ...]:
     return tuple(out)
 
 
+def _size_ranges(v: Any, key: str) -> tuple[tuple[str, tuple[int, int]], ...]:
+    """``{ M = [1, 1048576], N = [1, 1048576] }``: each mode's inclusive range of problem sizes, in mode order."""
+    if not isinstance(v, dict) or not v:
+        raise ValueError("expected a table of modes and inclusive ranges, e.g. { M = [1, 1048576], N = [1, 4096] }")
+    out = []
+    for name, r in v.items():
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+            raise ValueError(f"bad mode name {name!r}")
+        lo, hi = _ints(r, key, 1, (2, 2))
+        if lo > hi:
+            raise ValueError(f"range of {name} is empty: [{lo}, {hi}]")
+        out.append((name, (lo, hi)))
+    return tuple(out)
+
+
+def _bool(v: Any, key: str) -> bool:
+    if not isinstance(v, bool):
+        raise ValueError(f"expected true or false, found {brief(v)}")
+    return v
+
+
+def _lower_choice(v: Any, key: str, options: tuple[str, ...]) -> str:
+    s = _str(v, key)
+    if s not in options:
+        raise ValueError(f"expected one of {', '.join(options)}, found {v!r}")
+    return s
+
+
 def _choice(v: Any, key: str, options: tuple[str, ...]) -> str:
     s = _str(v, key).upper()
     if s not in options:
         raise ValueError(f"expected one of {', '.join(options)}, found {v!r}")
     return s
+
+
+def _descriptor(v: Any, key: str) -> int:
+    """A 64-bit GMMA descriptor word: an int, or a string in any base Python reads (``"0x4000004000010000"``)."""
+    if isinstance(v, str):
+        try:
+            v = int(v.strip(), 0)
+        except ValueError:
+            raise ValueError(f"expected a 64-bit descriptor such as \"0x4000004000010000\", found {brief(v)}") from None
+    if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v < 1 << 64:
+        raise ValueError(f"expected a 64-bit unsigned descriptor word, found {brief(v)}")
+    return v
 
 
 _CHECKERS: dict[str, Any] = {
@@ -185,8 +250,51 @@ _CHECKERS: dict[str, Any] = {
     "access_tv": _layout, "access_expr": _str, "access_ranges": _ranges,
     "dtype": _dtype, "access": _str, "swizzle": _str, "interleave": _str, "atom": _atom,
     "operand": lambda v, k: _choice(v, k, ("A", "B", "C")),
+    "block_mn": _int, "base_address": lambda v, k: _int(v, k, 0), "descriptor": _descriptor, "wgmma_swizzle": _str,
+    "sizes": _size_ranges, "grids": _size_ranges,
+    "count": lambda v, k: _lower_choice(v, k, ("ceil_div", "div")),
+    "predicate": lambda v, k: _lower_choice(v, k, ("coord_lt_shape", "none", "tma")),
+    "scheduler": lambda v, k: _lower_choice(v, k, ("plain", "swizzle", "grouped", "split_k")),
+    "log": lambda v, k: _int(v, k, 0), "group": _int, "ctas": _int, "splits": _int,
+    "drop_partial_group": _bool,
 }
 
+
+# -- Blackwell (tcgen05) keys, issue #17 ---------------------------------------------------------------------------
+def _word(v: Any, key: str) -> int:
+    """A descriptor word: an int or a hex string ``"0x..."``."""
+    if isinstance(v, str):
+        try:
+            v = int(v, 0)
+        except ValueError:
+            raise ValueError(f"expected an integer or a hex string like \"0x4000404000010000\", found {brief(v)}")\
+                from None
+    if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v < 1 << 64:
+        raise ValueError(f"expected a 64-bit descriptor word, found {brief(v)}")
+    return v
+
+
+def _fields(v: Any, key: str) -> tuple[tuple[str, int, int, tuple[int, ...]], ...]:
+    """``[{ name, lo, width, values = [...] }, ...]``: descriptor fields and the values each may take."""
+    if not isinstance(v, list) or not v:
+        raise ValueError("expected a list of { name, lo, width, values } tables")
+    out = []
+    for f in v:
+        if not isinstance(f, dict) or set(f) != {"name", "lo", "width", "values"}:
+            raise ValueError(f"a field is {{ name = \"...\", lo = 0, width = 1, values = [0, 1] }}, found {brief(f)}")
+        out.append((_str(f["name"], key), _int(f["lo"], key, 0), _int(f["width"], key),
+                    _ints(f["values"], key, 0, (1, 64))))
+    return tuple(out)
+
+
+_CHECKERS |= {
+    "base_address": lambda v, k: _int(v, k, 0), "descriptor": _word, "fields": _fields,
+    "a_dtype": _str, "b_dtype": _str, "c_dtype": _str, "scale_dtype": _str, "data_path": _str,
+    "mma_m": _int, "mma_n": _int, "k": _int, "vec": _int, "cta_group": _int, "scale_extent": _int,
+    "a_major": lambda v, k: _choice(v, k, ("K", "MN")), "b_major": lambda v, k: _choice(v, k, ("K", "MN")),
+    "warps": lambda v, k: _ints(v, k, 0, (1, 16)), "rows": lambda v, k: _ints(v, k, 0, (1, 8)),
+    "columns": lambda v, k: _ints(v, k, 0, (1, 512)), "allocation": lambda v, k: _ints(v, k, 1, (1, 16)),
+}
 
 def parse_value(key: str, value: Any) -> Any:
     """The parsed value of spec ``key``; ``ValueError``/``LayoutError`` (a one-line reason) when it does not parse.

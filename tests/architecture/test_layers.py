@@ -94,3 +94,13 @@ def test_no_import_cycle() -> None:
 
 def test_every_module_is_in_a_layer() -> None:
     assert {_layer(n) for n in MODULES if n != "layoutcheck"} <= set(RANK)
+
+
+def test_every_public_lazy_name_resolves_to_its_defining_module() -> None:
+    import importlib
+
+    import layoutcheck
+
+    for name, module in layoutcheck._LAZY.items():
+        obj = getattr(importlib.import_module(module), name)
+        assert getattr(obj, "__module__", module) == module, f"{name}: defined in {obj.__module__}, listed as {module}"

@@ -4,7 +4,7 @@ Only the layout parts are checked here: the source/destination layouts, extents,
 the generated two-phase register program (XOR on the iteration index) moves every element to the destination
 layout's offset of the same logical coordinate -- for the chosen ``shift = 3, mask = 3`` and for every other
 candidate ``k``. Whether each phase is bank-conflict-free (the reason for the choice of ``k``) is a bank claim:
-``tests/unit/test_banks.py`` (bank engineer).
+``tests/models/test_banks.py`` (bank engineer).
 """
 
 from __future__ import annotations

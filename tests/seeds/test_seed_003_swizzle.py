@@ -1,7 +1,7 @@
 """Seed 003 (``003_5d80ed5705a2c364.txt``), the algebra parts: the m16n8k8 A TV layout and its inverse
 (``right_inverse``), the ldmatrix register fragments quoted in section 6, the 8 swizzle-atom shapes, and the chunk
 orders of the section-5 example (8x64B bf16 K-major tile). Bank-conflict claims (sections 3-6) belong to
-``tests/unit/test_banks.py`` and the TMA claims (section 9) to ``tests/unit/test_tma.py``.
+``tests/models/test_banks.py`` and the TMA claims (section 9) to ``tests/models/test_tma.py``.
 
 Authorities: PTX ISA 9.7.14.5.7 (mma.m16n8k8 A fragment, .f16/.bf16: ``row = groupID (+8 for a2,a3)``,
 ``col = 2*threadID_in_group + (i&1)``); PTX ISA ldmatrix (lane ``l`` receives row ``l/4``, elements ``2*(l%4)`` and

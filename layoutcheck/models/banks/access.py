@@ -6,7 +6,7 @@ An *access pattern* (``Access``) is a warp's sequence of instructions of one kin
 the bank model (``layoutcheck.models.banks.model``) counts; ``analyze`` runs every instruction.
 
 Builders: from a vectorised function of (instruction, lane) (``access_from_fn``), a TV layout (``access_from_tv``),
-an index expression (``access_from_expr``, ``layoutcheck.expr.text``), or the canonical accesses of a rank-2 tile
+an index expression (``access_from_expr``, ``layoutcheck.expr.parse``), or the canonical accesses of a rank-2 tile
 (``matrix_access`` for ldmatrix/stmatrix, ``vector_access`` for ld/st, ``row_access``, ``column_access``).
 """
 
@@ -23,7 +23,8 @@ from layoutcheck.algebra.layout import Layout, size
 from layoutcheck.algebra.notation import as_subject
 from layoutcheck.algebra.swizzle import Subject, inner
 from layoutcheck.errors import LayoutError
-from layoutcheck.expr.text import eval_expr, parse_expr
+from layoutcheck.expr.numpy import evaluate
+from layoutcheck.expr.parse import parse
 from layoutcheck.hw.banks import AccessKind, access_kind
 from layoutcheck.models.banks.model import PhaseReport, breakdown, ideal_batch, wavefronts_batch
 
@@ -58,6 +59,11 @@ class Access:
     def instructions(self) -> int:
         return int(self.elems.shape[0])
 
+    @property
+    def elem_bytes(self) -> int:
+        """Bytes per element offset: ``elem_bits / 8`` (elements narrower than a byte address bytes: 1)."""
+        return max(1, self.elem_bits // 8)
+
     def __str__(self) -> str:
         return self.name or f"{self.kind} x{self.instructions}"
 
@@ -88,8 +94,7 @@ def byte_addresses(smem: Subject, access: Access) -> np.ndarray:
         i, lane, _ = map(int, np.argwhere(step & active[:, :, 1:])[0])
         raise LayoutError(f"access {access}: instruction {i} lane {lane}: elements {e[i, lane].tolist()} map to "
                           f"offsets {offs[i, lane].tolist()} in {smem}, not one contiguous vector")
-    nbytes = access.elem_bits // 8 if access.elem_bits >= 8 else 1
-    addr = offs[:, :, 0] * nbytes
+    addr = offs[:, :, 0] * access.elem_bytes
     return np.where(active[:, :, 0], addr, -1)
 
 
@@ -179,8 +184,8 @@ def access_from_expr(kind: str | AccessKind, expr: str, elem_bits: int, ranges: 
     >>> a.instructions, int(a.elems[1, 8, 0])
     (8, 8)
     """
-    tree = parse_expr(expr)
     names = list(ranges)
+    tree = parse(expr, {"lane": 32, **ranges})
     n = int(product(tuple(ranges.values()))) if names else 1
 
     def fn(i: np.ndarray, lane: np.ndarray) -> np.ndarray:
@@ -189,7 +194,7 @@ def access_from_expr(kind: str | AccessKind, expr: str, elem_bits: int, ranges: 
         for nm in names:
             env[nm] = rest % ranges[nm]
             rest = rest // ranges[nm]
-        return eval_expr(tree, env)
+        return evaluate(tree, env)
 
     return access_from_fn(kind, fn, n, elem_bits, name or expr)
 

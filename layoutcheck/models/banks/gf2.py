@@ -3,17 +3,19 @@
 If the word index ``W(x)`` of a phase (``x`` = the phase's lane bits plus the word-in-vector bits) is affine over
 GF(2), ``W(x) = W(0) ^ M x``, the phase touches the words ``W(0) ^ span(M)`` and their banks are the low 5 bits.
 Every bank then holds the same number of distinct words, ``2**(rank M - rank(M mod 32))``; the phase is
-conflict-free iff the two ranks are equal. Worked example: ``lds32`` with lane ``l`` at byte ``8*l`` has columns
-``M = (2, 4, 8, 16, 32)``, rank 5, and ``M mod 32 = (2, 4, 8, 16, 0)``, rank 4: 2 words per bank, 2 wavefronts.
+conflict-free iff the two ranks are equal (ranks by ``layoutcheck.algebra.gf2``). Worked example: ``lds32`` with
+lane ``l`` at byte ``8*l`` has columns ``M = (2, 4, 8, 16, 32)``, rank 5, and ``M mod 32 = (2, 4, 8, 16, 0)``,
+rank 4: 2 words per bank, 2 wavefronts.
 
-The count agrees with ``layoutcheck.models.banks.model.wavefronts`` on unmerged phases (``tests/unit/test_banks.py``);
-the linear engine's ``conflict_free`` handler (``layoutcheck.properties.banks``) uses it.
+The count agrees with ``layoutcheck.models.banks.model.wavefronts`` on unmerged phases (``tests/models/test_banks.py``);
+the linear engine's ``conflict_free`` handler (``layoutcheck.engines.linear``) uses it.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from layoutcheck.algebra.gf2 import rank
 from layoutcheck.hw.banks import BANK_BYTES, BANKS, AccessKind, access_kind
 
 
@@ -25,16 +27,6 @@ def _lane_words(kind: AccessKind, addrs: np.ndarray, group: int = 0) -> tuple[np
     act = np.broadcast_to(active[:, :, None], w.shape)
     n, p = a.shape[0], kind.address_lanes // (group or kind.phase_lanes)
     return w.reshape(n, p, -1), act.reshape(n, p, -1)
-
-
-def _gf2_rank(cols: list[int]) -> int:
-    basis: list[int] = []
-    for c in cols:
-        for b in basis:
-            c = min(c, c ^ b)
-        if c:
-            basis.append(c)
-    return len(basis)
 
 
 def gf2_wavefronts(kind: str | AccessKind, addrs: np.ndarray) -> int | None:
@@ -62,5 +54,5 @@ def gf2_wavefronts(kind: str | AccessKind, addrs: np.ndarray) -> int | None:
     worst = 0
     for c in cols.reshape(-1, bits):
         c = [int(x) for x in c]
-        worst = max(worst, 1 << (_gf2_rank(c) - _gf2_rank([x % BANKS for x in c])))
+        worst = max(worst, 1 << (rank(c) - rank([x % BANKS for x in c])))
     return worst

@@ -133,8 +133,8 @@ def _units(kind: AccessKind, addrs: np.ndarray) -> tuple[np.ndarray, int]:
     if int(a.max(initial=0)) < 1 << 31:
         a = a.astype(np.int32)
     u = np.maximum(a, -1)
-    u >>= max(kind.bytes, BANK_BYTES).bit_length() - 1
-    return u, BANKS // kind.words
+    u >>= kind.unit_bytes.bit_length() - 1
+    return u, kind.bank_groups
 
 
 def _merged(kind: AccessKind, addrs: np.ndarray) -> np.ndarray:
@@ -225,9 +225,34 @@ def wavefronts(kind: str | AccessKind, byte_addrs: Any) -> int:
     """
     k = access_kind(kind)
     a = _check_addrs(k, byte_addrs)
-    step = k.merge_group_lanes if bool(_merged(k, a[:1])[0]) else k.phase_lanes
-    return sum(max((len(ws) for ws in _bank_words(k, a[0], range(s, s + step)).values()), default=0)
-               for s in range(0, k.address_lanes, step))
+    return sum(max((len(ws) for ws in _bank_words(k, a[0], g).values()), default=0) for g in _groups(k, a[:1])[0])
+
+
+def _groups(kind: AccessKind, a: np.ndarray) -> list[list[range]]:
+    """Per instruction, the lane groups that are counted together: its phases, or its merged groups."""
+    merged = _merged(kind, a)
+    steps = [kind.merge_group_lanes if m else kind.phase_lanes for m in merged.tolist()]
+    return [[range(s, s + step) for s in range(0, kind.address_lanes, step)] for step in steps]
+
+
+def conflict_lanes(kind: str | AccessKind, byte_addrs: Any) -> np.ndarray:
+    """(n, 32) bool: the lane touches a bank that holds more than one distinct word of its phase -- or of its merged
+    group when the phases merge, the rule ``wavefronts`` counts by.
+
+    Post: instruction ``i`` has a flagged lane iff ``wavefronts > ideal`` (every counted group ideally costs 1).
+
+    >>> conflict_lanes("lds32", [8 * l for l in range(32)])[0, [0, 16]].tolist()
+    [True, True]
+    """
+    k = access_kind(kind)
+    a = _check_addrs(k, byte_addrs)
+    out = np.zeros(a.shape, dtype=bool)
+    for i, groups in enumerate(_groups(k, a)):
+        for g in groups:
+            for words in _bank_words(k, a[i], g).values():
+                if len(words) > 1:
+                    out[i, [lane for lanes in words.values() for lane in lanes]] = True
+    return out
 
 
 def ideal(kind: str | AccessKind, byte_addrs: Any) -> int:

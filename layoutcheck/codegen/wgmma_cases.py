@@ -1,0 +1,344 @@
+"""The Hopper path on silicon: TMA -> swizzled shared memory -> ``wgmma`` through layoutcheck's descriptors -> C.
+
+``wgmma_gemm_case(dtype, major_a, major_b, swizzle, M, N, K)`` generates ``templates/wgmma_gemm.cu``: one CTA of
+``M/64`` warpgroups (a tiled wgmma ``(M/64, 1, 1)``), every index from a layout value::
+
+    smem    = mma_smem_layout(major, swizzle, dtype, (MN, K))          # the GMMA atom tiled to the stage
+    boxes   = plan_boxes(major, swizzle, dtype, (MN, K))               # PROVEN tma_compatible with smem
+    blocks  = gmma_blocks(smem, dtype, 64 | N)                         # one wgmma operand per (MN-block, K-block)
+    desc    = gmma_descriptor(blocks.block_layout(), dtype, major)    # block 0, for a buffer at address 0
+    desc(w, kb) = desc + (base + e * blocks.tile[1](w, kb)) / 16      # CuTe's DescriptorIterator advance
+    C store: gC[row-major (m, n)] with m + M*n = tiled.tv_layout_C(t, v)
+    RS form: A register (t, v) = gA[(m, k)] with m + M*k = tiled.tv_layout_A(t, v) (+ 16 * kb along K)
+
+The host checks C element by element against ``A @ B.T`` in fp32 (small integers: every product and sum exact in
+every input type). If a fragment map, a descriptor field, the base-address handling or the TMA placement were wrong
+for the hardware, some C elements would differ.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from layoutcheck.algebra.layout import Layout, size
+from layoutcheck.codegen.cases import KernelCase, _to_np
+from layoutcheck.codegen.render import render_template
+from layoutcheck.codegen.tma_cases import box_loads
+from layoutcheck.expr.c import c_expr
+from layoutcheck.expr.ir import add, const, div, mod, mul, var
+from layoutcheck.expr.lower import index_ast
+from layoutcheck.hw.mma import mma_atom
+from layoutcheck.models.gmma import element_bytes, gmma_blocks, gmma_descriptor
+from layoutcheck.models.tiled_mma import make_tiled_mma
+from layoutcheck.properties.tma import plan_boxes
+
+TMA_NAME = {"f16": "float16", "bf16": "bfloat16", "tf32": "float32", "e4m3": "uint8", "e5m2": "uint8", "s8": "uint8"}
+C_TYPE = {"f16": "unsigned short", "bf16": "unsigned short", "tf32": "float", "e4m3": "unsigned char",
+          "e5m2": "unsigned char", "s8": "unsigned char"}
+ATOM = {"f16": "SM90_64x{n}x16_F32F16F16_{f}", "bf16": "SM90_64x{n}x16_F32BF16BF16_{f}",
+        "tf32": "SM90_64x{n}x8_F32TF32TF32_{f}_TN", "e4m3": "SM90_64x{n}x32_F32E4M3E4M3_{f}_TN",
+        "e5m2": "SM90_64x{n}x32_F32E5M2E5M2_{f}_TN", "s8": "SM90_64x{n}x32_S32S8S8_{f}_TN"}
+E5M2_OF_INT = {0: 0x00, 1: 0x3C, 2: 0x40, 3: 0x42}
+"""OCP E5M2 bit patterns of 0..3 (bias 15, 2 mantissa bits; sign in bit 7)."""
+
+
+def e4m3_bits(x: int) -> int:
+    """OCP E4M3 bit pattern of a small integer that E4M3 holds exactly (bias 7, 3 mantissa bits, sign bit 7).
+
+    >>> [hex(e4m3_bits(v)) for v in (1, 2, 3, -3, 256)]
+    ['0x38', '0x40', '0x44', '0xc4', '0x78']
+    """
+    sign, x = (0x80 if x < 0 else 0), abs(int(x))
+    if x == 0:
+        return sign
+    p = x.bit_length() - 1
+    mant = (x - (1 << p)) * 8
+    if mant % (1 << p) or p > 8:
+        raise ValueError(f"{x} is not exact in E4M3")
+    return sign | ((p + 7) << 3) | (mant >> p)
+
+
+def encode(values: np.ndarray, dtype: str) -> np.ndarray:
+    """Small integers as the bit patterns of ``dtype`` (what TMA copies): f16/bf16 as uint16, e4m3 as uint8."""
+    v = values.astype(np.float32)
+    if dtype == "f16":
+        return v.astype(np.float16).view(np.uint16)
+    if dtype == "bf16":
+        return (v.view(np.uint32) >> 16).astype(np.uint16)  # exact: small integers have no low mantissa bits
+    if dtype == "e4m3":
+        return np.vectorize(e4m3_bits)(values.astype(int)).astype(np.uint8)
+    if dtype == "e5m2":
+        mag = np.vectorize(E5M2_OF_INT.__getitem__)(np.abs(values).astype(int)).astype(np.uint8)
+        return mag | np.where(values < 0, 0x80, 0).astype(np.uint8)
+    if dtype == "s8":
+        return values.astype(np.int8).view(np.uint8)
+    return v
+
+
+def _wgmma_asm(atom: Any, form: str, nacc: int, trans_a: int, trans_b: int) -> tuple[str, str, str, int]:
+    """The ``wgmma.mma_async`` line, its output and input operand lists and the index of the scale-d operand."""
+    d_list = ", ".join(f"%{i}" for i in range(nacc))
+    sixteen = atom.dtype_a in ("f16", "bf16")
+    if form == "SS":
+        a, b, ins, nxt = f"%{nacc}", f"%{nacc + 1}", '"l"(desc_a), "l"(desc_b)', nacc + 2
+        trans = f", {trans_a}, {trans_b}" if sixteen else ""
+    else:
+        a = "{" + ", ".join(f"%{nacc + j}" for j in range(4)) + "}"
+        b, nxt = f"%{nacc + 4}", nacc + 5
+        ins = ", ".join(f'"r"(a_r[{j}])' for j in range(4)) + ', "l"(desc_b)'
+        trans = f", {trans_b}" if sixteen else ""
+    integer = atom.dtype_c == "s32"  # integer wgmma has no scale-a/b immediates and accumulates in s32 registers
+    line = f"{atom.ptx} {{{d_list}}}, {a}, {b}, p{'' if integer else ', 1, 1'}{'' if integer else trans};"
+    outs = ", ".join(f'"+{"r" if integer else "f"}"(d[{i}])' for i in range(nacc))
+    return line, outs, ins, nxt
+
+
+def _a_registers(tiled: Any, M: int, K: int, kblk: int, e: int) -> str:
+    """RS form: each thread packs its A values (``tiled.tv_layout_A``) of K-block ``kb`` from K-major ``gA``, ``4/e``
+    elements per 32-bit register, lowest value index in the lowest bits (PTX ISA register fragments)."""
+    elem = index_ast(tiled.tv_layout_A, ("t", "v"))
+    m, k = mod(elem, M), div(elem, M)
+    g = index_ast(Layout((M, K), (K, 1)), (m, add(k, mul(var("kb", K // kblk), kblk))))
+    per = 4 // e
+    pack = " | ".join(f"(a_at({per}u * j + {q}u) << {8 * e * q})" for q in range(per))
+    return ("    unsigned a_r[4];\n"
+            f"    auto a_at = [&](unsigned v) {{ return static_cast<unsigned>(gA[{c_expr(g)}]); }};\n"
+            "#pragma unroll\n"
+            f"    for (unsigned j = 0; j < 4u; ++j) a_r[j] = {pack};")
+
+
+def wgmma_gemm_case(dtype: str = "f16", major_a: str = "K", major_b: str = "K", swizzle: str = "128B",
+                    M: int = 64, N: int = 64, K: int = 64, form: str = "SS", probe: str = "") -> KernelCase:
+    """One generated TMA -> smem -> wgmma GEMM tile and its exact host check (module docstring).
+
+    Pre: ``M`` in {64, 128}; ``N`` a legal wgmma N; the stages divide the GMMA atoms; MN-major only for 16-bit
+    types; the RS form only for a K-major 16-bit A. ``probe`` (``probe_cases``) replaces the GEMM check by a
+    fragment experiment that does not use the layout under test.
+    """
+    e = element_bytes(dtype)
+    atom = mma_atom(ATOM[dtype].format(n=N, f=form))
+    kblk = atom.shape_mnk[2]
+    tiled = make_tiled_mma(atom, (M // 64, 1, 1))
+    pa = plan_boxes(major_a, swizzle, TMA_NAME[dtype], (M, K))
+    pb = plan_boxes(major_b, swizzle, TMA_NAME[dtype], (N, K))
+    ba, bb = gmma_blocks(pa.layout, dtype, 64), gmma_blocks(pb.layout, dtype, N)
+    da = gmma_descriptor(ba.block_layout(), dtype, major_a)
+    db = gmma_descriptor(bb.block_layout(), dtype, major_b)
+    kb = var("kb", K // kblk)
+    off_a = mul(index_ast(ba.tile[1], (var("wg", M // 64), kb)), e)
+    off_b = mul(index_ast(bb.tile[1], (const(0), kb)), e)
+    nacc = size(atom.tv_layout_C[1])
+    line, outs, ins, scale = _wgmma_asm(atom, form, nacc, int(major_a == "MN"), int(major_b == "MN"))
+    la, lb = box_loads(pa), box_loads(pb)
+    c_off = index_ast(Layout((M, N), (N, 1)), index_ast(tiled.tv_layout_C, ("t", "v")))
+    name = f"wgmma_gemm_{dtype}_{form.lower()}_{major_a}{major_b}_{swizzle}_{M}x{N}x{K}".lower()
+    src = render_template("wgmma_gemm", {
+        "KERNEL": name, "THREADS": tiled.size, "INSTR": atom.ptx, "FORM": atom.name, "M": M, "N": N, "K": K,
+        "MAJOR_A": major_a, "MAJOR_B": major_b, "SMEM_A": str(pa.layout), "SMEM_B": str(pb.layout),
+        "TYPE_A": C_TYPE[dtype], "TYPE_B": C_TYPE[dtype], "SMEM_A_BYTES": M * K * e, "SMEM_B_BYTES": N * K * e,
+        "TX_BYTES": la.plan.box.box_bytes * la.count + lb.plan.box.box_bytes * lb.count,
+        "BOXES_A": la.count, "DST_A": c_expr(la.dst), "C0_A": c_expr(la.c0), "C1_A": c_expr(la.c1),
+        "BOXES_B": lb.count, "DST_B": c_expr(lb.dst), "C0_B": c_expr(lb.c0), "C1_B": c_expr(lb.c1),
+        "NACC": nacc, "DESC_A0": hex(da.value), "DESC_B0": hex(db.value), "KBLOCKS": K // kblk,
+        "OFF_A": c_expr(off_a), "OFF_B": c_expr(off_b),
+        "A_REGS": _A_CODES if probe == "A" else _a_registers(tiled, M, K, kblk, e) if form == "RS" else "",
+        "WGMMA": line, "SCALE_ARG": scale, "D_OPERANDS": outs, "IN_OPERANDS": ins,
+        "ACC_T": "int" if atom.dtype_c == "s32" else "float",
+        "C_OFF": f"t * {nacc}u + v" if probe else c_expr(c_off),
+        "DESCRIPTION": f"tiled wgmma {atom.name} x ({M // 64},1,1); descriptors A {da}, B {db}"})
+    rng = np.random.default_rng(M * 7 + N * 3 + K)
+    A, B = rng.integers(-3, 4, (M, K)), rng.integers(-3, 4, (N, K))
+    if probe:
+        return _probe_case(probe, name, src, tiled, A.shape, B.shape, (pa.box, pb.box), dtype, e)
+    ref = A.astype(np.float32) @ B.astype(np.float32).T
+    ga = encode(A if major_a == "K" else A.T.copy(), dtype)
+    gb = encode(B if major_b == "K" else B.T.copy(), dtype)
+
+    def inputs(xp: Any) -> list[Any]:
+        maps = xp.zeros(256, dtype=xp.uint8)
+        return [xp.asarray(ga), xp.asarray(gb), maps[0:128], maps[128:256],
+                xp.full((M, N), np.nan, dtype=xp.float32), xp.zeros(1, dtype=xp.uint32)]
+
+    def compare(out: list[Any], xp: Any) -> tuple[int, int, str]:
+        bad = int((_to_np(out[0]) != ref).sum())
+        status = int(_to_np(out[1])[0])
+        return M * N, bad if status == 0 else max(bad, 1), "exact (small integers)" if status == 0 else \
+            f"status {status} (1: mbarrier timeout, 2: misaligned)"
+
+    config = (f"{dtype} {form} A {major_a}-major B {major_b}-major {swizzle} {M}x{N}x{K}, "
+              f"{tiled.size} threads, descA {hex(da.value)} descB {hex(db.value)}")
+    return KernelCase("wgmma_gemm", config, name, src, 1, tiled.size, inputs, (4, 5), compare,
+                      tensor_maps=((2, 0, pa.box), (3, 1, pb.box)), arch="sm_90a")
+
+
+_A_CODES = ("    unsigned a_r[4];  // probe: each A register element holds its own code t*8 + v (f16 bits from gA)\n"
+            "#pragma unroll\n"
+            "    for (unsigned j = 0; j < 4u; ++j)\n"
+            "      a_r[j] = static_cast<unsigned>(gA[t * 8u + 2u * j])\n"
+            "             | (static_cast<unsigned>(gA[t * 8u + 2u * j + 1u]) << 16);")
+
+
+def _probe_case(probe: str, name: str, src: str, tiled: Any, sa: tuple[int, int], sb: tuple[int, int],
+                boxes: tuple[Any, Any], dtype: str, e: int) -> KernelCase:
+    """Fragment experiments; each thread dumps its raw accumulators ``d[v]`` to ``out[t, v]``.
+
+    ``C``: K columns spell out the row and column in binary, ``A[m, j] = bit j of m``, ``B[n, j] = 2**j`` (j < 6),
+    ``A[m, 6+j] = 64``, ``B[n, 6+j] = bit j of n * 2**j``, so ``C[m, n] = m + 64*n``: each accumulator names its own
+    position (powers of two: exact in every input type). ``A``: the RS registers hold codes ``t*8 + v`` and B is the
+    identity, so ``C[m, k]`` names the (thread, value) the hardware took for ``A[m, k]``."""
+    M, K = sa
+    N = sb[0]
+    nacc = size(tiled.atom.tv_layout_C[1])
+    T = tiled.size
+    A, B = np.zeros(sa, dtype=np.int64), np.zeros(sb, dtype=np.int64)
+    if probe == "C":
+        for j in range(6):
+            A[:, j], B[:, j] = (np.arange(M) >> j) & 1, 1 << j
+        for j in range(8):
+            A[:, 6 + j], B[:, 6 + j] = 64, ((np.arange(N) >> j) & 1) << j
+        ga, gb = encode(A, dtype), encode(B, dtype)
+    else:  # "A": codes t*8+v in the A registers (via gA), B = identity (N == K)
+        ga = encode(np.arange(128 * 8), dtype)
+        B[np.arange(min(N, K)), np.arange(min(N, K))] = 1
+        gb = encode(B, dtype)
+
+    def inputs(xp: Any) -> list[Any]:
+        maps = xp.zeros(256, dtype=xp.uint8)
+        return [xp.asarray(ga), xp.asarray(gb), maps[0:128], maps[128:256],
+                xp.full((T * nacc,), np.nan, dtype=xp.float32), xp.zeros(1, dtype=xp.uint32)]
+
+    def compare(out: list[Any], xp: Any) -> tuple[int, int, str]:
+        raw = _to_np(out[0]).reshape(T, nacc)
+        if probe == "C":
+            elem = tiled.tv_layout_C.offsets().reshape(nacc, T).T
+            bad = int((raw != elem).sum())
+            return T * nacc, bad, "C fragment: d[v] of thread t sits at (m, n) = tv_layout_C(t, v)"
+        code = raw.astype(np.int64)  # C[m, n] = A[m, n]: the code of the register that supplied A[m, k=n]
+        elem = tiled.tv_layout_C.offsets().reshape(nacc, T).T
+        m, k = elem % M, elem // M
+        inv = np.full(M * K, -1)
+        tvA = tiled.atom.tv_layout_A.offsets().reshape(8, 128).T
+        for t in range(128):
+            for v in range(8):
+                inv[tvA[t, v]] = t * 8 + v
+        bad = int((code != inv[m + M * k]).sum())
+        return T * nacc, bad, "A fragment: register (t, v) supplies A[m, k] with m + 64*k = tv_layout_A(t, v)"
+
+    return KernelCase("wgmma_probe", f"{probe} fragment of {tiled.atom.name} (raw register dump)", name + "_probe_"
+                      + probe.lower(), src.replace(name, name + "_probe_" + probe.lower()), 1, T, inputs, (4, 5),
+                      compare, tensor_maps=((2, 0, boxes[0]), (3, 1, boxes[1])), arch="sm_90a")
+
+
+def probe_cases() -> list[KernelCase]:
+    """One-hot-style fragment experiments: the C/D map of SS wgmma for N = 8, 64, 256 (f16) and 64 (tf32, e4m3),
+    the RS A map (f16, K = 16 against an identity B)."""
+    return [wgmma_gemm_case("f16", "K", "K", "128B", 64, 8, 64, probe="C"),
+            wgmma_gemm_case("f16", "K", "K", "128B", 64, 64, 64, probe="C"),
+            wgmma_gemm_case("f16", "K", "K", "128B", 64, 256, 64, probe="C"),
+            wgmma_gemm_case("tf32", "K", "K", "128B", 64, 64, 32, probe="C"),
+            wgmma_gemm_case("e4m3", "K", "K", "128B", 64, 64, 128, probe="C"),
+            wgmma_gemm_case("f16", "K", "K", "32B", 64, 16, 16, "RS", probe="A")]
+
+
+def wgmma_gemm_cases() -> list[KernelCase]:
+    """Every swizzle mode x both majors for f16 and bf16 (64x64x64), plus wider and multi-warpgroup tiles, the RS
+    form, tf32 and e4m3 (K-major)."""
+    cases = [wgmma_gemm_case(dt, maj, maj, sw) for dt in ("f16", "bf16") for maj in ("K", "MN")
+             for sw in ("none", "32B", "64B", "128B")]
+    cases += [wgmma_gemm_case("f16", "K", "MN", "128B", 64, 128, 64),
+              wgmma_gemm_case("f16", "K", "K", "128B", 128, 128, 64),
+              wgmma_gemm_case("bf16", "K", "K", "128B", 128, 256, 64),
+              wgmma_gemm_case("f16", "MN", "K", "64B", 128, 64, 128),
+              wgmma_gemm_case("f16", "K", "K", "128B", 64, 8, 64),
+              wgmma_gemm_case("f16", "K", "K", "128B", 64, 24, 64),
+              wgmma_gemm_case("f16", "K", "K", "128B", 64, 64, 64, "RS"),
+              wgmma_gemm_case("bf16", "K", "MN", "64B", 128, 128, 64, "RS"),
+              wgmma_gemm_case("tf32", "K", "K", "128B", 64, 64, 32),
+              wgmma_gemm_case("tf32", "K", "K", "32B", 128, 64, 32),
+              wgmma_gemm_case("e4m3", "K", "K", "128B", 64, 64, 128),
+              wgmma_gemm_case("e4m3", "K", "K", "64B", 128, 128, 128),
+              wgmma_gemm_case("e5m2", "K", "K", "128B", 64, 64, 128),
+              wgmma_gemm_case("s8", "K", "K", "128B", 64, 64, 128),
+              wgmma_gemm_case("s8", "K", "K", "32B", 128, 48, 64),
+              wgmma_gemm_case("s8", "K", "K", "64B", 64, 24, 128, "RS")]
+    return cases
+
+
+# -- descriptor experiments: operands placed by threads, patterns anchored where the experiment says ---------------
+def placed_case(swizzle: str, pattern_start: int, base_offset: int | None = None, major: str = "K",
+                N: int = 64, K: int = 64) -> KernelCase:
+    """A 64xNxK f16 wgmma whose A stage starts at byte ``pattern_start`` of a 1024-aligned buffer *with its swizzle
+    pattern anchored there* (stored by threads at ``pattern_start + 2 * stage(m, k)``); B sits at a 1024-aligned
+    offset. ``base_offset`` overrides A's descriptor field (``None``: layoutcheck's ``(start mod period) >> 7``), so
+    one launch tests the PTX rule and another what happens without it. Exact iff the descriptors read the layout."""
+    from layoutcheck.models.gmma import GmmaDescriptor, unchecked_descriptor
+
+    M, e = 64, 2
+    atom = mma_atom(f"SM90_64x{N}x16_F32F16F16_SS")
+    sa = plan_boxes(major, swizzle, "float16", (M, K)).layout
+    sb = plan_boxes("K", swizzle, "float16", (N, K)).layout
+    ba, bb = gmma_blocks(sa, "f16", M), gmma_blocks(sb, "f16", N)
+    b_at = ((pattern_start + M * K * e) // 1024 + 1) * 1024
+    da, db = [], []
+    for r in range(ba.count):
+        d = unchecked_descriptor(ba.block_layout(), "f16", major, pattern_start).advance(e * ba.block_offset(r))
+        if base_offset is not None:
+            d = GmmaDescriptor(d.start_address, d.leading_byte_offset, d.stride_byte_offset, base_offset,
+                               d.layout_type)
+        da.append(d.value)
+        db.append(gmma_descriptor(bb.block_layout(), "f16", "K", b_at).advance(e * bb.block_offset(r)).value)
+    addr_a = (pattern_start + e * sa.offsets()).astype(np.uint32)
+    addr_b = (b_at + e * sb.offsets()).astype(np.uint32)
+    nacc = size(atom.tv_layout_C[1])
+    line, outs, _, _ = _wgmma_asm(atom, "SS", nacc, int(major == "MN"), 0)
+    tag = "none" if base_offset is None else str(base_offset)
+    name = f"wgmma_placed_{major}_{swizzle}_at{pattern_start}_bo{tag}".lower()
+    src = render_template("wgmma_placed", {
+        "KERNEL": name, "INSTR": atom.ptx, "M": M, "N": N, "K": K, "NACC": nacc, "KBLOCKS": ba.count,
+        "SMEM_BYTES": b_at + N * K * e, "WGMMA": line, "SCALE_ARG": nacc + 2, "D_OPERANDS": outs,
+        "DESCRIPTION": f"A {sa} at byte {pattern_start} (pattern anchored there), "
+                       f"descA[0] {GmmaDescriptor.from_value(da[0])}"})
+    rng = np.random.default_rng(pattern_start + 17)
+    A, B = rng.integers(-3, 4, (M, K)), rng.integers(-3, 4, (N, K))
+    ref = A.astype(np.float32) @ B.astype(np.float32).T
+    elem = make_tiled_mma(atom).tv_layout_C.offsets().reshape(nacc, 128).T
+    want = ref.T.reshape(-1)[elem]  # ref[m, n] at m + 64*n
+
+    def inputs(xp: Any) -> list[Any]:
+        return [xp.asarray(encode(A.T.reshape(-1), "f16")), xp.asarray(encode(B.T.reshape(-1), "f16")),
+                xp.asarray(addr_a), xp.asarray(addr_b), xp.asarray(np.array(da, dtype=np.uint64)),
+                xp.asarray(np.array(db, dtype=np.uint64)), xp.full(128 * nacc, np.nan, dtype=xp.float32)]
+
+    def compare(out: list[Any], xp: Any) -> tuple[int, int, str]:
+        got = _to_np(out[0]).reshape(128, nacc)
+        return 128 * nacc, int((got != want).sum()), f"descA[0] {GmmaDescriptor.from_value(da[0])}"
+
+    config = (f"A {major}-major {swizzle} pattern at byte {pattern_start}, base_offset "
+              f"{'layoutcheck' if base_offset is None else base_offset}")
+    return KernelCase("wgmma_placed", config, name, src, 1, 128, inputs, (6,), compare, arch="sm_90a")
+
+
+PLACED = (("128B", 0, None, "K"), ("128B", 1408, None, "K"), ("128B", 1408, 0, "K"), ("64B", 256, None, "K"),
+          ("64B", 256, 0, "K"), ("32B", 128, None, "K"), ("32B", 128, 0, "K"), ("128B", 640, None, "MN"),
+          ("128B", 640, 0, "MN"), ("128B", 1024, None, "K"), ("none", 384, None, "K"))
+"""(swizzle, pattern start, base_offset override, major) of each base-offset experiment."""
+
+
+def placed_prediction(swizzle: str, pattern_start: int, base_offset: int | None, major: str) -> bool:
+    """What layoutcheck predicts for ``placed_case``: ``gmma_addresses`` PROVEN (exact) or REFUTED (mismatches)."""
+    from layoutcheck.models.gmma import GmmaDescriptor, unchecked_descriptor
+    from layoutcheck.properties.gmma import gmma_addresses
+
+    stage = plan_boxes(major, swizzle, "float16", (64, 64)).layout
+    d = unchecked_descriptor(gmma_blocks(stage, "f16", 64).block_layout(), "f16", major, pattern_start)
+    if base_offset is not None:
+        d = GmmaDescriptor(d.start_address, d.leading_byte_offset, d.stride_byte_offset, base_offset, d.layout_type)
+    return gmma_addresses(stage, "f16", major, pattern_start, 64, desc=d).exhaustive().holds
+
+
+def placed_cases() -> list[tuple[KernelCase, bool]]:
+    """The base-offset experiments and layoutcheck's prediction for each (True: exact): every swizzle mode with
+    its pattern at an unaligned start, once with layoutcheck's base offset and once with 0; aligned controls."""
+    return [(placed_case(sw, at, bo, major=maj), placed_prediction(sw, at, bo, maj)) for sw, at, bo, maj in PLACED]

@@ -1,0 +1,275 @@
+"""Z3 handlers for claims over *all* problem sizes in a range (``properties.residue``): residue tiles and schedulers.
+
+The sizes (``M``, ``N``... or the grid ``GM x GN``) are Z3 integers bounded by the range; the index math is the
+models' own, read through ``Z3Ops`` (``models.sizes``), so the formula proven is the one the exhaustive engine and
+the code generator evaluate. Each claim is split into quantifier-free queries whose negations must be ``unsat``:
+
+* ``residue_cover``: (1) the tile-local TV layout is a bijection onto the tile (size-independent: NumPy over one
+  tile); (2) no in-bounds element ``e`` lacks a performed access: ``e // B < grid(S)`` and the predicate holds at
+  ``e``; (3) no performed access is out of bounds. Tiles are disjoint boxes, so (1)-(3) give "exactly once".
+  Tile extents are constants: the queries are linear (``div``/``mod`` by constants).
+* ``schedule_bijection``: no unmasked launch index lands outside the grid; no two land on one tile; every tile
+  ``(m, n)`` is computed by the scheduler's own inverse ``index(m, n)`` (a witness: if that query finds a tile, it is
+  re-checked by enumerating that grid, and a wrong inverse gives UNKNOWN, never REFUTED). Products of the grid sizes
+  make these nonlinear; bounded ranges keep them decidable in practice, and a timeout is UNKNOWN.
+
+A ``sat`` model is minimised lexicographically (sizes first), so the counterexample is the smallest failing size.
+Every query runs in a fresh context under the wall-clock timeout and the deterministic ``rlimit``.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from layoutcheck.engines.base import Limits
+from layoutcheck.engines.z3 import DEFAULT_RLIMIT, Z3
+from layoutcheck.models.sizes import IntOps
+from layoutcheck.properties.base import Decision, Undecided
+from layoutcheck.properties.residue import ResidueCover, ScheduleBijection
+
+
+@dataclass(frozen=True, slots=True)
+class Z3Ops(IntOps):
+    """``IntOps`` building Z3 integer terms (non-negative operands: Z3's ``div``/``mod`` are floor division)."""
+
+    z3: Any = None
+    ctx: Any = None
+
+    def div(self, a: Any, b: Any) -> Any:
+        return a / b  # integer division for Z3 Int terms (floor for non-negative operands)
+
+    def ite(self, c: Any, a: Any, b: Any) -> Any:
+        return self.z3.If(c, a, b)
+
+    def all(self, *cs: Any) -> Any:
+        return self.z3.And(*cs) if cs else self.z3.BoolVal(True, ctx=self.ctx)
+
+    def any(self, *cs: Any) -> Any:
+        return self.z3.Or(*cs) if cs else self.z3.BoolVal(False, ctx=self.ctx)
+
+    def not_(self, c: Any) -> Any:
+        return self.z3.Not(c)
+
+
+class _IntQuery:
+    """A fresh context, solver and limits; integer variables with bounds; minimisation; one ``solve`` choke point."""
+
+    def __init__(self, limits: Limits, deadline: float) -> None:
+        import z3
+
+        self.z3, self.ctx = z3, z3.Context()
+        self.solver = z3.Solver(ctx=self.ctx)
+        self.solver.set("rlimit", limits.rlimit if limits.rlimit is not None else DEFAULT_RLIMIT)
+        self.deadline = deadline
+        self.ops = Z3Ops(z3, self.ctx)
+        self.checks = 0
+
+    def var(self, name: str, lo: Any, hi_excl: Any) -> Any:
+        v = self.z3.Int(name, ctx=self.ctx)
+        self.solver.add(v >= lo, v < hi_excl)
+        return v
+
+    def solve(self) -> tuple[str, Any]:
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            return "unknown", "timeout"
+        self.solver.set("timeout", max(1, int(left * 1000)))
+        self.checks += 1
+        r = self.solver.check()
+        if r == self.z3.sat:
+            return "sat", self.solver.model()
+        if r == self.z3.unsat:
+            return "unsat", None
+        reason = self.solver.reason_unknown()
+        if time.monotonic() >= self.deadline:
+            reason = f"timeout ({reason})"
+        return "unknown", f"solver unknown: {reason}"
+
+    def minimise(self, model: Any, variables: list[Any]) -> list[int]:
+        """Lexicographically smallest values of ``variables`` (binary search per variable, under the limits)."""
+        val = [model.eval(v, model_completion=True).as_long() for v in variables]
+        for k, v in enumerate(variables):
+            lo, hi = 0, val[k]
+            while lo < hi:
+                mid = (lo + hi) // 2
+                self.solver.push()
+                self.solver.add(v <= mid)
+                status, m = self.solve()
+                self.solver.pop()
+                if status == "sat":
+                    val = [m.eval(w, model_completion=True).as_long() for w in variables]
+                    hi = val[k]
+                elif status == "unsat":
+                    lo = mid + 1
+                else:
+                    return val
+            val[k] = hi
+            self.solver.add(v == hi)
+        return val
+
+
+def _first(queries: list[Any], limits: Limits) -> Decision | Undecided:
+    """Run the queries (each returns ``None`` when unsat, a witness dict, or an ``Undecided``); the smallest
+    witness by problem size wins; any undecided query makes the whole claim undecided unless a witness exists."""
+    deadline = time.monotonic() + limits.timeout
+    found: list[dict[str, Any]] = []
+    undecided: list[str] = []
+    checks = 0
+    for build in queries:
+        q = _IntQuery(limits, deadline)
+        out = build(q)
+        checks += q.checks
+        if isinstance(out, Undecided):
+            undecided.append(out.reason)
+        elif out is not None:
+            found.append(out)
+    stats = {"checks": checks, "queries": len(queries)}
+    if found:
+        key = "sizes" if "sizes" in found[0] else "grid"
+        return Decision(False, min(found, key=lambda w: (w[key], w.get("coord", w.get("tile")))), stats)
+    if undecided:
+        return Undecided("; ".join(undecided), stats)
+    return Decision(True, None, stats)
+
+
+# -- residue_cover ------------------------------------------------------------------------------------------------
+@Z3.handles(ResidueCover)
+def _residue_cover(prop: ResidueCover, limits: Limits) -> Decision | Undecided:
+    local = prop.tile_local()
+    if local is not None:
+        return Decision(False, local, {"tile": "tv layout"})
+    return _first([lambda q: _missing(prop, q), lambda q: _out_of_bounds(prop, q)], limits)
+
+
+def _sizes(prop: ResidueCover, q: _IntQuery) -> list[Any]:
+    return [q.var(k, lo, hi + 1) for k, (lo, hi) in zip(prop.tiling.dims, prop.sizes, strict=True)]
+
+
+def _missing(prop: ResidueCover, q: _IntQuery) -> dict[str, Any] | Undecided | None:
+    """An in-bounds element whose owning tile is not launched, or whose access is predicated off."""
+    t, ops = prop.tiling, q.ops
+    sizes = _sizes(prop, q)
+    elem = [q.var(f"e_{k}", 0, s) for k, s in zip(t.dims, sizes, strict=True)]
+    grid = t.grid(tuple(sizes), ops)
+    launched = ops.all(*(ops.lt(ops.div(e, b), g) for e, b, g in zip(elem, t.tile, grid, strict=True)))
+    q.solver.add(ops.not_(ops.all(launched, t.performed(tuple(elem), tuple(sizes), ops))))
+    return _witness(q, sizes + elem, len(sizes), "owners")
+
+
+def _out_of_bounds(prop: ResidueCover, q: _IntQuery) -> dict[str, Any] | Undecided | None:
+    """A performed access of a launched tile outside the problem."""
+    t, ops = prop.tiling, q.ops
+    sizes = _sizes(prop, q)
+    grid = t.grid(tuple(sizes), ops)
+    tiles = [q.var(f"t_{k}", 0, g) for k, g in zip(t.dims, grid, strict=True)]
+    local = [q.var(f"l_{k}", 0, b) for k, b in zip(t.dims, t.tile, strict=True)]
+    crd = t.coord(tuple(tiles), tuple(local))
+    q.solver.add(t.performed(crd, tuple(sizes), ops), ops.any(*(c >= s for c, s in zip(crd, sizes, strict=True))))
+    coords = [q.var(f"c_{k}", 0, 1 << 62) for k in t.dims]
+    q.solver.add(*(c == x for c, x in zip(coords, crd, strict=True)))
+    return _witness(q, sizes + coords, len(sizes), "oob")
+
+
+def _witness(q: _IntQuery, variables: list[Any], n_sizes: int, kind: str) -> dict[str, Any] | Undecided | None:
+    status, model = q.solve()
+    if status == "unsat":
+        return None
+    if status == "unknown":
+        return Undecided(model)
+    val = q.minimise(model, variables)
+    w: dict[str, Any] = {"kind": kind, "sizes": val[:n_sizes], "coord": val[n_sizes:]}
+    if kind == "owners":
+        w["count"] = 0
+    return w
+
+
+# -- schedule_bijection -------------------------------------------------------------------------------------------
+@Z3.handles(ScheduleBijection)
+def _schedule_bijection(prop: ScheduleBijection, limits: Limits) -> Decision | Undecided:
+    """Into the grid and injective, then onto: by counting where the scheduler has a closed-form count of its
+    unmasked indices (pigeonhole), else through its inverse ``index(m, n)``."""
+    onto = [lambda q: _count(prop, q)] if prop.scheduler.visits(1, 1) is not None else [lambda q: _unreached(prop, q)]
+    if prop.scheduler.kind == "grouped":
+        onto.append(lambda q: _loop_covers(prop, q))
+    out = _first([lambda q: _outside(prop, q), lambda q: _duplicate(prop, q), *onto], limits)
+    if isinstance(out, Decision) and not out.holds and out.witness and out.witness["kind"] == "missing":
+        gm, gn = out.witness["grid"]
+        found = prop.violation(gm, gn)  # the grid is the smallest failing one; enumeration names the tile
+        if found is None:  # the inverse map is wrong, not the scheduler
+            return Undecided(f"inconclusive: the scheduler's index(m, n) is not its inverse at grid {gm}x{gn}",
+                             out.stats)
+        return Decision(False, found, out.stats)
+    return out
+
+
+def _count(prop: ScheduleBijection, q: _IntQuery) -> dict[str, Any] | Undecided | None:
+    """A grid where the number of unmasked launch indices differs from the number of tiles."""
+    gm, gn = _grid(prop, q)
+    q.solver.add(prop.scheduler.visits(gm, gn, q.ops) != gm * gn)
+    zero = q.z3.IntVal(0, ctx=q.ctx)
+    return _grid_witness(q, [gm, gn, zero, zero], "missing")
+
+
+def _loop_covers(prop: ScheduleBijection, q: _IntQuery) -> dict[str, Any] | Undecided | None:
+    """The persistent loop ``t = c + ctas*i`` reaches every ``t < total`` within its launch bounds (so exactly
+    ``total`` unmasked indices: distinct ``(c, i)`` give distinct ``t`` by Euclid)."""
+    s = prop.scheduler
+    gm, gn = _grid(prop, q)
+    t = q.var("t", 0, s.total(gm, gn, q.ops))
+    bounds = s.launch_bounds(gm, gn, q.ops)
+    q.solver.add(q.z3.Not(t / s.ctas < bounds[1]))
+    zero = q.z3.IntVal(0, ctx=q.ctx)
+    return _grid_witness(q, [gm, gn, zero, zero], "missing")
+
+
+def _grid(prop: ScheduleBijection, q: _IntQuery) -> tuple[Any, Any]:
+    (a, b), (c, d) = prop.grids
+    return q.var("GM", a, b + 1), q.var("GN", c, d + 1)
+
+
+def _launch(prop: ScheduleBijection, q: _IntQuery, gm: Any, gn: Any, tag: str) -> tuple[Any, ...]:
+    bounds = prop.scheduler.launch_bounds(gm, gn, q.ops)
+    return tuple(q.var(f"{tag}{k}", 0, b) for k, b in enumerate(bounds))
+
+
+def _outside(prop: ScheduleBijection, q: _IntQuery) -> dict[str, Any] | Undecided | None:
+    gm, gn = _grid(prop, q)
+    m, n, valid = prop.scheduler.tile(_launch(prop, q, gm, gn, "i"), gm, gn, q.ops)
+    mv, nv = q.z3.Int("m", ctx=q.ctx), q.z3.Int("n", ctx=q.ctx)
+    q.solver.add(valid, mv == m, nv == n, q.z3.Or(m < 0, m >= gm, n < 0, n >= gn))
+    return _grid_witness(q, [gm, gn, mv, nv], "outside")
+
+
+def _duplicate(prop: ScheduleBijection, q: _IntQuery) -> dict[str, Any] | Undecided | None:
+    gm, gn = _grid(prop, q)
+    a, b = _launch(prop, q, gm, gn, "i"), _launch(prop, q, gm, gn, "j")
+    ma, na, va = prop.scheduler.tile(a, gm, gn, q.ops)
+    mb, nb, vb = prop.scheduler.tile(b, gm, gn, q.ops)
+    mv, nv = q.z3.Int("m", ctx=q.ctx), q.z3.Int("n", ctx=q.ctx)
+    q.solver.add(va, vb, q.z3.Or(*(x != y for x, y in zip(a, b, strict=True))), ma == mb, na == nb,
+                 mv == ma, nv == na)
+    return _grid_witness(q, [gm, gn, mv, nv], "duplicate")
+
+
+def _unreached(prop: ScheduleBijection, q: _IntQuery) -> dict[str, Any] | Undecided | None:
+    gm, gn = _grid(prop, q)
+    m, n = q.var("m", 0, gm), q.var("n", 0, gn)
+    s, ops = prop.scheduler, q.ops
+    idx = s.index(m, n, gm, gn, ops)
+    bounds = s.launch_bounds(gm, gn, ops)
+    tm, tn, valid = s.tile(idx, gm, gn, ops)
+    inside = ops.all(*(ops.all(i >= 0, ops.lt(i, b)) for i, b in zip(idx, bounds, strict=True)))
+    q.solver.add(ops.not_(ops.all(inside, valid, tm == m, tn == n)))
+    return _grid_witness(q, [gm, gn, m, n], "missing")
+
+
+def _grid_witness(q: _IntQuery, variables: list[Any], kind: str) -> dict[str, Any] | Undecided | None:
+    status, model = q.solve()
+    if status == "unsat":
+        return None
+    if status == "unknown":
+        return Undecided(model)
+    gm, gn, m, n = q.minimise(model, variables)
+    return {"kind": kind, "grid": [gm, gn], "tile": [m, n], **({"count": 2} if kind == "duplicate" else {})}

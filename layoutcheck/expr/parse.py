@@ -1,0 +1,145 @@
+"""Text -> the expression IR: user index expressions (``access_expr``) and, in the ``c`` dialect, generated C.
+
+Grammar: ints (decimal, ``0x``, ``0o``, ``0b``; in the ``c`` dialect an optional ``u`` suffix), names (variables),
+unary ``- ~ +``, binary ``| ^ & << >> + - * // / %`` with Python's precedence -- which is also C's for these
+operators: ``|`` < ``^`` < ``&`` < shifts < ``+ -`` < ``* / // %`` -- and parentheses. ``/`` is floor division
+(C's ``/`` on unsigned values); the ``c`` dialect has no ``//``. Nothing is ever ``eval``-ed.
+
+The tree is built node for node as written (no simplification): ``x * 4`` is ``Mul(x, 4)``, ``x & 3`` is
+``And(x, 3)``, an operation of two non-constant operands (``r * s``, ``a - b``, ``a | b``) an ``Op``, so every
+interpreter of ``layoutcheck.expr`` reads user text too. A malformed text raises ``ParseError`` with the position;
+a name outside ``variables`` (when given) raises ``LayoutError`` naming it and the known ones.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from layoutcheck.errors import LayoutError, ParseError
+from layoutcheck.expr.ir import And, Const, Div, Expr, Mod, Mul, Op, Shl, Shr, Var, Xor, add
+
+_PRECEDENCE = {"|": 1, "^": 2, "&": 3, "<<": 4, ">>": 4, "+": 5, "-": 5, "*": 6, "//": 6, "/": 6, "%": 6}
+_SYMBOLS = ("<<", ">>", "//", "+", "-", "*", "/", "%", "^", "&", "|", "~", "(", ")")
+UNBOUNDED = 1 << 64
+"""Upper bound of a variable whose range the text does not give."""
+
+
+def _number(text: str, i: int, c_dialect: bool) -> tuple[str, int]:
+    j = i
+    while j < len(text) and text[j].isalnum():
+        j += 1
+    lit = text[i:j]
+    if c_dialect and lit[-1:] in ("u", "U"):
+        lit = lit[:-1]
+    try:
+        int(lit, 0)
+    except ValueError:
+        raise ParseError(text, i, "bad integer") from None
+    return lit, j
+
+
+def _tokenize(text: str, c_dialect: bool) -> list[tuple[str, int]]:
+    out, i = [], 0
+    while i < len(text):
+        c = text[i]
+        if c.isspace():
+            i += 1
+        elif c.isdigit():
+            lit, j = _number(text, i, c_dialect)
+            out.append((lit, i))
+            i = j
+        elif c.isalpha() or c == "_":
+            j = i
+            while j < len(text) and (text[j].isalnum() or text[j] == "_"):
+                j += 1
+            out.append((text[i:j], i))
+            i = j
+        else:
+            tok = next((t for t in _SYMBOLS if text.startswith(t, i) and not (c_dialect and t == "//")), None)
+            if tok is None:
+                raise ParseError(text, i, f"unexpected character {c!r}")
+            out.append((tok, i))
+            i += len(tok)
+    return out
+
+
+def _binary(op: str, a: Expr, b: Expr) -> Expr:
+    """The node of ``a op b``, as written: a constant right operand gives the IR's constant-argument node."""
+    k = b.value if isinstance(b, Const) else None
+    if op == "+":
+        return add(a, b)
+    if op == "^":
+        return Xor(a, b)
+    if op in ("*", "&") and k is None and isinstance(a, Const):
+        a, b, k = b, a, a.value
+    if k is not None and op in ("//", "/", "%") and k == 0:
+        raise LayoutError(f"expression divides by the constant 0: {a} {op} 0")
+    node = {"*": Mul, "&": And, "//": Div, "/": Div, "%": Mod, "<<": Shl, ">>": Shr}.get(op)
+    if node is not None and k is not None:
+        return node(a, k)
+    name = {"*": "mul", "&": "and", "//": "div", "/": "div", "%": "mod", "<<": "shl", ">>": "shr", "|": "or",
+            "-": "sub"}[op]
+    return Op.make(name, a, b)
+
+
+def parse(text: str, variables: Mapping[str, int] | None = None, dialect: str = "python") -> Expr:
+    """Parse an integer expression into the IR; names are variables (``0 <= name < variables[name]``).
+
+    Pre: ``dialect`` is ``"python"`` or ``"c"``. Post: ``evaluate(parse(t), env)`` is Python's value of ``t``
+    (``//`` and ``/`` floor) for every ``env``.
+
+    >>> from layoutcheck.expr.numpy import evaluate
+    >>> e = parse("r ^ ((lane >> 3) & 3)", {"r": 4, "lane": 32})
+    >>> e.op, int(evaluate(e, {"r": 1, "lane": 9}))
+    ('xor', 0)
+    """
+    c_dialect = dialect == "c"
+    toks = _tokenize(text, c_dialect)
+    pos = 0
+
+    def peek() -> str | None:
+        return toks[pos][0] if pos < len(toks) else None
+
+    def where() -> int:
+        return toks[pos][1] if pos < len(toks) else len(text)
+
+    def name(t: str) -> Expr:
+        if variables is None:
+            return Var(t, UNBOUNDED)
+        if t not in variables:
+            raise LayoutError(f"expression uses unknown variable {t!r}; known: {', '.join(variables) or '(none)'}")
+        return Var(t, variables[t])
+
+    def unary() -> Expr:
+        nonlocal pos
+        t = peek()
+        if t is None:
+            raise ParseError(text, where(), "expression ends early")
+        pos += 1
+        if t in ("-", "~", "+"):
+            x = unary()
+            return x if t == "+" else Op.make("neg" if t == "-" else "not", x)
+        if t == "(":
+            e = binary(0)
+            if peek() != ")":
+                raise ParseError(text, where(), "expected ')'")
+            pos += 1
+            return e
+        if t[0].isdigit():
+            return Const(int(t, 0))
+        if t[0].isalpha() or t[0] == "_":
+            return name(t)
+        raise ParseError(text, toks[pos - 1][1], f"unexpected {t!r}")
+
+    def binary(min_prec: int) -> Expr:
+        nonlocal pos
+        left = unary()
+        while (t := peek()) in _PRECEDENCE and _PRECEDENCE[t] > min_prec:
+            pos += 1
+            left = _binary(t, left, binary(_PRECEDENCE[t]))
+        return left
+
+    tree = binary(0)
+    if pos != len(toks):
+        raise ParseError(text, where(), f"unexpected {peek()!r}")
+    return tree

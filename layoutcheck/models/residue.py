@@ -1,0 +1,140 @@
+"""Residue tiles: a ragged problem split by a tile that need not divide it, accessed under a predicate.
+
+CuTe's recipe for an ``M x N (x K)`` problem and a ``BM x BN`` tile: launch ``ceil_div(M, BM) x ceil_div(N, BN)``
+tiles (``local_tile`` over ``logical_divide``, whose last tile runs past the end -- ``algebra.tiling``); inside a
+tile, threads own elements by a TV layout; an identity tensor gives each access its global coordinate and the
+access is performed only where ``coord < shape`` (``elem_less``). The bugs live in those two lines: a ``/`` where
+``ceil_div`` belongs drops the last partial tile (CUTLASS PR #2155, #2980), a missing predicate writes out of
+bounds. TMA loads need no predicate: the hardware zero-fills a box's out-of-bounds elements.
+
+Worked example, ``M = 10``, ``BM = 4``, ``ceil_div``: tiles 0, 1, 2 cover rows 0..11; rows 10 and 11 are predicated
+off. With ``/``: 2 tiles, rows 8 and 9 have no owner -- the smallest failing size is ``M = 5`` (row 4).
+
+``ResidueTiling`` states that index math once, over ``IntOps`` (``models.sizes``), so the Z3 engine proves it for
+every size in a range and the exhaustive engine and the re-checks evaluate the same formulas on ints.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from layoutcheck.algebra.layout import Layout, size
+from layoutcheck.errors import LayoutError
+from layoutcheck.models.sizes import PY, IntOps
+
+COUNTS = ("ceil_div", "div")
+"""How the number of tiles per mode is computed: CuTe's ``ceil_div`` or a (wrong) truncating ``/``."""
+PREDICATES = ("coord_lt_shape", "none", "tma")
+"""``coord_lt_shape``: CuTe's identity-tensor predicate; ``none``: every access performed; ``tma``: the TMA unit
+clips each box element against the tensor's dimensions (out-of-bounds reads zero-filled, writes dropped)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ResidueTiling:
+    """Tiles of extents ``tile`` over a problem with modes ``dims``; ``tv`` maps (thread, value) to the tile-local
+    colex index (``None``: the identity); ``count`` and ``predicate`` as in ``COUNTS`` / ``PREDICATES``.
+
+    >>> t = ResidueTiling(("M", "N"), (128, 128))
+    >>> t.grid((1000, 1000)), t.owner((999, 5))
+    ((8, 8), ((7, 0), (103, 5)))
+    """
+
+    dims: tuple[str, ...]
+    tile: tuple[int, ...]
+    count: str = "ceil_div"
+    predicate: str = "coord_lt_shape"
+    tv: Layout | None = None
+
+    def __post_init__(self) -> None:
+        if len(self.dims) != len(self.tile) or not self.dims:
+            raise LayoutError(f"residue tiling: {len(self.dims)} dims {self.dims} but tile {self.tile}")
+        if any(type(b) is not int or b <= 0 for b in self.tile):
+            raise LayoutError(f"residue tiling: tile extents must be positive ints, found {self.tile}")
+        if self.count not in COUNTS:
+            raise LayoutError(f"residue tiling: count must be one of {', '.join(COUNTS)}, found {self.count!r}")
+        if self.predicate not in PREDICATES:
+            raise LayoutError(f"residue tiling: predicate must be one of {', '.join(PREDICATES)}, "
+                              f"found {self.predicate!r}")
+        if self.tv is not None and size(self.tv) != self.tile_size:
+            raise LayoutError(f"residue tiling: tv layout {self.tv} has size {size(self.tv)}, the tile "
+                              f"{self.tile} has {self.tile_size} elements")
+
+    @property
+    def tile_size(self) -> int:
+        n = 1
+        for b in self.tile:
+            n *= b
+        return n
+
+    # -- the index math, once, over IntOps ---------------------------------------------------------------------
+    def tiles(self, extent: Any, d: int, ops: IntOps = PY) -> Any:
+        """Number of tiles along mode ``d`` for a problem extent."""
+        b = self.tile[d]
+        return ops.ceil_div(extent, b) if self.count == "ceil_div" else ops.div(extent, b)
+
+    def grid(self, sizes: tuple[Any, ...], ops: IntOps = PY) -> tuple[Any, ...]:
+        return tuple(self.tiles(s, d, ops) for d, s in enumerate(sizes))
+
+    def coord(self, tile_crd: tuple[Any, ...], local: tuple[Any, ...]) -> tuple[Any, ...]:
+        """Global coordinate of tile-local ``local`` in tile ``tile_crd`` (the identity tensor's value)."""
+        return tuple(t * b + x for t, b, x in zip(tile_crd, self.tile, local, strict=True))
+
+    def performed(self, crd: tuple[Any, ...], sizes: tuple[Any, ...], ops: IntOps = PY) -> Any:
+        """Whether the access at global ``crd`` is performed (as a memory access) for this problem size."""
+        if self.predicate == "none":
+            return ops.all()
+        return ops.all(*(ops.lt(c, s) for c, s in zip(crd, sizes, strict=True)))
+
+    def owner(self, crd: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """``(tile coordinate, tile-local coordinate)`` of a global coordinate (tiles are disjoint boxes)."""
+        return (tuple(c // b for c, b in zip(crd, self.tile, strict=True)),
+                tuple(c % b for c, b in zip(crd, self.tile, strict=True)))
+
+    # -- the tile-local part: size-independent ------------------------------------------------------------------
+    def local_offsets(self) -> np.ndarray:
+        """Tile-local colex index of every access in (thread, value) order."""
+        return np.arange(self.tile_size) if self.tv is None else self.tv.offsets()
+
+    def local_coord(self, flat: int) -> tuple[int, ...]:
+        out = []
+        for b in self.tile:
+            out.append(flat % b)
+            flat //= b
+        return tuple(out)
+
+    # -- one problem size, by enumeration ----------------------------------------------------------------------
+    def accesses(self, sizes: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+        """Global coordinates (one row per access, all tiles) and whether each is performed, for one size."""
+        grid = self.grid(sizes)
+        local = self.local_offsets()
+        lcrd = np.stack([(local // int(np.prod(self.tile[:d], dtype=np.int64))) % b
+                         for d, b in enumerate(self.tile)], axis=1)
+        tiles = np.stack(np.meshgrid(*[np.arange(g) for g in grid], indexing="ij"), axis=-1).reshape(-1, len(grid))
+        crd = (tiles[:, None, :] * np.array(self.tile)[None, None, :] + lcrd[None, :, :]).reshape(-1, len(grid))
+        if self.predicate == "none":
+            return crd, np.ones(len(crd), dtype=bool)
+        return crd, np.all(crd < np.array(sizes)[None, :], axis=1)
+
+    def violation(self, sizes: tuple[int, ...]) -> dict[str, Any] | None:
+        """The first violation for one problem size (an element owned 0 or 2+ times, an out-of-bounds access)."""
+        crd, done = self.accesses(sizes)
+        ext = np.array(sizes)
+        live = crd[done]
+        oob = np.flatnonzero(np.any(live >= ext[None, :], axis=1))
+        if oob.size:
+            return {"kind": "oob", "sizes": list(sizes), "coord": [int(x) for x in live[oob[0]]]}
+        flat = np.zeros(len(live), dtype=np.int64)
+        mul = 1
+        for d in range(len(sizes)):
+            flat += live[:, d] * mul
+            mul *= sizes[d]
+        counts = np.bincount(flat, minlength=mul)
+        bad = np.flatnonzero(counts != 1)
+        if bad.size:
+            e = int(bad[0])
+            coord = [(e // int(np.prod(sizes[:d]))) % sizes[d] for d in range(len(sizes))]
+            return {"kind": "owners", "sizes": list(sizes), "coord": coord, "count": int(counts[e])}
+        return None

@@ -1,0 +1,141 @@
+"""Tile schedulers: which output tile ``(m, n)`` of a ``GM x GN`` tile grid each launched CTA (or each iteration of a
+persistent CTA) computes.
+
+A scheduler is correct for a grid when its map from launch indices to tiles, restricted to the indices it does not
+mask out, is a bijection onto the grid: every tile computed once, none twice, none outside. Three families:
+
+* ``plain``: a linear block index ``b < GM*GN``; ``m = b % GM``, ``n = b // GM`` (column-major raster).
+* ``swizzle``: CUTLASS 2.x ``GemmIdentityThreadblockSwizzle<S>`` (``S = 2^log``): a 2-D launch of
+  ``(GM*S) x ceil_div(GN, S)`` CTAs, ``m = bx >> log``, ``n = (by << log) + (bx & (S-1))``; CTAs whose tile falls
+  outside the grid return at once (masked). S consecutive CTAs walk S columns of one row: better L2 reuse.
+* ``grouped``: a persistent kernel with a fixed grid of ``ctas`` CTAs; CTA ``c`` takes linear tiles
+  ``t = c, c + ctas, ...`` while ``t < T``, and ``t`` is rasterised in groups of ``group`` rows (Triton's grouped
+  ordering, TileLang's ``use_swizzle``): ``g = t // (group*GN)``, rows ``[g*group, g*group + h)`` with
+  ``h = min(GM - g*group, group)``, ``m = g*group + (t % (group*GN)) % h``, ``n = (t % (group*GN)) // h``.
+  ``T = GM*GN``; the broken variant (tile-ai/tilelang#2433) counts ``T = (GM // group) * group * GN`` and so drops
+  the last, partial group of rows whenever ``GM % group != 0``.
+* ``split_k``: the K loop's ``GM`` k-tiles (``GN`` must be 1) split over ``splits`` CTAs: slice ``s`` takes k-tiles
+  ``[s*per, min((s+1)*per, GM))`` with ``per = ceil_div(GM, splits)`` (CUTLASS's ``gemm_k_size``); the broken
+  variant (``count = "div"``) takes ``per = GM / splits`` and loses the last ``GM % splits`` k-tiles.
+
+Each scheduler also gives ``index(m, n)``, the launch index that should compute tile ``(m, n)`` -- the inverse map, a
+witness for surjectivity that the Z3 engine checks (a wrong inverse can only make a proof fail, never pass: a
+counterexample is re-checked by enumeration). The index math is written once over ``IntOps`` (``models.sizes``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from layoutcheck.errors import LayoutError
+from layoutcheck.models.sizes import PY, IntOps
+
+KINDS = ("plain", "swizzle", "grouped", "split_k")
+
+
+@dataclass(frozen=True, slots=True)
+class TileScheduler:
+    """``kind`` in ``KINDS``; ``log`` (swizzle), ``group`` and ``ctas`` (grouped); ``drop_partial_group`` is the
+    tilelang#2433 bug.
+
+    >>> s = TileScheduler("grouped", group=8, ctas=132)
+    >>> s.launch_bounds(10, 3), s.tile((29, 0), 10, 3), s.index(9, 2, 10, 3)
+    ((132, 1), (9, 2, True), (29, 0))
+    """
+
+    kind: str
+    log: int = 0
+    group: int = 8
+    ctas: int = 1
+    drop_partial_group: bool = False
+    splits: int = 1
+    count: str = "ceil_div"
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise LayoutError(f"tile scheduler: kind must be one of {', '.join(KINDS)}, found {self.kind!r}")
+        if self.count not in ("ceil_div", "div"):
+            raise LayoutError(f"tile scheduler: count must be ceil_div or div, found {self.count!r}")
+        if self.log < 0 or self.group < 1 or self.ctas < 1 or self.splits < 1:
+            raise LayoutError(f"tile scheduler: log >= 0, group >= 1 and ctas >= 1 required, found {self}")
+
+
+    def total(self, gm: Any, gn: Any, ops: IntOps = PY) -> Any:
+        """Linear tiles a persistent scheduler walks (``grouped``)."""
+        if self.drop_partial_group:
+            return ops.div(gm, self.group) * self.group * gn
+        return gm * gn
+
+    def visits(self, gm: Any, gn: Any, ops: IntOps = PY) -> Any | None:
+        """How many launch indices are unmasked, where that has a closed form (``None`` for ``swizzle``): then an
+        injective map into the grid is onto iff this equals ``gm * gn`` (pigeonhole)."""
+        if self.kind == "plain":
+            return gm * gn
+        if self.kind == "grouped":  # (c, i) -> t = c + ctas*i is one-to-one onto [0, total) (Euclid; proven too)
+            return self.total(gm, gn, ops)
+        return None
+
+    def per_split(self, gm: Any, ops: IntOps = PY) -> Any:
+        """k-tiles per split-K slice."""
+        return ops.ceil_div(gm, self.splits) if self.count == "ceil_div" else ops.div(gm, self.splits)
+
+    def launch_bounds(self, gm: Any, gn: Any, ops: IntOps = PY) -> tuple[Any, ...]:
+        """Exclusive bounds of the launch indices for a ``gm x gn`` grid."""
+        if self.kind == "plain":
+            return (gm * gn,)
+        if self.kind == "swizzle":
+            s = 1 << self.log
+            return (gm * s, ops.ceil_div(gn, s))
+        if self.kind == "split_k":
+            return (self.splits, self.per_split(gm, ops), gn)
+        return (self.ctas, ops.ceil_div(self.total(gm, gn, ops), self.ctas))
+
+    def tile(self, idx: tuple[Any, ...], gm: Any, gn: Any, ops: IntOps = PY) -> tuple[Any, Any, Any]:
+        """``(m, n, valid)``: the tile launch index ``idx`` computes, and whether it computes one at all."""
+        if self.kind == "plain":
+            (b,) = idx
+            return ops.mod(b, gm), ops.div(b, gm), ops.all()
+        if self.kind == "swizzle":
+            bx, by = idx
+            s = 1 << self.log
+            m, n = ops.div(bx, s), by * s + ops.mod(bx, s)
+            return m, n, ops.all(ops.lt(m, gm), ops.lt(n, gn))
+        if self.kind == "split_k":
+            sl, j, n = idx
+            k = sl * self.per_split(gm, ops) + j
+            return k, n, ops.lt(k, gm)
+        c, i = idx
+        t = c + self.ctas * i
+        width = self.group * gn
+        first = ops.div(t, width) * self.group
+        h = ops.min(gm - first, self.group)
+        h = ops.ite(ops.lt(0, h), h, 1)  # past the last group (an index that is masked out): any positive value
+        r = ops.mod(t, width)
+        return first + ops.mod(r, h), ops.div(r, h), ops.lt(t, self.total(gm, gn, ops))
+
+    def index(self, m: Any, n: Any, gm: Any, gn: Any, ops: IntOps = PY) -> tuple[Any, ...]:
+        """The launch index meant to compute tile ``(m, n)`` (the inverse of ``tile``)."""
+        if self.kind == "plain":
+            return (m + gm * n,)
+        if self.kind == "swizzle":
+            s = 1 << self.log
+            return (m * s + ops.mod(n, s), ops.div(n, s))
+        if self.kind == "split_k":
+            per = self.per_split(gm, ops)
+            per = ops.ite(ops.lt(0, per), per, 1)  # per == 0 (the broken count, gm < splits): nothing to invert
+            return ops.div(m, per), ops.mod(m, per), n
+        first = ops.div(m, self.group) * self.group
+        h = ops.min(gm - first, self.group)
+        t = first * gn + n * h + (m - first)
+        return ops.mod(t, self.ctas), ops.div(t, self.ctas)
+
+    def describe(self) -> str:
+        if self.kind == "plain":
+            return "plain"
+        if self.kind == "swizzle":
+            return f"swizzle(log={self.log})"
+        if self.kind == "split_k":
+            return f"split_k(splits={self.splits}, {self.count})"
+        drop = ", drop_partial_group" if self.drop_partial_group else ""
+        return f"grouped(group={self.group}, ctas={self.ctas}{drop})"

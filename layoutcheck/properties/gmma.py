@@ -1,0 +1,369 @@
+"""Claims about wgmma shared-memory descriptors (``layoutcheck.models.gmma``) and the TMA -> smem -> wgmma path.
+
+- ``gmma_addresses(stage, dtype, major)``: for every block a mainloop feeds one wgmma (MN-block x 32-byte K-block of
+  the stage tile), the block-0 descriptor advanced by the block's offset (CuTe's ``DescriptorIterator``) reads every
+  element exactly where ``stage`` put it. Counterexample: block, element, the two byte addresses.
+- ``gmma_fields(stage, dtype, major)``: the descriptors are encodable and right: MN-major only for 16-bit types
+  (the instruction transposes nothing else), the layout is canonical, every
+  field (start address of every block included) fits its 14/3 bits, is 16-byte aligned, ``base_offset`` matches a
+  pattern start not aligned to the swizzle period, and ``layout_type`` is the layout's swizzle atom.
+- ``tma_wgmma(box, stage, modes, dtype, major)``: the bytes the TMA boxes write (``models.tma``) are the bytes the
+  wgmma descriptors read, element by element; a mismatch is the first misplaced element in tile coordinates.
+
+A hand-written descriptor (``desc``, the word for block 0) or a layout the descriptor is built from that differs
+from the one the data is in (``wgmma_layout``) is checked instead of the derived one: that is how broken kernels go
+wrong (triton#6220 ignored the leading offset, MatmulTutorial#14 changed the TMA swizzle but not the descriptor).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from layoutcheck.algebra.inttuple import idx2crd
+from layoutcheck.algebra.layout import format_inttuple, size
+from layoutcheck.algebra.notation import as_subject
+from layoutcheck.algebra.swizzle import Subject, inner
+from layoutcheck.errors import LayoutError
+from layoutcheck.models.gmma import (
+    GmmaBlocks,
+    GmmaDescriptor,
+    base_offset_for,
+    canonical_gmma,
+    decode_gmma_descriptor,
+    element_bytes,
+    gmma_blocks,
+    unchecked_descriptor,
+)
+from layoutcheck.models.tma import TmaBox
+from layoutcheck.properties.base import Decision, Property
+from layoutcheck.properties.tma import TmaCompatible
+
+
+def _desc(x: GmmaDescriptor | int | None) -> GmmaDescriptor | None:
+    if x is None or isinstance(x, GmmaDescriptor):
+        return x
+    return GmmaDescriptor.from_value(int(x))
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """Blocks of the stage and the descriptor of each (``None`` where the advanced word cannot be formed)."""
+
+    blocks: GmmaBlocks
+    descs: tuple[GmmaDescriptor | None, ...]
+
+
+def _plan(stage: Subject, dtype: str, major: str, base: int, block_mn: int | None,
+          desc: GmmaDescriptor | None, wgmma_layout: Subject | None) -> _Plan:
+    """Raises ``LayoutError`` when the layout the descriptor is built from is not canonical."""
+    blocks = gmma_blocks(stage, dtype, block_mn)
+    src = blocks if wgmma_layout is None else gmma_blocks(wgmma_layout, dtype, block_mn)
+    d0 = desc if desc is not None else unchecked_descriptor(src.block_layout(), dtype, major, base)
+    e = element_bytes(dtype)
+    out: list[GmmaDescriptor | None] = []
+    for r in range(src.count):
+        step = e * src.block_offset(r)
+        ok = not d0.violations() and step % 16 == 0
+        out.append(d0.advance(step) if ok else None)
+    return _Plan(blocks, tuple(out))
+
+
+class _GmmaProperty(Property):
+    """Shared fields and validation of the stage-based claims."""
+
+    __slots__ = ()
+
+    def _setup(self) -> None:
+        object.__setattr__(self, "stage", as_subject(self.stage, "GMMA stage layout"))
+        if self.wgmma_layout is not None:
+            object.__setattr__(self, "wgmma_layout", as_subject(self.wgmma_layout, "wgmma layout"))
+        object.__setattr__(self, "desc", _desc(self.desc))
+        element_bytes(self.dtype)
+        gmma_blocks(self.stage, self.dtype, self.block_mn)  # shape errors are input errors, raised here
+
+    def subjects(self) -> tuple[Subject, ...]:
+        return (self.stage,)
+
+    def subject(self) -> str:
+        extra = f", desc={self.desc}" if self.desc is not None else ""
+        extra += f", wgmma_layout={self.wgmma_layout}" if self.wgmma_layout is not None else ""
+        return f"{self.stage}, {self.dtype}, {self.major}-major, base={self.base_address}{extra}"
+
+    def domain_size(self) -> int:
+        return size(inner(self.stage))
+
+    def plan(self) -> _Plan:
+        return _plan(self.stage, self.dtype, self.major, self.base_address, self.block_mn, self.desc,
+                     self.wgmma_layout)
+
+    def _block_crd(self, blocks: GmmaBlocks, r: int, i: int) -> tuple[int, int]:
+        """Tile coordinate ``(mn, k)`` of element ``i`` of block ``r``."""
+        mb, kb = blocks.block
+        nm = size(inner(self.stage)[0]) // mb
+        return (r % nm) * mb + i % mb, (r // nm) * kb + i // mb
+
+
+@dataclass(frozen=True, slots=True)
+class GmmaAddresses(_GmmaProperty):
+    """Every block's descriptor reads exactly the stage layout's bytes (module docstring)."""
+
+    stage: Subject
+    dtype: str
+    major: str
+    base_address: int = 0
+    block_mn: int | None = None
+    desc: GmmaDescriptor | None = None
+    wgmma_layout: Subject | None = None
+    name: ClassVar[str] = "gmma_addresses"
+    bytes_per_point: ClassVar[int] = 64
+
+    def __post_init__(self) -> None:
+        self._setup()
+
+    def _read(self, plan: _Plan, r: int) -> np.ndarray | None:
+        d = plan.descs[r]
+        if d is None:
+            return None
+        return decode_gmma_descriptor(d, self.dtype, self.major, plan.blocks.block[0]).addresses()
+
+    def exhaustive(self) -> Decision:
+        try:
+            plan = self.plan()
+        except LayoutError:
+            return Decision(False, {"kind": "canonical"})
+        exp = plan.blocks.expected(self.base_address, element_bytes(self.dtype))
+        stats = {"blocks": plan.blocks.count}
+        for r in range(plan.blocks.count):
+            got = self._read(plan, r)
+            if got is None:
+                return Decision(False, {"kind": "field", "block": r}, stats)
+            bad = np.flatnonzero(got != exp[r])
+            if bad.size:
+                return Decision(False, {"kind": "place", "block": r, "i": int(bad[0])},
+                                {**stats, "misplaced_in_block": int(bad.size)})
+        return Decision(True, None, stats)
+
+    def recheck(self, w: dict[str, Any]) -> bool:
+        try:
+            plan = self.plan()
+        except LayoutError:
+            return w["kind"] == "canonical"
+        if w["kind"] == "field":
+            return plan.descs[w["block"]] is None
+        got = self._read(plan, w["block"])
+        exp = plan.blocks.expected(self.base_address, element_bytes(self.dtype))[w["block"]]
+        return w["kind"] == "place" and got is not None and int(got[w["i"]]) != int(exp[w["i"]])
+
+    def explain(self, w: dict[str, Any]) -> str:
+        if w["kind"] == "canonical":
+            return _why_not_canonical(self)
+        plan = self.plan()
+        if w["kind"] == "field":
+            return f"block {w['block']}: the descriptor cannot be formed (a field out of range or misaligned)"
+        mn, k = self._block_crd(plan.blocks, w["block"], w["i"])
+        got = self._read(plan, w["block"])
+        exp = plan.blocks.expected(self.base_address, element_bytes(self.dtype))[w["block"]]
+        return (f"element (mn={mn}, k={k}) of block {w['block']} ({plan.descs[w['block']]}): the layout puts it at "
+                f"byte {int(exp[w['i']])}, the wgmma reads byte {int(got[w['i']])}")  # type: ignore[index]
+
+
+def _why_not_canonical(p: Any) -> str:
+    src = p.stage if p.wgmma_layout is None else p.wgmma_layout
+    try:
+        canonical_gmma(gmma_blocks(src, p.dtype, p.block_mn).block_layout(), p.dtype, p.major)
+    except LayoutError as e:
+        return f"no descriptor describes it: {e}"
+    return "the layout is canonical"  # pragma: no cover - only reached if the witness was wrong
+
+
+@dataclass(frozen=True, slots=True)
+class GmmaFields(_GmmaProperty):
+    """The descriptors are encodable and their base offset and layout type are right (module docstring)."""
+
+    stage: Subject
+    dtype: str
+    major: str
+    base_address: int = 0
+    block_mn: int | None = None
+    desc: GmmaDescriptor | None = None
+    wgmma_layout: Subject | None = None
+    name: ClassVar[str] = "gmma_fields"
+    bytes_per_point: ClassVar[int] = 8
+
+    def __post_init__(self) -> None:
+        self._setup()
+
+    def _first_violation(self) -> dict[str, Any] | None:
+        if self.major == "MN" and element_bytes(self.dtype) != 2:
+            return {"kind": "major"}
+        try:
+            blocks = gmma_blocks(self.stage, self.dtype, self.block_mn)
+            want = unchecked_descriptor(blocks.block_layout(), self.dtype, self.major, self.base_address)
+        except LayoutError:
+            return {"kind": "canonical"}
+        d0 = self.desc if self.desc is not None else want
+        e = element_bytes(self.dtype)
+        for r in range(blocks.count):
+            step = e * blocks.block_offset(r)
+            if step % 16:
+                return {"kind": "align", "block": r}
+            d = GmmaDescriptor(d0.start_address + step, d0.leading_byte_offset, d0.stride_byte_offset,
+                               d0.base_offset, d0.layout_type)
+            if d.violations():
+                return {"kind": d.violations()[0][0], "block": r}
+        if d0.layout_type != want.layout_type:
+            return {"kind": "layout_type"}
+        if d0.base_offset != base_offset_for(self.base_address, want.layout_type):
+            return {"kind": "base_offset"}
+        return None
+
+    def exhaustive(self) -> Decision:
+        w = self._first_violation()
+        return Decision(True) if w is None else Decision(False, w)
+
+    def recheck(self, w: dict[str, Any]) -> bool:
+        return self._first_violation() == w
+
+    def explain(self, w: dict[str, Any]) -> str:
+        kind = w["kind"]
+        if kind == "canonical":
+            return _why_not_canonical(self)
+        if kind == "major":
+            return (f"wgmma reads MN-major (transposed) shared-memory operands only for 16-bit types, not "
+                    f"{self.dtype} (PTX ISA wgmma.mma_async: imm-trans-a/b are for .f16/.bf16 only)")
+        blocks = gmma_blocks(self.stage, self.dtype, self.block_mn)
+        want = unchecked_descriptor(blocks.block_layout(), self.dtype, self.major, self.base_address)
+        d0 = self.desc if self.desc is not None else want
+        if kind == "layout_type":
+            return f"layout_type {d0.layout_type} but the layout's swizzle atom is {want.layout_type}"
+        if kind == "base_offset":
+            return (f"base_offset {d0.base_offset} but the swizzle pattern starts at byte {self.base_address} "
+                    f"(needs {want.base_offset})")
+        step = element_bytes(self.dtype) * blocks.block_offset(w["block"])
+        if kind == "align" and step % 16:
+            return f"block {w['block']} starts {step} bytes after block 0: not a multiple of 16"
+        d = GmmaDescriptor(d0.start_address + step, d0.leading_byte_offset, d0.stride_byte_offset, d0.base_offset,
+                           d0.layout_type)
+        return f"block {w['block']}: " + "; ".join(m for law, m in d.violations() if law == kind)
+
+
+@dataclass(frozen=True, slots=True)
+class TmaWgmma(Property):
+    """TMA box, shared-memory layout and wgmma descriptors agree on every element's byte (module docstring)."""
+
+    box: TmaBox
+    stage: Subject
+    modes: tuple[int, ...]
+    dtype: str
+    major: str
+    block_mn: int | None = None
+    desc: GmmaDescriptor | None = None
+    wgmma_layout: Subject | None = None
+    name: ClassVar[str] = "tma_wgmma"
+    bytes_per_point: ClassVar[int] = 160
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "stage", as_subject(self.stage, "GMMA stage layout"))
+        if self.wgmma_layout is not None:
+            object.__setattr__(self, "wgmma_layout", as_subject(self.wgmma_layout, "wgmma layout"))
+        object.__setattr__(self, "desc", _desc(self.desc))
+        object.__setattr__(self, "modes", tuple(self.modes))
+        TmaCompatible(self.box, self.stage, self.modes)  # validates box vs layout shapes
+        gmma_blocks(self.stage, self.dtype, self.block_mn)
+
+    def subjects(self) -> tuple[Subject, ...]:
+        return (self.stage,)
+
+    def subject(self) -> str:
+        extra = f", desc={self.desc}" if self.desc is not None else ""
+        extra += f", wgmma_layout={self.wgmma_layout}" if self.wgmma_layout is not None else ""
+        return f"{self.box}, {self.stage}, {self.dtype} {self.major}-major{extra}"
+
+    def domain_size(self) -> int:
+        return size(inner(self.stage))
+
+    def _sides(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """``(tma_bytes, wgmma_bytes)`` per tile element (flat colex over (MN, K)); ``None``: no descriptor."""
+        tma = TmaCompatible(self.box, self.stage, self.modes)._sides()[0]  # the one TMA image model
+        try:
+            plan = _plan(self.stage, self.dtype, self.major, 0, self.block_mn, self.desc, self.wgmma_layout)
+        except LayoutError:
+            return None
+        blocks, mnk = plan.blocks, size(inner(self.stage)[0])
+        read = np.empty_like(tma)
+        mb, kb = blocks.block
+        nm = mnk // mb
+        i = np.arange(mb * kb)
+        for r, d in enumerate(plan.descs):
+            if d is None:
+                return None
+            mn = (r % nm) * mb + i % mb
+            k = (r // nm) * kb + i // mb
+            read[mn + mnk * k] = decode_gmma_descriptor(d, self.dtype, self.major, mb).addresses()
+        return tma, read
+
+    def exhaustive(self) -> Decision:
+        bad = self.box.violations()
+        if bad:
+            return Decision(False, {"kind": "descriptor"}, {"violations": len(bad)})
+        sides = self._sides()
+        if sides is None:
+            return Decision(False, {"kind": "canonical"})
+        tma, read = sides
+        wrong = np.flatnonzero(tma != read)
+        stats = {"elements": int(tma.size)}
+        if wrong.size:
+            return Decision(False, {"kind": "place", "i": int(wrong[0])}, {**stats, "misplaced": int(wrong.size)})
+        return Decision(True, None, stats)
+
+    def recheck(self, w: dict[str, Any]) -> bool:
+        if w["kind"] == "descriptor":
+            return bool(self.box.violations())
+        sides = self._sides()
+        if w["kind"] == "canonical":
+            return sides is None
+        return sides is not None and int(sides[0][w["i"]]) != int(sides[1][w["i"]])
+
+    def explain(self, w: dict[str, Any]) -> str:
+        if w["kind"] == "descriptor":
+            return "illegal TMA descriptor: " + "; ".join(self.box.violations())
+        if w["kind"] == "canonical":
+            return _why_not_canonical(self) if self.desc is None else "the descriptor cannot be advanced"
+        tma, read = self._sides()  # type: ignore[misc]
+        crd = format_inttuple(idx2crd(w["i"], inner(self.stage).shape))
+        mn, k = w["i"] % size(inner(self.stage)[0]), w["i"] // size(inner(self.stage)[0])
+        return (f"element (mn={mn}, k={k}) {crd}: the TMA writes it to byte {int(tma[w['i']])}, the wgmma reads "
+                f"byte {int(read[w['i']])}")
+
+
+# -- public constructors -----------------------------------------------------------------------------------------
+def gmma_addresses(stage: Any, dtype: str, major: str, base_address: int = 0, block_mn: int | None = None,
+                   desc: Any = None, wgmma_layout: Any = None) -> GmmaAddresses:
+    """Claim: every wgmma block's descriptor (block 0's, advanced) reads each element where ``stage`` puts it.
+
+    >>> from layoutcheck.models.tma import mma_smem_layout
+    >>> gmma_addresses(mma_smem_layout("K", "128B", "float16", (64, 64)), "f16", "K").exhaustive().holds
+    True
+    """
+    return GmmaAddresses(stage, dtype, major.upper(), base_address, block_mn, desc, wgmma_layout)
+
+
+def gmma_fields(stage: Any, dtype: str, major: str, base_address: int = 0, block_mn: int | None = None,
+                desc: Any = None, wgmma_layout: Any = None) -> GmmaFields:
+    """Claim: the descriptors are canonical, in range, aligned, with the right base offset and layout type.
+
+    >>> from layoutcheck.models.tma import mma_smem_layout
+    >>> st = mma_smem_layout("K", "64B", "float16", (64, 32))
+    >>> gmma_fields(st, "f16", "K", 256, desc=0x8000002000010010).exhaustive().witness  # base_offset 0, needs 2
+    {'kind': 'base_offset'}
+    """
+    return GmmaFields(stage, dtype, major.upper(), base_address, block_mn, _desc(desc), wgmma_layout)
+
+
+def tma_wgmma(box: TmaBox, stage: Any, modes: Any, dtype: str, major: str, block_mn: int | None = None,
+              desc: Any = None, wgmma_layout: Any = None) -> TmaWgmma:
+    """Claim: the TMA boxes write every element to the byte its wgmma descriptor reads it from."""
+    return TmaWgmma(box, stage, tuple(modes), dtype, major.upper(), block_mn, desc, wgmma_layout)

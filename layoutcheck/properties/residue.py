@@ -1,0 +1,217 @@
+"""Claims about ragged problems, for every problem size in a range: residue tiles and tile schedulers.
+
+``ResidueCover(tiling, sizes)``: for every problem size in the box ``sizes`` (inclusive ranges per mode), every
+in-bounds element is owned exactly once among the performed (predicated-true) accesses, and no performed access is
+out of bounds. The counterexample is the smallest problem size (lexicographically) and the element.
+
+``ScheduleBijection(scheduler, grids)``: for every tile grid ``GM x GN`` in the box ``grids``, the scheduler's map
+from unmasked launch indices to tiles is a bijection onto the grid. Counterexample: the smallest grid and the tile
+computed twice, never, or outside.
+
+The exhaustive decision enumerates every size (the reference, for small ranges); the Z3 engine decides the whole
+range symbolically over the sizes (``engines/sizes_z3.py``). Both read the index math of ``models.residue`` and
+``models.schedulers``.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from layoutcheck.errors import LayoutError
+from layoutcheck.models.residue import ResidueTiling
+from layoutcheck.models.schedulers import TileScheduler
+from layoutcheck.models.sizes import NP
+from layoutcheck.properties.base import Decision, Property
+
+Ranges = tuple[tuple[int, int], ...]
+
+
+def _check_ranges(ranges: Ranges, n: int, what: str) -> None:
+    if len(ranges) != n or any(not (isinstance(lo, int) and isinstance(hi, int) and 1 <= lo <= hi)
+                               for lo, hi in ranges):
+        raise LayoutError(f"{what}: expected {n} inclusive ranges (lo, hi) with 1 <= lo <= hi, found {ranges}")
+
+
+def _count(ranges: Ranges) -> int:
+    n = 1
+    for lo, hi in ranges:
+        n *= hi - lo + 1
+    return n
+
+
+def _fmt(ranges: Ranges, names: tuple[str, ...]) -> str:
+    return ", ".join(f"{k} in [{lo},{hi}]" for k, (lo, hi) in zip(names, ranges, strict=True))
+
+
+@dataclass(frozen=True, slots=True)
+class ResidueCover(Property):
+    """Every in-bounds element owned exactly once by a performed access, none out of bounds, for all sizes."""
+
+    tiling: ResidueTiling
+    sizes: Ranges
+    name: ClassVar[str] = "residue_cover"
+
+    def __post_init__(self) -> None:
+        _check_ranges(self.sizes, len(self.tiling.dims), "residue_cover")
+
+    def subjects(self) -> tuple:
+        return () if self.tiling.tv is None else (self.tiling.tv,)
+
+    def subject(self) -> str:
+        t = self.tiling
+        tv = "" if t.tv is None else f", tv {t.tv}"
+        return (f"tile {'x'.join(map(str, t.tile))} ({t.count}, predicate {t.predicate}{tv}) over "
+                f"{_fmt(self.sizes, t.dims)}")
+
+    def domain_size(self) -> int:
+        """Accesses enumerated over all sizes (an upper bound: each size's grid rounded up, largest size)."""
+        n = 1
+        for (lo, hi), b in zip(self.sizes, self.tiling.tile, strict=True):
+            n *= (hi - lo + 1) * (-(-hi // b) * b)
+        return n
+
+    bytes_per_point: ClassVar[int] = 48
+
+    def exhaustive(self) -> Decision:
+        local = self.tile_local()
+        if local is not None:
+            return Decision(False, local)
+        for sizes in itertools.product(*[range(lo, hi + 1) for lo, hi in self.sizes]):
+            w = self.tiling.violation(sizes)
+            if w is not None:
+                return Decision(False, w)
+        return Decision(True, None, {"sizes": _count(self.sizes)})
+
+    def tile_local(self) -> dict[str, Any] | None:
+        """The size-independent half: ``tv`` is a bijection onto the tile (each element one thread and value)."""
+        offs = self.tiling.local_offsets()
+        counts = np.bincount(offs, minlength=self.tiling.tile_size) if offs.min() >= 0 else None
+        if counts is not None and offs.max() < self.tiling.tile_size and np.all(counts == 1):
+            return None
+        bad = int(np.flatnonzero(counts != 1)[0]) if counts is not None and len(counts) == self.tiling.tile_size \
+            else int(offs[(offs < 0) | (offs >= self.tiling.tile_size)][0])
+        crd = self.tiling.local_coord(bad) if 0 <= bad < self.tiling.tile_size else (bad,)
+        sizes = [max(lo, min(hi, c + 1)) for (lo, hi), c in zip(self.sizes, crd, strict=False)]
+        sizes += [lo for lo, _ in self.sizes[len(sizes):]]
+        w = self.tiling.violation(tuple(sizes))
+        return w if w is not None else {"kind": "tile", "sizes": sizes, "coord": list(crd), "local": bad}
+
+    def recheck(self, w: dict[str, Any]) -> bool:
+        sizes = tuple(w["sizes"])
+        if not all(lo <= s <= hi for s, (lo, hi) in zip(sizes, self.sizes, strict=True)):
+            return False
+        if w["kind"] == "tile":
+            return self.tile_local() is not None
+        got = self.tiling.violation(sizes)
+        if got is None:
+            return False
+        crd, done = self.tiling.accesses(sizes)
+        live = crd[done]
+        c = np.array(w["coord"])
+        if w["kind"] == "oob":
+            return bool(np.any(np.all(live == c[None, :], axis=1))) and bool(np.any(c >= np.array(sizes)))
+        owners = int(np.sum(np.all(live == c[None, :], axis=1)))
+        return bool(np.all(c < np.array(sizes))) and owners != 1
+
+    def explain(self, w: dict[str, Any]) -> str:
+        dims = self.tiling.dims
+        at = " x ".join(f"{k}={s}" for k, s in zip(dims, w["sizes"], strict=True))
+        crd = "(" + ",".join(map(str, w["coord"])) + ")"
+        if w["kind"] == "oob":
+            return f"problem {at}: the access at {crd} is performed but out of bounds"
+        if w["kind"] == "tile":
+            return f"the tv layout {self.tiling.tv} does not own tile element {w['local']} exactly once"
+        tile, local = self.tiling.owner(tuple(w["coord"]))
+        n = w.get("count", 0)
+        how = "no performed access" if n == 0 else f"{n} performed accesses"
+        return (f"problem {at}: element {crd} (tile {tile}, local {local}) has {how}; grid "
+                f"{self.tiling.grid(tuple(w['sizes']))} ({self.tiling.count})")
+
+
+@dataclass(frozen=True, slots=True)
+class ScheduleBijection(Property):
+    """The scheduler maps its unmasked launch indices one-to-one onto every ``GM x GN`` grid in ``grids``."""
+
+    scheduler: TileScheduler
+    grids: Ranges
+    name: ClassVar[str] = "schedule_bijection"
+    bytes_per_point: ClassVar[int] = 64
+
+    def __post_init__(self) -> None:
+        _check_ranges(self.grids, 2, "schedule_bijection")
+
+    def subjects(self) -> tuple:
+        return ()
+
+    def subject(self) -> str:
+        return f"{self.scheduler.describe()} over {_fmt(self.grids, ('GM', 'GN'))}"
+
+    def domain_size(self) -> int:
+        (a, b), (c, d) = self.grids
+        return (b * (b + 1) // 2 - (a - 1) * a // 2) * (d * (d + 1) // 2 - (c - 1) * c // 2) * 2
+
+    def exhaustive(self) -> Decision:
+        for gm, gn in itertools.product(range(self.grids[0][0], self.grids[0][1] + 1),
+                                        range(self.grids[1][0], self.grids[1][1] + 1)):
+            w = self.violation(gm, gn)
+            if w is not None:
+                return Decision(False, w)
+        return Decision(True, None, {"grids": _count(self.grids)})
+
+    def violation(self, gm: int, gn: int) -> dict[str, Any] | None:
+        """The first tile computed twice, never, or outside the grid, for one grid (NumPy over launch indices)."""
+        s = self.scheduler
+        bounds = s.launch_bounds(gm, gn)
+        idx = np.meshgrid(*[np.arange(b, dtype=np.int64) for b in bounds], indexing="ij")
+        idx = [a.reshape(-1) for a in idx]
+        m, n, valid = s.tile(tuple(idx), gm, gn, NP)
+        valid = np.broadcast_to(valid, idx[0].shape)
+        m, n = np.broadcast_to(m, idx[0].shape)[valid], np.broadcast_to(n, idx[0].shape)[valid]
+        out = np.flatnonzero((m < 0) | (m >= gm) | (n < 0) | (n >= gn))
+        if out.size:
+            k = int(out[0])
+            return {"kind": "outside", "grid": [gm, gn], "tile": [int(m[k]), int(n[k])]}
+        counts = np.bincount(m + gm * n, minlength=gm * gn)
+        bad = np.flatnonzero(counts != 1)
+        if bad.size:
+            t = int(bad[0])
+            return {"kind": "missing" if counts[t] == 0 else "duplicate", "grid": [gm, gn],
+                    "tile": [t % gm, t // gm], "count": int(counts[t])}
+        return None
+
+    def recheck(self, w: dict[str, Any]) -> bool:
+        gm, gn = w["grid"]
+        if not (self.grids[0][0] <= gm <= self.grids[0][1] and self.grids[1][0] <= gn <= self.grids[1][1]):
+            return False
+        got = self.violation(gm, gn)
+        if got is None:
+            return False
+        if w["kind"] == "outside":
+            return True
+        m, n = w["tile"]
+        s = self.scheduler
+        bounds = s.launch_bounds(gm, gn)
+        hits = sum(1 for idx in itertools.product(*[range(b) for b in bounds])
+                   if (lambda r: r[2] and (r[0], r[1]) == (m, n))(s.tile(idx, gm, gn)))
+        return hits != 1 and (w["kind"] == "missing") == (hits == 0)
+
+    def explain(self, w: dict[str, Any]) -> str:
+        gm, gn = w["grid"]
+        tile = "(" + ",".join(map(str, w["tile"])) + ")"
+        what = {"missing": "is computed by no CTA", "duplicate": f"is computed {w.get('count', 2)} times",
+                "outside": "is outside the grid but computed"}[w["kind"]]
+        return f"grid {gm}x{gn} tiles ({self.scheduler.describe()}): tile {tile} {what}"
+
+
+def residue_cover(tiling: ResidueTiling, sizes: Ranges) -> ResidueCover:
+    """``ResidueCover`` for every problem size in ``sizes`` (one inclusive range per mode of the tiling)."""
+    return ResidueCover(tiling, tuple(tuple(r) for r in sizes))
+
+
+def schedule_bijection(scheduler: TileScheduler, grids: Ranges) -> ScheduleBijection:
+    """``ScheduleBijection`` for every ``GM x GN`` tile grid in ``grids``."""
+    return ScheduleBijection(scheduler, tuple(tuple(r) for r in grids))

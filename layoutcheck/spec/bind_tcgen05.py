@@ -1,0 +1,139 @@
+"""Binding of the Blackwell (tcgen05) spec kinds to ``layoutcheck.properties.tmem`` (issue #17).
+
+    =================  =============================================================================================
+    kind               subject
+    =================  =============================================================================================
+    umma_smem          ``layout`` = the operand's whole (MN, K) smem tile (swizzle in element units); the property
+                       checks the descriptor of every K block of one MMA (K = 256 bits), or ``descriptor`` if given
+    umma_instr         the instruction descriptor of ``a/b/c_dtype``, ``mma_m x mma_n`` (``scale_dtype``: block
+                       scaled); ``descriptor_fields`` checks that its packed fields read back
+    descriptor_format  ``fields`` = [{ name, lo, width, values }]: a descriptor format someone packs by hand
+    tmem               the accumulator of ``mma_m``/``cta_group`` (or ``data_path``) over ``mma_n`` columns and the
+                       epilogue: ``atom`` issued by ``warps`` at sub-partition row offsets ``rows`` and ``columns``
+    block_scale        the scale layout one CTA's MMA reads for ``operand`` (``scale_extent``: the tile it was given)
+    =================  =============================================================================================
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from layoutcheck.algebra.layout import Layout, size
+from layoutcheck.algebra.swizzle import ComposedLayout
+from layoutcheck.algebra.tiling import flat_divide
+from layoutcheck.errors import LayoutError, SpecError
+from layoutcheck.spec.schema import Config, PropertyRequest
+from layoutcheck.spec.values import one_line
+
+
+def bind(fn: Any, cfg: Config, req: PropertyRequest) -> Any:
+    try:
+        return _BIND[cfg.kind](fn, cfg, req)
+    except LayoutError as e:
+        raise SpecError(f"{cfg.file}:{req.line or cfg.line}: config {cfg.name!r}: property {req.name!r}: "
+                        f"{one_line(e)}") from None
+
+
+def k_block_slices(layout: Layout | ComposedLayout, dtype_bits: int) -> list[Layout | ComposedLayout]:
+    """The (MN, K_mma) operand tile of every K block of ``layout`` (K_mma = 256 bits), as CuTe's ``flat_divide``
+    slices it; the slice's element offset goes into the composed layout's offset."""
+    lay = layout.layout if isinstance(layout, ComposedLayout) else layout
+    if len(lay) != 2:
+        raise LayoutError(f"an operand tile is (MN, K), found {lay}")
+    mn, k = size(lay[0]), size(lay[1])
+    kmma = 256 // dtype_bits
+    if k % kmma:
+        raise LayoutError(f"K = {k} is not a multiple of one MMA's K = {kmma} {dtype_bits}-bit elements")
+    d = flat_divide(lay, (Layout(mn), Layout(kmma)))
+    tile = Layout((d.shape[0], d.shape[1]), (d.stride[0], d.stride[1]))
+    out: list[Layout | ComposedLayout] = []
+    for kb in range(k // kmma):
+        off = d(0, 0, 0, kb)
+        if isinstance(layout, ComposedLayout):
+            out.append(ComposedLayout(layout.swizzle, layout.offset + off, tile))
+        else:
+            out.append(tile if off == 0 else _offset(tile, off))
+    return out
+
+
+def _offset(tile: Layout, off: int) -> ComposedLayout:
+    from layoutcheck.algebra.swizzle import Swizzle
+
+    return ComposedLayout(Swizzle(0, 0, 0), off, tile)
+
+
+def _umma_smem(fn: Any, cfg: Config, req: PropertyRequest) -> Any:
+    from layoutcheck.hw.tcgen05 import DTYPE_BITS
+
+    dtype = cfg.get("dtype")
+    if dtype not in DTYPE_BITS:
+        raise cfg.error("dtype", f"UMMA operands are one of {', '.join(DTYPE_BITS)}, found {dtype!r}")
+    slices = k_block_slices(cfg.get("layout"), DTYPE_BITS[dtype])
+    if cfg.get("descriptor") is not None:  # a hand-built descriptor describes the first K block
+        return fn(slices[0], dtype, cfg.get("major"), cfg.get("base_address", 0), cfg.get("descriptor"))
+    from layoutcheck.properties.tmem import umma_describes_all
+
+    return umma_describes_all(tuple(slices), dtype, cfg.get("major"), cfg.get("base_address", 0))
+
+
+def _umma_instr(fn: Any, cfg: Config, req: PropertyRequest) -> Any:
+    from layoutcheck.hw.tcgen05 import UMMA_INSTR_DESCRIPTOR, UMMA_INSTR_DESCRIPTOR_BLOCK_SCALED
+    from layoutcheck.models.umma import umma_instr_descriptor
+
+    try:
+        d = umma_instr_descriptor(cfg.get("a_dtype"), cfg.get("b_dtype"), cfg.get("c_dtype"), cfg.get("mma_m"),
+                                  cfg.get("mma_n"), cfg.get("a_major", "K"), cfg.get("b_major", "K"),
+                                  cta_group=cfg.get("cta_group", 1), scale_dtype=cfg.get("scale_dtype"))
+    except LayoutError as e:
+        raise cfg.error("a_dtype", one_line(e)) from None
+    fmt = UMMA_INSTR_DESCRIPTOR_BLOCK_SCALED if cfg.get("scale_dtype") else UMMA_INSTR_DESCRIPTOR
+    values = dict(d.fields)
+    return fn(fmt.fields, tuple((values[f.name],) for f in fmt.fields))
+
+
+def _descriptor_format(fn: Any, cfg: Config, req: PropertyRequest) -> Any:
+    from layoutcheck.hw.tcgen05 import BitField
+
+    fields = tuple(BitField(n, lo, w, f"{cfg.file} config {cfg.name}") for n, lo, w, _ in cfg.get("fields"))
+    return fn(fields, tuple(vals for *_, vals in cfg.get("fields")))
+
+
+def _tmem(fn: Any, cfg: Config, req: PropertyRequest) -> Any:
+    from layoutcheck.models import tmem
+
+    if req.name == "tmem_allocation":
+        if cfg.get("allocation") is None:
+            raise cfg.error("allocation", "property 'tmem_allocation' needs 'allocation' = [columns, ...]")
+        return fn(cfg.get("allocation"))
+    atom = cfg.get("atom")
+    if not isinstance(atom, str):
+        raise cfg.error("atom", f"property {req.name!r} needs 'atom' = a tcgen05.ld/st atom name")
+    if req.name == "tmem_packed_injective":
+        return fn(atom, 16 if atom.endswith("_16b") else 32)
+    n = cfg.get("mma_n")
+    if n is None:
+        raise cfg.error("mma_n", f"property {req.name!r} needs 'mma_n' (accumulator columns)")
+    if cfg.get("data_path") is not None:
+        acc = tmem.datapath_layout(cfg.get("data_path").upper(), n)
+    else:
+        acc = tmem.accumulator_layout(cfg.get("mma_m", 128), cfg.get("cta_group", 1), n)
+    sixteen = "_16dp" in atom
+    rows = cfg.get("rows") or ((0, 16) if sixteen and size(acc[0]) == 128 else (0,))
+    cols = cfg.get("columns")
+    if cols is None:
+        used = int(acc.offsets().max()) // 128 + 1
+        cols = tuple(range(0, used, tmem.atom_columns(atom)))
+    loads = tmem.epilogue_loads(atom, cfg.get("warps") or (0, 1, 2, 3), rows, cols)
+    return fn(acc, loads) if req.name == "tmem_exact_cover" else fn(loads)
+
+
+def _block_scale(fn: Any, cfg: Config, req: PropertyRequest) -> Any:
+    from layoutcheck.models.block_scale import mma_scale_layout
+
+    sf = mma_scale_layout(cfg.get("operand"), cfg.get("mma_m"), cfg.get("mma_n"), cfg.get("k"), cfg.get("vec"),
+                          cfg.get("cta_group", 1), cfg.get("scale_extent"))
+    return fn(sf, cfg.get("vec"))
+
+
+_BIND = {"umma_smem": _umma_smem, "umma_instr": _umma_instr, "descriptor_format": _descriptor_format,
+         "tmem": _tmem, "block_scale": _block_scale}

@@ -1,0 +1,80 @@
+"""Spec files from imported layouts: ``layoutcheck import FILE`` turns a ``.ttgir`` module or a CuTe printout into a
+TOML spec (format 1) that a user can keep, edit and check in CI.
+
+A ``.ttgir`` file gives one ``kind = "layout"`` config per distinct (encoding, shape), aliases inlined, with the
+properties Triton relies on (``exact_cover`` for distributed and tensor-memory layouts, ``bijective`` for shared
+ones; see ``layoutcheck.properties.ttgir``). A CuTe printout gives a ``layout`` config (``injective``) or, for
+``print(tiled_mma)``, one ``tv`` config per operand (``exact_cover`` of the atom's tile).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from layoutcheck.importers.cute import from_cute
+from layoutcheck.importers.triton import import_ttgir, parse_ttgir
+
+
+def _toml(s: str) -> str:
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _name(text: str, used: set[str]) -> str:
+    base = re.sub(r"[^A-Za-z0-9_.+-]+", "_", text).strip("_")[:60] or "layout"
+    name, k = base, 1
+    while name in used:
+        k += 1
+        name = f"{base}_{k}"
+    used.add(name)
+    return name
+
+
+def spec_from_ttgir(text: str, source: str = "") -> str:
+    """A spec with every layout of a TTGIR module and the claims Triton relies on."""
+    t = parse_ttgir(text)
+    used: set[str] = set()
+    origin = source or "a .ttgir module"
+    out = ["format = 1", f"description = {_toml('layouts imported from ' + origin)}", ""]
+    for imp in import_ttgir(text):
+        shape = "x".join(map(str, imp.shape))
+        if imp.layout is None:
+            out += [f"# line {imp.line}: {imp.encoding} {shape}: skipped ({imp.skipped})", ""]
+            continue
+        prop = "bijective" if imp.shared and "row" not in imp.layout.in_dims else "exact_cover"
+        name = _name(imp.encoding.lstrip("#") + "_" + shape, used)
+        out += ["[[config]]", f"name = {_toml(name)}",
+                'kind = "layout"', f"description = {_toml(f'line {imp.line}: {imp.kind} {shape}x{imp.element}')}",
+                f"layout = {{ triton = {_toml(t.inline(imp.encoding))}, shape = {list(imp.layout.out_shape)} }}",
+                f'properties = ["{prop}"]', ""]
+    return "\n".join(out)
+
+
+def spec_from_cute(text: str, source: str = "") -> str:
+    """A spec for a CuTe printout (a layout, a print_layout table, or print(tiled_mma))."""
+    got = from_cute(text)
+    origin = source or "a CuTe printout"
+    out = ["format = 1", f"description = {_toml('layouts imported from ' + origin)}", ""]
+    if got.kind == "tiled_mma":
+        m, n, k = got.layouts.get("Shape_MNK", (None, None, None))
+        for op, tile in (("A", (m, k)), ("B", (n, k)), ("C", (m, n))):
+            lay = got.layouts.get(f"Layout{op}_TV")
+            if lay is None or None in tile:
+                continue
+            out += ["[[config]]", f'name = "atom_{op}"', 'kind = "tv"', f"tv = {_toml(str(lay))}",
+                    f"tile = {list(tile)}", 'properties = ["exact_cover"]', ""]
+        return "\n".join(out)
+    out += ["[[config]]", 'name = "layout"', 'kind = "layout"', f"layout = {_toml(str(got.layout))}",
+            'properties = ["injective"]', ""]
+    return "\n".join(out)
+
+
+def spec_from_file(path: str) -> str:
+    """``spec_from_ttgir`` for ``*.ttgir`` / ``*.mlir`` files, ``spec_from_cute`` for anything else."""
+    text = Path(path).read_text()
+    if path.endswith((".ttgir", ".mlir")) or "#ttg." in text:
+        return spec_from_ttgir(text, Path(path).name)
+    return spec_from_cute(text, Path(path).name)
+
+
+__all__ = ["spec_from_cute", "spec_from_file", "spec_from_ttgir"]

@@ -1,0 +1,88 @@
+"""Residue tiles and tile schedulers: the models' index math on ints, and the exhaustive decision per size."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from layoutcheck import Layout, LayoutError
+from layoutcheck.models.residue import ResidueTiling
+from layoutcheck.models.schedulers import TileScheduler
+from layoutcheck.models.sizes import NP, PY
+
+
+def test_ceil_div_grid_and_owner() -> None:
+    t = ResidueTiling(("M", "N"), (128, 128))
+    assert t.grid((1000, 1000)) == (8, 8)
+    assert ResidueTiling(("M", "N"), (128, 128), count="div").grid((1000, 1000)) == (7, 7)
+    assert t.owner((999, 5)) == ((7, 0), (103, 5))
+    assert t.violation((1000, 1000)) is None
+
+
+def test_the_issue_example_1000_by_1000() -> None:
+    """1000 x 1000 with 128 x 128 tiles: 64 tiles, the last row and column of tiles are residue tiles."""
+    t = ResidueTiling(("M", "N"), (128, 128))
+    crd, done = t.accesses((1000, 1000))
+    assert len(crd) == 64 * 128 * 128 and int(done.sum()) == 1000 * 1000
+
+
+@pytest.mark.parametrize(("tiling", "sizes", "kind", "coord"), [
+    (ResidueTiling(("M",), (4,), count="div"), (10,), "owners", [8]),  # rows 8, 9 have no tile
+    (ResidueTiling(("M",), (4,), predicate="none"), (10,), "oob", [10]),  # the residue tile writes rows 10, 11
+    (ResidueTiling(("M", "N"), (2, 2), tv=Layout((2, 2), (1, 1))), (2, 2), "owners", [1, 0]),  # tv owns (1,0) twice
+])
+def test_violations(tiling: ResidueTiling, sizes, kind: str, coord) -> None:
+    w = tiling.violation(sizes)
+    assert w is not None and w["kind"] == kind and w["coord"] == coord
+
+
+def test_bad_tilings_are_named_errors() -> None:
+    with pytest.raises(LayoutError, match="count"):
+        ResidueTiling(("M",), (4,), count="floor")
+    with pytest.raises(LayoutError, match="tv layout"):
+        ResidueTiling(("M", "N"), (4, 4), tv=Layout(8))
+    with pytest.raises(LayoutError, match="kind"):
+        TileScheduler("hilbert")
+
+
+def _brute(s: TileScheduler, gm: int, gn: int) -> dict[tuple[int, int], list[tuple[int, ...]]]:
+    seen: dict[tuple[int, int], list[tuple[int, ...]]] = {}
+    for idx in itertools.product(*[range(b) for b in s.launch_bounds(gm, gn)]):
+        m, n, valid = s.tile(idx, gm, gn)
+        if valid:
+            seen.setdefault((m, n), []).append(idx)
+    return seen
+
+
+SCHEDULERS = [TileScheduler("plain"), TileScheduler("swizzle", log=2), TileScheduler("grouped", group=3, ctas=5),
+              TileScheduler("grouped", group=8, ctas=132), TileScheduler("split_k", splits=3)]
+
+
+@pytest.mark.parametrize("s", SCHEDULERS, ids=lambda s: s.describe())
+@given(gm=st.integers(1, 20), gn=st.integers(1, 9))
+def test_correct_schedulers_are_bijections_and_index_inverts_tile(s: TileScheduler, gm: int, gn: int) -> None:
+    gn = 1 if s.kind == "split_k" else gn
+    seen = _brute(s, gm, gn)
+    assert sorted(seen) == [(m, n) for m in range(gm) for n in range(gn)]
+    for (m, n), idx in seen.items():
+        assert idx == [s.index(m, n, gm, gn)]
+
+
+def test_numpy_interpreter_matches_python() -> None:
+    import numpy as np
+
+    s = TileScheduler("grouped", group=3, ctas=5)
+    c, i = np.meshgrid(np.arange(5), np.arange(4), indexing="ij")
+    m, n, v = s.tile((c.reshape(-1), i.reshape(-1)), 7, 2, NP)
+    for k, (cc, ii) in enumerate(zip(c.reshape(-1), i.reshape(-1), strict=True)):
+        assert (int(m[k]), int(n[k]), bool(v[k])) == s.tile((int(cc), int(ii)), 7, 2, PY)
+
+
+def test_broken_schedulers_drop_tiles() -> None:
+    drop = TileScheduler("grouped", group=8, ctas=132, drop_partial_group=True)
+    assert (8, 0) not in _brute(drop, 9, 2) and len(_brute(drop, 16, 2)) == 32
+    floor = TileScheduler("split_k", splits=4, count="div")
+    assert sorted(_brute(floor, 10, 1)) == [(k, 0) for k in range(8)]  # k-tiles 8 and 9 lost

@@ -1,0 +1,96 @@
+"""wgmma descriptor properties: proven for every canonical stage CUTLASS builds, refuted (re-checked witness) for
+the broken descriptors of known bugs."""
+
+from __future__ import annotations
+
+import pytest
+
+from layoutcheck.engines.prove import prove
+from layoutcheck.models.gmma import GmmaDescriptor, gmma_blocks, gmma_descriptor
+from layoutcheck.models.tma import TmaBox, mma_smem_layout
+from layoutcheck.properties.gmma import gmma_addresses, gmma_fields, tma_wgmma
+from layoutcheck.result import Verdict
+
+TNAME = {"f16": "float16", "bf16": "bfloat16", "tf32": "tfloat32", "e4m3": "uint8"}
+SPAN = {"none": 16, "32B": 32, "64B": 64, "128B": 128}
+
+
+def _case(dtype: str, major: str, swizzle: str):
+    e = {"f16": 2, "bf16": 2, "tf32": 4, "e4m3": 1}[dtype]
+    k = max(SPAN["128B"] // e, 32 // e)
+    stage = mma_smem_layout(major, swizzle, TNAME[dtype], (128, k))
+    width = SPAN[swizzle] // e
+    if major == "K":
+        box, modes = TmaBox(TNAME[dtype], (k, 128), (k * e,), (width, 128), swizzle=swizzle), (1, 0)
+    else:
+        box, modes = TmaBox(TNAME[dtype], (128, k), (128 * e,), (width, 8), swizzle=swizzle), (0, 1)
+    return stage, box, modes
+
+
+CASES = [(d, m, s) for d in ("f16", "bf16", "tf32", "e4m3") for m in ("K", "MN") for s in SPAN
+         if m == "K" or d in ("f16", "bf16")]
+
+
+@pytest.mark.parametrize("dtype, major, swizzle", CASES)
+def test_canonical_stages_are_proven(dtype: str, major: str, swizzle: str) -> None:
+    stage, box, modes = _case(dtype, major, swizzle)
+    block = 64 if major == "K" or SPAN[swizzle] // {"f16": 2, "bf16": 2}.get(dtype, 1) <= 64 else 128
+    for prop in (gmma_addresses(stage, dtype, major, block_mn=block), gmma_fields(stage, dtype, major, block_mn=block),
+                 tma_wgmma(box, stage, modes, dtype, major, block)):
+        r = prove(prop)
+        assert r.status is Verdict.PROVEN, (str(prop), r.reason)
+
+
+def _refuted(prop) -> str:
+    r = prove(prop)
+    assert r.status is Verdict.REFUTED, (str(prop), r.status)
+    assert prop.recheck(r.counterexample.data)
+    return r.counterexample.text
+
+
+def test_swizzle_changed_in_tma_only() -> None:  # MatmulTutorial#14
+    st64, box, modes = _case("f16", "K", "64B")
+    st128, _, _ = _case("f16", "K", "128B")
+    msg = _refuted(tma_wgmma(box, st64, modes, "f16", "K", 64, wgmma_layout=st128))
+    assert "(mn=1, k=0)" in msg and "TMA writes it to byte 64" in msg
+
+
+def test_leading_offset_dropped() -> None:  # triton#6220
+    st = mma_smem_layout("MN", "128B", "float16", (128, 64))
+    good = gmma_descriptor(gmma_blocks(st, "f16").block_layout(), "f16", "MN")
+    bad = GmmaDescriptor(good.start_address, 0, good.stride_byte_offset, 0, good.layout_type)
+    assert "(mn=64, k=0)" in _refuted(gmma_addresses(st, "f16", "MN", desc=bad))
+    assert prove(gmma_addresses(st, "f16", "MN", desc=good)).status is Verdict.PROVEN
+
+
+def test_no_swizzle_offsets_swapped() -> None:  # triton#8378
+    st = mma_smem_layout("K", "none", "float16", (64, 64))
+    good = gmma_descriptor(gmma_blocks(st, "f16").block_layout(), "f16", "K")
+    bad = GmmaDescriptor(0, good.stride_byte_offset, good.leading_byte_offset, 0, "INTER")
+    _refuted(gmma_addresses(st, "f16", "K", desc=bad.value))
+
+
+@pytest.mark.parametrize("base", [128, 640, 1408])
+def test_base_offset(base: int) -> None:
+    st = mma_smem_layout("K", "128B", "float16", (64, 64))
+    assert prove(gmma_addresses(st, "f16", "K", base)).status is Verdict.PROVEN
+    good = gmma_descriptor(gmma_blocks(st, "f16").block_layout(), "f16", "K", base)
+    bad = GmmaDescriptor(good.start_address, 16, 1024, 0, "SW128")
+    assert "base_offset 0" in _refuted(gmma_fields(st, "f16", "K", base, desc=bad))
+    _refuted(gmma_addresses(st, "f16", "K", base, desc=bad))
+
+
+def test_layout_type_and_range_and_major() -> None:
+    st = mma_smem_layout("K", "128B", "float16", (64, 64))
+    assert "layout_type SW64" in _refuted(gmma_fields(st, "f16", "K", desc=GmmaDescriptor(0, 16, 1024, 0, "SW64")))
+    assert "does not fit" in _refuted(gmma_fields(st, "f16", "K", base_address=1 << 18))
+    st32 = mma_smem_layout("MN", "128B", "tfloat32", (128, 32))
+    assert "16-bit" in _refuted(gmma_fields(st32, "tf32", "MN"))
+
+
+def test_non_canonical_stage_is_refuted_with_the_reason() -> None:
+    from layoutcheck.algebra.layout import Layout
+    from layoutcheck.algebra.swizzle import ComposedLayout, Swizzle
+
+    st = ComposedLayout(Swizzle(3, 3, 3), 0, Layout((64, 64), (32, 1)))  # rows 64 B apart under a 128B swizzle
+    assert "stride failure" in _refuted(gmma_addresses(st, "f16", "K"))

@@ -1,0 +1,80 @@
+"""The bug zoo (``specs/zoo/``): every public bug reproduced as a spec keeps its verdict.
+
+``NAME.toml`` declares ``expect = "refuted"`` and must be REFUTED with a re-checked counterexample; its pair
+``NAME_fixed.toml`` must be PROVEN. Files named ``*_notabug.toml`` record reports that are not layout bugs (PROVEN).
+Every file cites its report as ``owner/repo#N`` in its description. The default ``layoutcheck check specs/`` skips the
+refuted files, so the bundled gate stays green.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from layoutcheck.cli import run_job
+from layoutcheck.spec.load import collect, declares_refuted, load_spec
+
+ZOO = Path(__file__).resolve().parents[2] / "specs" / "zoo"
+CITATION = re.compile(r"\b[\w.-]+/[\w.-]+#\d+\b")
+FILES = sorted(ZOO.glob("*.toml"))
+BUGS = [f for f in FILES if declares_refuted(str(f))]
+
+
+def _rows(path: Path) -> list:
+    spec = load_spec(str(path))
+    return [run_job((str(path), ci, pi), "auto", 10.0)
+            for ci, cfg in enumerate(spec.configs) for pi in range(len(cfg.properties))]
+
+
+def test_zoo_is_populated() -> None:
+    assert len(BUGS) >= 8, [f.name for f in FILES]
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
+def test_every_zoo_spec_cites_its_report(path: Path) -> None:
+    spec = load_spec(str(path))
+    assert CITATION.search(spec.description), f"{path.name}: description must cite owner/repo#N"
+    assert CITATION.search(path.read_text().splitlines()[0]), f"{path.name}: first comment line must cite it"
+
+
+@pytest.mark.parametrize("path", BUGS, ids=lambda p: p.stem)
+def test_bug_is_refuted_with_a_counterexample(path: Path) -> None:
+    rows = _rows(path)
+    refuted = [r for r in rows if r.status == "REFUTED"]
+    assert refuted, [(r.property, r.status, r.reason) for r in rows]
+    assert all(r.status != "UNKNOWN" for r in rows), [(r.property, r.reason) for r in rows]
+    assert all(r.counterexample for r in refuted)
+
+
+@pytest.mark.parametrize("path", BUGS, ids=lambda p: p.stem)
+def test_bug_has_a_proven_fix(path: Path) -> None:
+    fixed = path.with_name(f"{path.stem}_fixed.toml")
+    assert fixed.is_file(), f"{path.name} has no {fixed.name}"
+    assert not declares_refuted(str(fixed))
+    rows = _rows(fixed)
+    assert rows and all(r.status == "PROVEN" for r in rows), [(r.property, r.status, r.counterexample) for r in rows]
+
+
+@pytest.mark.parametrize("path", [f for f in FILES if f.stem.endswith("_notabug")], ids=lambda p: p.stem)
+def test_not_a_bug_is_proven(path: Path) -> None:
+    assert all(r.status == "PROVEN" for r in _rows(path))
+
+
+def test_default_collection_skips_the_refuted_files() -> None:
+    default = {Path(f).resolve() for f in collect([str(ZOO)])}
+    everything = {Path(f).resolve() for f in collect([str(ZOO)], include_broken=True)}
+    assert default == {f for f in FILES if f not in BUGS}
+    assert everything == set(FILES)
+    assert {Path(f).resolve() for f in collect([str(BUGS[0])])} == {BUGS[0]}  # named explicitly: checked
+
+
+def test_expect_key_is_validated(tmp_path: Path) -> None:
+    from layoutcheck.errors import SpecError
+
+    bad = tmp_path / "x.toml"
+    bad.write_text('format = 1\nexpect = "refutd"\n[[config]]\nname = "a"\nkind = "layout"\nlayout = "4:1"\n'
+                   'properties = ["injective"]\n')
+    with pytest.raises(SpecError, match="key 'expect'"):
+        load_spec(str(bad))
