@@ -346,6 +346,8 @@ def extended_offsets(layout: Layout, n: int) -> np.ndarray:
     >>> extended_offsets(Layout((2,2),(1,4)), 6).tolist()
     [0, 1, 4, 5, 8, 9]
     """
+    import numpy as np  # NumPy loads on first evaluation, not with the algebra
+
     shape, stride = flatten(layout.shape), flatten(layout.stride)
     idx = np.arange(n, dtype=np.int64)
     out = np.zeros(n, dtype=np.int64)
@@ -353,6 +355,8 @@ def extended_offsets(layout: Layout, n: int) -> np.ndarray:
         out += (idx % s) * d
         idx //= s
     return out + idx * stride[-1]
+
+
 def _fill(out: Any, modes: Sequence[tuple[int, int]], dtype: Any, xp: Any) -> Any:
     """Write the offsets of the flat layout ``modes`` (fastest first) into ``out`` (``len(out) == size``).
 

@@ -31,8 +31,6 @@ import itertools
 from collections.abc import Iterable
 from math import gcd
 
-import numpy as np
-
 from layoutcheck.algebra.inttuple import ceil_div, flatten, is_int, is_tuple
 from layoutcheck.algebra.layout import Layout, _concat, _leaf_modes, _make, as_layout, extended_offsets
 from layoutcheck.errors import CompositionError, LayoutError
@@ -360,6 +358,8 @@ def left_inverse(layout: Layout | int) -> Layout:
 
 def _check_quasi_inverse(layout: Layout, r: Layout) -> None:
     """Raise unless ``L(extended(R, L(i))) == L(i)`` for every ``i`` (checked over the whole domain)."""
+    import numpy as np  # NumPy loads on first evaluation, not with the algebra
+
     offs = layout.offsets()
     back = extended_offsets(layout, 1 + int(extended_offsets(r, int(offs.max()) + 1).max()))
     bad = np.nonzero(back[extended_offsets(r, int(offs.max()) + 1)[offs]] != offs)[0]

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from layoutcheck.codegen.cases import big_ownership_case, bundled_cases
-from layoutcheck.codegen.render import eval_c
+from layoutcheck.expr.c import eval_c
 
 CASES = [c for c in bundled_cases() if c.kernel == "ownership"] + [big_ownership_case(256)]
 
