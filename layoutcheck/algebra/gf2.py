@@ -12,7 +12,7 @@ rank argument (``layoutcheck.models.banks.gf2``): one elimination for both.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 
@@ -75,3 +75,23 @@ def span_prefix(vectors: tuple[int, ...], count: int) -> list[int]:
         if len(out) >= count:
             break
     return sorted(out[:count])
+
+
+def inverse(cols: Sequence[int], n: int) -> list[int] | None:
+    """For ``n`` columns forming an invertible ``n x n`` matrix ``M`` (column ``j`` = ``M e_j``), the columns of
+    ``M^-1``; ``None`` if singular. Gauss-Jordan on ``[M | I]`` stored row-wise.
+
+    >>> inverse([1, 3], 2), inverse([1, 1], 2)
+    ([1, 3], None)
+    """
+    rows = [sum(((cols[j] >> r) & 1) << j for j in range(n)) | (1 << (n + r)) for r in range(n)]
+    for c in range(n):
+        piv = next((r for r in range(c, n) if rows[r] >> c & 1), None)
+        if piv is None:
+            return None
+        rows[c], rows[piv] = rows[piv], rows[c]
+        for r in range(n):
+            if r != c and rows[r] >> c & 1:
+                rows[r] ^= rows[c]
+    inv_rows = [row >> n for row in rows]  # row r of M^-1
+    return [sum(((inv_rows[r] >> j) & 1) << r for r in range(n)) for j in range(n)]

@@ -38,6 +38,7 @@ from functools import reduce
 
 import numpy as np
 
+from layoutcheck.algebra.gf2 import inverse as gf2_inverse
 from layoutcheck.algebra.layout import Layout, flat_modes
 from layoutcheck.algebra.swizzle import ComposedLayout, Subject, Swizzle, inner
 from layoutcheck.errors import LayoutError
@@ -311,7 +312,7 @@ class LinearLayout:
         cols, n = self.columns(), self.out_bits
         if self.in_bits != n:
             raise LayoutError(f"invert: {self.in_size} inputs onto {self.out_size} outputs is not a bijection")
-        inv = _gf2_inverse(cols, n)
+        inv = gf2_inverse(cols, n)
         if inv is None:
             raise LayoutError("invert: the layout is not injective (its bases are linearly dependent)")
         sizes = [(name, 1 << len(bs)) for name, bs in self.in_bases]
@@ -341,22 +342,6 @@ def _shifts(shape: Sequence[int]) -> tuple[int, ...]:
         out.append(acc)
         acc += s.bit_length() - 1
     return tuple(out)
-
-
-def _gf2_inverse(cols: Sequence[int], n: int) -> list[int] | None:
-    """For ``n`` columns forming an invertible ``n x n`` matrix ``M`` (column ``j`` = ``M e_j``), the columns of
-    ``M^-1``; ``None`` if singular. Gauss-Jordan on ``[M | I]`` stored row-wise."""
-    rows = [sum(((cols[j] >> r) & 1) << j for j in range(n)) | (1 << (n + r)) for r in range(n)]
-    for c in range(n):
-        piv = next((r for r in range(c, n) if rows[r] >> c & 1), None)
-        if piv is None:
-            return None
-        rows[c], rows[piv] = rows[piv], rows[c]
-        for r in range(n):
-            if r != c and rows[r] >> c & 1:
-                rows[r] ^= rows[c]
-    inv_rows = [row >> n for row in rows]  # row r of M^-1
-    return [sum(((inv_rows[r] >> j) & 1) << r for r in range(n)) for j in range(n)]
 
 
 # -- CuTe <-> linear ---------------------------------------------------------------------------------------------
