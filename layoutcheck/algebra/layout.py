@@ -355,6 +355,8 @@ def extended_offsets(layout: Layout, n: int) -> np.ndarray:
         out += (idx % s) * d
         idx //= s
     return out + idx * stride[-1]
+
+
 def _fill(out: Any, modes: Sequence[tuple[int, int]], dtype: Any, xp: Any) -> Any:
     """Write the offsets of the flat layout ``modes`` (fastest first) into ``out`` (``len(out) == size``).
 
