@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from layoutcheck.engines.base import Limits
-from layoutcheck.engines.z3 import DEFAULT_RLIMIT, Z3
+from layoutcheck.engines.z3 import DEFAULT_RLIMIT, Z3, solve
 from layoutcheck.models.sizes import IntOps
 from layoutcheck.properties.base import Decision, Undecided
 from layoutcheck.properties.residue import ResidueCover, ScheduleBijection
@@ -72,20 +72,8 @@ class _IntQuery:
         return v
 
     def solve(self) -> tuple[str, Any]:
-        left = self.deadline - time.monotonic()
-        if left <= 0:
-            return "unknown", "timeout"
-        self.solver.set("timeout", max(1, int(left * 1000)))
         self.checks += 1
-        r = self.solver.check()
-        if r == self.z3.sat:
-            return "sat", self.solver.model()
-        if r == self.z3.unsat:
-            return "unsat", None
-        reason = self.solver.reason_unknown()
-        if time.monotonic() >= self.deadline:
-            reason = f"timeout ({reason})"
-        return "unknown", f"solver unknown: {reason}"
+        return solve(self.z3, self.solver, self.deadline)
 
     def minimise(self, model: Any, variables: list[Any]) -> list[int]:
         """Lexicographically smallest values of ``variables`` (binary search per variable, under the limits)."""

@@ -46,6 +46,25 @@ def width_for(*subjects: Subject, extra: int = 0) -> int:
     return need + 2
 
 
+def solve(z3: Any, solver: Any, deadline: float) -> tuple[str, Any]:
+    """The choke point of every z3 query (bit-vector or integer): ``('sat', model)``, ``('unsat', None)`` or
+    ``('unknown', reason)``; the time left to ``deadline`` is the solver's timeout, and ``unknown`` (timeout, rlimit,
+    incompleteness) is never turned into a proof."""
+    left = deadline - time.monotonic()
+    if left <= 0:
+        return "unknown", "timeout"
+    solver.set("timeout", max(1, int(left * 1000)))
+    r = solver.check()
+    if r == z3.sat:
+        return "sat", solver.model()
+    if r == z3.unsat:
+        return "unsat", None
+    reason = solver.reason_unknown()
+    if time.monotonic() >= deadline:
+        reason = f"timeout ({reason})"
+    return "unknown", f"solver unknown: {reason}"
+
+
 class _Query:
     """One fresh z3 context and solver with the limits applied; builds layout terms in it."""
 
@@ -82,22 +101,9 @@ class _Query:
         return self.term(index_ast(x, e, signed=True))
 
     def solve(self) -> tuple[str, Any]:
-        """The choke point: every ``check()`` goes through here. Returns ``('sat', model)``, ``('unsat', None)`` or
-        ``('unknown', reason)``."""
-        left = self.deadline - time.monotonic()
-        if left <= 0:
-            return "unknown", "timeout"
-        self.solver.set("timeout", max(1, int(left * 1000)))
+        """Every ``check()`` of this query, through the engine's one choke point (``solve``)."""
         self.checks += 1
-        r = self.solver.check()
-        if r == self.z3.sat:
-            return "sat", self.solver.model()
-        if r == self.z3.unsat:
-            return "unsat", None
-        reason = self.solver.reason_unknown()
-        if time.monotonic() >= self.deadline:
-            reason = f"timeout ({reason})"
-        return "unknown", f"solver unknown: {reason}"
+        return solve(self.z3, self.solver, self.deadline)
 
     def value(self, model: Any, v: Any) -> int:
         return model.eval(v, model_completion=True).as_long()
