@@ -53,11 +53,25 @@ class TmaCompatible(Property):
         object.__setattr__(self, "modes", modes)
         if any(e != 1 for e in self.box.element_strides):
             raise LayoutError(f"tma_compatible needs element strides 1, found {self.box.element_strides}")
-        illegal = bool(self.box.violations())  # a descriptor the driver rejects is REFUTED first, whatever the tile
-        for i, d in enumerate(modes):
-            ext, n = size(inner(lay)[i]), self.box.counts[d]
-            if ext % n and not illegal:
-                raise LayoutError(f"box dim {d} of {n} elements does not divide layout mode {i} of size {ext}")
+        # a descriptor the driver rejects, or a box that does not tile the layout, is REFUTED (``refutation``)
+
+    def _split_mode(self) -> tuple[int, int, int, int] | None:
+        """``(mode, box dim, box elements, mode size)`` of the first layout mode the box does not divide."""
+        for i, d in enumerate(self.modes):
+            ext, n = size(inner(self.layout)[i]), self.box.counts[d]
+            if ext % n:
+                return i, d, n, ext
+        return None
+
+    def refutation(self) -> Decision | None:
+        bad = self.box.violations()
+        if bad:
+            return Decision(False, {"kind": "descriptor", "violation": 0}, {"violations": len(bad)})
+        split = self._split_mode()
+        if split is not None:
+            i, d, n, ext = split
+            return Decision(False, {"kind": "divide", "mode": i, "dim": d, "n": n, "extent": ext})
+        return None
 
     def subjects(self) -> tuple[Subject, ...]:
         return (self.layout,)
@@ -91,9 +105,9 @@ class TmaCompatible(Property):
         return actual.ravel(order="F"), expected.ravel(order="F"), dst.ravel(order="F")
 
     def exhaustive(self) -> Decision:
-        bad = self.box.violations()
-        if bad:
-            return Decision(False, {"kind": "descriptor", "violation": 0}, {"violations": len(bad)})
+        early = self.refutation()
+        if early is not None:
+            return early
         actual, expected, dst = self._sides()
         stats = {"elements": int(actual.size), "boxes": self.boxes()}
         mis = np.flatnonzero(dst % LIMITS.smem_dst_align)
@@ -123,12 +137,19 @@ class TmaCompatible(Property):
     def recheck(self, w: dict[str, Any]) -> bool:
         if w["kind"] == "descriptor":
             return bool(self.box.violations())
+        if w["kind"] == "divide":
+            return size(inner(self.layout)[w["mode"]]) % self.box.counts[w["dim"]] != 0
         e = self._element(w["i"])
         if w["kind"] == "dst":
             return e["dst"] % LIMITS.smem_dst_align != 0
         return e["actual"] != e["expected"]
 
     def explain(self, w: dict[str, Any]) -> str:
+        if w["kind"] == "divide":
+            n, ext, last = w["n"], w["extent"], w["extent"] // w["n"] * w["n"]
+            return (f"box dim {w['dim']} loads {n} elements but layout mode {w['mode']} has {ext}: the box at "
+                    f"coordinate {last} of that mode covers {last}..{last + n - 1}, past the tile's last element "
+                    f"{ext - 1} (the boxes cannot tile the layout exactly)")
         if w["kind"] == "descriptor":
             bad = self.box.violations()
             return f"the driver rejects the descriptor: {bad[w['violation']]}" + (

@@ -117,6 +117,12 @@ def picture(row: Row) -> Grid | None:
         return _outlined(prop.subjects()[0], [], f"misaligned: {row.counterexample}", coords=[tuple(w["coord"])])
     if prop.name == "tma_compatible" and kind == "place":
         return _outlined(prop.subjects()[0], [int(w["i"])], "outlined: the misplaced element of the box")
+    if prop.name == "tma_compatible" and kind == "divide":
+        rows, cols = grid_shape(prop.subjects()[0])
+        last, mode = int(w["extent"]) // int(w["n"]) * int(w["n"]), int(w["mode"])
+        cells = [(r, c) for r in range(rows) for c in range(cols) if (r, c)[min(mode, 1)] >= last]
+        return _outlined(prop.subjects()[0], [], "outlined: the elements of the last box, which runs past the tile",
+                         coords=cells)
     idx = [int(w[k]) for k in ("i", "j") if isinstance(w.get(k), int)]
     if idx:
         return _outlined(prop.subjects()[0], idx, "outlined: the counterexample's indices")

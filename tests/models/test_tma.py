@@ -209,10 +209,18 @@ def test_plain_layout_and_unaligned_box_origin():
     assert prove(tma_compatible(TmaBox("float16", (24, 8), (48,), (24, 8)), lay, (1, 0))).proven
 
 
+def test_a_box_that_does_not_tile_the_layout_is_refuted():
+    """A well-formed box that does not divide its layout mode is a wrong configuration: REFUTED, not an error."""
+    lay = mma_smem_layout("K", "none", "float16", (8, 32))
+    prop = tma_compatible(TmaBox("float16", (32, 8), (64,), (24, 8)), lay, (1, 0))  # 24 does not divide 32
+    for engine in ("auto", "exhaustive"):
+        r = prove(prop, engine=engine)
+        assert r.status is Verdict.REFUTED, engine
+        assert "covers 24..47, past the tile's last element 31" in r.counterexample.text
+
+
 def test_compatibility_precondition_errors():
     lay = mma_smem_layout("K", "none", "float16", (8, 32))
-    with pytest.raises(LayoutError):
-        tma_compatible(TmaBox("float16", (32, 8), (64,), (24, 8)), lay, (1, 0))  # 24 does not divide 32
     with pytest.raises(LayoutError):
         tma_compatible(TmaBox("float16", (32, 8), (64,), (8, 8)), lay, (0, 0))
     with pytest.raises(LayoutError):
