@@ -513,16 +513,14 @@ EXPLANATIONS = """\
   loads, one 32-bit load per element: lane `t` reads `(m, k) = (t/4, t%4)`; the swizzle XORs `k` into bits 2-4 of
   the offset, so the 32 lanes reach 16 distinct banks twice: 2 wavefronts instead of 1 on every load. Same caveat:
   a derivation, to be measured.
-- **layoutcheck's `tma` and `wgmma` kinds with `major = "MN"` + `tile`** build a multi-atom MN-major stage MN-first
-  (the next 64-wide SW128 atom along MN 1024 B on), while CUTLASS's SM90 mainloop
+- **Found and fixed: layoutcheck's `tma` and `wgmma` kinds with `major = "MN"` + `tile`** built a multi-atom
+  MN-major stage MN-first (the next 64-wide SW128 atom along MN 1024 B on), while CUTLASS's SM90 mainloop
   (`sm90_mma_tma_gmma_ss_warpspecialized.hpp`) and TMA epilogue tile MN-major atoms K-first (`Step<_2,_1,_3>`: the
   next 8 K-rows 1024 B on, the next MN atom after the whole K extent). With that form the box CUTLASS's layout admits
-  is REFUTED (f16 MN-major 128x32, SW128, box [64, 32]: *tile element (0,8): TMA puts it at smem byte 1024, the
-  layout expects byte 2048*; `wgmma`: *the TMA writes it to byte 1024, the wgmma reads byte 2048*), and every claim is
-  PROVEN against CUTLASS's own layout. A layoutcheck modelling mismatch (the GMMA stage of models/tma and
-  models/gmma for MN-major operands wider than one atom), not a CUTLASS bug: LBO and SBO trade roles between the two
-  orders, so descriptors computed for one do not read the other. The corpus states every TMA and descriptor claim
-  against the explicit CUTLASS layout (`smem_layout` + `modes`).
+  was REFUTED (f16 MN-major 128x32, SW128, box [64, 32]: *tile element (0,8): TMA puts it at smem byte 1024, the
+  layout expects byte 2048*). A layoutcheck modelling mismatch, not a CUTLASS bug: both kinds now stack atoms as
+  CUTLASS does (`spec.bind.WGMMA_ATOM_ORDER`). The corpus still states every TMA and descriptor claim against the
+  explicit CUTLASS layout (`smem_layout` + `modes`).
 """
 
 

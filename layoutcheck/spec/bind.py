@@ -297,6 +297,13 @@ def _bind_tma(cfg: Config, req: PropertyRequest) -> Property:
     return PROPERTIES[req.name](*_tma_parts(cfg))
 
 
+WGMMA_ATOM_ORDER = {"K": "col", "MN": "row"}
+"""How a ``tma`` or ``wgmma`` config's ``major`` + ``swizzle`` + ``tile`` stage stacks its GMMA atoms: as CUTLASS's
+SM90 mainloop does, MN first for K-major operands and K first for MN-major ones
+(``sm90_mma_tma_gmma_ss_warpspecialized.hpp``:
+``tile_to_shape(SmemLayoutAtom, ..., is_major<0> ? Step<_2,_1,_3> : Step<_1,_2,_3>)``)."""
+
+
 def _tma_parts(cfg: Config) -> tuple[TmaBox, Any, tuple[int, ...]]:
     """The config's TMA box, the shared-memory layout it fills and the box dimension of each layout mode."""
     dtype = TMA_DTYPES[cfg.get("dtype")]
@@ -317,7 +324,7 @@ def _tma_parts(cfg: Config) -> tuple[TmaBox, Any, tuple[int, ...]]:
             raise cfg.error("major" if major is None else "tile",
                             "kind 'tma' needs 'smem_layout', or 'major' and a 2-D 'tile' = [MN, K]")
         try:
-            lay = mma_smem_layout(major, swizzle, dtype, tuple(tile2))
+            lay = mma_smem_layout(major, swizzle, dtype, tuple(tile2), WGMMA_ATOM_ORDER[major])
         except LayoutError as e:
             raise cfg.error(_blame_tma(cfg, e), one_line(e)) from None
         mn, k = tile2
@@ -343,12 +350,6 @@ def _blame_tma(cfg: Config, e: LayoutError) -> str:
         if key.replace("_", " ") in text or key in text:
             return key
     return "box"
-
-
-WGMMA_ATOM_ORDER = {"K": "col", "MN": "row"}
-"""How a ``wgmma`` config's ``swizzle`` + ``tile`` stage stacks its GMMA atoms: as CUTLASS's SM90 mainloop does,
-MN first for K-major operands and K first for MN-major ones (``sm90_mma_tma_gmma_ss_warpspecialized.hpp``:
-``tile_to_shape(SmemLayoutAtom, ..., is_major<0> ? Step<_2,_1,_3> : Step<_1,_2,_3>)``)."""
 
 
 def _bind_wgmma(cfg: Config, req: PropertyRequest) -> Property:
