@@ -1,4 +1,4 @@
-// kernels/mma_sync_ops.cuh (inlined by layoutcheck.codegen into mma_gemm.cu and tma_mma_gemm.cu): the two warp
+// templates/mma_sync_ops.cuh (inlined by layoutcheck.codegen into mma_gemm.cu and tma_mma_gemm.cu): the two warp
 // instructions of the GEMM tiles, ldmatrix.x4 (shared -> fragment registers) and mma.sync m16n8k16 f16 -> f32.
 __device__ __forceinline__ void ldmatrix_x4(unsigned (&r)[4], const __half* p) {
   const unsigned a = static_cast<unsigned>(__cvta_generic_to_shared(p));

@@ -1,4 +1,4 @@
-  // kernels/mma_sync_tile.cuh (inlined by layoutcheck.codegen): sA, sB hold the tile's operands in shared memory;
+  // templates/mma_sync_tile.cuh (inlined by layoutcheck.codegen): sA, sB hold the tile's operands in shared memory;
   // per k-tile, ldmatrix.x4 at the row-provider addresses of the tiled MMA's A/B TV layouts, then mma.sync per atom;
   // C stored through tv_layout_C. Needs t, lane, warp, sA, sB, gC in scope.
   float acc[{{C_VALUES}}];

@@ -36,16 +36,7 @@ extern "C" __global__ void __launch_bounds__({{THREADS}}) {{KERNEL}}(const __hal
     if (t == 0u) atomicOr(status, 2u);
     return;
   }
-  if (t == 0u) {
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" :: "r"(bar) : "memory");
-    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-  }
-  __syncthreads();
-  if (t == 0u) {
-    asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;\n" :: "l"(tmapA) : "memory");
-    asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;\n" :: "l"(tmapB) : "memory");
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" :: "r"(bar), "r"({{TX_BYTES}}u)
-                 : "memory");
+  {{> tma_arm_barrier}}
     // load q of each operand: box origin (c0, c1) and destination byte offset, from the box plan and the layout
 #pragma unroll
     for (unsigned q = 0; q < {{BOXES_A}}u; ++q) tma_load_2d(a_base + {{DST_A}}, tmapA, {{C0_A}}, {{C1_A}}, bar);
