@@ -90,8 +90,26 @@ def _explain_misaligned(prop: Any, w: dict[str, Any]) -> str:
             f"{w['address']} is not {prop.access.kind.bytes}-byte aligned ({prop.access.kind} faults on it)")
 
 
+class _AccessClaim(Property):
+    """What the bank claims over one ``access`` of an ``smem`` layout share: the subject, the domain (32 lanes per
+    instruction), and the refutation every engine reports first (a misaligned vector faults before any bank is
+    counted)."""
+
+    __slots__ = ()
+
+    def subjects(self) -> tuple[Subject, ...]:
+        return (self.smem,)
+
+    def domain_size(self) -> int:
+        return self.access.instructions * 32
+
+    def refutation(self) -> Decision | None:
+        mis = misaligned_witness(self)
+        return None if mis is None else Decision(False, mis)
+
+
 @dataclass(frozen=True, slots=True)
-class ConflictFree(Property):
+class ConflictFree(_AccessClaim):
     """Every instruction of ``access`` on ``smem`` needs exactly its ideal wavefronts (no bank conflict)."""
 
     smem: Subject
@@ -103,23 +121,13 @@ class ConflictFree(Property):
         object.__setattr__(self, "smem", as_subject(self.smem, "shared-memory layout"))
         byte_addresses(self.smem, self.access)  # validates vectors and bounds at construction
 
-    def subjects(self) -> tuple[Subject, ...]:
-        return (self.smem,)
-
     def subject(self) -> str:
         return f"{self.smem}, {self.access}"
 
-    def domain_size(self) -> int:
-        return self.access.instructions * 32
-
-    def refutation(self) -> Decision | None:
-        mis = misaligned_witness(self)
-        return None if mis is None else Decision(False, mis)
-
     def exhaustive(self) -> Decision:
-        mis = misaligned_witness(self)
-        if mis is not None:
-            return Decision(False, mis)
+        early = self.refutation()
+        if early is not None:
+            return early
         an = analyze(self.smem, self.access)
         stats = {"instructions": an.instructions, "wavefronts": an.wavefronts, "ideal": an.ideal}
         if an.conflicts == 0:
@@ -145,7 +153,7 @@ class ConflictFree(Property):
 
 
 @dataclass(frozen=True, slots=True)
-class WavefrontCount(Property):
+class WavefrontCount(_AccessClaim):
     """The access needs exactly ``n`` wavefronts in total, summed over every instruction (or at most ``max``).
 
     A conflict-free access of 4 ``ldmatrix.x4`` instructions needs 4 x 4 = 16 wavefronts: ``n`` is that total.
@@ -164,15 +172,9 @@ class WavefrontCount(Property):
             raise LayoutError("wavefront_count needs exactly one of n (exact total) or max (upper bound)")
         byte_addresses(self.smem, self.access)
 
-    def subjects(self) -> tuple[Subject, ...]:
-        return (self.smem,)
-
     def subject(self) -> str:
         bound = f"== {self.n}" if self.n is not None else f"<= {self.max}"
         return f"{self.smem}, {self.access}, {bound}"
-
-    def domain_size(self) -> int:
-        return self.access.instructions * 32
 
     def _total(self) -> int:
         return int(wavefronts_batch(self.access.kind, byte_addresses(self.smem, self.access)).sum())
@@ -180,14 +182,10 @@ class WavefrontCount(Property):
     def _holds(self, t: int) -> bool:
         return t == self.n if self.n is not None else t <= (self.max or 0)
 
-    def refutation(self) -> Decision | None:
-        mis = misaligned_witness(self)
-        return None if mis is None else Decision(False, mis)
-
     def exhaustive(self) -> Decision:
-        mis = misaligned_witness(self)
-        if mis is not None:
-            return Decision(False, mis)
+        early = self.refutation()
+        if early is not None:
+            return early
         t = self._total()
         return Decision(True, None, {"wavefronts": t}) if self._holds(t) else Decision(False, {"kind": "count",
                                                                                                  "wavefronts": t})
