@@ -83,6 +83,14 @@ PROPERTY_PARAMS |= {"umma_describes": set(), "descriptor_fields": set(), "tmem_e
                     "scale_ownership": set()}
 ALL_PROPERTIES = sorted(PROPERTY_PARAMS)
 
+# -- whole-kernel data paths (issue #20): additive; binder in layoutcheck.spec.bind_datapath ---------------------------
+KINDS |= {
+    "datapath": {"keys": {"atom", "atom_layout", "permutation", "tile", "dtype", "A", "B", "C"},
+                 "required": {"atom", "tile", "dtype"}, "properties": {"datapath"}},
+}
+PROPERTY_PARAMS |= {"datapath": {"operand"}}
+ALL_PROPERTIES = sorted(PROPERTY_PARAMS)
+
 
 @dataclass(frozen=True, slots=True)
 class PropertyRequest:
