@@ -29,12 +29,14 @@ values)``) is tiled over the CTA tile like a TiledMMA (``copy_tv``).
 
 Composition (``trace``): every source location holds a token (the element it holds), each hop copies tokens; a
 location written twice holds ``CONFLICT``, one never written ``UNWRITTEN``. The path is right iff every expected
-final location is written exactly once and holds its expected token, and nothing else is written. Worked example
-(A, SM80, K-major ``Sw<2,3,3> o (8,32):(32,1)`` tiles): thread 1's cp.async moves ``(m,k) = (0,8..15)`` (a 16-byte
-vector) to element offset 8; ldmatrix.x4 lane 0 supplies the address of ``(0,0)`` (offset 0), and register
-``(t=1, v=0)`` gets ``(0,2)`` at offset 2: the path is right. Write with ``Sw<3,3,3>`` instead and ``(1,0)`` lands at
-offset ``32 ^ 8 = 40`` while the layout ldmatrix reads with puts it at offset 32 + 8 = 40 ... the first misplaced
-element is what ``first_fault`` reports.
+final location is written exactly once and holds its expected token, and nothing else is written.
+
+Worked example (operand A of an SM80 GEMM, ``Sw<2,3,3> o (8,32):(32,1)`` tiled to 128 x 32 halves, threads
+``(32,4):(4,1)`` x 8 halves of cp.async, ldmatrix.x4): thread 1's cp.async moves ``(m,k) = (0,8..15)`` to element
+offsets 8..15; lane 0 of ldmatrix supplies the address of ``(0,0)`` (offset 0) and register ``(t=1, v=0)`` receives
+the element at offset 2, ``(0,2)``: what mma.m16n8k16's ``a0`` of lane 1 must be. Let the cp.async write with
+``Sw<3,3,3>`` instead: ``(8,0)`` lands at element 256 ^ 32 = 288 (byte 576) where the layout ldmatrix reads with puts
+it at 256 (byte 512); ``first_fault`` names that hop and that element, the smallest global index misplaced.
 """
 
 from __future__ import annotations
@@ -169,9 +171,10 @@ _THRFRG = {"A": (TiledMMA.thrfrg_A, "VMK"), "B": (TiledMMA.thrfrg_B, "VNK"), "C"
 
 
 @lru_cache(maxsize=16)
-def fragment(mma: TiledMMA, operand: str, tile: tuple[int, int]) -> Fragment:
+def fragment(mma: TiledMMA, operand: str, tile: tuple[int, int], distinct: bool = False) -> Fragment:
     """The MMA's ``operand`` fragment over the CTA ``tile``: ``(thread, value) -> tile index`` (CuTe's
-    ``thrfrg_X`` sliced at every thread's ``(v, (m, k))`` / ``(v, (n, k))`` / ``(v, (m, n))``).
+    ``thrfrg_X`` sliced at every thread's ``(v, (m, k))`` / ``(v, (n, k))`` / ``(v, (m, n))``); ``distinct``: one
+    row per distinct fragment (a wgmma's shared-memory operand: every thread of a warpgroup "holds" the whole tile).
 
     >>> from layoutcheck.models.tiled_mma import make_tiled_mma
     >>> f = fragment(make_tiled_mma("SM80_16x8x16_F32F16F16F32_TN", (1, 1, 1)), "A", (16, 16))
@@ -190,8 +193,9 @@ def fragment(mma: TiledMMA, operand: str, tile: tuple[int, int]) -> Fragment:
         c = [crd[idx[m]] for m in modes]
         rows.append(c[0] + shape[0] * (c[1] + shape[1] * c[2]))
     base = thr_off[np.array(rows)]
-    _, first = np.unique(base, return_index=True)  # equal thread offsets <=> equal fragments
-    keep = np.sort(first).astype(np.int64)
+    keep = np.arange(base.size, dtype=np.int64)
+    if distinct:  # equal thread offsets <=> equal fragments
+        keep = np.sort(np.unique(base, return_index=True)[1]).astype(np.int64)
     tile_idx = base[keep][:, None] + val_off[None, :]
     tile_idx.setflags(write=False)
     keep.setflags(write=False)
@@ -203,7 +207,7 @@ def copy_tv(threads: Layout, values: Layout, tile: tuple[int, int]) -> Layout:
     values ordered (the copy tile's values, then the copy tiles colex).
 
     >>> str(copy_tv(Layout((2, 2), (2, 1)), Layout((1, 2)), (2, 8)))
-    '((2,2),(2,2)):((1,4),(2,8))'
+    '((2,2),(2,(1,2))):((4,1),(2,(0,8)))'
     """
     tiler, tv = make_layout_tv(threads, values)
     if len(tiler) != 2 or any(t % c for t, c in zip(tile, tiler, strict=True)):
@@ -342,10 +346,17 @@ def _wgmma_hop(read: WgmmaRead, path: OperandPath, frag: Fragment) -> Hop:
     return Hop("wgmma", name, ("smem", "regs"), addr.ravel(), regs, want, regs, regs, "regs")
 
 
+def path_fragment(path: Path) -> Fragment:
+    """The register space at the end (A, B) or start (C) of ``path``: one row per thread, or per warpgroup for a
+    wgmma reading its operand from shared memory."""
+    distinct = isinstance(path, OperandPath) and isinstance(path.read, WgmmaRead)
+    return fragment(path.mma, path.operand, path.tile, distinct)
+
+
 def hops(path: Path) -> tuple[Hop, ...]:
     """The hops of ``path`` in data-flow order (module docstring)."""
     n = path.tile[0] * path.tile[1]
-    frag = fragment(path.mma, path.operand, path.tile)
+    frag = path_fragment(path)
     if isinstance(path, OperandPath):
         load = (_thread_copy_hop(path.load, path.smem, path.dtype_bits, n, True) if isinstance(path.load, ThreadCopy)
                 else _tma_hop(path.load, path.smem, path.dtype_bits, n, True))
@@ -386,13 +397,13 @@ def initial_tokens(path: Path) -> np.ndarray:
     holds (C)."""
     if isinstance(path, OperandPath):
         return np.arange(path.tile[0] * path.tile[1], dtype=np.int64)
-    return fragment(path.mma, "C", path.tile).tile.ravel().astype(np.int64)
+    return path_fragment(path).tile.ravel().astype(np.int64)
 
 
 def expected_tokens(path: Path) -> np.ndarray:
     """Final locations and what each must hold: a register its fragment's element (A, B); a C element itself."""
     if isinstance(path, OperandPath):
-        return fragment(path.mma, path.operand, path.tile).tile.ravel().astype(np.int64)
+        return path_fragment(path).tile.ravel().astype(np.int64)
     return np.arange(path.tile[0] * path.tile[1], dtype=np.int64)
 
 
@@ -454,5 +465,5 @@ def first_fault(path: Path) -> dict[str, Any] | None:
 __all__ = [
     "CONFLICT", "UNWRITTEN", "EpiloguePath", "Fragment", "Hop", "MatrixCopy", "OperandPath", "Path", "ThreadCopy",
     "TmaCopy", "Trace", "WgmmaRead", "copy_tv", "end_to_end_ok", "expected_tokens", "first_fault", "fragment", "hops",
-    "initial_tokens", "row_addresses", "trace",
+    "initial_tokens", "path_fragment", "row_addresses", "trace",
 ]

@@ -33,8 +33,8 @@ from layoutcheck.models.datapath import (
     Path,
     expected_tokens,
     first_fault,
-    fragment,
     hops,
+    path_fragment,
     trace,
 )
 from layoutcheck.properties.base import Decision, Property
@@ -139,7 +139,7 @@ def _crd(p: Path, idx: int) -> str:
 def _element(p: Path, hop: Hop, i: int) -> str:
     """Move ``i`` of ``hop`` in CuTe coordinates."""
     if hop.element_space == "regs":
-        frag = fragment(p.mma, p.operand, p.tile)
+        frag = path_fragment(p)
         row, v = divmod(i, frag.values)
         t = int(frag.threads[row])
         who = "accumulator" if p.operand == "C" else f"the MMA's {p.operand} fragment:"
@@ -160,7 +160,7 @@ def _loc(p: Path, space: str, loc: int) -> str:
         if loc < 0:
             return "global memory outside the tile"
         return f"global {_crd(p, loc)}" if loc < n else f"global offset {loc - n} (outside the tile)"
-    frag = fragment(p.mma, p.operand, p.tile)
+    frag = path_fragment(p)
     row, v = divmod(loc, frag.values)
     return f"thread {int(frag.threads[row])}, value {v}"
 

@@ -34,6 +34,7 @@ from layoutcheck.models.datapath import (
     TmaCopy,
     WgmmaRead,
     copy_tv,
+    hops,
 )
 from layoutcheck.models.tiled_mma import TiledMMA
 from layoutcheck.models.tma import TmaBox, mma_smem_layout, tma_dtype
@@ -59,7 +60,9 @@ def bind(fn: Any, cfg: Config, req: PropertyRequest) -> Any:
     for n in names:
         table = dict(cfg.get(n))
         try:
-            paths.append(_epilogue(mma, tile, table) if n == "C" else _operand(cfg, mma, tile, n, table))
+            path = _epilogue(mma, tile, table) if n == "C" else _operand(cfg, mma, tile, n, table)
+            hops(path)  # a stage that does not fit its atom is an error on this path's table
+            paths.append(path)
         except LayoutError as e:
             raise SpecError(f"{cfg.file}:{cfg.line_of(n)}: config {cfg.name!r}: key {n!r}: {one_line(e)}",
                             file=cfg.file, line=cfg.line_of(n), key=n) from None
