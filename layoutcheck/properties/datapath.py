@@ -105,6 +105,17 @@ class DataPathClaim(Property):
             return bool(got[i] != want[i])
         return kind == "outside" and i >= want.size and i < counts.size and counts[i] > 0
 
+    def witness_element(self, w: dict[str, Any]) -> tuple[Subject, int]:
+        """The witness's path layout (its smem tile) and the tile index of the element it names (for pictures)."""
+        p = self._path(w)
+        hop = hops(p)[w["stage"]]
+        i = int(w["i"])
+        if w["kind"] in ("missed", "wrong", "outside"):
+            return p.smem, min(i, p.tile[0] * p.tile[1] - 1)
+        if hop.element_space == "regs":
+            return p.smem, int(path_fragment(p).tile.ravel()[int(hop.element[i])])
+        return p.smem, int(hop.element[i])
+
     def explain(self, w: dict[str, Any]) -> str:
         p = self._path(w)
         hs = hops(p)
