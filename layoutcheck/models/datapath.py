@@ -353,8 +353,18 @@ def path_fragment(path: Path) -> Fragment:
     return fragment(path.mma, path.operand, path.tile, distinct)
 
 
+def _descriptor_operand(path: OperandPath) -> bool:
+    """Whether the MMA reads ``path``'s operand from shared memory itself (a wgmma ``SS`` A, every wgmma B): every
+    thread of the atom "holds" the whole operand (a stride-0 thread mode)."""
+    tv = path.mma.atom.tv_layout_A if path.operand == "A" else path.mma.atom.tv_layout_B
+    return size(tv[0]) > 1 and not tv[0].offsets().any()
+
+
 def hops(path: Path) -> tuple[Hop, ...]:
     """The hops of ``path`` in data-flow order (module docstring)."""
+    if isinstance(path, OperandPath) and _descriptor_operand(path) != isinstance(path.read, WgmmaRead):
+        how = "through its descriptors: read = \"wgmma\"" if _descriptor_operand(path) else "from registers"
+        raise LayoutError(f"{path.mma.atom.name} reads operand {path.operand} {how}")
     n = path.tile[0] * path.tile[1]
     frag = path_fragment(path)
     if isinstance(path, OperandPath):

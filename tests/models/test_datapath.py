@@ -250,3 +250,12 @@ def test_stmatrix_tma_store_epilogue():
     box64 = TmaBox("float16", (128, 128), (256,), (32, 128), swizzle="64B")
     wrong = EpiloguePath(mma, (128, 128), 16, smem, MatrixCopy("SM90_U32x4_STSM_N"), TmaCopy(box64, (1, 0)))
     assert first_fault(wrong)["stage"] == 1
+
+
+def test_the_read_must_be_how_the_mma_takes_its_operand():
+    p = _sm90(128, "128B")
+    with pytest.raises(LayoutError, match="through its descriptors"):
+        hops(OperandPath("A", p.mma, p.tile, 16, "f16", p.smem, p.load, MatrixCopy("SM75_U32x4_LDSM_N")))
+    q = _sm80_a(2, 2)
+    with pytest.raises(LayoutError, match="from registers"):
+        hops(OperandPath("A", q.mma, q.tile, 16, "f16", q.smem, q.load, WgmmaRead("K")))
