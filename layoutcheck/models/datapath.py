@@ -57,6 +57,7 @@ from layoutcheck.hw.copy import CopyAtom, copy_atom, in_elements
 from layoutcheck.models.gmma import descriptor_reads
 from layoutcheck.models.tiled_mma import TiledMMA
 from layoutcheck.models.tma import TmaBox, tile_image
+from layoutcheck.models.tmem import TmemLoad, load_cells
 
 UNWRITTEN = -1
 """Token of a location no hop wrote (or a read outside the tile)."""
@@ -103,6 +104,17 @@ class WgmmaRead:
 
 
 @dataclass(frozen=True, slots=True)
+class TmemRead:
+    """tcgen05.ld of an accumulator in tensor memory: the MMA wrote ``accumulator`` (its data path, ``(M_cta, N) ->
+    lane + 128 * column``), the epilogue issues ``loads`` and believes the accumulator is laid out as ``assumed``
+    (``None``: as it is)."""
+
+    loads: tuple[TmemLoad, ...]
+    accumulator: Layout
+    assumed: Layout | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class OperandPath:
     """``global -> load -> smem -> read -> the MMA's operand fragment``; ``smem`` is the ``(MN, K)`` layout declared
     for the stage buffer, ``tile`` = ``(MN, K)`` of the CTA tile."""
@@ -119,14 +131,17 @@ class OperandPath:
 
 @dataclass(frozen=True, slots=True)
 class EpiloguePath:
-    """``accumulators -> write -> smem -> store -> global C``; ``smem`` is the declared ``(M, N)`` epilogue layout."""
+    """``accumulators -> write -> smem -> store -> global C``; ``smem`` is the declared ``(M, N)`` epilogue layout.
+    With ``tmem`` the accumulators are in tensor memory and ``tcgen05.ld`` brings them to registers first (``mma``
+    unused: the registers hold what the loads deliver)."""
 
-    mma: TiledMMA
+    mma: TiledMMA | None
     tile: tuple[int, int]
     dtype_bits: int
     smem: Subject
     write: MatrixCopy
     store: ThreadCopy | TmaCopy
+    tmem: TmemRead | None = None
 
     @property
     def operand(self) -> str:
@@ -265,7 +280,8 @@ def row_addresses(atom: CopyAtom, bits: int, frag: np.ndarray, offsets: np.ndarr
     first = inv[row * r]
     t0 = group * ta + first % ta
     v0 = chunk * va + first // ta
-    return offsets[frag[t0, v0]] + j
+    c0 = frag[t0, v0]
+    return np.where(c0 >= 0, offsets[np.maximum(c0, 0)] + j, -1)  # -1: an element the kernel cannot place
 
 
 # -- hops of a path ------------------------------------------------------------------------------------------------
@@ -314,7 +330,8 @@ def _matrix_hop(copy: MatrixCopy, frag: Fragment, smem: Subject, bits: int, writ
     s_act = _element_offsets(copy.smem if copy.smem is not None else smem)
     s_want = _element_offsets(smem)
     addr = es * row_addresses(atom, bits, frag.tile, s_act, "write" if write else "read").ravel()
-    want = es * s_want[frag.tile.ravel()]
+    flat = frag.tile.ravel()
+    want = np.where(flat >= 0, es * s_want[np.maximum(flat, 0)], -1)
     regs = np.arange(frag.tile.size, dtype=np.int64)
     stage = atom.ptx.split(".")[0] if atom.smem_side != "both" else ("st.shared" if write else "ld.shared")
     if write:
@@ -346,9 +363,57 @@ def _wgmma_hop(read: WgmmaRead, path: OperandPath, frag: Fragment) -> Hop:
     return Hop("wgmma", name, ("smem", "regs"), addr.ravel(), regs, want, regs, regs, "regs")
 
 
+def _inverse(layout: Layout) -> np.ndarray:
+    """``inv[offset]`` = the index ``layout`` maps there (-1 where it maps nothing)."""
+    offs = layout.offsets(np.int64)
+    inv = np.full(int(offs.max()) + 1, -1, dtype=np.int64)
+    inv[offs] = np.arange(offs.size)
+    return inv
+
+
+def _tmem_cells(read: TmemRead) -> tuple[np.ndarray, np.ndarray]:
+    """``(threads, cells[row, v])``: the TMEM cell (``lane + 128 * column``) value ``v`` of each thread reads, the
+    loads of a warp taken in order (32-bit elements)."""
+    per: dict[int, list[np.ndarray]] = {}
+    for load in read.loads:
+        c = load_cells(load)
+        order = np.lexsort((c["element"], c["thread"]))
+        t = 32 * load.warp + c["thread"][order]
+        cells = (c["lane"] + 128 * c["column"])[order]
+        for thread in np.unique(t):
+            per.setdefault(int(thread), []).append(cells[t == thread])
+    threads = np.array(sorted(per), dtype=np.int64)
+    rows = [np.concatenate(per[int(t)]) for t in threads]
+    if len({r.size for r in rows}) != 1:
+        raise LayoutError("the tcgen05.ld loads give the threads different numbers of values")
+    return threads, np.stack(rows)
+
+
+def tmem_fragment(read: TmemRead) -> Fragment:
+    """The registers the loads fill: ``tile[row, v]`` = the C element the epilogue *believes* value ``v`` holds (the
+    ``assumed`` accumulator's element at the cell it reads; -1 for a cell outside it)."""
+    threads, cells = _tmem_cells(read)
+    inv = _inverse(read.assumed if read.assumed is not None else read.accumulator)
+    ok = cells < inv.size
+    tile_idx = np.where(ok, inv[np.where(ok, cells, 0)], -1)
+    return Fragment(threads, tile_idx)
+
+
+def _tmem_hop(read: TmemRead, frag: Fragment) -> Hop:
+    _, cells = _tmem_cells(read)
+    acc = read.accumulator.offsets(np.int64)
+    want = np.where(frag.tile >= 0, acc[np.maximum(frag.tile, 0)], -1).ravel()
+    regs = np.arange(frag.tile.size, dtype=np.int64)
+    return Hop("tcgen05.ld", read.loads[0].atom, ("tmem", "regs"), cells.ravel(), regs, want, regs, regs, "regs")
+
+
 def path_fragment(path: Path) -> Fragment:
     """The register space at the end (A, B) or start (C) of ``path``: one row per thread, or per warpgroup for a
     wgmma reading its operand from shared memory."""
+    if isinstance(path, EpiloguePath) and path.tmem is not None:
+        return tmem_fragment(path.tmem)
+    if path.mma is None:
+        raise LayoutError(f"the {path.operand} path needs the tiled MMA (the config's 'atom')")
     distinct = isinstance(path, OperandPath) and isinstance(path.read, WgmmaRead)
     return fragment(path.mma, path.operand, path.tile, distinct)
 
@@ -376,6 +441,8 @@ def hops(path: Path) -> tuple[Hop, ...]:
     write = _matrix_hop(path.write, frag, path.smem, path.dtype_bits, True)
     store = (_thread_copy_hop(path.store, path.smem, path.dtype_bits, n, False) if isinstance(path.store, ThreadCopy)
              else _tma_hop(path.store, path.smem, path.dtype_bits, n, False))
+    if path.tmem is not None:
+        return _tmem_hop(path.tmem, frag), write, store
     return write, store
 
 
@@ -392,12 +459,12 @@ class Trace:
 def _apply(tokens: np.ndarray, hop: Hop) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     ok = (hop.src >= 0) & (hop.src < tokens.size)
     vals = np.where(ok, tokens[np.clip(hop.src, 0, max(tokens.size - 1, 0))], UNWRITTEN)
-    if np.any(hop.dst < 0):
-        raise LayoutError(f"{hop.stage}: negative destination location")
-    extent = int(hop.dst.max()) + 1 if hop.dst.size else 0
-    counts = np.bincount(hop.dst, minlength=extent)
+    live = hop.dst >= 0  # a move to location -1 (an element the kernel cannot place) writes nothing
+    dst = hop.dst[live]
+    extent = int(dst.max()) + 1 if dst.size else 0
+    counts = np.bincount(dst, minlength=extent)
     out = np.full(extent, UNWRITTEN, dtype=np.int64)
-    out[hop.dst] = vals
+    out[dst] = vals[live]
     out[counts > 1] = CONFLICT
     return out, counts, vals
 
@@ -407,6 +474,8 @@ def initial_tokens(path: Path) -> np.ndarray:
     holds (C)."""
     if isinstance(path, OperandPath):
         return np.arange(path.tile[0] * path.tile[1], dtype=np.int64)
+    if path.tmem is not None:  # each TMEM cell of the accumulator holds its C element
+        return _inverse(path.tmem.accumulator)
     return path_fragment(path).tile.ravel().astype(np.int64)
 
 
@@ -453,7 +522,7 @@ def first_fault(path: Path) -> dict[str, Any] | None:
         bad = np.flatnonzero((hop.src != hop.want_src) | (hop.dst != hop.want_dst))
         if bad.size:
             return {"stage": k, "kind": "misplaced", "i": int(bad[np.argmin(hop.element[bad])])}
-        dup = np.flatnonzero(tr.counts[k][hop.dst] > 1)
+        dup = np.flatnonzero((hop.dst >= 0) & (tr.counts[k][np.maximum(hop.dst, 0)] > 1))
         if dup.size:
             return {"stage": k, "kind": "doubled", "i": int(dup[np.argmin(hop.element[dup])])}
         unread = np.flatnonzero(tr.read[k] == UNWRITTEN)
@@ -474,6 +543,6 @@ def first_fault(path: Path) -> dict[str, Any] | None:
 
 __all__ = [
     "CONFLICT", "UNWRITTEN", "EpiloguePath", "Fragment", "Hop", "MatrixCopy", "OperandPath", "Path", "ThreadCopy",
-    "TmaCopy", "Trace", "WgmmaRead", "copy_tv", "end_to_end_ok", "expected_tokens", "first_fault", "fragment", "hops",
-    "initial_tokens", "path_fragment", "row_addresses", "trace",
+    "TmaCopy", "TmemRead", "Trace", "WgmmaRead", "copy_tv", "end_to_end_ok", "expected_tokens", "first_fault",
+    "fragment", "hops", "initial_tokens", "path_fragment", "row_addresses", "tmem_fragment", "trace",
 ]

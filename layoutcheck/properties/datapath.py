@@ -34,6 +34,7 @@ from layoutcheck.models.datapath import (
     expected_tokens,
     first_fault,
     hops,
+    initial_tokens,
     path_fragment,
     trace,
 )
@@ -133,9 +134,9 @@ class DataPathClaim(Property):
                     f"(a location written twice)")
         if kind == "unwritten":
             return f"{head}: {what} reads {_loc(p, hop.spaces[0], hop.src[i])}, which no earlier stage wrote"
-        prev = tr.tokens[k - 1] if k else None
+        prev = tr.tokens[k - 1] if k else initial_tokens(p)
         if hop.src[i] != hop.want_src[i]:
-            held = _held(p, prev, int(hop.src[i])) if prev is not None else ""
+            held = _held(p, prev, int(hop.src[i]))
             return (f"{head}: {what} comes from {_loc(p, hop.spaces[0], hop.src[i])}{held}; the layouts put it at "
                     f"{_loc(p, hop.spaces[0], hop.want_src[i])}")
         return (f"{head}: {what} lands at {_loc(p, hop.spaces[1], hop.dst[i])}; the layouts put it at "
@@ -143,6 +144,8 @@ class DataPathClaim(Property):
 
 
 def _crd(p: Path, idx: int) -> str:
+    if idx < 0:
+        return f"{_COORD[p.operand]} = none (outside the accumulator the epilogue assumes)"
     mn = p.tile[0]
     return f"{_COORD[p.operand]} = ({idx % mn},{idx // mn})"
 
@@ -164,6 +167,8 @@ def _element(p: Path, hop: Hop, i: int) -> str:
 
 def _loc(p: Path, space: str, loc: int) -> str:
     loc = int(loc)
+    if space == "tmem":
+        return f"TMEM (lane {loc % 128}, column {loc // 128})" if loc >= 0 else "no TMEM cell"
     if space == "smem":
         return "no smem byte (no descriptor describes the layout)" if loc < 0 else f"smem byte {loc}"
     if space == "global":

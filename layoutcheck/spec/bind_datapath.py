@@ -12,6 +12,9 @@ the operands' ``dtype``, and one table per path (``A``, ``B``, ``C``; those give
            read = <copy atom>         ldmatrix / UniversalCopy; read_smem (the layout its addresses use)
            read = "wgmma"             descriptors of the stage (``descriptor_swizzle``: built from that layout instead)
     C      smem | swizzle             the (M, N) epilogue layout (``swizzle``: N-contiguous GMMA atoms); dtype
+           tmem_atom                  accumulators in tensor memory, read by tcgen05.ld first: data_path (the MMA's
+                                      letter, default D), assumed_data_path (the epilogue's belief), warps, rows,
+                                      columns (as kind ``tmem``); no ``atom`` needed
            write = <copy atom>        stmatrix / UniversalCopy (st.shared); write_smem
            store = "tma"              box, tma_swizzle, modes (default (1, 0): N is the contiguous dim)
            store = <copy atom>        threads + values or tv; gmem (default row-major (M, N)); read_smem
@@ -32,6 +35,7 @@ from layoutcheck.models.datapath import (
     Path,
     ThreadCopy,
     TmaCopy,
+    TmemRead,
     WgmmaRead,
     copy_tv,
     hops,
@@ -48,7 +52,7 @@ CP_ASYNC = "SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>"
 
 def bind(fn: Any, cfg: Config, req: PropertyRequest) -> Any:
     """The ``datapath`` claim of the paths a config gives (``operand`` = one of them)."""
-    mma = tiled_mma(cfg)
+    mma = tiled_mma(cfg) if cfg.get("atom") is not None else None
     tile = tuple(cfg.get("tile"))
     if len(tile) != 3:
         raise cfg.error("tile", f"a datapath tile is the CTA tile [M, N, K], found {list(tile)}")
@@ -120,7 +124,9 @@ def _plain(x: Any, what: str) -> Layout:
     return x
 
 
-def _operand(cfg: Config, mma: TiledMMA, tile: tuple[int, ...], name: str, t: dict[str, Any]) -> OperandPath:
+def _operand(cfg: Config, mma: TiledMMA | None, tile: tuple[int, ...], name: str, t: dict[str, Any]) -> OperandPath:
+    if mma is None:
+        raise LayoutError(f"the {name} path needs the config's tiled MMA ('atom')")
     dtype = cfg.get("dtype")
     m, n, k = tile
     shape = (m if name == "A" else n, k)
@@ -151,7 +157,19 @@ def _operand(cfg: Config, mma: TiledMMA, tile: tuple[int, ...], name: str, t: di
     return OperandPath(name, mma, shape, DTYPE_BITS[dtype], dtype, smem, load, read)
 
 
-def _epilogue(mma: TiledMMA, tile: tuple[int, ...], t: dict[str, Any]) -> EpiloguePath:
+def _tmem_read(t: dict[str, Any], n: int) -> TmemRead:
+    """tcgen05.ld: the MMA's accumulator (``data_path`` letter, default D) and the one the epilogue assumes."""
+    from layoutcheck.models.tmem import datapath_layout
+    from layoutcheck.spec.bind_tcgen05 import tmem_loads
+
+    acc = datapath_layout(t.get("data_path", "D").upper(), n)
+    assumed = t.get("assumed_data_path")
+    assumed_acc = None if assumed is None else datapath_layout(assumed.upper(), n)
+    loads = tmem_loads(t["tmem_atom"], assumed_acc or acc, t.get("warps"), t.get("rows"), t.get("columns"))
+    return TmemRead(loads, acc, assumed_acc)
+
+
+def _epilogue(mma: TiledMMA | None, tile: tuple[int, ...], t: dict[str, Any]) -> EpiloguePath:
     m, n, _ = tile
     dtype = t.get("dtype", "f16")
     smem = t["smem"] if t.get("smem") is not None else _stage_layout(t, "K", TMA_DTYPES[dtype], (m, n), "C")
@@ -169,7 +187,13 @@ def _epilogue(mma: TiledMMA, tile: tuple[int, ...], t: dict[str, Any]) -> Epilog
         store: ThreadCopy | TmaCopy = TmaCopy(_box(t, TMA_DTYPES[dtype], (n, m), _swizzle_of(t, smem)), modes)
     else:
         store = _thread_copy(t, None, kind, (m, n), Layout((m, n), (n, 1)), "read_smem")  # type: ignore[arg-type]
-    return EpiloguePath(mma, (m, n), DTYPE_BITS[dtype], smem, write, store)
+    tmem = _tmem_read(t, n) if t.get("tmem_atom") is not None else None
+    if tmem is None and mma is None:
+        raise LayoutError("the C path needs the config's tiled MMA ('atom') or a tcgen05.ld ('tmem_atom')")
+    if tmem is not None and size(tmem.accumulator[0]) != m:
+        raise LayoutError(f"data path {t.get('data_path', 'D')} holds {size(tmem.accumulator[0])} rows per CTA, the "
+                          f"tile has M = {m}")
+    return EpiloguePath(mma, (m, n), DTYPE_BITS[dtype], smem, write, store, tmem)
 
 
 __all__ = ["CP_ASYNC", "bind"]

@@ -86,7 +86,7 @@ ALL_PROPERTIES = sorted(PROPERTY_PARAMS)
 # -- whole-kernel data paths (issue #20): additive; binder in layoutcheck.spec.bind_datapath ---------------------------
 KINDS |= {
     "datapath": {"keys": {"atom", "atom_layout", "permutation", "tile", "dtype", "A", "B", "C"},
-                 "required": {"atom", "tile", "dtype"}, "properties": {"datapath"}},
+                 "required": {"tile", "dtype"}, "properties": {"datapath"}},
 }
 PROPERTY_PARAMS |= {"datapath": {"operand"}}
 ALL_PROPERTIES = sorted(PROPERTY_PARAMS)

@@ -306,6 +306,9 @@ _PATH_KEYS: dict[str, Any] = {
     "major": lambda v, k: _choice(v, k, ("K", "MN")), "dtype": _dtype,
     "load": _str, "load_atom": _str, "read": _str, "write": _str, "store": _str, "swizzle": _str,
     "tma_swizzle": _str, "descriptor_swizzle": _str,
+    "tmem_atom": _str, "data_path": _str, "assumed_data_path": _str,
+    "warps": lambda v, k: _ints(v, k, 0, (1, 16)), "rows": lambda v, k: _ints(v, k, 0, (1, 8)),
+    "columns": lambda v, k: _ints(v, k, 0, (1, 512)),
 }
 
 

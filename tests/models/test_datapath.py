@@ -259,3 +259,36 @@ def test_the_read_must_be_how_the_mma_takes_its_operand():
     q = _sm80_a(2, 2)
     with pytest.raises(LayoutError, match="from registers"):
         hops(OperandPath("A", q.mma, q.tile, 16, "f16", q.smem, q.load, WgmmaRead("K")))
+
+
+# -- tcgen05.ld epilogues (accumulators in tensor memory) ------------------------------------------------------------
+def _tmem_path(data_path: str, assumed: str | None, atom: str, write: str, m: int) -> EpiloguePath:
+    from layoutcheck.models.datapath import TmemRead
+    from layoutcheck.models.tmem import datapath_layout
+    from layoutcheck.spec.bind_tcgen05 import tmem_loads
+
+    acc = datapath_layout(data_path, 128)
+    assumed_acc = None if assumed is None else datapath_layout(assumed, 128)
+    smem = mma_smem_layout("K", "128B", "float16", (m, 128), "col")
+    box = TmaBox("float16", (128, m), (256,), (64, m), swizzle="128B")
+    return EpiloguePath(None, (m, 128), 16, smem, MatrixCopy(write), TmaCopy(box, (1, 0)),
+                        TmemRead(tmem_loads(atom, assumed_acc or acc), acc, assumed_acc))
+
+
+def test_tmem_fragment_of_32dp32b_is_one_row_per_thread():
+    from layoutcheck.models.datapath import tmem_fragment
+
+    frag = tmem_fragment(_tmem_path("D", None, "SM100_TMEM_LOAD_32dp32b32x", "UniversalCopy<uint128_t>", 128).tmem)
+    assert frag.threads.tolist() == list(range(128)) and frag.values == 128
+    t, v = 37, 70  # warp 1, lane 5 -> TMEM lane 37 = row 37; value 70 -> column 70
+    assert frag.tile[t, v] == 37 + 128 * 70
+
+
+def test_tmem_epilogues():
+    assert first_fault(_tmem_path("D", None, "SM100_TMEM_LOAD_32dp32b32x", "UniversalCopy<uint128_t>", 128)) is None
+    assert first_fault(_tmem_path("F", None, "SM100_TMEM_LOAD_16dp256b1x", "SM90_U32x4_STSM_N", 64)) is None
+    # 32 consecutive columns per thread are no stmatrix fragment
+    assert first_fault(_tmem_path("D", None, "SM100_TMEM_LOAD_32dp32b32x", "SM90_U32x4_STSM_N", 128))["stage"] == 1
+    # apache/tvm#20075: data path B read as F
+    fault = first_fault(_tmem_path("B", "F", "SM100_TMEM_LOAD_16dp256b1x", "SM90_U32x4_STSM_N", 64))
+    assert fault["stage"] == 0 and fault["kind"] == "misplaced"
