@@ -297,8 +297,7 @@ def _thread_copy_hop(copy: ThreadCopy, smem: Subject, bits: int, n: int, load: b
     g_off = _element_offsets(copy.gmem)
     if g_off.size != n or g_off.min() < 0:
         raise LayoutError(f"the global layout {copy.gmem} must map the {n}-element tile to offsets >= 0")
-    g_inv = np.full(int(g_off.max()) + 1, -1, dtype=np.int64)
-    g_inv[g_off] = np.arange(n)
+    g_inv = _inverse(copy.gmem)
     s_act = _element_offsets(copy.smem if copy.smem is not None else smem)
     s_want = _element_offsets(smem)
     g_addr = row_addresses(atom, bits, frag, g_off, "copy").ravel()
