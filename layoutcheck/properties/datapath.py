@@ -31,6 +31,7 @@ from layoutcheck.models.datapath import (
     Hop,
     OperandPath,
     Path,
+    end_to_end_ok,
     expected_tokens,
     first_fault,
     hops,
@@ -88,15 +89,25 @@ class DataPathClaim(Property):
         return Decision(True, None, stats)
 
     def recheck(self, w: dict[str, Any]) -> bool:
-        p = self._path(w)
-        hs = hops(p)
-        tr = trace(p, hs)
+        """The composition fails (the claim is false) and the witness's stage does what it says at element ``i``."""
+        try:
+            p = self._path(w)
+            hs = hops(p)
+            tr = trace(p, hs)
+            return not end_to_end_ok(p, tr) and self._fault_holds(p, hs, tr, w)
+        except (StopIteration, IndexError, KeyError):
+            return False
+
+    @staticmethod
+    def _fault_holds(p: Path, hs: tuple[Hop, ...], tr: Any, w: dict[str, Any]) -> bool:
         k, i, kind = w["stage"], w["i"], w["kind"]
+        if not 0 <= k < len(hs) or i < 0:
+            return False
         hop = hs[k]
         if kind == "misplaced":
             return bool(hop.src[i] != hop.want_src[i] or hop.dst[i] != hop.want_dst[i])
         if kind == "doubled":
-            return bool(tr.counts[k][hop.dst[i]] > 1)
+            return bool(hop.dst[i] >= 0 and tr.counts[k][hop.dst[i]] > 1)
         if kind == "unwritten":
             return bool(tr.read[k][i] == UNWRITTEN)
         want, counts, got = expected_tokens(p), tr.counts[-1], tr.tokens[-1]
