@@ -292,3 +292,42 @@ def test_tmem_epilogues():
     # apache/tvm#20075: data path B read as F
     fault = first_fault(_tmem_path("B", "F", "SM100_TMEM_LOAD_16dp256b1x", "SM90_U32x4_STSM_N", 64))
     assert fault["stage"] == 0 and fault["kind"] == "misplaced"
+
+
+# -- generated SM80 kernels: any consistent choice is a right path, any swizzle mismatch is caught at cp.async --------
+@st.composite
+def sm80_operand_paths(draw):
+    """An SM80 operand path as CUTLASS builds one: a tiled mma.sync m16n8k16 (1, 2 or 4 warps per mode), an
+    MN x K stage of 8-row K-major swizzle atoms (Sw<B,3,3>, B no larger than the 16-byte chunks per row allow) or of
+    64-wide MN-major ones, cp.async threads that cover it with 16-byte vectors, and the matching ldmatrix."""
+    wm, wn = draw(st.sampled_from([(1, 1), (2, 1), (1, 2), (2, 2), (4, 1), (1, 4)]))
+    operand = draw(st.sampled_from("AB"))
+    k = draw(st.sampled_from([32, 64]))
+    mma = make_tiled_mma(F16_16816, (wm, wn, 1), (16 * wm, 16 * wn, 16))
+    mn = (16 * wm if operand == "A" else 16 * wn) * draw(st.sampled_from([4, 8]))
+    threads = 32 * wm * wn
+    if draw(st.booleans()):  # K-major
+        bits = draw(st.integers(0, 2 if k == 32 else 3))
+        smem = _sw(bits, Layout((8, k), (k, 1)), (mn, k))
+        cols = k // 8
+        thr, val, gmem, read = Layout((threads // cols, cols), (cols, 1)), Layout((1, 8)), Layout((mn, k), (k, 1)), \
+            "SM75_U32x4_LDSM_N"
+    else:
+        bits = draw(st.integers(0, 3))
+        smem = _sw(bits, Layout((64, 8), (1, 64)), (mn, k))
+        thr, val, gmem, read = Layout((8, threads // 8), (1, 8)), Layout((8, 1)), Layout((mn, k)), "SM75_U16x8_LDSM_T"
+    tv = copy_tv(thr, val, (mn, k))
+    return OperandPath(operand, mma, (mn, k), 16, "f16", smem, ThreadCopy(CP16, tv, gmem), MatrixCopy(read)), bits
+
+
+@given(sm80_operand_paths(), st.integers(0, 3))
+def test_generated_sm80_paths(case, other):
+    path, _ = case
+    assert first_fault(path) is None
+    written = ComposedLayout(Swizzle(other, 3, 3), 0, path.smem.layout)
+    wrong = OperandPath(path.operand, path.mma, path.tile, 16, "f16", path.smem,
+                        ThreadCopy(CP16, path.load.tv, path.load.gmem, written), path.read)
+    fault = first_fault(wrong)
+    assert (fault is None) == np.array_equal(written.offsets(), path.smem.offsets())
+    if fault is not None:
+        assert fault["stage"] == 0 and fault["kind"] == "misplaced"
