@@ -7,6 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from layoutcheck.check import check_property
 from layoutcheck.engines.prove import prove
@@ -137,3 +139,29 @@ def test_a_compensated_stage_is_no_counterexample():
     assert prop.exhaustive().holds
     assert not prop.recheck({"path": "A", "stage": 0, "kind": "misplaced", "i": 1024})
     assert not prop.recheck({"path": "C", "stage": 0, "kind": "misplaced", "i": 0})  # no such path
+
+
+SWIZZLES = ["none", "32B", "64B", "128B"]
+
+
+@settings(max_examples=30)
+@given(st.sampled_from(["K", "MN"]), st.sampled_from(SWIZZLES), st.sampled_from(SWIZZLES), st.sampled_from(SWIZZLES))
+def test_generated_mainloops_agree_with_tma_wgmma(major, stage_sw, tma_sw, desc_sw):
+    """Any stage swizzle, TMA box swizzle (the largest legal box for it) and descriptor swizzle, both majors: the
+    composed path is right exactly when the single-hop claim ``tma_wgmma`` holds (e.g. a SW32 box and SW32
+    descriptors over an INTER-declared K-major stage: both claims find the data where the descriptors read it)."""
+    from layoutcheck.properties.tma import plan_boxes
+    from layoutcheck.spec.bind import WGMMA_ATOM_ORDER
+
+    order = WGMMA_ATOM_ORDER[major]
+    mma = make_tiled_mma("SM90_64x128x16_F32F16F16_SS", (2, 1, 1))
+    stage = mma_smem_layout(major, stage_sw, "float16", (128, 64), order)
+    box = plan_boxes(major, tma_sw, "float16", (128, 64), order).box
+    modes = (1, 0) if major == "K" else (0, 1)
+    wl = mma_smem_layout(major, desc_sw, "float16", (128, 64), order)
+    path = OperandPath("A", mma, (128, 64), 16, "f16", stage, TmaCopy(box, modes), WgmmaRead(major, wl))
+    ours = prove(datapath([path]))
+    theirs = prove(tma_wgmma(box, stage, modes, "f16", major, 64, None, wl))
+    assert ours.status == theirs.status
+    if stage_sw == tma_sw == desc_sw:  # (a TMA box and descriptors that agree with each other may also be right)
+        assert str(ours.status) == "PROVEN"
