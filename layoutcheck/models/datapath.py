@@ -370,22 +370,22 @@ def _inverse(layout: Layout) -> np.ndarray:
     return inv
 
 
+@lru_cache(maxsize=8)
 def _tmem_cells(read: TmemRead) -> tuple[np.ndarray, np.ndarray]:
     """``(threads, cells[row, v])``: the TMEM cell (``lane + 128 * column``) value ``v`` of each thread reads, the
     loads of a warp taken in order (32-bit elements)."""
-    per: dict[int, list[np.ndarray]] = {}
-    for load in read.loads:
-        c = load_cells(load)
-        order = np.lexsort((c["element"], c["thread"]))
-        t = 32 * load.warp + c["thread"][order]
-        cells = (c["lane"] + 128 * c["column"])[order]
-        for thread in np.unique(t):
-            per.setdefault(int(thread), []).append(cells[t == thread])
-    threads = np.array(sorted(per), dtype=np.int64)
-    rows = [np.concatenate(per[int(t)]) for t in threads]
-    if len({r.size for r in rows}) != 1:
+    cells = [load_cells(load) for load in read.loads]
+    thread = np.concatenate([32 * load.warp + c["thread"] for load, c in zip(read.loads, cells, strict=True)])
+    order_key = np.concatenate([li * (1 << 20) + c["element"] for li, c in enumerate(cells)])  # load, then element
+    cell = np.concatenate([c["lane"] + 128 * c["column"] for c in cells])
+    threads, counts = np.unique(thread, return_counts=True)
+    if np.any(counts != counts[0]):
         raise LayoutError("the tcgen05.ld loads give the threads different numbers of values")
-    return threads, np.stack(rows)
+    order = np.lexsort((order_key, thread))
+    out = threads.astype(np.int64), cell[order].reshape(threads.size, -1).astype(np.int64)
+    for a in out:
+        a.setflags(write=False)
+    return out
 
 
 def tmem_fragment(read: TmemRead) -> Fragment:
