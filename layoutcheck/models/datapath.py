@@ -6,9 +6,11 @@ A data path is a sequence of *hops*; each hop moves elements from the locations 
     global   the tile index ``mn + MN*k`` (colex over the CTA tile); a store outside the tile: ``size + gmem offset``
     smem     a byte address in the (1024-byte-aligned) stage buffer
     regs     ``row*V + v``: value ``v`` of thread ``threads[row]`` in the tiled MMA's fragment over the CTA tile
+             (or in what the tcgen05.ld loads deliver)
+    tmem     a tensor-memory cell ``lane + 128 * column`` (``layoutcheck.models.tmem``)
 
     mainloop (A, B):  global --(cp.async | TMA box)--> smem --(ldmatrix | wgmma descriptors)--> regs
-    epilogue (C):     regs --(stmatrix | st.shared)--> smem --(st.global | TMA store)--> global
+    epilogue (C):     [tmem --tcgen05.ld-->] regs --(stmatrix | st.shared)--> smem --(st.global | TMA store)--> global
 
 For every element it moves a hop gives the locations the hardware *actually* reads and writes and the ones the
 kernel's declared layouts *intend* (``want_src``, ``want_dst``). The hardware's semantics come from the atoms' own
@@ -20,7 +22,9 @@ layouts, nothing is tabled here:
   supplies: the address of the element the kernel wants in the register that receives the row's first element
   (``layoutcheck.hw.copy``); register ``(t, v)`` gets byte ``j`` of its row;
 - a TMA box writes (a TMA store reads) the image of ``layoutcheck.models.tma.tile_image``;
-- a wgmma reads each ``(MN-block, K-block)`` through its descriptor (``layoutcheck.models.gmma.descriptor_reads``).
+- a wgmma reads each ``(MN-block, K-block)`` through its descriptor (``layoutcheck.models.gmma.descriptor_reads``);
+- a tcgen05.ld moves the cells ``layoutcheck.models.tmem.load_cells`` says; the epilogue believes each register holds
+  the element its *assumed* data path puts in that cell, the MMA wrote its own (apache/tvm#20075 mixes them up).
 
 A copy atom is applied as CuTe's ``make_tiled_copy_A/B/C`` (and ``retile``) apply it to an MMA fragment: thread
 ``t`` is lane ``t % 32`` of its warp, and each instruction takes the next ``Va`` values of the thread's fragment in
