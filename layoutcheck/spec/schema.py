@@ -83,6 +83,12 @@ PROPERTY_PARAMS |= {"umma_describes": set(), "descriptor_fields": set(), "tmem_e
                     "scale_ownership": set()}
 ALL_PROPERTIES = sorted(PROPERTY_PARAMS)
 
+# -- composition's contract (bug zoo, issue #20): R(i) == lhs(rhs(i)) on kind 'layout' -------------------------------
+KINDS["layout"] = {**KINDS["layout"], "keys": KINDS["layout"]["keys"] | {"lhs", "rhs"},
+                   "properties": KINDS["layout"]["properties"] | {"composes"}}
+PROPERTY_PARAMS |= {"composes": {"lhs", "rhs"}}
+ALL_PROPERTIES = sorted(PROPERTY_PARAMS)
+
 
 @dataclass(frozen=True, slots=True)
 class PropertyRequest:
