@@ -379,7 +379,7 @@ def _bind_wgmma(cfg: Config, req: PropertyRequest) -> Property:
             raise cfg.error(swizzle_key, one_line(e)) from None
 
     stage = stage_of("swizzle")
-    wl = stage_of("wgmma_swizzle") if cfg.get("wgmma_swizzle") is not None else None
+    wl = stage_of("wgmma_swizzle") if cfg.get("wgmma_swizzle") is not None else cfg.get("wgmma_layout")
     extra = (cfg.get("block_mn"), cfg.get("descriptor"), wl)
     if req.name == "tma_wgmma":
         if cfg.get("smem_layout") is None:  # the TMA binder then sees the stage above, not its own MN-first tiling

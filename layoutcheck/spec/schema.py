@@ -86,6 +86,8 @@ ALL_PROPERTIES = sorted(PROPERTY_PARAMS)
 # -- composition's contract (bug zoo, issue #20): R(i) == lhs(rhs(i)) on kind 'layout' -------------------------------
 KINDS["layout"] = {**KINDS["layout"], "keys": KINDS["layout"]["keys"] | {"lhs", "rhs"},
                    "properties": KINDS["layout"]["properties"] | {"composes"}}
+# the layout a kernel builds its wgmma descriptors from, when it differs from the data's (tilelang#2964)
+KINDS["wgmma"] = {**KINDS["wgmma"], "keys": KINDS["wgmma"]["keys"] | {"wgmma_layout"}}
 PROPERTY_PARAMS |= {"composes": {"lhs", "rhs"}}
 ALL_PROPERTIES = sorted(PROPERTY_PARAMS)
 
