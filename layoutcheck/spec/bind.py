@@ -302,7 +302,7 @@ TMA_DTYPES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "tf32": "t
 
 
 def _bind_tma(cfg: Config, req: PropertyRequest) -> Property:
-    return PROPERTIES[req.name](*_tma_parts(cfg))
+    return PROPERTIES[req.name](*_tma_parts(cfg), base_address=cfg.get("base_address", 0))
 
 
 WGMMA_ATOM_ORDER = {"K": "col", "MN": "row"}
