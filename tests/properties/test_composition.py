@@ -76,3 +76,22 @@ def test_compositions_past_the_end_compose(pair) -> None:
     except LayoutError:
         return
     assert prove(composes(r, a, b)).status is Verdict.PROVEN, (a, b, r)
+
+
+def test_spec_needs_lhs_and_rhs(tmp_path) -> None:
+    from layoutcheck.check import check_property
+    from layoutcheck.errors import SpecError
+    from layoutcheck.spec.bind import build_property
+    from layoutcheck.spec.load import load_spec
+
+    spec = tmp_path / "c.toml"
+    spec.write_text('format = 1\n[[config]]\nname = "c"\nkind = "layout"\nlayout = "(2,3):(6,3)"\n'
+                    'lhs = "(4,6,8):(2,3,5)"\nproperties = ["composes"]\n')
+    cfg = load_spec(str(spec)).configs[0]
+    with pytest.raises(SpecError, match="key 'rhs'"):
+        build_property(cfg, cfg.properties[0])
+    spec.write_text(spec.read_text().replace('properties = ["composes"]',
+                                             'properties = [{ name = "composes", rhs = "6:3" }]'))
+    cfg = load_spec(str(spec)).configs[0]
+    row = check_property(cfg, cfg.properties[0], "auto", 10.0)
+    assert row.status == "REFUTED" and row.counterexample.startswith("index 2: R(0,1) -> 3")

@@ -97,3 +97,15 @@ def test_expect_key_is_validated(tmp_path: Path) -> None:
                    'properties = ["injective"]\n')
     with pytest.raises(SpecError, match="key 'expect'"):
         load_spec(str(bad))
+
+
+def test_the_whole_zoo_is_quick() -> None:
+    """``layoutcheck check --include-broken specs/zoo/`` stays well under 5 s (CPU time: robust to a busy machine)."""
+    import time
+
+    from layoutcheck.check import check_paths
+
+    t0 = time.process_time()
+    rows = check_paths([str(ZOO)], "auto", 10.0, 1, True)
+    assert time.process_time() - t0 < 5.0
+    assert {r.status for r in rows} == {"PROVEN", "REFUTED"}
