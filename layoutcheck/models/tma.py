@@ -273,15 +273,15 @@ def _linear(box: TmaBox) -> np.ndarray:
     return j0 * box.esize + rows * box.row_pitch
 
 
-def tile_image(box: TmaBox, layout: Any, modes: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
-    """``(actual, dst)``: the smem byte every tile element lands at when one box is issued per box-sized block of
-    ``layout``'s tile, and that box's ``dst`` (flat colex over the layout's modes, e.g. ``mn + MN*k``).
+def tile_image(box: TmaBox, layout: Any, modes: Sequence[int], base_address: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """``(actual, dst)``: the smem byte (from the buffer start) every tile element lands at when one box is issued per
+    box-sized block of ``layout``'s tile, and that box's ``dst`` (flat colex over the layout's modes, ``mn + MN*k``).
 
     ``layout`` maps tile coordinates (one mode per box dim, ``modes[i]`` = the box dim of mode ``i``) to element
-    offsets in a 1024-byte-aligned buffer; each box's ``dst`` is the unswizzled byte offset of its block's first
-    element (``offset + L(origin)``), as CuTe's TMA partition issues it. A TMA store reads the same bytes.
-    Pre: the box counts divide the modes. Post: ``actual[i] = Sw_box(dst[i] + lin(j))`` for element ``i`` at box
-    element ``j`` (module docstring).
+    offsets in a buffer ``base_address`` bytes past a 1024-byte boundary; each box's ``dst`` is the byte address
+    (from that boundary) of its block's first element, unswizzled (``base + offset + L(origin)``), as CuTe's TMA
+    partition issues it. A TMA store reads the same bytes. Pre: the box counts divide the modes. Post: ``actual[i] =
+    Sw_box(dst[i] + lin(j)) - base_address`` for element ``i`` at box element ``j`` (module docstring).
 
     >>> from layoutcheck.hw.smem import gmma_smem_atom
     >>> a = gmma_smem_atom("K", "SW128", 16).composed
@@ -298,11 +298,11 @@ def tile_image(box: TmaBox, layout: Any, modes: Sequence[int]) -> tuple[np.ndarr
     crd = np.indices(tile)
     n = [box.counts[d] for d in modes]
     origin = tuple(crd[i] - crd[i] % n[i] for i in range(len(tile)))
-    dst = es * (off + plain[origin])
+    dst = base_address + es * (off + plain[origin])
     j: list[Any] = [None] * len(tile)
     for i, d in enumerate(modes):
         j[d] = crd[i] % n[i]
-    actual = byte_swizzle(box.swizzle)(dst + _linear(box)[tuple(j)])
+    actual = byte_swizzle(box.swizzle)(dst + _linear(box)[tuple(j)]) - base_address
     return actual.ravel(order="F"), dst.ravel(order="F")
 
 
