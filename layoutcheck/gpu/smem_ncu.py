@@ -1,0 +1,257 @@
+"""Nsight Compute on shared memory the LSU bank probes do not cover: the wgmma kernels and the corpus's SM80 reads.
+
+Two validation sections (``layoutcheck.gpu.validate`` registers both):
+
+* ``wgmma_ncu`` -- the generated TMA -> smem -> wgmma kernels (``codegen.wgmma_cases.ncu_cases``) under ncu. wgmma
+  reads its operands through the *async proxy* (the descriptors, not the threads, address shared memory), so the
+  question is first which counters see those reads at all. The section lists every ncu metric of the device whose
+  name mentions shared memory, GMMA or the tensor pipes (``ncu --query-metrics``), collects them for each kernel and
+  for a control that differs only by the missing ``wgmma.mma_async`` (same TMA loads, fences and stores), and
+  reports the metrics that differ (``seen_by``). The LSU wavefront counters are compared with the bank model where it
+  makes a prediction: 0 for the operand reads (no LSU instruction touches them), and every wavefront of an epilogue
+  that stages C through shared memory (``st.shared.f32`` through the C layout, ``ld.shared.f32`` copy-out),
+  computed from the kernel's own index expressions.
+* ``corpus_ncu`` -- the SM80 f64 and tf32 shared-memory accesses of ``corpus/sm80`` (the conflicted reads the corpus
+  derives and their conflict-free neighbours), each instruction measured by the single-instruction bank probes
+  (``gpu.probes.banks``) at the claim's own addresses: per instruction against the model, and the total against
+  the claim (``wavefront_count`` n, or the ideal for ``conflict_free``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+METRIC_LD = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"
+METRIC_ST = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"
+CORE = (METRIC_LD, METRIC_ST, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+        "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", "smsp__inst_executed_op_shared_ld.sum",
+        "smsp__inst_executed_op_shared_st.sum")
+INTEREST = re.compile(r"gmma|shared|smem|tensor")
+"""Metric names worth asking about wgmma's shared-memory reads (matched against ``ncu --query-metrics``)."""
+MAX_DISCOVERED = 160
+CORPUS_SPECS = ("corpus/sm80/f64.toml", "corpus/sm80/tf32.toml")
+
+
+# -- metric discovery --------------------------------------------------------------------------------------------
+def parse_metric_names(text: str) -> list[str]:
+    """Counter names (``.sum``) of interest in ``ncu --query-metrics`` output (base names get ``.sum`` appended).
+
+    >>> parse_metric_names("Metric Name  Description\\nsm__inst_executed_pipe_gmma  # of ...\\ndram__bytes  bytes")
+    ['sm__inst_executed_pipe_gmma.sum']
+    """
+    names = []
+    for m in re.finditer(r"^\s*([a-z0-9]+__[A-Za-z0-9_.]+)", text, re.M):
+        n = m.group(1)
+        if "." in n and not n.endswith(".sum"):
+            continue
+        n = n if n.endswith(".sum") else n + ".sum"
+        if INTEREST.search(n):
+            names.append(n)
+    names = list(dict.fromkeys(names))
+    return sorted(names, key=lambda n: (0 if "gmma" in n else 1 if ("shared" in n or "smem" in n) else 2, n))
+
+
+def discover_metrics(out: Path) -> tuple[list[str], str]:
+    """The device's metrics of interest (``parse_metric_names``), at most ``MAX_DISCOVERED``; the query is kept."""
+    try:
+        p = subprocess.run(["ncu", "--query-metrics"], capture_output=True, text=True, timeout=120)
+    except Exception as e:
+        return [], f"{type(e).__name__}: {str(e)[:200]}"
+    (out / "ncu_query_metrics.txt").write_text(p.stdout)
+    names = parse_metric_names(p.stdout)
+    return names[:MAX_DISCOVERED], "" if p.returncode == 0 else f"ncu --query-metrics exit {p.returncode}"
+
+
+def _launch_wgmma_ncu() -> None:
+    """Child body under ncu: each ``ncu_cases`` kernel once."""
+    from layoutcheck.codegen.wgmma_cases import ncu_cases
+    from layoutcheck.gpu.runner import run_case
+
+    for _, c in ncu_cases():
+        row = run_case(c, repeats=0)
+        if not row.ok:
+            print(f"{c.name} failed: {row.error or row.mismatches}", file=sys.stderr)
+
+
+def _measure(out: Path, metrics: list[str]) -> tuple[dict[str, list[dict[str, float]]], list[str], str]:
+    """ncu over the ncu cases with ``metrics``; a metric ncu refuses is dropped and the run repeated (<= 8 times)."""
+    from layoutcheck.gpu.validate import _ncu_csv
+
+    dropped: list[str] = []
+    body = "from layoutcheck.gpu.smem_ncu import _launch_wgmma_ncu; _launch_wgmma_ncu()"
+    for _ in range(8):
+        measured, err = _ncu_csv(out / "wgmma_ncu.csv", "wgmma_gemm_", metrics, body)
+        if not err:
+            return measured, dropped, ""
+        bad = [m for m in metrics if m not in CORE and m.split(".")[0] in err]
+        if not bad:
+            if len(metrics) > len(CORE):  # an unnamed refusal: fall back to the core counters
+                dropped += [m for m in metrics if m not in CORE]
+                metrics = list(CORE)
+                continue
+            return {}, dropped, err
+        dropped += bad
+        metrics = [m for m in metrics if m not in bad]
+    return {}, dropped, "ncu kept refusing metrics"
+
+
+# -- the bank model's prediction for the ncu kernels -------------------------------------------------------------
+def epilogue_prediction(case_name: str, smem_c: Any, source: str) -> dict[str, int]:
+    """Predicted LSU (ld, st) wavefronts of a 64x64x64 smem-epilogue kernel: every ``st.shared.f32`` of value ``v`` by
+    warp ``w`` at ``4 * store(t = 32w + lane, v)``, every copy-out ``ld.shared.f32`` at ``4 * load(i)``, ``i = t +
+    128 r``; the expressions are the ones printed into ``source`` (checked)."""
+    from layoutcheck.codegen.wgmma_cases import epilogue_exprs, wgmma_atom_name
+    from layoutcheck.expr.c import c_expr
+    from layoutcheck.expr.numpy import evaluate
+    from layoutcheck.hw.mma import mma_atom
+    from layoutcheck.models.banks.model import ideal_batch, wavefronts_batch
+    from layoutcheck.models.tiled_mma import make_tiled_mma
+
+    M = N = 64
+    tiled = make_tiled_mma(mma_atom(wgmma_atom_name("f16", "f16", "f32", N, "SS")), (1, 1, 1))
+    store, load = epilogue_exprs(tiled, M, N, smem_c)
+    if c_expr(store) not in source or c_expr(load) not in source:
+        raise RuntimeError(f"{case_name}: prediction out of sync with the kernel source")
+    lane = np.arange(32)
+    st = np.array([4 * evaluate(store, {"t": 32 * w + lane, "v": v}) for w in range(4) for v in range(N // 2)])
+    ld = np.array([4 * evaluate(load, {"i": 32 * w + lane + 128 * r}) for w in range(4) for r in range(M * N // 128)])
+    return {"ld": int(wavefronts_batch("lds32", ld).sum()), "st": int(wavefronts_batch("sts32", st).sum()),
+            "ideal_ld": int(ideal_batch("lds32", ld).sum()), "ideal_st": int(ideal_batch("sts32", st).sum()),
+            "inst_ld": len(ld), "inst_st": len(st)}
+
+
+def _sass(name: str, source: str, out: Path) -> dict[str, int]:
+    """Static counts of shared-memory, barrier, TMA and GMMA SASS instructions (nvcc -arch=sm_90a + cuobjdump)."""
+    src, cubin = out / f"{name}.cu", out / f"{name}.cubin"
+    src.write_text(source)
+    try:
+        subprocess.run(["nvcc", "-arch=sm_90a", "-cubin", "-o", str(cubin), str(src)], check=True, timeout=120,
+                       capture_output=True)
+        sass = subprocess.run(["cuobjdump", "-sass", str(cubin)], capture_output=True, text=True, timeout=60).stdout
+    except Exception as e:
+        return {"error": str(e)[:200]}  # type: ignore[dict-item]
+    finally:
+        src.unlink(missing_ok=True)
+        cubin.unlink(missing_ok=True)
+    ops = re.findall(r"\b((?:LDSM|STSM|LDS|STS|ATOMS|SYNCS|UTMALDG|HGMMA|WARPGROUP)(?:\.[A-Z0-9_]+)*)", sass)
+    return {op: ops.count(op) for op in sorted(set(ops))}
+
+
+def section_wgmma_ncu(out: Path) -> dict[str, Any]:
+    """``wgmma_ncu`` (module docstring). ``ok``: every kernel ran exact, its LSU ld/st wavefronts equal the model
+    (0 for operand reads through descriptors and for the control; every epilogue wavefront), and no kernel has a
+    shared LSU instruction the prediction does not count."""
+    from layoutcheck.codegen.wgmma_cases import SMEM_C, ncu_cases
+
+    cases = ncu_cases()
+    discovered, qerr = discover_metrics(out)
+    metrics = list(dict.fromkeys([*CORE, *discovered]))
+    measured, dropped, err = _measure(out, metrics)
+    if err:
+        return {"ok": False, "error": err[-800:], "query_error": qerr, "discovered": len(discovered)}
+    rows = []
+    for role, c in cases:
+        smem_c = next((lay for k, lay in SMEM_C.items() if c.name.endswith(f"_smemc_{k}")), None)
+        pred = (epilogue_prediction(c.name, smem_c, c.source) if smem_c is not None else
+                {"ld": 0, "st": 0, "ideal_ld": 0, "ideal_st": 0, "inst_ld": 0, "inst_st": 0})
+        samples = measured.get(c.name, [])
+        m = samples[0] if samples else {}
+        rows.append({"kernel": c.name, "role": role, "model": pred, "sass": _sass(c.name, c.source, out),
+                     "ncu_ld": m.get(METRIC_LD), "ncu_st": m.get(METRIC_ST), "metrics": m,
+                     "match": bool(m) and m.get(METRIC_LD) == pred["ld"] and m.get(METRIC_ST) == pred["st"]})
+    seen = _seen_by(rows)
+    for r in rows:
+        print(f"{r['kernel']:<50} [{r['role']}] ld model {r['model']['ld']} ncu {r['ncu_ld']}  st model "
+              f"{r['model']['st']} ncu {r['ncu_st']}  {'match' if r['match'] else 'MISMATCH'}  sass {r['sass']}")
+    for name, vals in seen.items():
+        print(f"differs with/without wgmma: {name}: {vals}")
+    (out / "wgmma_ncu.json").write_text(json.dumps({"rows": rows, "seen_by": seen, "dropped": dropped,
+                                                    "asked": metrics}, indent=1, default=str))
+    zero = {k: v for k, v in rows[0]["metrics"].items() if v == 0} if rows else {}
+    return {"ok": bool(rows) and all(r["match"] for r in rows), "kernels": rows, "metrics_asked": len(metrics),
+            "metrics_dropped": len(dropped), "seen_by": seen, "zero_in_operand_kernel": sorted(zero)[:60],
+            "query_error": qerr, "matched": sum(r["match"] for r in rows), "of": len(rows)}
+
+
+def _seen_by(rows: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
+    """Metrics whose value differs between an operand kernel and its no-wgmma control (same swizzle), with the
+    values of every operand kernel and control: what sees the wgmma's reads (or anything else the wgmma adds)."""
+    by = {r["kernel"]: r for r in rows}
+    out: dict[str, dict[str, float]] = {}
+    for r in rows:
+        ctl = by.get(r["kernel"] + "_nowgmma")
+        if r["role"] != "operands" or ctl is None:
+            continue
+        for k, v in r["metrics"].items():
+            if ctl["metrics"].get(k) != v:
+                out.setdefault(k, {})
+    for k in out:
+        for r in rows:
+            if r["role"] in ("operands", "control"):
+                out[k][r["kernel"]] = r["metrics"].get(k)
+    return out
+
+
+# -- corpus: the SM80 accesses the corpus derives, measured instruction by instruction --------------------------------
+def corpus_claims(paths: tuple[str, ...] = CORPUS_SPECS) -> list[dict[str, Any]]:
+    """Every bank claim (``conflict_free``, ``wavefront_count``) of the smem configs in ``paths``: its access kind,
+    the byte addresses of each instruction (the claim's own ``byte_addresses``), the model's total and the claimed
+    total (``n``, or the ideal for ``conflict_free``)."""
+    from layoutcheck.models.banks.access import byte_addresses
+    from layoutcheck.models.banks.model import ideal_batch, wavefronts_batch
+    from layoutcheck.spec.bind import build_property
+    from layoutcheck.spec.load import load_spec
+
+    claims = []
+    for path in paths:
+        for cfg in load_spec(str(ROOT / path)).configs:
+            for req in cfg.properties:
+                if cfg.kind != "smem" or req.name not in ("conflict_free", "wavefront_count"):
+                    continue
+                prop = build_property(cfg, req)
+                addrs = byte_addresses(prop.smem, prop.access)
+                kind = prop.access.kind.name
+                model = int(wavefronts_batch(kind, addrs).sum())
+                claimed = req.get("n") if req.name == "wavefront_count" else int(ideal_batch(kind, addrs).sum())
+                claims.append({"config": cfg.name, "claim": req.name, "kind": kind, "addrs": addrs,
+                               "model": model, "claimed": claimed})
+    return claims
+
+
+def section_corpus_ncu(out: Path) -> dict[str, Any]:
+    """``corpus_ncu`` (module docstring). ``ok``: every instruction's measured wavefronts equal the model's, and every
+    claim's measured total equals its claimed total."""
+    from layoutcheck.gpu.probes.banks import SMEM_BYTES, run
+
+    claims = corpus_claims()
+    pats = [(c["kind"], np.asarray(a, dtype=np.int64)) for c in claims for a in c["addrs"]]
+    if any(int(a.max()) >= SMEM_BYTES for _, a in pats):
+        return {"ok": False, "error": f"a corpus address exceeds the probe's {SMEM_BYTES} B buffer"}
+    work = out / "corpus_ncu"
+    work.mkdir(exist_ok=True)
+    res = run(work, pats)
+    i, rows = 0, []
+    for c in claims:
+        n = len(c["addrs"])
+        part = res[i:i + n]
+        i += n
+        measured = sum(r["measured"] for r in part)
+        rows.append({"config": c["config"], "claim": c["claim"], "kind": c["kind"], "instructions": n,
+                     "claimed": c["claimed"], "model": c["model"], "ncu": measured,
+                     "per_instruction_match": sum(r["match"] for r in part),
+                     "ok": measured == c["claimed"] == c["model"] and all(r["match"] for r in part)})
+        print(f"{c['config']:<32} {c['claim']:<16} {c['kind']:<8} x{n:<3} claimed {c['claimed']:>4} model "
+              f"{c['model']:>4} ncu {measured:>4} per-instruction {rows[-1]['per_instruction_match']}/{n}")
+    (out / "corpus_ncu.json").write_text(json.dumps(rows, indent=1))
+    return {"ok": bool(rows) and all(r["ok"] for r in rows), "claims": len(rows), "instructions": len(pats),
+            "conflicted": [{k: r[k] for k in ("config", "kind", "claimed", "model", "ncu")} for r in rows
+                           if r["claim"] == "wavefront_count"],
+            "mismatched_claims": sum(not r["ok"] for r in rows)}
