@@ -41,6 +41,7 @@ TMA_NAME = {"f16": "float16", "bf16": "bfloat16", "tf32": "float32", "e4m3": "ui
             "u8": "uint8"}
 C_TYPE = {"f16": "unsigned short", "bf16": "unsigned short", "tf32": "float", "e4m3": "unsigned char",
           "e5m2": "unsigned char", "s8": "unsigned char", "u8": "unsigned char"}
+SWIZZLES = ("none", "32B", "64B", "128B")
 BITS_TYPE = {1: "unsigned char", 2: "unsigned short", 4: "unsigned"}
 """The unsigned C type of an element's bits, by element bytes (register packing reads bits, never values)."""
 UNSIGNED = ("u8",)
@@ -383,7 +384,7 @@ def kfirst_cases() -> list[KernelCase]:
     SBO is the K step between atoms, LBO the MN step across the whole K extent), mixed majors, the RS form with an
     MN-major B, and tf32 with an MN-major A fed from its swizzled stage through registers (wgmma transposes no 32-bit
     operand)."""
-    sws = ("none", "32B", "64B", "128B")
+    sws = SWIZZLES
     cases = [wgmma_gemm_case("f16", "MN", "MN", sw, 128, 128, 64, atom_order="cutlass") for sw in sws]
     cases += [wgmma_gemm_case("bf16", "MN", "MN", sw, 64, 256, 64, atom_order="cutlass") for sw in sws]
     cases += [wgmma_gemm_case("f16", "K", "MN", "128B", 128, 128, 64, atom_order="cutlass"),
@@ -418,18 +419,20 @@ SMEM_C = {"row": Layout((64, 64), (64, 1)), "col": Layout((64, 64), (1, 64)),
 bank group: 8-way stores), column-major (4-way stores, 32-way row-major copy-out), swizzled (2-way stores)."""
 
 
-def ncu_cases() -> list[tuple[str, KernelCase]]:
-    """The kernels whose shared-memory traffic the ncu section measures, with their role: operands through
-    descriptors only (the LSU counters see no instruction of theirs: the model predicts 0), the same kernel without
-    its wgmma (the control that isolates what the wgmma reads add to any counter), and C staged through shared memory
-    by ``st.shared.f32`` / ``ld.shared.f32`` (the bank model predicts every wavefront)."""
-    out = [("operands", wgmma_gemm_case("f16", "K", "K", sw)) for sw in ("none", "32B", "64B", "128B")]
-    out += [("operands", wgmma_gemm_case("f16", "MN", "MN", sw, 128, 128, 64, atom_order="cutlass"))
-            for sw in ("none", "128B")]
-    out += [("control", wgmma_gemm_case("f16", "K", "K", sw, wgmma=False, tag="_nowgmma")) for sw in ("none", "128B")]
-    out += [("epilogue", wgmma_gemm_case("f16", "K", "K", "128B", smem_c=lay, tag=f"_smemc_{name}"))
-            for name, lay in SMEM_C.items()]
-    return out
+def ncu_cases() -> list[tuple[str, dict[str, Any], KernelCase]]:
+    """The kernels whose shared-memory traffic the ncu section measures, each with its role and the arguments it was
+    generated from: operands through descriptors only (no LSU instruction of theirs touches shared memory), the same
+    kernel without its wgmma (the control that isolates what the wgmma reads add to any counter), and C staged
+    through shared memory by ``st.shared.f32`` / ``ld.shared.f32`` (the bank model predicts every wavefront)."""
+    runs: list[tuple[str, dict[str, Any]]] = [
+        ("operands", {"dtype": "f16", "major_a": "K", "major_b": "K", "swizzle": sw}) for sw in SWIZZLES]
+    runs += [("operands", {"dtype": "f16", "major_a": "MN", "major_b": "MN", "swizzle": sw, "M": 128, "N": 128,
+                           "atom_order": "cutlass"}) for sw in ("none", "128B")]
+    runs += [("control", {"dtype": "f16", "major_a": "K", "major_b": "K", "swizzle": sw, "wgmma": False,
+                          "tag": "_nowgmma"}) for sw in ("none", "128B")]
+    runs += [("epilogue", {"dtype": "f16", "major_a": "K", "major_b": "K", "swizzle": "128B", "smem_c": lay,
+                           "tag": f"_smemc_{name}"}) for name, lay in SMEM_C.items()]
+    return [(role, args, wgmma_gemm_case(**args)) for role, args in runs]
 
 
 # -- descriptor experiments: operands placed by threads, patterns anchored where the experiment says ---------------

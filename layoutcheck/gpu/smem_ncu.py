@@ -23,6 +23,7 @@ import json
 import re
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -34,40 +35,42 @@ METRIC_ST = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"
 CORE = (METRIC_LD, METRIC_ST, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
         "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", "smsp__inst_executed_op_shared_ld.sum",
         "smsp__inst_executed_op_shared_st.sum")
-INTEREST = re.compile(r"gmma|shared|smem|tensor")
-"""Metric names worth asking about wgmma's shared-memory reads (matched against ``ncu --query-metrics``)."""
-MAX_DISCOVERED = 160
+GMMA = ("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_gmma.sum",
+        "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_gmma.sum",
+        "sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_gmma.sum", "sm__sass_data_bytes_mem_shared_op_gmma.sum",
+        "sm__sass_inst_executed_op_shared_gmma.sum", "l1tex__lsuin_requests_op_gmma.sum",
+        "sm__inst_executed_pipe_tensor_op_gmma.sum", "l1tex__lsu_writeback_active_mem_shared_op_gmma.sum")
+"""The H100's counters that name GMMA shared-memory traffic (found with ``ncu --query-metrics`` on the device:
+Nsight Compute 2025.3.1, GH100; ``parse_metric_names`` lists them again on every run)."""
+SHARED = ("l1tex__data_pipe_lsu_wavefronts_mem_shared.sum", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum",
+          "l1tex__data_pipe_lsu_wavefronts_mem_shared_cmd_read.sum",
+          "l1tex__data_pipe_lsu_wavefronts_mem_shared_cmd_write.sum", "sm__sass_data_bytes_mem_shared.sum",
+          "sm__sass_inst_executed_op_shared.sum")
+"""Totals over every shared-memory operation: do they include the GMMA reads?"""
+INTEREST = re.compile(r"gmma")
 CORPUS_SPECS = ("corpus/sm80/f64.toml", "corpus/sm80/tf32.toml")
 
 
 # -- metric discovery --------------------------------------------------------------------------------------------
 def parse_metric_names(text: str) -> list[str]:
-    """Counter names (``.sum``) of interest in ``ncu --query-metrics`` output (base names get ``.sum`` appended).
+    r"""The counters (``.sum``) whose name matches ``INTEREST`` in ``ncu --query-metrics`` output (name, then type).
 
-    >>> parse_metric_names("Metric Name  Description\\nsm__inst_executed_pipe_gmma  # of ...\\ndram__bytes  bytes")
-    ['sm__inst_executed_pipe_gmma.sum']
+    >>> parse_metric_names("Metric Name  Type\nsm__sass_inst_executed_op_shared_gmma  Counter  inst  # ...\n"
+    ...                    "smsp__average_x_gmma  Ratio  inst  # ...\ndram__bytes  Counter  byte")
+    ['sm__sass_inst_executed_op_shared_gmma.sum']
     """
-    names = []
-    for m in re.finditer(r"^\s*([a-z0-9]+__[A-Za-z0-9_.]+)", text, re.M):
-        n = m.group(1)
-        if "." in n and not n.endswith(".sum"):
-            continue
-        n = n if n.endswith(".sum") else n + ".sum"
-        if INTEREST.search(n):
-            names.append(n)
-    names = list(dict.fromkeys(names))
-    return sorted(names, key=lambda n: (0 if "gmma" in n else 1 if ("shared" in n or "smem" in n) else 2, n))
+    names = re.findall(r"^([a-z0-9]+__[A-Za-z0-9_]+)\s+Counter\b", text, re.M)
+    return sorted({n + ".sum" for n in names if INTEREST.search(n)})
 
 
 def discover_metrics(out: Path) -> tuple[list[str], str]:
-    """The device's metrics of interest (``parse_metric_names``), at most ``MAX_DISCOVERED``; the query is kept."""
+    """The device's GMMA counters (``parse_metric_names``); the whole query is kept in ``OUT/ncu_query_metrics.txt``."""
     try:
         p = subprocess.run(["ncu", "--query-metrics"], capture_output=True, text=True, timeout=120)
     except Exception as e:
         return [], f"{type(e).__name__}: {str(e)[:200]}"
     (out / "ncu_query_metrics.txt").write_text(p.stdout)
-    names = parse_metric_names(p.stdout)
-    return names[:MAX_DISCOVERED], "" if p.returncode == 0 else f"ncu --query-metrics exit {p.returncode}"
+    return parse_metric_names(p.stdout), "" if p.returncode == 0 else f"ncu --query-metrics exit {p.returncode}"
 
 
 def _launch_wgmma_ncu() -> None:
@@ -75,7 +78,7 @@ def _launch_wgmma_ncu() -> None:
     from layoutcheck.codegen.wgmma_cases import ncu_cases
     from layoutcheck.gpu.runner import run_case
 
-    for _, c in ncu_cases():
+    for _, _, c in ncu_cases():
         row = run_case(c, repeats=0)
         if not row.ok:
             print(f"{c.name} failed: {row.error or row.mismatches}", file=sys.stderr)
@@ -128,6 +131,39 @@ def epilogue_prediction(case_name: str, smem_c: Any, source: str) -> dict[str, i
             "inst_ld": len(ld), "inst_st": len(st)}
 
 
+def gmma_core_matrix_reads(args: dict[str, Any]) -> dict[str, int]:
+    """What the operand reads of one ``ncu_cases`` kernel are, under the hypothesis that a wgmma reads its operands
+    one 8 x 16-byte core matrix per wavefront: the byte addresses every wgmma's descriptors read (each descriptor
+    rebuilt as the kernel builds it and decoded by ``decode_gmma_descriptor``), cut into core matrices (8 rows of 16
+    bytes: MN rows for K-major, K rows for MN-major), four to a quarter-warp-phased ``lds128`` of the bank model.
+    Returns the operand ``bytes``, the ``core_matrices`` and the model's ``wavefronts`` for them (equal to the core
+    matrices when every core matrix meets all 32 banks once)."""
+    from layoutcheck.codegen.wgmma_cases import _stage
+    from layoutcheck.models.banks.model import wavefronts_batch
+    from layoutcheck.models.gmma import decode_gmma_descriptor, element_bytes, gmma_blocks, gmma_descriptor
+
+    dtype, M, N, K = args["dtype"], args.get("M", 64), args.get("N", 64), args.get("K", 64)
+    e, order = element_bytes(dtype), args.get("atom_order", "mn_first")
+    chunks: list[np.ndarray] = []
+    for major, mn, blk in ((args["major_a"], M, 64), (args["major_b"], N, N)):  # A in 64-row blocks, B whole
+        b = gmma_blocks(_stage(major, args["swizzle"], dtype, mn, K, order).layout, dtype, blk)
+        d0 = gmma_descriptor(b.block_layout(), dtype, major)
+        for r in range(b.count):
+            addr = decode_gmma_descriptor(d0.advance(e * b.block_offset(r)), dtype, major, blk).addresses()
+            a = addr.reshape(-1, blk).T  # (mn, k): flat colex over (MN, K)
+            per = 16 // e
+            if major == "K":  # core matrix (i, j): rows mn = 8i..8i+7, the 16 bytes at k = per*j
+                rows = a[:, ::per].reshape(blk // 8, 8, -1).transpose(0, 2, 1).reshape(-1, 8)
+            else:  # core matrix (i, j): K rows 8j..8j+7, the 16 bytes at mn = per*i
+                rows = a[::per, :].reshape(blk // per, -1, 8).reshape(-1, 8)
+            chunks += [rows] * (M // 64 if blk == N else 1)  # every warpgroup's wgmma reads all of B
+    cms = np.concatenate(chunks)
+    if (cms % 16).any() or any(len(set(r.tolist())) != 8 for r in cms):
+        raise RuntimeError("a core matrix is not 8 distinct 16-byte chunks")
+    wf = wavefronts_batch("lds128", cms.reshape(-1, 32))
+    return {"bytes": int(cms.size * 16), "core_matrices": len(cms), "wavefronts": int(wf.sum())}
+
+
 def _sass(name: str, source: str, out: Path) -> dict[str, int]:
     """Static counts of shared-memory, barrier, TMA and GMMA SASS instructions (nvcc -arch=sm_90a + cuobjdump)."""
     src, cubin = out / f"{name}.cu", out / f"{name}.cubin"
@@ -146,39 +182,55 @@ def _sass(name: str, source: str, out: Path) -> dict[str, int]:
 
 
 def section_wgmma_ncu(out: Path) -> dict[str, Any]:
-    """``wgmma_ncu`` (module docstring). ``ok``: every kernel ran exact, its LSU ld/st wavefronts equal the model
-    (0 for operand reads through descriptors and for the control; every epilogue wavefront), and no kernel has a
-    shared LSU instruction the prediction does not count."""
-    from layoutcheck.codegen.wgmma_cases import SMEM_C, ncu_cases
-
-    cases = ncu_cases()
+    """``wgmma_ncu`` (module docstring). ``ok``: every kernel's LSU ld/st wavefronts equal the bank model's (0 for
+    the operand and control kernels, whose only shared-memory traffic is TMA, mbarrier and wgmma; every wavefront of
+    the smem epilogues). Recorded beside it, per operand kernel: the GMMA counters, the control's values, and the
+    core-matrix reading of its operands (``gmma_core_matrix_reads``)."""
+    cases = ncu_cases_with_predictions()
     discovered, qerr = discover_metrics(out)
-    metrics = list(dict.fromkeys([*CORE, *discovered]))
+    metrics = list(dict.fromkeys([*CORE, *GMMA, *SHARED, *discovered]))
     measured, dropped, err = _measure(out, metrics)
     if err:
-        return {"ok": False, "error": err[-800:], "query_error": qerr, "discovered": len(discovered)}
+        return {"ok": False, "error": err[-800:], "query_error": qerr, "gmma_counters_listed": discovered}
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        sass = list(pool.map(lambda x: _sass(x[1].name, x[1].source, out), cases))
     rows = []
-    for role, c in cases:
-        smem_c = next((lay for k, lay in SMEM_C.items() if c.name.endswith(f"_smemc_{k}")), None)
-        pred = (epilogue_prediction(c.name, smem_c, c.source) if smem_c is not None else
-                {"ld": 0, "st": 0, "ideal_ld": 0, "ideal_st": 0, "inst_ld": 0, "inst_st": 0})
-        samples = measured.get(c.name, [])
-        m = samples[0] if samples else {}
-        rows.append({"kernel": c.name, "role": role, "model": pred, "sass": _sass(c.name, c.source, out),
-                     "ncu_ld": m.get(METRIC_LD), "ncu_st": m.get(METRIC_ST), "metrics": m,
+    for (role, c, pred, reads), ops in zip(cases, sass, strict=True):
+        m = (measured.get(c.name) or [{}])[0]
+        rows.append({"kernel": c.name, "role": role, "model": pred, "core_matrix_reads": reads, "sass": ops,
+                     "ncu_ld": m.get(METRIC_LD), "ncu_st": m.get(METRIC_ST),
+                     "gmma": {k: m.get(k) for k in GMMA}, "metrics": m,
+                     "ld_excess": None if m.get(METRIC_LD) is None else m[METRIC_LD] - pred["ld"],
                      "match": bool(m) and m.get(METRIC_LD) == pred["ld"] and m.get(METRIC_ST) == pred["st"]})
     seen = _seen_by(rows)
     for r in rows:
-        print(f"{r['kernel']:<50} [{r['role']}] ld model {r['model']['ld']} ncu {r['ncu_ld']}  st model "
-              f"{r['model']['st']} ncu {r['ncu_st']}  {'match' if r['match'] else 'MISMATCH'}  sass {r['sass']}")
+        g = {k.split("__")[1].replace("_mem_shared", ""): v for k, v in r["gmma"].items()}
+        print(f"{r['kernel']:<48} [{r['role']}] ld model {r['model']['ld']} ncu {r['ncu_ld']}  st model "
+              f"{r['model']['st']} ncu {r['ncu_st']}  {'match' if r['match'] else 'MISMATCH'}  core matrices "
+              f"{r['core_matrix_reads']}  gmma {g}  sass {r['sass']}")
     for name, vals in seen.items():
         print(f"differs with/without wgmma: {name}: {vals}")
     (out / "wgmma_ncu.json").write_text(json.dumps({"rows": rows, "seen_by": seen, "dropped": dropped,
-                                                    "asked": metrics}, indent=1, default=str))
-    zero = {k: v for k, v in rows[0]["metrics"].items() if v == 0} if rows else {}
-    return {"ok": bool(rows) and all(r["match"] for r in rows), "kernels": rows, "metrics_asked": len(metrics),
-            "metrics_dropped": len(dropped), "seen_by": seen, "zero_in_operand_kernel": sorted(zero)[:60],
-            "query_error": qerr, "matched": sum(r["match"] for r in rows), "of": len(rows)}
+                                                    "asked": metrics, "gmma_counters_listed": discovered},
+                                                   indent=1, default=str))
+    return {"ok": bool(rows) and all(r["match"] for r in rows), "matched": sum(r["match"] for r in rows),
+            "of": len(rows), "gmma_counters_listed": discovered, "metrics_dropped": dropped, "query_error": qerr,
+            "seen_by_wgmma": sorted(seen), "kernels": rows,
+            "operands": {r["kernel"]: {**{k.split("__")[1]: v for k, v in r["gmma"].items()},
+                                       "core_matrices": r["core_matrix_reads"]["core_matrices"]}
+                         for r in rows if r["role"] == "operands"},
+            "epilogue": {r["kernel"]: {"model_ld": r["model"]["ld"], "ncu_ld": r["ncu_ld"],
+                                       "model_st": r["model"]["st"], "ncu_st": r["ncu_st"]}
+                         for r in rows if r["role"] == "epilogue"}}
+
+
+def ncu_cases_with_predictions() -> list[tuple[str, Any, dict[str, int], dict[str, int] | None]]:
+    """``(role, case, LSU prediction, core-matrix reading of the operands)`` for every ``ncu_cases`` kernel."""
+    from layoutcheck.codegen.wgmma_cases import ncu_cases
+
+    none = {"ld": 0, "st": 0, "ideal_ld": 0, "ideal_st": 0, "inst_ld": 0, "inst_st": 0}
+    return [(role, c, epilogue_prediction(c.name, args["smem_c"], c.source) if "smem_c" in args else none,
+             gmma_core_matrix_reads(args) if role == "operands" else None) for role, args, c in ncu_cases()]
 
 
 def _seen_by(rows: list[dict[str, Any]]) -> dict[str, dict[str, float]]:

@@ -266,7 +266,10 @@ def _ncu_csv(log: Path, regex: str, metrics: list[str], body: str) -> tuple[dict
     for r in csv.DictReader(io.StringIO(text[text.find('"ID"'):])):
         name = re.sub(r"\(.*", "", r.get("Kernel Name", ""))
         if r.get("Metric Name") in metrics:
-            v = float(str(r["Metric Value"]).replace(",", ""))
+            try:
+                v = float(str(r["Metric Value"]).replace(",", ""))
+            except ValueError:  # "n/a": ncu has no value of this metric for the launch; leave it out
+                continue
             by_id.setdefault((name, int(r["ID"])), {})[r["Metric Name"]] = v
     measured: dict[str, list[dict[str, float]]] = {}
     for (name, _), vals in sorted(by_id.items(), key=lambda kv: kv[0][1]):

@@ -161,7 +161,7 @@ def test_operand_types_pick_the_right_atoms_and_encodings() -> None:
 def test_ncu_epilogue_prediction_reads_the_kernel_expressions() -> None:
     from layoutcheck.gpu.smem_ncu import epilogue_prediction, parse_metric_names
 
-    cases = dict((c.name, c) for _, c in ncu_cases())
+    cases = {c.name: c for _, _, c in ncu_cases()}
     want = {"row": (128, 1024), "col": (4096, 512), "sw323": (128, 256)}  # 8-, 4- and 2-way stores
     for k, lay in SMEM_C.items():
         c = cases[f"wgmma_gemm_f16_ss_kk_128b_64x64x64_smemc_{k}"]
@@ -170,14 +170,26 @@ def test_ncu_epilogue_prediction_reads_the_kernel_expressions() -> None:
     issue = "m64n64k16.f32.f16.f16 {%0"
     assert issue in cases["wgmma_gemm_f16_ss_kk_128b_64x64x64"].source
     assert issue not in cases["wgmma_gemm_f16_ss_kk_128b_64x64x64_nowgmma"].source
-    assert parse_metric_names("x\n  sm__pipe_shared_cycles_active.sum  y\nl1tex__t_bytes.avg\n") == [
-        "sm__pipe_shared_cycles_active.sum"]
+    assert parse_metric_names("x\nl1tex__data_pipe_lsu_wavefronts_mem_shared_op_gmma  Counter  # of\n"
+                              "smsp__warp_issue_stalled_gmma_per_warp_active  Ratio\nl1tex__t_bytes  Counter\n") == [
+        "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_gmma.sum"]
+
+
+def test_core_matrix_reading_covers_every_operand_byte_once_per_wgmma() -> None:
+    from layoutcheck.gpu.smem_ncu import gmma_core_matrix_reads
+
+    for role, args, _ in ncu_cases():
+        if role == "operands":
+            M, N, K = args.get("M", 64), args.get("N", 64), args.get("K", 64)
+            r = gmma_core_matrix_reads(args)
+            assert r["bytes"] == 2 * K * (M + N * (M // 64))  # A once, B once per warpgroup
+            assert r["wavefronts"] == r["core_matrices"] == r["bytes"] // 128  # no core matrix meets a bank twice
 
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not installed")
 def test_new_kernel_forms_compile_for_sm90a(tmp_path) -> None:
     cases = [next(c for c in KFIRST if "tf32" in c.name), next(c for c in TYPES if "f16_rs" in c.name),
-             next(c for _, c in ncu_cases() if "smemc" in c.name)]
+             next(c for _, _, c in ncu_cases() if "smemc" in c.name)]
     for case in cases:
         f = tmp_path / f"{case.name}.cu"
         f.write_text(case.source)
