@@ -427,7 +427,8 @@ def ncu_cases() -> list[tuple[str, dict[str, Any], KernelCase]]:
     runs: list[tuple[str, dict[str, Any]]] = [
         ("operands", {"dtype": "f16", "major_a": "K", "major_b": "K", "swizzle": sw}) for sw in SWIZZLES]
     runs += [("operands", {"dtype": "f16", "major_a": "MN", "major_b": "MN", "swizzle": sw, "M": 128, "N": 128,
-                           "atom_order": "cutlass"}) for sw in ("none", "128B")]
+                           "atom_order": "cutlass"}) for sw in SWIZZLES]
+    runs += [("operands", {"dtype": "f16", "major_a": "K", "major_b": "K", "swizzle": "128B", "form": "RS"})]
     runs += [("control", {"dtype": "f16", "major_a": "K", "major_b": "K", "swizzle": sw, "wgmma": False,
                           "tag": "_nowgmma"}) for sw in ("none", "128B")]
     runs += [("epilogue", {"dtype": "f16", "major_a": "K", "major_b": "K", "swizzle": "128B", "smem_c": lay,

@@ -145,7 +145,8 @@ def gmma_core_matrix_reads(args: dict[str, Any]) -> dict[str, int]:
     dtype, M, N, K = args["dtype"], args.get("M", 64), args.get("N", 64), args.get("K", 64)
     e, order = element_bytes(dtype), args.get("atom_order", "mn_first")
     chunks: list[np.ndarray] = []
-    for major, mn, blk in ((args["major_a"], M, 64), (args["major_b"], N, N)):  # A in 64-row blocks, B whole
+    operands = [(args["major_a"], M, 64)] if args.get("form", "SS") == "SS" else []  # RS: A from registers
+    for major, mn, blk in [*operands, (args["major_b"], N, N)]:  # A in 64-row blocks, B whole
         b = gmma_blocks(_stage(major, args["swizzle"], dtype, mn, K, order).layout, dtype, blk)
         d0 = gmma_descriptor(b.block_layout(), dtype, major)
         for r in range(b.count):

@@ -21,7 +21,7 @@ def test_wgmma_kernels_lsu_wavefronts_equal_the_bank_model(tmp_path) -> None:
 
     res = section_wgmma_ncu(tmp_path)
     assert res["ok"], {k: v for k, v in res.items() if k != "kernels"}
-    assert res["matched"] == res["of"] == 11
+    assert res["matched"] == res["of"] == 14
 
 
 def test_corpus_sm80_accesses_need_the_wavefronts_the_corpus_claims(tmp_path) -> None:
