@@ -160,11 +160,11 @@ def _stage(major: str, swizzle: str, dtype: str, mn: int, k: int, atom_order: st
     return plan_boxes(major, swizzle, TMA_NAME[dtype], (mn, k), order)
 
 
-def _c_value(acc: str) -> str:
+def _c_value(acc: str, v: str = "v") -> str:
     """The C expression of accumulator value ``v`` as a float: f16 accumulators unpack ``d[v/2]``'s half ``v%2``."""
     if acc == "f16":
-        return "f16_bits_to_float(static_cast<unsigned short>(d[v >> 1] >> (16u * (v & 1u))))"
-    return "static_cast<float>(d[v])"
+        return f"f16_bits_to_float(static_cast<unsigned short>(d[{v} >> 1] >> (16u * ({v} & 1u))))"
+    return f"static_cast<float>(d[{v}])"
 
 
 def epilogue_exprs(tiled: Any, M: int, N: int, smem_c: Any) -> tuple[Any, Any]:
@@ -176,19 +176,37 @@ def epilogue_exprs(tiled: Any, M: int, N: int, smem_c: Any) -> tuple[Any, Any]:
     return store, index_ast(smem_c, (div(i, N), mod(i, N)))
 
 
-def _store_c(tiled: Any, M: int, N: int, nvals: int, c_value: str, c_off: str, smem_c: Any) -> str:
+def epilogue_pairs(tiled: Any, M: int, N: int, smem_c: Any) -> bool:
+    """Whether the smem epilogue stores values in pairs: every thread's values ``2j`` and ``2j+1`` land on
+    consecutive words, the first 8-byte aligned (then one ``st.shared.v2.f32`` stores both, as a vectorising epilogue
+    does; otherwise one ``st.shared.f32`` per value). Decided from the store expression over every ``(t, v)``."""
+    from layoutcheck.expr.numpy import evaluate
+
+    store, _ = epilogue_exprs(tiled, M, N, smem_c)
+    t, v = np.meshgrid(np.arange(tiled.size), np.arange(0, size(tiled.tv_layout_C[1]), 2), indexing="ij")
+    lo, hi = evaluate(store, {"t": t, "v": v}), evaluate(store, {"t": t, "v": v + 1})
+    return bool((hi == lo + 1).all() and (lo % 2 == 0).all())
+
+
+def _store_c(tiled: Any, M: int, N: int, nvals: int, acc: str, c_off: str, smem_c: Any) -> str:
     """The C store: straight to ``gC`` through the C layout, or (``smem_c``) staged in shared memory through it with
-    ``st.shared.f32`` (pinned: one STS.32 per value, the access the bank model predicts), then copied out with
+    inline PTX (``st.shared.v2.f32`` per value pair where ``epilogue_pairs``, else ``st.shared.f32`` per value: the
+    instructions the bank model is given, pinned so that ptxas neither merges nor splits them), then copied out with
     ``ld.shared.f32`` in row-major order."""
     if smem_c is None:
-        return f"#pragma unroll\n  for (unsigned v = 0; v < {nvals}u; ++v) gC[{c_off}] = {c_value};"
+        return f"#pragma unroll\n  for (unsigned v = 0; v < {nvals}u; ++v) gC[{c_off}] = {_c_value(acc)};"
     store, load = epilogue_exprs(tiled, M, N, smem_c)
+    addr = f"\"r\"(c_base + 4u * ({c_expr(store)}))"
+    if epilogue_pairs(tiled, M, N, smem_c):
+        st = (f"  for (unsigned v = 0; v < {nvals}u; v += 2u)\n"
+              f"    asm volatile(\"st.shared.v2.f32 [%0], {{%1, %2}};\\n\" :: {addr}, \"f\"({_c_value(acc)}), "
+              f"\"f\"({_c_value(acc, 'v + 1u')}) : \"memory\");\n")
+    else:
+        st = (f"  for (unsigned v = 0; v < {nvals}u; ++v)\n"
+              f"    asm volatile(\"st.shared.f32 [%0], %1;\\n\" :: {addr}, \"f\"({_c_value(acc)}) : \"memory\");\n")
     return (f"  __shared__ alignas(1024) float sC[{cosize(inner(smem_c))}];\n"
             f"  const unsigned c_base = static_cast<unsigned>(__cvta_generic_to_shared(sC));\n"
-            "#pragma unroll\n"
-            f"  for (unsigned v = 0; v < {nvals}u; ++v)\n"
-            f"    asm volatile(\"st.shared.f32 [%0], %1;\\n\" :: \"r\"(c_base + 4u * ({c_expr(store)})), "
-            f"\"f\"({c_value}) : \"memory\");\n"
+            "#pragma unroll\n" + st +
             "  __syncthreads();\n"
             f"  for (unsigned i = t; i < {M * N}u; i += {tiled.size}u) {{\n"
             "    float c;\n"
@@ -253,7 +271,7 @@ def wgmma_gemm_case(dtype: str = "f16", major_a: str = "K", major_b: str = "K", 
         "WGMMA": line if wgmma else "// control: no wgmma.mma_async (fence, commit and wait stay)",
         "SCALE_ARG": scale, "D_OPERANDS": outs, "IN_OPERANDS": ins,
         "ACC_T": "int" if acc == "s32" else "unsigned" if acc == "f16" else "float",
-        "STORE_C": _store_c(tiled, M, N, nvals, _c_value(acc), f"t * {nvals}u + v" if probe else c_expr(c_off),
+        "STORE_C": _store_c(tiled, M, N, nvals, acc, f"t * {nvals}u + v" if probe else c_expr(c_off),
                             None if probe else smem_c),
         "DESCRIPTION": f"tiled wgmma {atom.name} x ({M // 64},1,1); descriptors A {da or '(registers)'}, B {db}"
                        + (f"; C staged in smem as {smem_c}" if smem_c is not None else "")})
@@ -415,8 +433,9 @@ def type_cases() -> list[KernelCase]:
 
 SMEM_C = {"row": Layout((64, 64), (64, 1)), "col": Layout((64, 64), (1, 64)),
           "sw323": ComposedLayout(Swizzle(3, 2, 3), 0, Layout((64, 64), (64, 1)))}
-"""Shared-memory C tiles of the smem-epilogue ncu kernels: row-major (the C fragment's 8 rows of a warp land in one
-bank group: 8-way stores), column-major (4-way stores, 32-way row-major copy-out), swizzled (2-way stores)."""
+"""Shared-memory C tiles of the smem-epilogue ncu kernels (``epilogue_prediction`` in ``gpu.smem_ncu``): row-major
+(value pairs as 64-bit stores, the 8 rows of a warp's fragment in one bank group: 2-way), column-major (single
+floats: 4-way stores and a 32-way row-major copy-out), ``Sw<3,2,3>`` over row-major (pairs, conflict-free)."""
 
 
 def ncu_cases() -> list[tuple[str, dict[str, Any], KernelCase]]:

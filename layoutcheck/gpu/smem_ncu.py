@@ -107,11 +107,12 @@ def _measure(out: Path, metrics: list[str]) -> tuple[dict[str, list[dict[str, fl
 
 
 # -- the bank model's prediction for the ncu kernels -------------------------------------------------------------
-def epilogue_prediction(case_name: str, smem_c: Any, source: str) -> dict[str, int]:
-    """Predicted LSU (ld, st) wavefronts of a 64x64x64 smem-epilogue kernel: every ``st.shared.f32`` of value ``v`` by
-    warp ``w`` at ``4 * store(t = 32w + lane, v)``, every copy-out ``ld.shared.f32`` at ``4 * load(i)``, ``i = t +
-    128 r``; the expressions are the ones printed into ``source`` (checked)."""
-    from layoutcheck.codegen.wgmma_cases import epilogue_exprs, wgmma_atom_name
+def epilogue_prediction(case_name: str, smem_c: Any, source: str) -> dict[str, Any]:
+    """Predicted LSU (ld, st) wavefronts of a 64x64x64 smem-epilogue kernel, and the SASS stores it assumes: per warp
+    ``w`` either one ``st.shared.v2.f32`` per value pair at ``4 * store(t = 32w + lane, v even)`` (``sts64``, where
+    ``epilogue_pairs``) or one ``st.shared.f32`` per value (``sts32``); every copy-out ``ld.shared.f32`` at
+    ``4 * load(i)``, ``i = t + 128 r``. The expressions are the ones printed into ``source`` (checked)."""
+    from layoutcheck.codegen.wgmma_cases import epilogue_exprs, epilogue_pairs, wgmma_atom_name
     from layoutcheck.expr.c import c_expr
     from layoutcheck.expr.numpy import evaluate
     from layoutcheck.hw.mma import mma_atom
@@ -123,12 +124,15 @@ def epilogue_prediction(case_name: str, smem_c: Any, source: str) -> dict[str, i
     store, load = epilogue_exprs(tiled, M, N, smem_c)
     if c_expr(store) not in source or c_expr(load) not in source:
         raise RuntimeError(f"{case_name}: prediction out of sync with the kernel source")
+    pairs = epilogue_pairs(tiled, M, N, smem_c)
+    kind, step = ("sts64", 2) if pairs else ("sts32", 1)
     lane = np.arange(32)
-    st = np.array([4 * evaluate(store, {"t": 32 * w + lane, "v": v}) for w in range(4) for v in range(N // 2)])
+    st = np.array([4 * evaluate(store, {"t": 32 * w + lane, "v": v}) for w in range(4) for v in range(0, N // 2, step)])
     ld = np.array([4 * evaluate(load, {"i": 32 * w + lane + 128 * r}) for w in range(4) for r in range(M * N // 128)])
-    return {"ld": int(wavefronts_batch("lds32", ld).sum()), "st": int(wavefronts_batch("sts32", st).sum()),
-            "ideal_ld": int(ideal_batch("lds32", ld).sum()), "ideal_st": int(ideal_batch("sts32", st).sum()),
-            "inst_ld": len(ld), "inst_st": len(st)}
+    return {"ld": int(wavefronts_batch("lds32", ld).sum()), "st": int(wavefronts_batch(kind, st).sum()),
+            "ideal_ld": int(ideal_batch("lds32", ld).sum()), "ideal_st": int(ideal_batch(kind, st).sum()),
+            "inst_ld": len(ld), "inst_st": len(st), "store": kind,
+            "sass_stores": {"STS.64" if pairs else "STS": N // 2 // step}}
 
 
 def gmma_core_matrix_reads(args: dict[str, Any]) -> dict[str, int]:
@@ -185,8 +189,10 @@ def _sass(name: str, source: str, out: Path) -> dict[str, int]:
 def section_wgmma_ncu(out: Path) -> dict[str, Any]:
     """``wgmma_ncu`` (module docstring). ``ok``: every kernel's LSU ld/st wavefronts equal the bank model's (0 for
     the operand and control kernels, whose only shared-memory traffic is TMA, mbarrier and wgmma; every wavefront of
-    the smem epilogues). Recorded beside it, per operand kernel: the GMMA counters, the control's values, and the
-    core-matrix reading of its operands (``gmma_core_matrix_reads``)."""
+    the smem epilogues); the SASS stores are the ones the prediction assumes; and for every operand kernel the GMMA
+    counters equal the core-matrix reading of its descriptors (``gmma_core_matrix_reads``: wavefronts
+    ``l1tex__..._op_gmma``, bank conflicts = wavefronts - core matrices, bytes ``sm__sass_data_bytes_..._op_gmma``).
+    The no-wgmma controls and the metrics that differ with and without the wgmma are recorded beside it."""
     cases = ncu_cases_with_predictions()
     discovered, qerr = discover_metrics(out)
     metrics = list(dict.fromkeys([*CORE, *GMMA, *SHARED, *discovered]))
@@ -202,6 +208,10 @@ def section_wgmma_ncu(out: Path) -> dict[str, Any]:
                      "ncu_ld": m.get(METRIC_LD), "ncu_st": m.get(METRIC_ST),
                      "gmma": {k: m.get(k) for k in GMMA}, "metrics": m,
                      "ld_excess": None if m.get(METRIC_LD) is None else m[METRIC_LD] - pred["ld"],
+                     "sass_match": {k: v for k, v in ops.items() if k.startswith("STS")} == pred["sass_stores"],
+                     "gmma_match": reads is None or (m.get(GMMA[0]) == reads["wavefronts"] and m.get(GMMA[1]) ==
+                                                     reads["wavefronts"] - reads["core_matrices"]
+                                                     and m.get(GMMA[3]) == reads["bytes"]),
                      "match": bool(m) and m.get(METRIC_LD) == pred["ld"] and m.get(METRIC_ST) == pred["st"]})
     seen = _seen_by(rows)
     for r in rows:
@@ -214,7 +224,9 @@ def section_wgmma_ncu(out: Path) -> dict[str, Any]:
     (out / "wgmma_ncu.json").write_text(json.dumps({"rows": rows, "seen_by": seen, "dropped": dropped,
                                                     "asked": metrics, "gmma_counters_listed": discovered},
                                                    indent=1, default=str))
-    return {"ok": bool(rows) and all(r["match"] for r in rows), "matched": sum(r["match"] for r in rows),
+    return {"ok": bool(rows) and all(r["match"] and r["sass_match"] and r["gmma_match"] for r in rows),
+            "matched": sum(r["match"] for r in rows), "sass_matched": sum(r["sass_match"] for r in rows),
+            "gmma_matched": sum(r["gmma_match"] for r in rows if r["role"] == "operands"),
             "of": len(rows), "gmma_counters_listed": discovered, "metrics_dropped": dropped, "query_error": qerr,
             "seen_by_wgmma": sorted(seen), "kernels": rows,
             "operands": {r["kernel"]: {**{k.split("__")[1]: v for k, v in r["gmma"].items()},
@@ -229,7 +241,7 @@ def ncu_cases_with_predictions() -> list[tuple[str, Any, dict[str, int], dict[st
     """``(role, case, LSU prediction, core-matrix reading of the operands)`` for every ``ncu_cases`` kernel."""
     from layoutcheck.codegen.wgmma_cases import ncu_cases
 
-    none = {"ld": 0, "st": 0, "ideal_ld": 0, "ideal_st": 0, "inst_ld": 0, "inst_st": 0}
+    none = {"ld": 0, "st": 0, "ideal_ld": 0, "ideal_st": 0, "inst_ld": 0, "inst_st": 0, "sass_stores": {}}
     return [(role, c, epilogue_prediction(c.name, args["smem_c"], c.source) if "smem_c" in args else none,
              gmma_core_matrix_reads(args) if role == "operands" else None) for role, args, c in ncu_cases()]
 

@@ -162,11 +162,15 @@ def test_ncu_epilogue_prediction_reads_the_kernel_expressions() -> None:
     from layoutcheck.gpu.smem_ncu import epilogue_prediction, parse_metric_names
 
     cases = {c.name: c for _, _, c in ncu_cases()}
-    want = {"row": (128, 1024), "col": (4096, 512), "sw323": (128, 256)}  # 8-, 4- and 2-way stores
+    # row-major: pairs stored by st.shared.v2.f32, 2-way; column-major: single floats, 4-way stores and 32-way
+    # copy-out; Sw<3,2,3>: pairs, conflict-free
+    want = {"row": (128, 512, "st.shared.v2.f32"), "col": (4096, 512, "st.shared.f32"),
+            "sw323": (128, 128, "st.shared.v2.f32")}
     for k, lay in SMEM_C.items():
         c = cases[f"wgmma_gemm_f16_ss_kk_128b_64x64x64_smemc_{k}"]
         p = epilogue_prediction(c.name, lay, c.source)
-        assert (p["ld"], p["st"]) == want[k] and p["ideal_st"] == 128
+        assert (p["ld"], p["st"]) == want[k][:2] and p["ideal_st"] == 128 and p["ideal_ld"] == 128
+        assert want[k][2] + " [" in c.source
     issue = "m64n64k16.f32.f16.f16 {%0"
     assert issue in cases["wgmma_gemm_f16_ss_kk_128b_64x64x64"].source
     assert issue not in cases["wgmma_gemm_f16_ss_kk_128b_64x64x64_nowgmma"].source
