@@ -3,14 +3,14 @@
 Two validation sections (``layoutcheck.gpu.validate`` registers both):
 
 * ``wgmma_ncu`` -- the generated TMA -> smem -> wgmma kernels (``codegen.wgmma_cases.ncu_cases``) under ncu. wgmma
-  reads its operands through the *async proxy* (the descriptors, not the threads, address shared memory), so the
-  question is first which counters see those reads at all. The section lists every ncu metric of the device whose
-  name mentions shared memory, GMMA or the tensor pipes (``ncu --query-metrics``), collects them for each kernel and
-  for a control that differs only by the missing ``wgmma.mma_async`` (same TMA loads, fences and stores), and
-  reports the metrics that differ (``seen_by``). The LSU wavefront counters are compared with the bank model where it
-  makes a prediction: 0 for the operand reads (no LSU instruction touches them), and every wavefront of an epilogue
-  that stages C through shared memory (``st.shared.f32`` through the C layout, ``ld.shared.f32`` copy-out),
-  computed from the kernel's own index expressions.
+  reads its operands through the *async proxy* (the descriptors, not the threads, address shared memory). The H100
+  counts those reads in counters of their own (``ncu --query-metrics`` lists them; ``GMMA``):
+  ``l1tex__data_pipe_lsu_wavefronts_mem_shared_op_gmma`` and ``..._bank_conflicts_..._op_gmma``, not in the
+  ``_op_ld`` / ``_op_st`` counters of the LSU bank probes. The section compares (1) the LSU counters with the bank
+  model: 0 for operand reads, and every wavefront of an epilogue that stages C through shared memory (``st.shared``
+  through the C layout, ``ld.shared.f32`` copy-out) computed from the kernel's own index expressions; (2) the GMMA
+  counters with the core-matrix reading of the descriptors (``gmma_core_matrix_reads``); and records every GMMA
+  counter for each kernel and for a control without the ``wgmma.mma_async`` (``seen_by``: what differs).
 * ``corpus_ncu`` -- the SM80 f64 and tf32 shared-memory accesses of ``corpus/sm80`` (the conflicted reads the corpus
   derives and their conflict-free neighbours), each instruction measured by the single-instruction bank probes
   (``gpu.probes.banks``) at the claim's own addresses: per instruction against the model, and the total against
