@@ -30,6 +30,7 @@ from layoutcheck.algebra.layout import Layout, size
 from layoutcheck.algebra.swizzle import ComposedLayout, Swizzle
 from layoutcheck.algebra.tiling import zipped_divide
 from layoutcheck.errors import LayoutError
+from layoutcheck.hw.smem import SWIZZLE_MODES, SWIZZLE_SPAN_BYTES
 from layoutcheck.hw.wgmma import (
     GMMA_BITS,
     GMMA_DESCRIPTOR_FIELDS,
@@ -40,7 +41,6 @@ from layoutcheck.hw.wgmma import (
 from layoutcheck.models.canonical import CanonicalForm, SwizzleAtom, canonical_form, canonical_layout, split
 
 _MODE_OF_TYPE = {v: k for k, v in GMMA_LAYOUT_TYPE.items()}
-_MODE_OF_BITS = {0: "INTER", 1: "SW32", 2: "SW64", 3: "SW128"}
 
 
 def element_bytes(dtype: str) -> int:
@@ -124,9 +124,9 @@ class GmmaDescriptor:
 
 
 # -- recognising the canonical form (one recogniser for GMMA and UMMA: models.canonical) -----------------------------
-ATOMS: dict[str, SwizzleAtom] = {m: SwizzleAtom(m, Swizzle(b, 4, 3), 1 << b) for b, m in _MODE_OF_BITS.items()}
-"""wgmma's swizzle atoms: ``Swizzle<B,4,3>`` on byte addresses, rows of ``2**B`` 16-byte units (PTX ISA 9.7.15.5.1
-'Shared Memory Matrix Layout'; CUTLASS ``GMMA::Layout_*_Atom``)."""
+ATOMS: dict[str, SwizzleAtom] = {m: SwizzleAtom(m, Swizzle(b, 4, 3), SWIZZLE_SPAN_BYTES[m] // 16)
+                                 for m, b in SWIZZLE_MODES.items()}
+"""wgmma's swizzle atoms (``hw.smem``): ``Swizzle<B,4,3>`` on byte addresses, rows of span / 16 16-byte units."""
 
 
 def canonical_gmma(smem_layout: Layout | ComposedLayout, dtype: str, major: str) -> CanonicalForm:
