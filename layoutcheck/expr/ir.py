@@ -491,16 +491,21 @@ def _split(x: Expr, k: int) -> tuple[Expr, Expr] | None:
     return add(*(p[0] for p in parts)), lo
 
 
+def _divisor(name: str, x: Expr, k: Expr | int) -> Expr | int:
+    """A constant divisor as an int; a tree divisor gives the general operation ``name`` (nothing to simplify)."""
+    k = k.value if isinstance(k, Const) else k
+    return Op.make(name, x, k) if isinstance(k, Expr) else k
+
+
 def div(x: Expr, k: Expr | int) -> Expr:
     """``x // k`` (floor), simplified with bounds and multiples (a tree ``k``: the general ``div``).
 
     >>> div(mul(var("i", 4), 8), 4)
     Mul(x=Var(name='i', upper=4), k=2)
     """
-    if isinstance(k, Const):
-        k = k.value
+    k = _divisor("div", x, k)
     if isinstance(k, Expr):
-        return Op.make("div", x, k)
+        return k
     if k <= 0:
         raise LayoutError(f"division by non-positive constant {k}")
     if k == 1:
@@ -529,10 +534,9 @@ def mod(x: Expr, k: Expr | int) -> Expr:
     >>> mod(add(mul(var("i", 4), 8), var("j", 8)), 8)
     Var(name='j', upper=8)
     """
-    if isinstance(k, Const):
-        k = k.value
+    k = _divisor("mod", x, k)
     if isinstance(k, Expr):
-        return Op.make("mod", x, k)
+        return k
     if k <= 0:
         raise LayoutError(f"modulus by non-positive constant {k}")
     if k == 1:
