@@ -58,6 +58,12 @@ class _IntQuery:
         self.solver.add(v >= self.z(lo), v < self.z(hi_excl))
         return Var(name, upper)
 
+    def release(self) -> None:
+        """Drop this query's terms now, so its context is freed before the next query's is used (Z3's search
+        depends on its memory state: a query's time should not depend on when the previous one is collected)."""
+        self.env.clear()
+        self.memo.clear()
+
     def z(self, e: Size | Pred) -> Any:
         """The Z3 term of an expression tree (or plain int / bool) over this query's variables."""
         return self.zs((e,))[0]
@@ -104,7 +110,10 @@ def _first(queries: list[Any], limits: Limits) -> Decision | Undecided:
     checks = 0
     for build in queries:
         q = _IntQuery(limits, deadline)
-        out = build(q)
+        try:
+            out = build(q)
+        finally:
+            q.release()
         checks += q.checks
         if isinstance(out, Undecided):
             undecided.append(out.reason)
