@@ -532,13 +532,26 @@ def slice_and_offset(crd: Coord, layout: Layout) -> tuple[Layout, int]:
 
 def flat_modes(layout: Layout) -> list[tuple[int, int]]:
     """``(shape, stride)`` of every leaf mode, in order."""
-    return list(_leaf_modes(layout))
+    return _leaf_modes(layout)
 
 
-def _leaf_modes(layout: Layout) -> Iterator[tuple[int, int]]:
-    """``(shape, stride)`` of every leaf mode, in order, as an iterator (the algebra's hot path)."""
+def _leaf_modes(layout: Layout) -> list[tuple[int, int]]:
+    """``(shape, stride)`` of every leaf mode, in order (the algebra's hot path: one walk over both tuples)."""
+    shape = layout.shape
+    if type(shape) is not tuple:
+        return [(shape, layout.stride)]
+    out: list[tuple[int, int]] = []
+    _walk_leaves(shape, layout.stride, out)
+    return out
+
+
+def _walk_leaves(shape: tuple, stride: tuple, out: list[tuple[int, int]]) -> None:
     # shape and stride are congruent by construction; ``strict=`` would cost ~0.3 us a call (keyword parsing)
-    return zip(flatten(layout.shape), flatten(layout.stride))  # noqa: B905
+    for s, d in zip(shape, stride):  # noqa: B905
+        if type(s) is tuple:
+            _walk_leaves(s, d, out)
+        else:
+            out.append((s, d))
 
 
 def append(layout: Layout, mode: Layout | None = None, n: int | None = None) -> Layout:
