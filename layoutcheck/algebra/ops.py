@@ -39,11 +39,6 @@ from layoutcheck.errors import CompositionError, LayoutError
 Modes = list[tuple[int, int]]  # the (shape, stride) leaves of a flat layout, in order
 
 
-def _from_modes(modes: Modes) -> Layout:
-    """The flat layout of ``modes``: ``1:0`` for none, a bare ``s:d`` for one."""
-    return _make(*_split_modes(modes))
-
-
 def _split_modes(modes: Modes) -> tuple[IntTuple, IntTuple]:
     """``(shape, stride)`` of the flat layout of ``modes``: ``(1, 0)`` for none, a bare ``(s, d)`` for one."""
     if len(modes) > 1:
@@ -69,7 +64,7 @@ def _coalesce_modes(modes: Iterable[tuple[int, int]]) -> Modes:
 
 
 def _coalesced(modes: Iterable[tuple[int, int]]) -> tuple[IntTuple, IntTuple]:
-    """``(shape, stride)`` of ``_from_modes(_coalesce_modes(modes))``, built in one pass."""
+    """``(shape, stride)`` of the flat layout of ``_coalesce_modes(modes)``, built in one pass."""
     shapes: list[int] = []
     strides: list[int] = []
     for s, d in modes:
