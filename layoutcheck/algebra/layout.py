@@ -404,8 +404,10 @@ def evaluate_chunks(shape: tuple[int, ...], stride: tuple[int, ...], chunk: int 
     dtype)``; every ``start`` and length is a multiple of ``align``. Each piece is a view of one reused buffer: it
     is valid until the next one is drawn.
 
-    >>> [(i, a.tolist()) for i, a in evaluate_chunks((4, 2), (2, 1), chunk=4)]
-    [(0, [0, 2, 4, 6]), (4, [1, 3, 5, 7])]
+    >>> [(i, a.tolist()[:3]) for i, a in evaluate_chunks((16, 4), (4, 1), chunk=16)]
+    [(0, [0, 4, 8]), (16, [1, 5, 9]), (32, [2, 6, 10]), (48, [3, 7, 11])]
+    >>> [(i, a.tolist()) for i, a in evaluate_chunks((4, 2), (2, 1), chunk=4)]  # small: one piece
+    [(0, [0, 2, 4, 6, 1, 3, 5, 7])]
     """
     import numpy as np  # NumPy loads on first evaluation, not with the algebra
 
