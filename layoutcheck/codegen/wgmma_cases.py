@@ -456,13 +456,24 @@ def ncu_cases() -> list[tuple[str, dict[str, Any], KernelCase]]:
 
 
 # -- descriptor experiments: operands placed by threads, patterns anchored where the experiment says ---------------
+def _placed_descriptor(blocks: Any, major: str, pattern_start: int, base_offset: int | None) -> Any:
+    """Block 0's f16 descriptor of a stage whose swizzle pattern starts at byte ``pattern_start``, its ``base_offset``
+    field replaced by ``base_offset`` when given (``None``: layoutcheck's)."""
+    from dataclasses import replace
+
+    from layoutcheck.models.gmma import unchecked_descriptor
+
+    d = unchecked_descriptor(blocks.block_layout(), "f16", major, pattern_start)
+    return d if base_offset is None else replace(d, base_offset=base_offset)
+
+
 def placed_case(swizzle: str, pattern_start: int, base_offset: int | None = None, major: str = "K",
                 N: int = 64, K: int = 64) -> KernelCase:
     """A 64xNxK f16 wgmma whose A stage starts at byte ``pattern_start`` of a 1024-aligned buffer *with its swizzle
     pattern anchored there* (stored by threads at ``pattern_start + 2 * stage(m, k)``); B sits at a 1024-aligned
     offset. ``base_offset`` overrides A's descriptor field (``None``: layoutcheck's ``(start mod period) >> 7``), so
     one launch tests the PTX rule and another what happens without it. Exact iff the descriptors read the layout."""
-    from layoutcheck.models.gmma import GmmaDescriptor, unchecked_descriptor
+    from layoutcheck.models.gmma import GmmaDescriptor, block_descriptors
 
     M, e = 64, 2
     atom = mma_atom(f"SM90_64x{N}x16_F32F16F16_SS")
@@ -470,14 +481,8 @@ def placed_case(swizzle: str, pattern_start: int, base_offset: int | None = None
     sb = plan_boxes("K", swizzle, "float16", (N, K)).layout
     ba, bb = gmma_blocks(sa, "f16", M), gmma_blocks(sb, "f16", N)
     b_at = ((pattern_start + M * K * e) // 1024 + 1) * 1024
-    da, db = [], []
-    for r in range(ba.count):
-        d = unchecked_descriptor(ba.block_layout(), "f16", major, pattern_start).advance(e * ba.block_offset(r))
-        if base_offset is not None:
-            d = GmmaDescriptor(d.start_address, d.leading_byte_offset, d.stride_byte_offset, base_offset,
-                               d.layout_type)
-        da.append(d.value)
-        db.append(gmma_descriptor(bb.block_layout(), "f16", "K", b_at).advance(e * bb.block_offset(r)).value)
+    da = [d.value for d in block_descriptors(ba, _placed_descriptor(ba, major, pattern_start, base_offset), "f16")]
+    db = [d.value for d in block_descriptors(bb, gmma_descriptor(bb.block_layout(), "f16", "K", b_at), "f16")]
     addr_a = (pattern_start + e * sa.offsets()).astype(np.uint32)
     addr_b = (b_at + e * sb.offsets()).astype(np.uint32)
     nacc = size(atom.tv_layout_C[1])
@@ -517,13 +522,10 @@ PLACED = (("128B", 0, None, "K"), ("128B", 1408, None, "K"), ("128B", 1408, 0, "
 
 def placed_prediction(swizzle: str, pattern_start: int, base_offset: int | None, major: str) -> bool:
     """What layoutcheck predicts for ``placed_case``: ``gmma_addresses`` PROVEN (exact) or REFUTED (mismatches)."""
-    from layoutcheck.models.gmma import GmmaDescriptor, unchecked_descriptor
     from layoutcheck.properties.gmma import gmma_addresses
 
     stage = plan_boxes(major, swizzle, "float16", (64, 64)).layout
-    d = unchecked_descriptor(gmma_blocks(stage, "f16", 64).block_layout(), "f16", major, pattern_start)
-    if base_offset is not None:
-        d = GmmaDescriptor(d.start_address, d.leading_byte_offset, d.stride_byte_offset, base_offset, d.layout_type)
+    d = _placed_descriptor(gmma_blocks(stage, "f16", 64), major, pattern_start, base_offset)
     return gmma_addresses(stage, "f16", major, pattern_start, 64, desc=d).exhaustive().holds
 
 

@@ -137,24 +137,25 @@ def epilogue_prediction(case_name: str, smem_c: Any, source: str) -> dict[str, A
 
 def gmma_core_matrix_reads(args: dict[str, Any]) -> dict[str, int]:
     """What the operand reads of one ``ncu_cases`` kernel are, under the hypothesis that a wgmma reads its operands
-    one 8 x 16-byte core matrix per wavefront: the byte addresses every wgmma's descriptors read (each descriptor
-    rebuilt as the kernel builds it and decoded by ``decode_gmma_descriptor``), cut into core matrices (8 rows of 16
-    bytes: MN rows for K-major, K rows for MN-major), four to a quarter-warp-phased ``lds128`` of the bank model.
+    one 8 x 16-byte core matrix per wavefront: the byte addresses every wgmma's descriptors read (block 0's advanced
+    as the kernel advances it: ``models.gmma.descriptor_reads``), cut into core matrices (8 rows of 16 bytes: MN rows
+    for K-major, K rows for MN-major), four to a quarter-warp-phased ``lds128`` of the bank model.
     Returns the operand ``bytes``, the ``core_matrices`` and the model's ``wavefronts`` for them (equal to the core
     matrices when every core matrix meets all 32 banks once)."""
     from layoutcheck.codegen.wgmma_cases import _stage
     from layoutcheck.models.banks.model import wavefronts_batch
-    from layoutcheck.models.gmma import decode_gmma_descriptor, element_bytes, gmma_blocks, gmma_descriptor
+    from layoutcheck.models.gmma import descriptor_reads, element_bytes
 
     dtype, M, N, K = args["dtype"], args.get("M", 64), args.get("N", 64), args.get("K", 64)
     e, order = element_bytes(dtype), args.get("atom_order", "mn_first")
     chunks: list[np.ndarray] = []
     operands = [(args["major_a"], M, 64)] if args.get("form", "SS") == "SS" else []  # RS: A from registers
     for major, mn, blk in [*operands, (args["major_b"], N, N)]:  # A in 64-row blocks, B whole
-        b = gmma_blocks(_stage(major, args["swizzle"], dtype, mn, K, order).layout, dtype, blk)
-        d0 = gmma_descriptor(b.block_layout(), dtype, major)
-        for r in range(b.count):
-            addr = decode_gmma_descriptor(d0.advance(e * b.block_offset(r)), dtype, major, blk).addresses()
+        reads = descriptor_reads(_stage(major, args["swizzle"], dtype, mn, K, order).layout, dtype, major, blk)
+        addrs = reads.addresses()
+        if addrs is None:
+            raise RuntimeError(f"{args}: a {major}-major block's descriptor cannot be formed")
+        for addr in addrs:
             a = addr.reshape(-1, blk).T  # (mn, k): flat colex over (MN, K)
             per = 16 // e
             if major == "K":  # core matrix (i, j): rows mn = 8i..8i+7, the 16 bytes at k = per*j

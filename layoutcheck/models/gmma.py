@@ -323,6 +323,18 @@ def _advanced(d0: GmmaDescriptor, step: int) -> GmmaDescriptor | None:
     return d0.advance(step) if not d0.violations() and step % 16 == 0 else None
 
 
+def block_descriptors(blocks: GmmaBlocks, d0: GmmaDescriptor, dtype: str) -> tuple[GmmaDescriptor | None, ...]:
+    """Block ``r``'s descriptor: ``d0`` (block 0's) advanced by the block's unswizzled byte offset (CuTe's
+    ``DescriptorIterator``); ``None`` where it cannot be formed (``d0`` out of range, an offset not 16-byte aligned).
+
+    >>> b = gmma_blocks(ComposedLayout(Swizzle(3,3,3), 0, Layout((64,(64,2)),(64,(1,4096)))), "f16")
+    >>> [d.start_address for d in block_descriptors(b, gmma_descriptor(b.block_layout(), "f16", "K"), "f16")][:5]
+    [0, 32, 64, 96, 8192]
+    """
+    e = element_bytes(dtype)
+    return tuple(_advanced(d0, e * blocks.block_offset(r)) for r in range(blocks.count))
+
+
 def _first_descriptor(src: GmmaBlocks, dtype: str, major: str, base_address: int) -> GmmaDescriptor:
     """Block 0's descriptor; ``DescriptorError`` when no descriptor describes it."""
     try:
@@ -355,12 +367,11 @@ def descriptor_reads(stage: Layout | ComposedLayout, dtype: str, major: str, blo
         return _straddled_reads(stage, dtype, major, block_mn, base_address, wgmma_layout, desc)  # type: ignore
     src = blocks if wgmma_layout is None else gmma_blocks(wgmma_layout, dtype, block_mn)
     d0 = desc if desc is not None else _first_descriptor(src, dtype, major, base_address)
-    e = element_bytes(dtype)
-    descs = tuple(_advanced(d0, e * src.block_offset(r)) for r in range(src.count))
+    descs = block_descriptors(src, d0, dtype)
     read = tuple(None if descs[r] is None else
                  decode_gmma_descriptor(descs[r], dtype, major, blocks.block[0]).addresses()  # type: ignore[arg-type]
                  for r in range(blocks.count))
-    return DescriptorReads(blocks.block, blocks.expected(base_address, e), read, descs)
+    return DescriptorReads(blocks.block, blocks.expected(base_address, element_bytes(dtype)), read, descs)
 
 
 def _straddled_reads(stage: Layout | ComposedLayout, dtype: str, major: str, block_mn: int, base_address: int,
