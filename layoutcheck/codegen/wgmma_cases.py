@@ -120,34 +120,35 @@ def _wgmma_asm(atom: Any, form: str, nacc: int, trans_a: int, trans_b: int) -> t
     return line, outs, ins, nxt
 
 
-def _a_registers(tiled: Any, M: int, K: int, kblk: int, e: int) -> str:
-    """RS form: each thread packs its A values (``tiled.tv_layout_A``) of K-block ``kb`` from K-major ``gA``, ``4/e``
-    elements per 32-bit register, lowest value index in the lowest bits (PTX ISA register fragments)."""
+def _a_coord(tiled: Any, M: int, K: int, kblk: int) -> tuple[Any, Any]:
+    """RS form: tile coordinate ``(m, k)`` of thread ``t``'s A value ``v`` (``tiled.tv_layout_A``) in K-block ``kb``."""
     elem = index_ast(tiled.tv_layout_A, ("t", "v"))
-    m, k = mod(elem, M), div(elem, M)
-    g = index_ast(Layout((M, K), (K, 1)), (m, add(k, mul(var("kb", K // kblk), kblk))))
+    return mod(elem, M), add(div(elem, M), mul(var("kb", K // kblk), kblk))
+
+
+def _a_pack(load: str, e: int) -> str:
+    """RS form: each thread's four A registers, ``4/e`` values ``a_at(v)`` = ``load`` each, lowest value index in the
+    lowest bits (PTX ISA register fragments)."""
     per = 4 // e
     pack = " | ".join(f"(a_at({per}u * j + {q}u) << {8 * e * q})" for q in range(per))
     return ("    unsigned a_r[4];\n"
-            f"    auto a_at = [&](unsigned v) {{ return static_cast<unsigned>(gA[{c_expr(g)}]); }};\n"
+            f"    auto a_at = [&](unsigned v) {{ return static_cast<unsigned>({load}); }};\n"
             "#pragma unroll\n"
             f"    for (unsigned j = 0; j < 4u; ++j) a_r[j] = {pack};")
+
+
+def _a_registers(tiled: Any, M: int, K: int, kblk: int, e: int) -> str:
+    """RS form: each thread packs its A values of K-block ``kb`` from K-major ``gA`` (``_a_coord``, ``_a_pack``)."""
+    g = index_ast(Layout((M, K), (K, 1)), _a_coord(tiled, M, K, kblk))
+    return _a_pack(f"gA[{c_expr(g)}]", e)
 
 
 def _a_registers_smem(tiled: Any, stage: Any, M: int, K: int, kblk: int, e: int) -> str:
     """RS form with A staged in shared memory (e.g. tf32 MN-major, which no descriptor can transpose): each thread
-    reads its A values (``tiled.tv_layout_A``) of K-block ``kb`` at ``stage(m, k)`` in ``sA``, packed as
-    ``_a_registers`` packs them; the addresses are the stage layout's own, swizzle included."""
-    elem = index_ast(tiled.tv_layout_A, ("t", "v"))
-    m, k = mod(elem, M), div(elem, M)
-    off = index_ast(stage, (m, add(k, mul(var("kb", K // kblk), kblk))))
-    per = 4 // e
-    pack = " | ".join(f"(a_at({per}u * j + {q}u) << {8 * e * q})" for q in range(per))
-    return ("    unsigned a_r[4];\n"
-            f"    auto a_at = [&](unsigned v) {{ return static_cast<unsigned>(reinterpret_cast<const {BITS_TYPE[e]}*>"
-            f"(sA)[{c_expr(off)}]); }};\n"
-            "#pragma unroll\n"
-            f"    for (unsigned j = 0; j < 4u; ++j) a_r[j] = {pack};")
+    reads its A values of K-block ``kb`` at ``stage(m, k)`` in ``sA`` (``_a_coord``), packed by ``_a_pack``; the
+    addresses are the stage layout's own, swizzle included."""
+    off = index_ast(stage, _a_coord(tiled, M, K, kblk))
+    return _a_pack(f"reinterpret_cast<const {BITS_TYPE[e]}*>(sA)[{c_expr(off)}]", e)
 
 
 def _stage(major: str, swizzle: str, dtype: str, mn: int, k: int, atom_order: str) -> Any:

@@ -170,23 +170,6 @@ def gmma_core_matrix_reads(args: dict[str, Any]) -> dict[str, int]:
     return {"bytes": int(cms.size * 16), "core_matrices": len(cms), "wavefronts": int(wf.sum())}
 
 
-def _sass(name: str, source: str, out: Path) -> dict[str, int]:
-    """Static counts of shared-memory, barrier, TMA and GMMA SASS instructions (nvcc -arch=sm_90a + cuobjdump)."""
-    src, cubin = out / f"{name}.cu", out / f"{name}.cubin"
-    src.write_text(source)
-    try:
-        subprocess.run(["nvcc", "-arch=sm_90a", "-cubin", "-o", str(cubin), str(src)], check=True, timeout=120,
-                       capture_output=True)
-        sass = subprocess.run(["cuobjdump", "-sass", str(cubin)], capture_output=True, text=True, timeout=60).stdout
-    except Exception as e:
-        return {"error": str(e)[:200]}  # type: ignore[dict-item]
-    finally:
-        src.unlink(missing_ok=True)
-        cubin.unlink(missing_ok=True)
-    ops = re.findall(r"\b((?:LDSM|STSM|LDS|STS|ATOMS|SYNCS|UTMALDG|HGMMA|WARPGROUP)(?:\.[A-Z0-9_]+)*)", sass)
-    return {op: ops.count(op) for op in sorted(set(ops))}
-
-
 def section_wgmma_ncu(out: Path) -> dict[str, Any]:
     """``wgmma_ncu`` (module docstring). ``ok``: every kernel's LSU ld/st wavefronts equal the bank model's (0 for
     the operand and control kernels, whose only shared-memory traffic is TMA, mbarrier and wgmma; every wavefront of
@@ -194,6 +177,8 @@ def section_wgmma_ncu(out: Path) -> dict[str, Any]:
     counters equal the core-matrix reading of its descriptors (``gmma_core_matrix_reads``: wavefronts
     ``l1tex__..._op_gmma``, bank conflicts = wavefronts - core matrices, bytes ``sm__sass_data_bytes_..._op_gmma``).
     The no-wgmma controls and the metrics that differ with and without the wgmma are recorded beside it."""
+    from layoutcheck.gpu.validate import _sass_ops  # validate registers this module's sections
+
     cases = ncu_cases_with_predictions()
     discovered, qerr = discover_metrics(out)
     metrics = list(dict.fromkeys([*CORE, *GMMA, *SHARED, *discovered]))
@@ -201,7 +186,8 @@ def section_wgmma_ncu(out: Path) -> dict[str, Any]:
     if err:
         return {"ok": False, "error": err[-800:], "query_error": qerr, "gmma_counters_listed": discovered}
     with ThreadPoolExecutor(max_workers=8) as pool:
-        sass = list(pool.map(lambda x: _sass(x[1].name, x[1].source, out), cases))
+        sass = list(pool.map(lambda x: _sass_ops(x[1].name, x[1].source, out, "sm_90a", ("HGMMA", "WARPGROUP")),
+                             cases))
     rows = []
     for (role, c, pred, reads), ops in zip(cases, sass, strict=True):
         m = (measured.get(c.name) or [{}])[0]
