@@ -18,7 +18,14 @@ from pathlib import Path
 
 from layoutcheck.errors import LayoutError
 from layoutcheck.importers.cute import from_cute
-from layoutcheck.importers.tilelang import TileLangFragment, find_printouts, forward, parse_tilelang, tv_layout
+from layoutcheck.importers.tilelang import (
+    TileLangFragment,
+    find_printouts,
+    forward,
+    parse_tilelang,
+    tir_printouts,
+    tv_layout,
+)
 from layoutcheck.importers.triton import import_ttgir, parse_ttgir
 
 
@@ -86,22 +93,31 @@ def _comment(lines: list[str], line: int) -> str:
     return named[-1] if named else (block[-1] if block else "")
 
 
-def spec_from_tilelang(text: str, source: str = "") -> str:
-    """A spec with every TileLang ``Layout(...)`` / ``Fragment(...)`` printout of ``text`` and its claims."""
+def _tilelang_records(text: str) -> list[tuple[str, str, str]]:
+    """``(name stem, description, printout)`` of every TileLang layout in ``text``: the ``layout_map`` buffers of
+    lowered TIR printed with its metadata, else every ``Layout(...)`` / ``Fragment(...)`` printout."""
+    if "load_json" in text and '"layout_map"' in text:
+        return [(re.sub(r"\W", "", buf.split()[0]), f"layout_map: {buf}", body) for buf, body in tir_printouts(text)]
     found = find_printouts(text)
     if not found:
         parse_tilelang(text)  # no printout at all: the parser names what it found instead
-    origin = source or "TileLang printouts"
     lines = text.splitlines()
+    return [(f"line{line}", _comment(lines, line) or f"line {line}", body) for line, body in found]
+
+
+def spec_from_tilelang(text: str, source: str = "") -> str:
+    """A spec with every TileLang layout of ``text`` (printouts, or lowered TIR's ``layout_map``) and its claims."""
+    origin = source or "TileLang printouts"
     out = ["format = 1", f"description = {_toml('layouts imported from ' + origin)}", ""]
-    for line, body in found:
+    used: set[str] = set()
+    for stem, what, body in _tilelang_records(text):
         x = parse_tilelang(body)
         kind = "fragment" if isinstance(x, TileLangFragment) else "layout"
-        name, what = f"{kind}_line{line}", _comment(lines, line) or f"line {line}: a TileLang {kind}"
+        name = _name(f"{kind}_{stem}", used)
         try:
             forward(x)
         except LayoutError as e:
-            out += [f"# line {line}: {what}: skipped ({e})", ""]
+            out += [f"# {what}: skipped ({e})", ""]
             continue
         value = f"{{ tilelang = {_toml(body)} }}"
         n_in = 1
@@ -118,7 +134,7 @@ def spec_from_tilelang(text: str, source: str = "") -> str:
             try:
                 tv_layout(x)
             except LayoutError as e:
-                out += [f"# line {line}: no TV layout ({e})", ""]
+                out += [f"# {what}: no TV layout ({e})", ""]
                 continue
             cover = ('"exact_cover"' if x.replicate == 1 else
                      f'{{ name = "exact_cover", replication = {x.replicate} }}')
@@ -133,7 +149,7 @@ def spec_from_file(path: str) -> str:
     text = Path(path).read_text()
     if path.endswith((".ttgir", ".mlir")) or "#ttg." in text:
         return spec_from_ttgir(text, Path(path).name)
-    if re.search(r"\b(?:Layout|Fragment)\(\s*[(\[]", text):
+    if re.search(r"\b(?:Layout|Fragment)\(\s*[(\[]", text) or ("load_json" in text and '"layout_map"' in text):
         return spec_from_tilelang(text, Path(path).name)
     return spec_from_cute(text, Path(path).name)
 

@@ -29,6 +29,7 @@ from layoutcheck.importers.tilelang import (
     forward_offsets,
     from_tilelang,
     parse_tilelang,
+    tir_printouts,
     tv_layout,
     tv_linear,
     tv_table,
@@ -194,10 +195,11 @@ def test_spec_values():
 def test_import_and_check_round_trip(tmp_path):
     """``layoutcheck import`` of the real sample files, then ``layoutcheck check`` of the spec: the GEMM layout maps
     are all PROVEN; the layouts file has exactly its two broken samples REFUTED."""
-    for name, want_rc, refuted in (("gemm_layout_map.txt", 0, 0), ("layouts.txt", 1, 2)):
+    for name, want_rc, refuted in (("gemm_layout_map.txt", 0, 0), ("layouts.txt", 1, 2),
+                                   ("annotate_layout_sm80.tir", 0, 0)):
         spec = tmp_path / (name + ".toml")
         run = [sys.executable, "-m", "layoutcheck"]
-        subprocess.run([*run, "import", str(DATA / name), "-o", str(spec)], check=True)
+        subprocess.run([*run, "import", str(DATA / name), "-o", str(spec)], check=True, timeout=300)
         assert 'tilelang = "' in spec.read_text()
         got = subprocess.run([*run, "check", str(spec)], capture_output=True, text=True)
         assert got.returncode == want_rc, got.stdout[-2000:]
@@ -238,3 +240,47 @@ def test_malformed_text_names_the_token(text, what, token):
         parse_tilelang(text)
     assert what in str(e.value)
     assert e.value.pos == text.index(token), str(e.value)
+
+
+# -- lowered TIR (layout_map attributes, show_meta=True) ----------------------------------------------------------
+def tir(name: str) -> str:
+    return (DATA / f"{name}.tir").read_text()
+
+
+def test_tir_layout_maps_equal_the_printed_layouts():
+    """The layout_map of the lowered sm_80 GEMM (read from its TVM JSON metadata) holds the very layouts TileLang
+    printed for that kernel (``gemm_layout_map.txt``), point for point; the annotated copy kernel holds the
+    ``make_mma_swizzle_layout`` printed alone."""
+    got = dict(tir_printouts(tir("gemm_sm80_f16")))
+    assert list(got) == ["A_s (2, 64, 32) float16 shared.dyn", "B_s (2, 32, 64) float16 shared.dyn",
+                         "C_l (64, 64) local.fragment"]
+    for buf, body in got.items():
+        ref = BY_NAME[f"sm_80 gemm 64x64x32 float16->float32 128 threads: {buf.split()[0]} "
+                      + {"A_s": "[2, 64, 32] float16 shared.dyn", "B_s": "[2, 32, 64] float16 shared.dyn",
+                         "C_l": "[64, 64] float32 local.fragment"}[buf.split()[0]]]
+        assert np.array_equal(forward_offsets(parse_tilelang(body)), forward_offsets(parse_tilelang(ref))), buf
+    ann = dict(tir_printouts(tir("annotate_layout_sm80")))
+    a_s = parse_tilelang(ann["A_s (64, 64) float16 shared.dyn"])
+    assert np.array_equal(forward_offsets(a_s), forward_offsets(parse_tilelang(
+        BY_NAME["make_mma_swizzle_layout(float16 64x64)"])))
+    assert str(forward(a_s)) == "Sw<3,3,3> o 0 o (64,64):(64,1)"
+    frag = parse_tilelang(ann["B_l (64, 64) float16 local.fragment"])
+    assert prove(exact_cover(tv_layout(frag), (64, 64), 1)).status is Verdict.PROVEN
+
+
+def test_tir_sm90_gemm_is_proven():
+    got = tir_printouts(tir("gemm_sm90_f16"))
+    assert len(got) == 3
+    for buf, body in got:
+        assert prove(bijective(forward(parse_tilelang(body)))).status is Verdict.PROVEN, buf
+
+
+def test_tir_without_metadata_or_with_an_unknown_node():
+    text = tir("gemm_sm80_f16")
+    body = text[text.index("# from tvm.script"):]
+    with pytest.raises(ParseError, match=r"show_meta=True"):
+        tir_printouts(body)
+    with pytest.raises(LayoutError, match=r"metadata node \d+ is a tirx.Max"):
+        tir_printouts(text.replace("tirx.FloorMod", "tirx.Max", 1))
+    with pytest.raises(ParseError, match="malformed TVM JSON"):
+        tir_printouts(text.replace('\\"nodes\\"', '\\"nodez\\"'))

@@ -10,6 +10,10 @@ written into each file's header. Two files:
   (``tilelang.layout.cute``: ``Layout.from_tilelang`` / ``ComposedLayout.from_tilelang``) where it gives one.
 - ``gemm_layout_map.txt``: the ``layout_map`` that TileLang's ``LayoutInference`` pass attaches to real GEMM kernels
   (``T.gemm`` of f16/f32 tiles for sm_80 and sm_90), read from the lowered TIR's block annotations.
+- ``*.tir``: the lowered TIR itself after ``LayoutInference`` (``mod.script(show_meta=True)``): the ``layout_map``
+  block attributes reference ``metadata["tl.Layout"][k]``, whose fields are in the TVM JSON at the top. Kernels: the
+  sm_80 f16 GEMM, the sm_90 f16 GEMM, and a copy kernel with ``T.annotate_layout`` of
+  ``make_mma_swizzle_layout`` (a ``T.bitwise_xor`` call) and of a hand-built ``T.Fragment``.
 
 Each record is ``# name: <what built it>`` [``# cute: <TileLang's CuTe form>``] then the printout on one line.
 This script is never imported by the tests (TileLang is a test-only oracle).
@@ -110,8 +114,8 @@ def matmul(M, N, K, bm, bn, bk, dtype, acc, threads):
     return main
 
 
-def layout_map(func, arch: str) -> dict[str, object]:
-    """The layout_map of the kernel's outermost annotated block after LayoutInference."""
+def lowered(func, arch: str):
+    """The module after TileLang's passes up to LayoutInference (``tilelang/cuda/pipeline.py``'s prologue)."""
     target = Target({"kind": "cuda", "arch": arch})
     mod = tvm.IRModule({"main": func})
     with tvm.transform.PassContext(), target:
@@ -123,6 +127,12 @@ def layout_map(func, arch: str) -> dict[str, object]:
                   tilelang.transform.InjectSoftwarePipeline(), tilelang.transform.Simplify(),
                   tilelang.transform.LayoutInference()):
             mod = p(mod)
+    return mod
+
+
+def layout_map(func, arch: str) -> dict[str, object]:
+    """The layout_map of the kernel's outermost annotated block after LayoutInference."""
+    mod = lowered(func, arch)
     found: dict[str, object] = {}
 
     def visit(node):
@@ -154,6 +164,32 @@ def gemms() -> list[tuple[str, object, object]]:
     return out
 
 
+def annotated(M, N, dtype):
+    @T.prim_func
+    def main(A: T.Tensor((M, N), dtype), B: T.Tensor((M, N), dtype)):
+        with T.Kernel(1, threads=128) as bx:
+            A_s = T.alloc_shared((M, N), dtype)
+            B_l = T.alloc_fragment((M, N), dtype)
+            T.annotate_layout({A_s: make_mma_swizzle_layout(A_s),
+                               B_l: L.Fragment((M, N), forward_thread_fn=lambda i, j: (i % 32) * 4 + j // (N // 4),
+                                               forward_index_fn=lambda i, j: (i // 32) * (N // 4) + j % (N // 4))})
+            T.copy(A[0, bx], A_s)
+            T.copy(A_s, B_l)
+            T.copy(B_l, B[0, bx])
+    return main
+
+
+def tir_files() -> None:
+    for name, func, arch in (("gemm_sm80_f16", matmul(1024, 1024, 1024, 64, 64, 32, "float16", "float32", 128),
+                              "sm_80"),
+                             ("gemm_sm90_f16", matmul(1024, 1024, 1024, 128, 128, 64, "float16", "float32", 256),
+                              "sm_90"),
+                             ("annotate_layout_sm80", annotated(64, 64, "float16"), "sm_80")):
+        text = lowered(func, arch).script(show_meta=True)
+        (HERE / f"{name}.tir").write_text(HEADER + f"# lowered TIR of {name} after LayoutInference ({arch})\n" + text)
+        print(f"{name}.tir: {len(text)} characters")
+
+
 def write(path: Path, records) -> None:
     lines = [HEADER]
     for name, lay, _buf in records:
@@ -170,3 +206,4 @@ def write(path: Path, records) -> None:
 if __name__ == "__main__":
     write(HERE / "layouts.txt", layouts())
     write(HERE / "gemm_layout_map.txt", gemms())
+    tir_files()
