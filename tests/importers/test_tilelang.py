@@ -18,6 +18,7 @@ from layoutcheck.algebra.swizzle import ComposedLayout
 from layoutcheck.algebra.tiling import tile_to_shape
 from layoutcheck.engines.prove import prove
 from layoutcheck.errors import LayoutError, ParseError
+from layoutcheck.expr.numpy import offsets_of as layoutcheck_offsets
 from layoutcheck.hw.mma import mma_atom
 from layoutcheck.hw.smem import gmma_smem_atom
 from layoutcheck.importers.cute import from_cute
@@ -39,15 +40,17 @@ from layoutcheck.result import Verdict
 from layoutcheck.spec.values import parse_value
 
 DATA = Path(__file__).parents[1] / "data" / "tilelang"
-RECORD = re.compile(r"# name: (.*)\n(?:# cute: (.*)\n)?(.*)\n")
+RECORD = re.compile(r"# name: (.*)\n(?:# cute: (.*)\n)?(?:# inverse: (.*)\n)?(.*)\n")
 
 
 def records(name: str) -> list[tuple[str, str | None, str]]:
-    return [(n, c or None, p) for n, c, p in RECORD.findall((DATA / name).read_text())]
+    return [(n, c or None, p) for n, c, _, p in RECORD.findall((DATA / name).read_text())]
 
 
 SAMPLES = records("layouts.txt") + records("gemm_layout_map.txt")
 BY_NAME = {n: p for n, _, p in SAMPLES}
+INVERSES = [(n, inv, p) for f in ("layouts.txt", "gemm_layout_map.txt")
+            for n, _, inv, p in RECORD.findall((DATA / f).read_text()) if inv]
 
 
 def test_every_sample_reads_and_has_a_cute_or_linear_form():
@@ -117,6 +120,29 @@ def test_gemm_shared_layouts_are_bijective_and_fragments_exact_covers():
             assert prove(cover).status is Verdict.PROVEN, name
             n += 1
     assert n == 10
+
+
+def test_tv_table_equals_tilelangs_own_inverse():
+    """TileLang's ``Fragment.inverse()`` (printed beside each fragment sample) maps (register..., thread) to
+    (i, j, ..., rep): at every point it names the element our TV table puts in that slot. The one fragment TileLang
+    cannot invert (two elements in one slot) is the one whose TV table we refuse."""
+    checked = 0
+    for name, inv_text, text in INVERSES:
+        f = parse_tilelang(text)
+        if inv_text.startswith("(error"):
+            with pytest.raises(LayoutError, match="one slot, two elements"):
+                tv_table(f)
+            continue
+        inv = parse_tilelang(inv_text)
+        assert inv.input_shape == (*f.output_shape, f.thread), name
+        coords = [layoutcheck_offsets(e, inv.domain) for e in inv.forward_index]
+        tile = np.zeros_like(coords[0])
+        for c, n in zip(reversed(coords[:len(f.input_shape)]), reversed(f.input_shape), strict=True):
+            tile = tile * n + c  # colexicographic: i + M*j
+        regs, t = np.divmod(np.arange(tile.size), f.registers)  # inverse domain: registers fastest, then thread
+        assert np.array_equal(tv_table(f)[regs + f.thread * t], tile), name
+        checked += 1
+    assert checked == 18
 
 
 def test_8x8_fragment_is_the_mma_sync_accumulator():

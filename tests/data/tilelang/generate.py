@@ -15,7 +15,9 @@ written into each file's header. Two files:
   sm_80 f16 GEMM, the sm_90 f16 GEMM, and a copy kernel with ``T.annotate_layout`` of
   ``make_mma_swizzle_layout`` (a ``T.bitwise_xor`` call) and of a hand-built ``T.Fragment``.
 
-Each record is ``# name: <what built it>`` [``# cute: <TileLang's CuTe form>``] then the printout on one line.
+Each record is ``# name: <what built it>`` [``# cute: <TileLang's CuTe form>``] [``# inverse: <repr of
+Fragment.inverse()>``, TileLang's own ``(register..., thread) -> (i, j, ..., rep)`` map] then the printout on one
+line.
 This script is never imported by the tests (TileLang is a test-only oracle).
 """
 
@@ -197,6 +199,11 @@ def write(path: Path, records) -> None:
         form = cute_form(lay)
         if form is not None:
             lines.append(f"# cute: {form}")
+        if isinstance(lay, L.Fragment):
+            try:
+                lines.append(f"# inverse: {lay.inverse()!r}")
+            except Exception as e:
+                lines.append(f"# inverse: (error: {type(e).__name__})")
         lines.append(repr(lay))
         lines.append("")
     path.write_text("\n".join(lines))
