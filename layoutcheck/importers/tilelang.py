@@ -49,6 +49,7 @@ import numpy as np
 
 from layoutcheck.algebra.layout import Layout
 from layoutcheck.algebra.linear_layout import LinearLayout, to_cute
+from layoutcheck.algebra.swizzle import ComposedLayout, Swizzle
 from layoutcheck.errors import LayoutError, ParseError
 from layoutcheck.expr.ir import Expr
 from layoutcheck.expr.numpy import offsets_of
@@ -563,9 +564,24 @@ def _affine(offs: np.ndarray, modes: tuple[int, ...]) -> Layout | None:
     return lay if np.array_equal(lay.offsets(), offs) else None
 
 
+def _swizzled_affine(offs: np.ndarray, modes: tuple[int, ...]) -> ComposedLayout | None:
+    """``Sw<B,M,S> o 0 o L`` with ``L`` plain and this table (a swizzle is an involution, so ``L = Sw(table)``), for
+    domains that are not powers of two (e.g. 48 rows of a 128-byte swizzle); smallest ``B``, then ``S``, then ``M``."""
+    top = max(int(offs.max()), 1).bit_length()
+    for b in range(1, 6):
+        for s in range(b, top):
+            for m in range(0, top - s - b + 1):
+                sw = Swizzle(b, m, s)
+                lay = _affine(sw(offs), modes)
+                if lay is not None:
+                    return ComposedLayout(sw, 0, lay)
+    return None
+
+
 def fit(offs: np.ndarray, ins: list[tuple[str, int]], outs: list[tuple[str, int]]) -> Any:
     """A CuTe layout (plain or ``Sw<B,M,S>``-swizzled, one mode per input dimension) with exactly this table, else a
-    ``LinearLayout``, else ``LayoutError``.
+    ``LinearLayout``, else ``LayoutError``. Power-of-two domains go through the GF(2) columns (``to_cute``), others
+    through a per-mode affine fit, under a searched swizzle when the plain fit fails.
 
     >>> str(fit(np.array([0, 3, 1, 4, 2, 5]), [("a", 2), ("b", 3)], [("offset", 6)]))
     '(2,3):(3,1)'
@@ -579,7 +595,10 @@ def fit(offs: np.ndarray, ins: list[tuple[str, int]], outs: list[tuple[str, int]
         if isinstance(got, Layout) and len(ins) == 1 and isinstance(got.shape, tuple) and len(got.shape) == 1:
             got = Layout(got.shape[0], got.stride[0])
         return got
-    lay = _affine(offs, tuple(n for _, n in ins))
+    modes = tuple(n for _, n in ins)
+    lay = _affine(offs, modes)
+    if lay is None:
+        lay = _swizzled_affine(offs, modes)
     if lay is None:
         raise LayoutError(f"no CuTe layout (plain or Sw<B,M,S>-swizzled) and no linear layout has this map over "
                           f"{dict(ins)}; offsets begin {offs[:8].tolist()}")

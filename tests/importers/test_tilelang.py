@@ -54,7 +54,7 @@ INVERSES = [(n, inv, p) for f in ("layouts.txt", "gemm_layout_map.txt")
 
 
 def test_every_sample_reads_and_has_a_cute_or_linear_form():
-    assert len(SAMPLES) == 114
+    assert len(SAMPLES) == 115
     kinds = {"Layout": 0, "Fragment": 0}
     for name, _, text in SAMPLES:
         x = parse_tilelang(text)
@@ -63,7 +63,7 @@ def test_every_sample_reads_and_has_a_cute_or_linear_form():
         assert isinstance(got, (Layout, ComposedLayout, LinearLayout)), name
         if not isinstance(got, LinearLayout):
             assert np.array_equal(np.asarray(got.offsets()), forward_offsets(x)), name
-    assert kinds == {"Layout": 95, "Fragment": 19}
+    assert kinds == {"Layout": 96, "Fragment": 19}
 
 
 @pytest.mark.parametrize(("name", "cute", "text"), [r for r in SAMPLES if r[1]], ids=lambda v: str(v)[:40])
@@ -170,6 +170,14 @@ def test_non_injective_layout_is_refuted():
     r = prove(injective(forward(x)))
     assert r.status is Verdict.REFUTED
     assert (r.counterexample.data["i"], r.counterexample.data["j"]) == (0, 1)  # (i=0, j=0) and (i=1, j=0): both row 0
+
+
+def test_swizzle_over_a_domain_that_is_not_a_power_of_two():
+    """48 rows = 6 atoms of TileLang's 128-byte swizzle: no GF(2) form, found by the swizzle search, PROVEN
+    bijective."""
+    got = forward(parse_tilelang(BY_NAME["make_swizzled_layout(float16 48x64) (6 swizzle atoms: not a power of two)"]))
+    assert str(got) == "Sw<3,3,3> o 0 o (48,64):(64,1)"
+    assert prove(bijective(got)).status is Verdict.PROVEN
 
 
 def test_volta_swizzle_is_linear_not_cute():

@@ -72,6 +72,8 @@ def layouts() -> list[tuple[str, object, object]]:
     out.append(("make_wgmma_swizzled_layout(float16 64x64, k_major=False)",
                 L.make_wgmma_swizzled_layout(buf, k_major=False), buf))
     out.append(("make_volta_swizzled_layout(float16 64x64)", L.make_volta_swizzled_layout(buf), buf))
+    out.append(("make_swizzled_layout(float16 48x64) (6 swizzle atoms: not a power of two)",
+                L.make_swizzled_layout(tirx.decl_buffer((48, 64), "float16", scope="shared")), None))
     out.append(("make_swizzled_layout(float16 128x72) (padded)",
                 L.make_swizzled_layout(tirx.decl_buffer((128, 72), "float16", scope="shared")), None))
     out.append(("T.Layout([8, 8], lambda i, j: [i, j ^ i])", L.Layout([8, 8], lambda i, j: [i, j ^ i]), None))
