@@ -54,9 +54,8 @@ from layoutcheck.errors import LayoutError, ParseError
 from layoutcheck.expr.ir import Expr
 from layoutcheck.expr.numpy import offsets_of
 from layoutcheck.expr.parse import parse
-from layoutcheck.properties.base import smallest_collision
 
-MAX_POINTS = 1 << 24
+MAX_POINTS = 1 << 22
 """The largest domain (input points x replicas) whose map is tabulated."""
 
 LANES = 32
@@ -212,8 +211,11 @@ def _expr(text: str, a: int, b: int, variables: dict[str, int]) -> Expr:
         raise ParseError(text, a + e.pos, e.what) from None
     except LayoutError as e:
         m = re.search(r"unknown variable '([^']+)'", str(e))
-        pos = a + (item.find(m.group(1)) if m else 0)
-        raise ParseError(text, pos, str(e).split(";")[0] + f" (known: {', '.join(variables)})") from None
+        if m is None:
+            raise ParseError(text, a, str(e)) from None
+        pos = a + re.search(rf"(?<![\w.]){re.escape(m.group(1))}(?!\w)", item).start()
+        raise ParseError(text, pos, f"expression uses unknown variable {m.group(1)!r} (known: "
+                                    f"{', '.join(variables)})") from None
 
 
 def _field(text: str, span: tuple[int, int], key: str) -> tuple[int, int]:
@@ -436,13 +438,14 @@ def _points(domain: tuple[tuple[str, int], ...]) -> int:
     return n
 
 
-def _row_major(coords: list[np.ndarray], shape: tuple[int, ...], what: str) -> np.ndarray:
+def _row_major(x: TileLang, coords: list[np.ndarray], shape: tuple[int, ...], what: str) -> np.ndarray:
     """The row-major linear index of output coordinates (TileLang's ``GetLinearizedForwardIndex``)."""
     flat = np.zeros_like(coords[0])
     for k, (c, n) in enumerate(zip(coords, shape, strict=True)):
         if c.size and (c.min() < 0 or c.max() >= n):
             bad = int(np.flatnonzero((c < 0) | (c >= n))[0])
-            raise LayoutError(f"{what} coordinate {k} reaches {int(c[bad])}, outside its printed extent {n}")
+            which = f"{what} coordinate {k}" if len(shape) > 1 else what
+            raise LayoutError(f"{which} of {_coord(x, bad)} is {int(c[bad])}, outside its printed extent {n}")
         flat = flat * n + c
     return flat
 
@@ -457,26 +460,33 @@ def forward_offsets(x: TileLang) -> np.ndarray:
     _points(x.domain)
     coords = [offsets_of(e, x.domain) for e in x.forward_index]
     if isinstance(x, TileLangLayout):
-        return _row_major(coords, x.output_shape, "the layout's output")
-    reg = _row_major(coords, x.output_shape, "the fragment's register") if coords else np.zeros(1, np.int64)
+        return _row_major(x, coords, x.output_shape, "the layout's output")
+    reg = _row_major(x, coords, x.output_shape, "the register") if coords else np.zeros(1, np.int64)
     thread = offsets_of(x.forward_thread, x.domain)
+    _row_major(x, [thread], (x.thread,), "the thread")  # a thread past T would alias another slot
     return thread + x.thread * reg
+
+
+def _collision(slots: np.ndarray) -> tuple[int, int] | None:
+    """The smallest ``i`` whose slot repeats, and the next ``j > i`` with that slot; ``None`` when all differ."""
+    values, first, counts = np.unique(slots, return_index=True, return_counts=True)
+    if not (counts > 1).any():
+        return None
+    k = int(np.argmin(np.where(counts > 1, first, slots.size)))
+    i = int(first[k])
+    return i, int(np.flatnonzero(slots == values[k])[1])
 
 
 def tv_table(f: TileLangFragment) -> np.ndarray:
     """``table[thread + T * register]`` = the tile index ``i + M*j + ...`` that slot holds.
 
-    Pre: every slot holds exactly one element copy (else ``LayoutError`` naming two copies in one slot, a thread
-    out of range, or an empty slot). Post: ``forward`` and this table are inverse (the replica dropped).
+    Pre: every slot holds exactly one element copy (else ``LayoutError`` naming two copies in one slot or an empty
+    slot; a thread or register beyond its printed extent is a ``LayoutError`` of ``forward_offsets``).
+    Post: ``forward`` and this table are inverse (the replica dropped).
     """
-    slots = forward_offsets(f)
+    slots = forward_offsets(f)  # threads and registers checked within their extents
     t_n = f.thread
-    bad = np.flatnonzero((slots < 0) | (slots >= t_n * f.registers) | (slots % t_n < 0))
-    if bad.size:
-        i = int(bad[0])
-        raise LayoutError(f"fragment: element {_coord(f, i)} lands in slot {int(slots[i])}, outside the "
-                          f"{t_n} threads x {f.registers} registers")
-    pair = smallest_collision(slots)
+    pair = _collision(slots)
     if pair is not None:
         s = int(slots[pair[0]])
         raise LayoutError(f"fragment: elements {_coord(f, pair[0])} and {_coord(f, pair[1])} are both in thread "

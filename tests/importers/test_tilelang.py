@@ -318,3 +318,25 @@ def test_tir_without_metadata_or_with_an_unknown_node():
         tir_printouts(text.replace("tirx.FloorMod", "tirx.Max", 1))
     with pytest.raises(ParseError, match="malformed TVM JSON"):
         tir_printouts(text.replace('\\"nodes\\"', '\\"nodez\\"'))
+
+
+def test_values_beyond_the_printed_extents_are_named():
+    """A thread past ``thread`` would alias another thread's register (slot = thread + T * register): refused,
+    naming the element; likewise an output coordinate past its printed extent."""
+    f = parse_tilelang("Fragment((8, 8) -> (2,), replicate: 1, thread: 16, forward_thread: _i * 4 + _j // 2, "
+                       "forward_index: (_j % 2,))")
+    with pytest.raises(LayoutError, match=r"the thread of \(_i=4, _j=0\) is 16, outside its printed extent 16"):
+        forward(f)
+    x = parse_tilelang("Layout((4, 8) -> (4, 7), transform: (_i, _j) -> (_i, _j))")
+    with pytest.raises(LayoutError, match=r"output coordinate 1 of \(_i=0, _j=7\) is 7, outside its printed extent 7"):
+        forward(x)
+
+
+def test_fit_ladder():
+    """Plain, swizzled and linear-only tables, and one that is none of them."""
+    from layoutcheck.importers.tilelang import fit
+
+    assert str(fit(np.array([0, 3, 1, 4, 2, 5]), [("a", 2), ("b", 3)], [("offset", 6)])) == "(2,3):(3,1)"
+    assert str(fit(np.array([0, 0, 1, 1]), [("a", 4)], [("offset", 2)])) == "(2,2):(0,1)"
+    with pytest.raises(LayoutError, match="no CuTe layout"):
+        fit(np.array([0, 2, 1]), [("a", 3)], [("offset", 3)])
