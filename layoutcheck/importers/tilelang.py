@@ -25,6 +25,7 @@ Fragment's domain has one more mode, ``_rep`` (when ``replicate > 1``). Its *slo
     forward(F)           (i, j, ..., rep) -> thread + T * register           bijective <=> every slot holds one copy
     tv_layout(F)         (thread, register) -> i + M*j                       CuTe's TV layout of the tile
     tv_linear(F)         register, lane, warp -> (dim0, dim1, ...)           Triton's linear-layout view
+    shared_linear(L)     offset -> (dim0, dim1, ...)                          the same for a shared layout
 
 Each is a CuTe ``Layout`` or ``Sw<B,M,S> o 0 o Layout`` where one has the same map (every point re-checked), else
 a ``LinearLayout`` where the map is GF(2)-linear (powers of two), else ``LayoutError`` naming why. Worked example:
@@ -653,6 +654,23 @@ def tv_linear(f: TileLangFragment) -> LinearLayout:
     return ll
 
 
+def shared_linear(x: TileLangLayout) -> LinearLayout:
+    """A shared-memory layout in Triton's form: ``offset -> (dim0, dim1, ...)`` (``dim0`` is ``_i``), the inverse of
+    the forward map; with ``tv_linear`` of a fragment it is what ``LinearConflictFree`` reads.
+
+    Pre: power-of-two extents, GF(2)-linear and bijective (else ``LayoutError``).
+
+    >>> sw = parse_tilelang("Layout((8, 8) -> (8, 8), transform: (_i, _j) -> (_i, T.bitwise_xor(_j, _i)))")
+    >>> shared_linear(sw).bases["offset"][:4]
+    [[0, 1], [0, 2], [0, 4], [1, 1]]
+    """
+    ins = [(f"dim{k}", n) for k, n in enumerate(x.input_shape)]
+    ll = _linear(forward_offsets(x), ins, [("offset", prod(x.output_shape))])
+    if ll is None:
+        raise LayoutError(f"layout {x.input_shape}: its map is not GF(2)-linear (or an extent is not a power of two)")
+    return ll.invert()
+
+
 def as_subject(x: TileLang, key: str = "layout") -> Any:
     """The spec value of a TileLang printout: ``tv_layout`` under the key ``tv`` (a Fragment), else ``forward``."""
     if key == "tv":
@@ -663,5 +681,5 @@ def as_subject(x: TileLang, key: str = "layout") -> Any:
 
 
 __all__ = ["TileLang", "TileLangFragment", "TileLangLayout", "as_subject", "find_printouts", "fit", "forward",
-           "forward_offsets", "from_tilelang", "parse_tilelang", "placeholder", "tir_printouts", "tv_layout",
-           "tv_linear", "tv_table"]
+           "forward_offsets", "from_tilelang", "parse_tilelang", "placeholder", "shared_linear", "tir_printouts",
+           "tv_layout", "tv_linear", "tv_table"]

@@ -340,3 +340,23 @@ def test_fit_ladder():
     assert str(fit(np.array([0, 0, 1, 1]), [("a", 4)], [("offset", 2)])) == "(2,2):(0,1)"
     with pytest.raises(LayoutError, match="no CuTe layout"):
         fit(np.array([0, 2, 1]), [("a", 3)], [("offset", 3)])
+
+
+def test_annotated_copy_is_conflict_free_only_with_the_swizzle():
+    """The annotated kernel copies A_s (make_mma_swizzle_layout) into the fragment B_l (16 contiguous f16 per thread):
+    with TileLang's swizzle every lds128 needs its ideal 4 wavefronts (PROVEN); the same fragment from the plain
+    row-major buffer (make_linear_layout) needs 8 (REFUTED: lanes 0 and 4 in bank 0)."""
+    from layoutcheck.importers.tilelang import shared_linear
+    from layoutcheck.properties.linear import LinearConflictFree
+
+    got = dict(tir_printouts(tir("annotate_layout_sm80")))
+    frag = tv_linear(parse_tilelang(got["B_l (64, 64) float16 local.fragment"]))
+    swizzled = shared_linear(parse_tilelang(got["A_s (64, 64) float16 shared.dyn"]))
+    assert prove(LinearConflictFree(frag, swizzled, 16)).status is Verdict.PROVEN
+    assert prove(LinearConflictFree(frag, swizzled, 16, "st")).status is Verdict.PROVEN
+    plain = shared_linear(parse_tilelang(BY_NAME["make_linear_layout(float16 64x64)"]))
+    r = prove(LinearConflictFree(frag, plain, 16))
+    assert r.status is Verdict.REFUTED
+    assert "lanes [0, 4] hit bank 0" in r.counterexample.text
+    with pytest.raises(LayoutError, match="not GF\\(2\\)-linear"):
+        shared_linear(parse_tilelang(BY_NAME["make_swizzled_layout(float16 128x72) (padded)"]))
