@@ -28,7 +28,9 @@ Fragment's domain has one more mode, ``_rep`` (when ``replicate > 1``). Its *slo
     shared_linear(L)     offset -> (dim0, dim1, ...)                          the same for a shared layout
 
 Each is a CuTe ``Layout`` or ``Sw<B,M,S> o 0 o Layout`` where one has the same map (every point re-checked), else
-a ``LinearLayout`` where the map is GF(2)-linear (powers of two), else ``LayoutError`` naming why. Worked example:
+a ``LinearLayout`` where the map is GF(2)-linear (powers of two), else ``LayoutError`` naming why
+(``layoutcheck.importers.fit``). Lowered TIR (``layout_map`` attributes) is read by
+``layoutcheck.importers.tilelang_tir`` into the same printouts. Worked example:
 TileLang's 128-byte swizzle of a 64x64 f16 buffer (above) is ``Sw<3,3,3> o 0 o (64,64):(64,1)``, CuTe's
 ``SW128`` K-major atom tiled down the rows; ``make_gemm_fragment_8x8()`` (``thread = _i * 4 + _j // 2``,
 ``register = _j % 2``) has the TV layout ``((4,8),2):((16,1),8)``: thread ``t`` holds row ``t // 4``, columns
@@ -48,13 +50,12 @@ from typing import Any
 
 import numpy as np
 
-from layoutcheck.algebra.layout import Layout
-from layoutcheck.algebra.linear_layout import LinearLayout, to_cute
-from layoutcheck.algebra.swizzle import ComposedLayout, Swizzle
+from layoutcheck.algebra.linear_layout import LinearLayout
 from layoutcheck.errors import LayoutError, ParseError
 from layoutcheck.expr.ir import Expr
 from layoutcheck.expr.numpy import offsets_of
 from layoutcheck.expr.parse import parse
+from layoutcheck.importers.fit import fit, linear_from_table
 
 MAX_POINTS = 1 << 22
 """The largest domain (input points x replicas) whose map is tabulated."""
@@ -329,108 +330,6 @@ def from_tilelang(x: Any) -> TileLang:
     return parse_tilelang(x if isinstance(x, str) else repr(x))
 
 
-# -- lowered TIR: layout_map attributes and their TVM JSON metadata --------------------------------------------------
-_METADATA = re.compile(r'metadata\s*=\s*tvm\.ir\.load_json\("""(.*?)"""\)', re.S)
-_LAYOUT_MAP = re.compile(r'"layout_map"\s*:\s*\{([^{}]*)\}')
-_ENTRY = re.compile(r'(\w+)\s*:\s*metadata\["(tl\.Layout|tl\.Fragment)"\]\[(\d+)\]')
-_BUFFER = re.compile(r'(\w+)\s*=\s*T\.(?:Buffer|sblock_alloc_buffer|alloc_buffer|decl_buffer)\(\(([\d,\s]*)\)'
-                     r'(?:,\s*"(\w+)")?[^\n]*?scope="([^"]+)"')
-_BINARY = {"tirx.Add": "+", "tirx.Sub": "-", "tirx.Mul": "*", "tirx.FloorDiv": "//", "tirx.FloorMod": "%"}
-_CALLS = {"tirx.Div": "T.truncdiv", "tirx.Mod": "T.truncmod"}
-
-
-def _tir_expr(nodes: list[dict], k: int) -> str:
-    """A PrimExpr node of TVM's JSON graph as TIR text (the syntax ``parse_tilelang`` reads)."""
-    node = nodes[k]
-    kind, data = node["type"], node.get("data")
-    if kind == "ir.IntImm":
-        return str(data["value"])
-    if kind == "tirx.Var":
-        return nodes[data["name"]]["data"]
-    if kind in _BINARY:
-        return f"({_tir_expr(nodes, data['a'])} {_BINARY[kind]} {_tir_expr(nodes, data['b'])})"
-    if kind in _CALLS:
-        return f"{_CALLS[kind]}({_tir_expr(nodes, data['a'])}, {_tir_expr(nodes, data['b'])})"
-    if kind == "tirx.Cast":
-        return _tir_expr(nodes, data["value"])
-    if kind == "tirx.Call" and nodes[data["op"]]["type"] == "ir.Op":
-        name = nodes[data["op"]]["data"].removeprefix("tirx.").removeprefix("tir.")
-        return f"T.{name}(" + ", ".join(_tir_expr(nodes, a) for a in nodes[data["args"]]["data"]) + ")"
-    raise LayoutError(f"lowered TIR: metadata node {k} is a {kind}, not an index expression layoutcheck reads "
-                      "(integer constants, variables, + - * // %, truncdiv/mod, casts and T.bitwise_* calls)")
-
-
-def _extent(text: str, env: dict[str, int]) -> int:
-    """1 + the largest value of a TIR expression over the box ``env`` (TileLang's own bound is not in the JSON)."""
-    return int(offsets_of(parse(text, env, dialect="tir"), tuple(env.items())).max()) + 1
-
-
-def _tup(xs: list[Any]) -> str:
-    """A TVM-printed tuple: ``(a, b)``, ``(a,)``."""
-    return "(" + ", ".join(map(str, xs)) + ("," if len(xs) == 1 else "") + ")"
-
-
-def _metadata_printout(nodes: list[dict], k: int) -> str:
-    """The ``Layout(...)`` / ``Fragment(...)`` printout of the layout object at node ``k`` (output extents, and a
-    thread count without a thread range, recomputed as 1 + the largest value)."""
-    node = nodes[k]
-    data = node["data"]
-    shape = [nodes[i]["data"]["value"] for i in nodes[data["input_size"]]["data"]]
-    index = [_tir_expr(nodes, i) for i in nodes[data["forward_index"]]["data"]]
-    names = [placeholder(d) for d in range(len(shape))]
-    env = dict(zip(names, shape, strict=True))
-    if node["type"] == "tl.Layout":
-        out = [_extent(e, env) for e in index]
-        return f"Layout({_tup(shape)} -> {_tup(out)}, transform: {_tup(names)} -> {_tup(index)})"
-    rep = nodes[data["replicate_size"]]["data"]["value"]
-    env["_rep"] = rep
-    out = [_extent(e, env) for e in index]
-    thread = _tir_expr(nodes, data["forward_thread"])
-    rng = nodes[data["thread_range"]] if data.get("thread_range") is not None else {"type": "None"}
-    if rng["type"] == "ir.Range":
-        lo, ext = (nodes[rng["data"][f]]["data"]["value"] for f in ("min", "extent"))
-        threads, tail = ext, f", thread_range: I.Range({lo}, {lo + ext})"
-    else:
-        threads, tail = _extent(thread, env), ""
-    return (f"Fragment({_tup(shape)} -> {_tup(out)}, replicate: {rep}, thread: {threads}, forward_thread: {thread}, "
-            f"forward_index: {_tup(index)}{tail})")
-
-
-def tir_printouts(text: str) -> list[tuple[str, str]]:
-    """Every buffer of the ``layout_map`` attributes of lowered TIR printed with ``show_meta=True``, as ``(buffer,
-    printout)``: ``buffer`` names it with its shape, dtype and scope, ``printout`` is its layout in ``repr`` form.
-
-    Pre: the text holds ``metadata = tvm.ir.load_json(\"\"\"...\"\"\")`` (else ``ParseError``: printed without
-    ``show_meta=True``, the layouts are only references). Post: one entry per buffer, in order of first use.
-    """
-    import json
-
-    m = _METADATA.search(text)
-    if m is None:
-        at = text.find("metadata[")
-        raise ParseError(text if at < 0 else text[at:at + 60], 0, "the TIR has no metadata section: print it with "
-                                                                  "mod.script(show_meta=True)")
-    try:
-        graph = json.loads(m.group(1).replace('\\"', '"'))
-        nodes = graph["nodes"]
-        root = nodes[graph["root_index"]]["data"]
-        table = {nodes[root[i]]["data"]: nodes[root[i + 1]]["data"] for i in range(0, len(root), 2)}
-    except (ValueError, KeyError, IndexError, TypeError) as e:
-        raise ParseError(m.group(1)[:200], 0, f"malformed TVM JSON metadata ({type(e).__name__}: {e})") from None
-    buffers = {b.group(1): f"{b.group(1)} ({b.group(2).strip()}) {b.group(3) or ''} {b.group(4)}".replace("  ", " ")
-               for b in _BUFFER.finditer(text)}
-    out: dict[str, str] = {}
-    for lm in _LAYOUT_MAP.finditer(text):
-        for e in _ENTRY.finditer(lm.group(1)):
-            name, key, k = e.group(1), e.group(2), int(e.group(3))
-            if name in out:
-                continue
-            if key not in table or k >= len(table[key]):
-                raise ParseError(lm.group(0), e.start(2) - 1, f"metadata[{key!r}][{k}] is not in the metadata")
-            out[name] = _metadata_printout(nodes, table[key][k])
-    return [(buffers.get(n, n), p) for n, p in out.items()]
-
-
 # -- tables ---------------------------------------------------------------------------------------------------------
 def _points(domain: tuple[tuple[str, int], ...]) -> int:
     n = prod(u for _, u in domain)
@@ -510,112 +409,6 @@ def _coord(x: TileLang, i: int) -> str:
     return "(" + ", ".join(parts) + ")"
 
 
-# -- conversion to CuTe / linear layouts ----------------------------------------------------------------------------
-def _pow2(n: int) -> bool:
-    return n >= 1 and n & (n - 1) == 0
-
-
-def _linear(offs: np.ndarray, ins: list[tuple[str, int]], outs: list[tuple[str, int]]) -> LinearLayout | None:
-    """The linear layout with this table (flat input: first dimension lowest; flat output colexicographic), or
-    ``None`` when the table is not GF(2)-linear (or a size is not a power of two)."""
-    if not all(_pow2(n) for _, n in ins + outs) or offs[0] != 0:
-        return None
-    bits = offs.size.bit_length() - 1
-    cols = [int(offs[1 << b]) for b in range(bits)]
-    xor = np.zeros(offs.size, dtype=np.int64)
-    idx = np.arange(offs.size)
-    for b, c in enumerate(cols):
-        xor ^= np.where(idx >> b & 1, c, 0)
-    if not np.array_equal(xor, offs):
-        return None
-    bases, k = {}, 0
-    for name, n in ins:
-        bs = []
-        for _ in range(n.bit_length() - 1):
-            c, coord = cols[k], []
-            for _, m in outs:
-                coord.append(c % m)
-                c //= m
-            bs.append(coord)
-            k += 1
-        bases[name] = bs
-    return LinearLayout.make(bases, dict(outs))
-
-
-def _affine(offs: np.ndarray, modes: tuple[int, ...]) -> Layout | None:
-    """The plain CuTe layout over ``modes`` (each split into the fewest sub-modes) with this table, or ``None``."""
-    if offs[0] != 0:
-        return None
-    shape: list[Any] = []
-    stride: list[Any] = []
-    step = 1
-    for n in modes:
-        g = offs[np.arange(n) * step]
-        sub_s, sub_d, done = [], [], 1
-        while done < n:
-            d = int(g[done])
-            for k in sorted((k for k in range(2, n // done + 1) if (n // done) % k == 0), reverse=True):
-                c = np.arange(done * k)
-                model = np.zeros(c.size, dtype=np.int64)
-                rest = c
-                for s_, d_ in zip([*sub_s, k], [*sub_d, d], strict=True):
-                    model += (rest % s_) * d_
-                    rest = rest // s_
-                if np.array_equal(model, g[:done * k]):
-                    sub_s.append(k)
-                    sub_d.append(d)
-                    done *= k
-                    break
-            else:
-                return None
-        shape.append(n if len(sub_s) <= 1 else tuple(sub_s))
-        stride.append((sub_d[0] if sub_d else 0) if len(sub_s) <= 1 else tuple(sub_d))
-        step *= n
-    lay = Layout(shape[0], stride[0]) if len(shape) == 1 else Layout(tuple(shape), tuple(stride))
-    return lay if np.array_equal(lay.offsets(), offs) else None
-
-
-def _swizzled_affine(offs: np.ndarray, modes: tuple[int, ...]) -> ComposedLayout | None:
-    """``Sw<B,M,S> o 0 o L`` with ``L`` plain and this table (a swizzle is an involution, so ``L = Sw(table)``), for
-    domains that are not powers of two (e.g. 48 rows of a 128-byte swizzle); smallest ``B``, then ``S``, then ``M``."""
-    top = max(int(offs.max()), 1).bit_length()
-    for b in range(1, 6):
-        for s in range(b, top):
-            for m in range(0, top - s - b + 1):
-                sw = Swizzle(b, m, s)
-                lay = _affine(sw(offs), modes)
-                if lay is not None:
-                    return ComposedLayout(sw, 0, lay)
-    return None
-
-
-def fit(offs: np.ndarray, ins: list[tuple[str, int]], outs: list[tuple[str, int]]) -> Any:
-    """A CuTe layout (plain or ``Sw<B,M,S>``-swizzled, one mode per input dimension) with exactly this table, else a
-    ``LinearLayout``, else ``LayoutError``. Power-of-two domains go through the GF(2) columns (``to_cute``), others
-    through a per-mode affine fit, under a searched swizzle when the plain fit fails.
-
-    >>> str(fit(np.array([0, 3, 1, 4, 2, 5]), [("a", 2), ("b", 3)], [("offset", 6)]))
-    '(2,3):(3,1)'
-    """
-    ll = _linear(offs, ins, outs)
-    if ll is not None:
-        try:
-            got = to_cute(ll)
-        except LayoutError:
-            return ll
-        if isinstance(got, Layout) and len(ins) == 1 and isinstance(got.shape, tuple) and len(got.shape) == 1:
-            got = Layout(got.shape[0], got.stride[0])
-        return got
-    modes = tuple(n for _, n in ins)
-    lay = _affine(offs, modes)
-    if lay is None:
-        lay = _swizzled_affine(offs, modes)
-    if lay is None:
-        raise LayoutError(f"no CuTe layout (plain or Sw<B,M,S>-swizzled) and no linear layout has this map over "
-                          f"{dict(ins)}; offsets begin {offs[:8].tolist()}")
-    return lay
-
-
 def forward(x: TileLang) -> Any:
     """The forward map as a CuTe layout (or ``LinearLayout``): a Layout's ``(i, j, ...) -> offset``, a Fragment's
     ``(i, j, ..., rep) -> thread + T * register``.
@@ -647,7 +440,7 @@ def tv_linear(f: TileLangFragment) -> LinearLayout:
     table = tv_table(f)
     order = np.arange(table.size)
     perm = (order // f.registers) + f.thread * (order % f.registers)  # register fastest, then thread
-    ll = _linear(table[perm], ins, [(f"dim{k}", n) for k, n in enumerate(f.input_shape)])
+    ll = linear_from_table(table[perm], ins, [(f"dim{k}", n) for k, n in enumerate(f.input_shape)])
     if ll is None:
         raise LayoutError(f"fragment {f.input_shape}: its (register, lane, warp) map is not GF(2)-linear (or an "
                           "extent is not a power of two)")
@@ -665,7 +458,7 @@ def shared_linear(x: TileLangLayout) -> LinearLayout:
     [[0, 1], [0, 2], [0, 4], [1, 1]]
     """
     ins = [(f"dim{k}", n) for k, n in enumerate(x.input_shape)]
-    ll = _linear(forward_offsets(x), ins, [("offset", prod(x.output_shape))])
+    ll = linear_from_table(forward_offsets(x), ins, [("offset", prod(x.output_shape))])
     if ll is None:
         raise LayoutError(f"layout {x.input_shape}: its map is not GF(2)-linear (or an extent is not a power of two)")
     return ll.invert()
@@ -680,6 +473,6 @@ def as_subject(x: TileLang, key: str = "layout") -> Any:
     return forward(x)
 
 
-__all__ = ["TileLang", "TileLangFragment", "TileLangLayout", "as_subject", "find_printouts", "fit", "forward",
-           "forward_offsets", "from_tilelang", "parse_tilelang", "placeholder", "shared_linear", "tir_printouts",
-           "tv_layout", "tv_linear", "tv_table"]
+__all__ = ["TileLang", "TileLangFragment", "TileLangLayout", "as_subject", "find_printouts", "forward",
+           "forward_offsets", "from_tilelang", "parse_tilelang", "placeholder", "shared_linear", "tv_layout",
+           "tv_linear", "tv_table"]

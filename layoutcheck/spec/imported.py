@@ -18,14 +18,8 @@ from pathlib import Path
 
 from layoutcheck.errors import LayoutError
 from layoutcheck.importers.cute import from_cute
-from layoutcheck.importers.tilelang import (
-    TileLangFragment,
-    find_printouts,
-    forward,
-    parse_tilelang,
-    tir_printouts,
-    tv_layout,
-)
+from layoutcheck.importers.tilelang import TileLangFragment, find_printouts, forward, parse_tilelang, tv_layout
+from layoutcheck.importers.tilelang_tir import tir_printouts
 from layoutcheck.importers.triton import import_ttgir, parse_ttgir
 
 

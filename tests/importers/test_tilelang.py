@@ -30,11 +30,11 @@ from layoutcheck.importers.tilelang import (
     forward_offsets,
     from_tilelang,
     parse_tilelang,
-    tir_printouts,
     tv_layout,
     tv_linear,
     tv_table,
 )
+from layoutcheck.importers.tilelang_tir import tir_printouts
 from layoutcheck.properties.layout import bijective, equivalent, exact_cover, injective
 from layoutcheck.result import Verdict
 from layoutcheck.spec.values import parse_value
@@ -334,7 +334,7 @@ def test_values_beyond_the_printed_extents_are_named():
 
 def test_fit_ladder():
     """Plain, swizzled and linear-only tables, and one that is none of them."""
-    from layoutcheck.importers.tilelang import fit
+    from layoutcheck.importers.fit import fit
 
     assert str(fit(np.array([0, 3, 1, 4, 2, 5]), [("a", 2), ("b", 3)], [("offset", 6)])) == "(2,3):(3,1)"
     assert str(fit(np.array([0, 0, 1, 1]), [("a", 4)], [("offset", 2)])) == "(2,2):(0,1)"
@@ -360,3 +360,11 @@ def test_annotated_copy_is_conflict_free_only_with_the_swizzle():
     assert "lanes [0, 4] hit bank 0" in r.counterexample.text
     with pytest.raises(LayoutError, match="not GF\\(2\\)-linear"):
         shared_linear(parse_tilelang(BY_NAME["make_swizzled_layout(float16 128x72) (padded)"]))
+
+
+def test_square_bracket_arrays_and_int_literals():
+    """Other TVM versions print arrays as ``[..]`` and constants as ``T.int32(k)``: the same values."""
+    a = parse_tilelang("Layout([4, 8] -> [32], transform: [_i, _j] -> [_i * T.int32(8) + _j])")
+    b = parse_tilelang("Layout((4, 8) -> (32,), transform: (_i, _j) -> (_i * 8 + _j,))")
+    assert np.array_equal(forward_offsets(a), forward_offsets(b))
+    assert str(forward(a)) == "(4,8):(8,1)"
