@@ -55,6 +55,7 @@ from layoutcheck.errors import LayoutError, ParseError
 from layoutcheck.expr.ir import Expr
 from layoutcheck.expr.numpy import offsets_of
 from layoutcheck.expr.parse import parse
+from layoutcheck.expr.tir import tir_expr
 from layoutcheck.importers.fit import fit, linear_from_table
 
 MAX_POINTS = 1 << 22
@@ -306,6 +307,27 @@ def _fragment(text: str, parts: list[tuple[int, int]], in_shape: tuple[int, ...]
     return TileLangFragment(in_shape, out_shape, rep, threads, thread, index, rng)
 
 
+def tvm_tuple(xs: list[Any]) -> str:
+    """A TVM-printed tuple: ``(a, b)``, ``(a,)``."""
+    return "(" + ", ".join(map(str, xs)) + ("," if len(xs) == 1 else "") + ")"
+
+
+def printout(x: TileLang) -> str:
+    """``x`` in TileLang's ``repr`` form (expressions fully parenthesised): ``parse_tilelang`` reads it back.
+
+    >>> print(printout(parse_tilelang("Layout((4, 8) -> (32,), transform: (_i, _j) -> (_i * 8 + _j,))")))
+    Layout((4, 8) -> (32,), transform: (_i, _j) -> (((_i * 8) + _j),))
+    """
+    index = tvm_tuple([tir_expr(e) for e in x.forward_index])
+    if isinstance(x, TileLangLayout):
+        return (f"Layout({tvm_tuple(list(x.input_shape))} -> {tvm_tuple(list(x.output_shape))}, transform: "
+                f"{tvm_tuple(list(x.variables))} -> {index})")
+    rng = "" if x.thread_range is None else f", thread_range: I.Range({x.thread_range[0]}, {x.thread_range[1]})"
+    shapes = f"{tvm_tuple(list(x.input_shape))} -> {tvm_tuple(list(x.output_shape))}"
+    return (f"Fragment({shapes}, replicate: {x.replicate}, thread: {x.thread}, forward_thread: "
+            f"{tir_expr(x.forward_thread)}, forward_index: {index}{rng})")
+
+
 def find_printouts(text: str) -> list[tuple[int, str]]:
     """Every ``Layout(...)`` / ``Fragment(...)`` printout in a log or file, as ``(line number, printout)``."""
     out = []
@@ -474,5 +496,5 @@ def as_subject(x: TileLang, key: str = "layout") -> Any:
 
 
 __all__ = ["TileLang", "TileLangFragment", "TileLangLayout", "as_subject", "find_printouts", "forward",
-           "forward_offsets", "from_tilelang", "parse_tilelang", "placeholder", "shared_linear", "tv_layout",
-           "tv_linear", "tv_table"]
+           "forward_offsets", "from_tilelang", "parse_tilelang", "placeholder", "printout", "shared_linear",
+           "tv_layout", "tv_linear", "tv_table", "tvm_tuple"]

@@ -15,12 +15,11 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
 
 from layoutcheck.errors import LayoutError, ParseError
 from layoutcheck.expr.numpy import offsets_of
 from layoutcheck.expr.parse import parse
-from layoutcheck.importers.tilelang import placeholder
+from layoutcheck.importers.tilelang import placeholder, tvm_tuple
 
 _METADATA = re.compile(r'metadata\s*=\s*tvm\.ir\.load_json\("""(.*?)"""\)', re.S)
 _LAYOUT_MAP = re.compile(r'"layout_map"\s*:\s*\{([^{}]*)\}')
@@ -57,11 +56,6 @@ def _extent(text: str, env: dict[str, int]) -> int:
     return int(offsets_of(parse(text, env, dialect="tir"), tuple(env.items())).max()) + 1
 
 
-def _tup(xs: list[Any]) -> str:
-    """A TVM-printed tuple: ``(a, b)``, ``(a,)``."""
-    return "(" + ", ".join(map(str, xs)) + ("," if len(xs) == 1 else "") + ")"
-
-
 def _metadata_printout(nodes: list[dict], k: int) -> str:
     """The ``Layout(...)`` / ``Fragment(...)`` printout of the layout object at node ``k`` (output extents, and a
     thread count without a thread range, recomputed as 1 + the largest value)."""
@@ -73,7 +67,7 @@ def _metadata_printout(nodes: list[dict], k: int) -> str:
     env = dict(zip(names, shape, strict=True))
     if node["type"] == "tl.Layout":
         out = [_extent(e, env) for e in index]
-        return f"Layout({_tup(shape)} -> {_tup(out)}, transform: {_tup(names)} -> {_tup(index)})"
+        return f"Layout({tvm_tuple(shape)} -> {tvm_tuple(out)}, transform: {tvm_tuple(names)} -> {tvm_tuple(index)})"
     rep = nodes[data["replicate_size"]]["data"]["value"]
     env["_rep"] = rep
     out = [_extent(e, env) for e in index]
@@ -84,8 +78,8 @@ def _metadata_printout(nodes: list[dict], k: int) -> str:
         threads, tail = ext, f", thread_range: I.Range({lo}, {lo + ext})"
     else:
         threads, tail = _extent(thread, env), ""
-    return (f"Fragment({_tup(shape)} -> {_tup(out)}, replicate: {rep}, thread: {threads}, forward_thread: {thread}, "
-            f"forward_index: {_tup(index)}{tail})")
+    return (f"Fragment({tvm_tuple(shape)} -> {tvm_tuple(out)}, replicate: {rep}, thread: {threads}, "
+            f"forward_thread: {thread}, forward_index: {tvm_tuple(index)}{tail})")
 
 
 def tir_printouts(text: str) -> list[tuple[str, str]]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import operator
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -13,6 +14,8 @@ from hypothesis import strategies as st
 from layoutcheck.errors import LayoutError, ParseError
 from layoutcheck.expr.numpy import evaluate
 from layoutcheck.expr.parse import parse
+from layoutcheck.expr.tir import tir_expr
+from tests.strategies_expr import VARS, nonneg_trees
 
 RANGES = {"_i": 8, "_j": 16, "_rep": 2}
 CALLS = {"T.bitwise_xor": operator.xor, "T.bitwise_and": operator.and_, "T.bitwise_or": operator.or_,
@@ -78,3 +81,13 @@ def test_truncdiv_of_a_negative_operand_is_refused():
 def test_python_dialect_keeps_commas_and_dots_out():
     with pytest.raises(ParseError):
         parse("T.bitwise_xor(a, b)")
+
+
+@given(nonneg_trees())
+def test_tir_printer_round_trips(e):
+    """``tir_expr`` prints every operation of the IR so that the tir dialect reads back the same value everywhere."""
+    back = parse(tir_expr(e), dict(VARS), dialect="tir")
+    grid = np.meshgrid(*(np.arange(u) for _, u in VARS), indexing="ij")
+    env = {n: g for (n, _), g in zip(VARS, grid, strict=True)}
+    assert np.array_equal(np.broadcast_to(evaluate(back, env), grid[0].shape),
+                          np.broadcast_to(evaluate(e, env), grid[0].shape))
