@@ -1,7 +1,7 @@
 """TileLang printouts -> layoutcheck values: what ``repr`` of a TileLang ``Layout`` / ``Fragment`` prints (its C++
 ``DebugOutput``, ``src/layout/layout.cc``; read, not copied), read back and made provable.
 
-The two forms (TileLang 0.1.x; arrays may print as ``(..)`` or ``[..]``)::
+The two forms (TileLang since mid-2025; arrays may print as ``(..)`` or ``[..]``)::
 
     Layout((64, 64) -> (1, 8, 512), transform: (_i, _j) -> (0, _i // 8, _i % 8 * 64 + (_j // 32 + _i % 8 // 4)
         % 2 * 32 + ... + _j % 8))
@@ -36,6 +36,10 @@ TileLang's 128-byte swizzle of a 64x64 f16 buffer (above) is ``Sw<3,3,3> o 0 o (
 ``register = _j % 2``) has the TV layout ``((4,8),2):((16,1),8)``: thread ``t`` holds row ``t // 4``, columns
 ``2*(t % 4) + v`` -- the mma.sync accumulator fragment of an 8x8 tile.
 
+Before mid-2025 TileLang printed one line, ``Layout Shape: [64, 64] -> [1, 8, 512] -> [index, ...]`` and ``Fragment
+Shape: [16, 16] -> [8] -> replicate: 1 -> thread: 32 -> forward_thread: E -> forward_index: [..] -> thread_range:
+r``; it is read into the same values.
+
 Errors: malformed text raises ``ParseError`` naming the offending token and its column; a symbolic extent, an
 unknown variable or an unsupported TIR call likewise. A fragment whose slots collide has no TV layout
 (``LayoutError`` naming both coordinates); ``forward(F)`` still exists, so ``bijective`` refutes it with them.
@@ -52,7 +56,7 @@ import numpy as np
 
 from layoutcheck.algebra.linear_layout import LinearLayout
 from layoutcheck.errors import LayoutError, ParseError
-from layoutcheck.expr.ir import Expr
+from layoutcheck.expr.ir import Expr, variables
 from layoutcheck.expr.numpy import offsets_of
 from layoutcheck.expr.parse import parse
 from layoutcheck.expr.tir import tir_expr
@@ -100,8 +104,10 @@ class TileLangFragment:
 
     @property
     def domain(self) -> tuple[tuple[str, int], ...]:
-        """``(variable, extent)`` pairs of the elements and, when ``replicate > 1``, ``_rep``; first fastest."""
-        rep = (("_rep", self.replicate),) if self.replicate > 1 else ()
+        """``(variable, extent)`` pairs of the elements and, when ``replicate > 1`` (or an expression names it),
+        ``_rep``; first fastest."""
+        used = any("_rep" in variables(e) for e in (self.forward_thread, *self.forward_index))
+        rep = (("_rep", self.replicate),) if self.replicate > 1 or used else ()
         return tuple(zip(self.variables, self.input_shape, strict=True)) + rep
 
     @property
@@ -138,18 +144,20 @@ def _close(text: str, i: int) -> int:
     raise ParseError(text, i, f"{text[i]!r} is never closed")
 
 
-def _split(text: str, lo: int, hi: int) -> list[tuple[int, int]]:
-    """``[lo, hi)`` split at its top-level commas, as ``(start, end)`` spans, whitespace trimmed."""
-    parts, depth, start = [], 0, lo
-    for j in range(lo, hi):
+def _split(text: str, lo: int, hi: int, sep: str = ",") -> list[tuple[int, int]]:
+    """``[lo, hi)`` split at its top-level ``sep``, as ``(start, end)`` spans, whitespace trimmed."""
+    parts, depth, start, j = [], 0, lo, lo
+    while j < hi:
         c = text[j]
         if c in _OPEN:
             depth += 1
         elif c in ")]":
             depth -= 1
-        elif c == "," and depth == 0:
+        elif depth == 0 and text.startswith(sep, j):
             parts.append((start, j))
-            start = j + 1
+            start = j + len(sep)
+            j += len(sep) - 1
+        j += 1
     parts.append((start, hi))
     out = []
     for a, b in parts:
@@ -244,6 +252,9 @@ def parse_tilelang(text: str) -> TileLang:
     >>> x.input_shape, x.output_shape, x.variables
     ((4, 8), (32,), ('_i', '_j'))
     """
+    legacy = _LEGACY.match(text)
+    if legacy is not None:
+        return _legacy(text, legacy.group(1), legacy.end())
     m = _HEAD.match(text)
     if m is None:
         start = len(text) - len(text.lstrip())
@@ -278,6 +289,26 @@ def parse_tilelang(text: str) -> TileLang:
 
 
 _FRAGMENT_KEYS = ("replicate", "thread", "forward_thread", "forward_index")
+_LEGACY = re.compile(r"\s*(Layout|Fragment) Shape:")
+
+
+def _legacy(text: str, kind: str, start: int) -> TileLang:
+    """TileLang before mid-2025: ``Layout Shape: S -> O -> [index]`` / ``Fragment Shape: S -> O -> replicate: R ->
+    thread: T -> forward_thread: E -> forward_index: [index] -> thread_range: r`` (placeholders ``_i, _j, ...``)."""
+    parts = _split(text, start, len(text.rstrip()), sep="->")
+    if len(parts) < 3:
+        raise ParseError(text, parts[-1][1], f"a {kind} Shape printout has at least three '->'-separated fields")
+    in_shape, out_shape = _shape(text, *parts[0], "input shape"), _shape(text, *parts[1], "output shape")
+    if kind == "Layout":
+        if len(parts) != 3:
+            raise ParseError(text, parts[3][0], "unexpected text after the layout's forward index")
+        env = {placeholder(k): n for k, n in enumerate(in_shape)}
+        index = tuple(_expr(text, a, b, env) for a, b in _items(text, *parts[2], "forward index"))
+        if len(index) != len(out_shape):
+            raise ParseError(text, parts[2][0], f"{len(index)} index expressions for a {len(out_shape)}-dimensional "
+                                                "output")
+        return TileLangLayout(in_shape, out_shape, tuple(env), index)
+    return _fragment(text, [(parts[0][0], parts[1][1]), *parts[2:]], in_shape, out_shape)
 
 
 def _fragment(text: str, parts: list[tuple[int, int]], in_shape: tuple[int, ...],
@@ -299,12 +330,27 @@ def _fragment(text: str, parts: list[tuple[int, int]], in_shape: tuple[int, ...]
     rng = None
     if len(parts) == 6:
         a, b = _field(text, parts[5], "thread_range")
-        m = re.fullmatch(r"(?:I\.|T\.)?Range\(\s*(\d+)\s*,\s*(\d+)\s*\)|\[\s*(\d+)\s*,\s*(\d+)\s*\)", text[a:b])
-        if m is None:
-            raise ParseError(text, a, f"expected thread_range I.Range(begin, end), found {text[a:b]!r}")
-        lo, hi = (int(g) for g in m.groups() if g is not None)
-        rng = (lo, hi)
+        rng = _thread_range(text, a, b)
     return TileLangFragment(in_shape, out_shape, rep, threads, thread, index, rng)
+
+
+_RANGE = re.compile(r"(?:I\.|T\.)?Range\(\s*(\d+)\s*,\s*(\d+)\s*\)|\[\s*(\d+)\s*,\s*(\d+)\s*\)")
+_RANGE_EXT = re.compile(r"range\(\s*min\s*=\s*(\d+)\s*,\s*ext\s*=\s*(\d+)\s*\)")
+
+
+def _thread_range(text: str, a: int, b: int) -> tuple[int, int] | None:
+    """``I.Range(0, 128)`` / ``[0, 128)`` / ``range(min=0, ext=128)`` as ``(begin, end)``; unset -> ``None``."""
+    tok = text[a:b]
+    if tok in ("(nullptr)", "None", "nullptr"):
+        return None
+    m = _RANGE.fullmatch(tok)
+    if m is not None:
+        lo, hi = (int(g) for g in m.groups() if g is not None)
+        return lo, hi
+    m = _RANGE_EXT.fullmatch(tok)
+    if m is not None:
+        return int(m.group(1)), int(m.group(1)) + int(m.group(2))
+    raise ParseError(text, a, f"expected thread_range I.Range(begin, end), found {tok!r}")
 
 
 def tvm_tuple(xs: list[Any]) -> str:
@@ -328,16 +374,24 @@ def printout(x: TileLang) -> str:
             f"{tir_expr(x.forward_thread)}, forward_index: {index}{rng})")
 
 
+PRINTOUT = re.compile(r"\b(?:Layout|Fragment)\(\s*[(\[]|\b(?:Layout|Fragment) Shape:")
+"""Where a TileLang printout starts (``Layout((``, ``Fragment([``, or the older ``Layout Shape:``)."""
+
+
 def find_printouts(text: str) -> list[tuple[int, str]]:
-    """Every ``Layout(...)`` / ``Fragment(...)`` printout in a log or file, as ``(line number, printout)``."""
+    """Every ``Layout(...)`` / ``Fragment(...)`` printout (and the older one-line ``... Shape: ...`` form) in a log
+    or file, as ``(line number, printout)``, in order."""
     out = []
-    for m in re.finditer(r"\b(?:Layout|Fragment)\(\s*[(\[]", text):
-        try:
-            end = _close(text, text.index("(", m.start()))
-        except ParseError:
-            continue
-        body = text[m.start():end + 1]
-        if "transform:" in body or "forward_thread:" in body:
+    for m in PRINTOUT.finditer(text):
+        if m.group(0).endswith("Shape:"):
+            end = text.find("\n", m.start())
+            body = text[m.start():len(text) if end < 0 else end].rstrip()
+        else:
+            try:
+                body = text[m.start():_close(text, text.index("(", m.start())) + 1]
+            except ParseError:
+                continue
+        if "transform:" in body or "forward_thread:" in body or body.startswith("Layout Shape:"):
             out.append((text.count("\n", 0, m.start()) + 1, body))
     return out
 
@@ -495,6 +549,22 @@ def as_subject(x: TileLang, key: str = "layout") -> Any:
     return forward(x)
 
 
-__all__ = ["TileLang", "TileLangFragment", "TileLangLayout", "as_subject", "find_printouts", "forward",
-           "forward_offsets", "from_tilelang", "parse_tilelang", "placeholder", "printout", "shared_linear",
-           "tv_layout", "tv_linear", "tv_table", "tvm_tuple"]
+__all__ = [
+    "PRINTOUT",
+    "TileLang",
+    "TileLangFragment",
+    "TileLangLayout",
+    "as_subject",
+    "find_printouts",
+    "forward",
+    "forward_offsets",
+    "from_tilelang",
+    "parse_tilelang",
+    "placeholder",
+    "printout",
+    "shared_linear",
+    "tv_layout",
+    "tv_linear",
+    "tv_table",
+    "tvm_tuple",
+]

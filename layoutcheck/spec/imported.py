@@ -18,7 +18,14 @@ from pathlib import Path
 
 from layoutcheck.errors import LayoutError
 from layoutcheck.importers.cute import from_cute
-from layoutcheck.importers.tilelang import TileLangFragment, find_printouts, forward, parse_tilelang, tv_layout
+from layoutcheck.importers.tilelang import (
+    PRINTOUT,
+    TileLangFragment,
+    find_printouts,
+    forward,
+    parse_tilelang,
+    tv_layout,
+)
 from layoutcheck.importers.tilelang_tir import tir_printouts
 from layoutcheck.importers.triton import import_ttgir, parse_ttgir
 
@@ -143,7 +150,7 @@ def spec_from_file(path: str) -> str:
     text = Path(path).read_text()
     if path.endswith((".ttgir", ".mlir")) or "#ttg." in text:
         return spec_from_ttgir(text, Path(path).name)
-    if re.search(r"\b(?:Layout|Fragment)\(\s*[(\[]", text) or ("load_json" in text and '"layout_map"' in text):
+    if PRINTOUT.search(text) or ("load_json" in text and '"layout_map"' in text):
         return spec_from_tilelang(text, Path(path).name)
     return spec_from_cute(text, Path(path).name)
 

@@ -380,3 +380,35 @@ def test_printout_round_trips_every_sample():
         assert np.array_equal(forward_offsets(again), forward_offsets(x)), name
         assert printout(again) == printout(x), name
         assert (again.input_shape, again.output_shape) == (x.input_shape, x.output_shape)
+
+
+def legacy_form(x: TileLangLayout | TileLangFragment) -> str:
+    """``x`` in the one-line form TileLang printed before mid-2025, written from that version's C++
+    (``src/layout/layout.cc`` at tile-ai/tilelang 094796b6, ``DebugOutput``): NOT a TileLang printout, a rendering
+    of our value in that grammar, with TVM's ``[..]`` arrays."""
+    from layoutcheck.expr.tir import tir_expr
+
+    def arr(xs):
+        return "[" + ", ".join(map(str, xs)) + "]"
+
+    index = arr([tir_expr(e) for e in x.forward_index])
+    if isinstance(x, TileLangLayout):
+        return f"Layout Shape: {arr(x.input_shape)} -> {arr(x.output_shape)} -> {index}"
+    rng = "(nullptr)" if x.thread_range is None else f"range(min={x.thread_range[0]}, ext={x.thread_range[1]})"
+    return (f"Fragment Shape: {arr(x.input_shape)} -> {arr(x.output_shape)} -> replicate: {x.replicate} -> thread: "
+            f"{x.thread} -> forward_thread: {tir_expr(x.forward_thread)} -> forward_index: {index} -> thread_range: "
+            f"{rng}")
+
+
+def test_the_older_one_line_form_reads_the_same():
+    for name, _, text in SAMPLES:
+        x = parse_tilelang(text)
+        old = parse_tilelang(legacy_form(x))
+        assert np.array_equal(forward_offsets(old), forward_offsets(x)), name
+    log = "\n".join(["[debug] " + legacy_form(parse_tilelang(p)) for _, _, p in SAMPLES[:5]])
+    assert [ln for ln, _ in find_printouts(log)] == [1, 2, 3, 4, 5]
+    with pytest.raises(ParseError, match="at least three '->'-separated fields"):
+        parse_tilelang("Layout Shape: [64, 64] -> [4096]")
+    with pytest.raises(ParseError, match="expected 'replicate:', found 'replicat'"):
+        parse_tilelang("Fragment Shape: [16, 16] -> [8] -> replicat: 1 -> thread: 32 -> forward_thread: _i -> "
+                       "forward_index: [_j] -> thread_range: (nullptr)")
