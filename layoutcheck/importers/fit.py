@@ -22,6 +22,7 @@ dimension is a size-1 mode; a map neither CuTe nor linear is a ``LayoutError`` n
 
 from __future__ import annotations
 
+from math import prod
 from typing import Any
 
 import numpy as np
@@ -39,8 +40,12 @@ def _pow2(n: int) -> bool:
 def linear_from_table(offs: np.ndarray, ins: list[tuple[str, int]], outs: list[tuple[str, int]]) -> LinearLayout | None:
     """The linear layout with this table (flat input: first dimension lowest; flat output colexicographic), or
     ``None`` when the table is not GF(2)-linear (or a size is not a power of two)."""
-    if not all(_pow2(n) for _, n in ins + outs) or offs[0] != 0:
+    if prod(n for _, n in ins) != offs.size:
+        raise LayoutError(f"a table of {offs.size} offsets for input dimensions {dict(ins)}")
+    if not all(_pow2(n) for _, n in ins + outs) or offs[0] != 0 or offs.min() < 0:
         return None
+    if int(offs.max()) >= prod(n for _, n in outs):
+        return None  # beyond the output: its coordinates would wrap
     bits = offs.size.bit_length() - 1
     cols = [int(offs[1 << b]) for b in range(bits)]
     xor = np.zeros(offs.size, dtype=np.int64)

@@ -511,6 +511,8 @@ def tv_layout(f: TileLangFragment) -> Any:
 def tv_linear(f: TileLangFragment) -> LinearLayout:
     """Triton's view of a fragment: ``register, lane, warp -> (dim0, dim1, ...)`` (``dim0`` is ``_i``); replicas are
     zero bases (a broadcast). Pre: power-of-two extents and a GF(2)-linear map (else ``LayoutError``)."""
+    if f.thread & (f.thread - 1):
+        raise LayoutError(f"fragment {f.input_shape}: {f.thread} threads is not a power of two (no lane/warp bits)")
     lanes = min(f.thread, LANES)
     ins = [("register", f.registers), ("lane", lanes), ("warp", f.thread // lanes)]
     table = tv_table(f)
