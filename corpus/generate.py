@@ -505,14 +505,15 @@ EXPLANATIONS = """\
   read is warp 0's A (B) fragment loads: lane `t` reads `(m, k) = (2*(t/4), t%4)`, one 64-bit load per element
   (`DefaultCopy` assumes 8-bit alignment, so it does not widen to 128 bits). Rows 4 apart land 64 doubles = 512 B apart,
   the same bank, and the `Sw<2,0,4>` swizzle only permutes within 16 doubles: lanes 0 and 8 share a half-warp phase
-  and bank 0, so each load takes 4 wavefronts instead of 2. This is a derivation of the access from the atoms, not a
-  measurement: confirm on the GPU (ncu `l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum`) before calling it a
-  CUTLASS performance bug. The cp.async writes are conflict-free.
+  and bank 0, so each load takes 4 wavefronts instead of 2. Measured on the H100 (validation section `corpus_ncu`,
+  docs/gpu-validation.md): every one of these loads, run alone at the claim's addresses, reads 4 wavefronts in ncu's
+  `l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum` (64 / 32 / 32 in total, as claimed). The cp.async writes
+  (measured as the equivalent 64-bit stores) are conflict-free.
 - **SM80 tf32, M/N-major operands** (smem atom `Sw<3,2,3> o (32,8):(1,32)`, `Copy_Atom<UniversalCopy<tfloat32_t>>`:
   CUTLASS has no ldmatrix for a transposed 32-bit operand). The modelled read is warp 0's m16n8k8 tf32 fragment
   loads, one 32-bit load per element: lane `t` reads `(m, k) = (t/4, t%4)`; the swizzle XORs `k` into bits 2-4 of
-  the offset, so the 32 lanes reach 16 distinct banks twice: 2 wavefronts instead of 1 on every load. Same caveat:
-  a derivation, to be measured.
+  the offset, so the 32 lanes reach 16 distinct banks twice: 2 wavefronts instead of 1 on every load. Measured the
+  same way: 2 wavefronts on every load, 64 / 64 / 128 / 128 in total, as claimed.
 - **Found and fixed: layoutcheck's `tma` and `wgmma` kinds with `major = "MN"` + `tile`** built a multi-atom
   MN-major stage MN-first (the next 64-wide SW128 atom along MN 1024 B on), while CUTLASS's SM90 mainloop
   (`sm90_mma_tma_gmma_ss_warpspecialized.hpp`) and TMA epilogue tile MN-major atoms K-first (`Step<_2,_1,_3>`: the

@@ -22,24 +22,44 @@ from typing import Any
 
 import numpy as np
 
-from layoutcheck.algebra.layout import Layout, size
+from layoutcheck.algebra.layout import Layout, cosize, size
+from layoutcheck.algebra.swizzle import ComposedLayout, Swizzle, inner
 from layoutcheck.codegen.cases import KernelCase, _to_np
 from layoutcheck.codegen.render import render_template
 from layoutcheck.codegen.tma_cases import box_loads
+from layoutcheck.errors import LayoutError
 from layoutcheck.expr.c import c_expr
 from layoutcheck.expr.ir import add, const, div, mod, mul, var
 from layoutcheck.expr.lower import index_ast
 from layoutcheck.hw.mma import mma_atom
+from layoutcheck.hw.wgmma import FAMILIES, wgmma_name
 from layoutcheck.models.gmma import element_bytes, gmma_blocks, gmma_descriptor
 from layoutcheck.models.tiled_mma import make_tiled_mma
 from layoutcheck.properties.tma import plan_boxes
 
-TMA_NAME = {"f16": "float16", "bf16": "bfloat16", "tf32": "float32", "e4m3": "uint8", "e5m2": "uint8", "s8": "uint8"}
+TMA_NAME = {"f16": "float16", "bf16": "bfloat16", "tf32": "float32", "e4m3": "uint8", "e5m2": "uint8", "s8": "uint8",
+            "u8": "uint8"}
 C_TYPE = {"f16": "unsigned short", "bf16": "unsigned short", "tf32": "float", "e4m3": "unsigned char",
-          "e5m2": "unsigned char", "s8": "unsigned char"}
-ATOM = {"f16": "SM90_64x{n}x16_F32F16F16_{f}", "bf16": "SM90_64x{n}x16_F32BF16BF16_{f}",
-        "tf32": "SM90_64x{n}x8_F32TF32TF32_{f}_TN", "e4m3": "SM90_64x{n}x32_F32E4M3E4M3_{f}_TN",
-        "e5m2": "SM90_64x{n}x32_F32E5M2E5M2_{f}_TN", "s8": "SM90_64x{n}x32_S32S8S8_{f}_TN"}
+          "e5m2": "unsigned char", "s8": "unsigned char", "u8": "unsigned char"}
+SWIZZLES = ("none", "32B", "64B", "128B")
+BITS_TYPE = {1: "unsigned char", 2: "unsigned short", 4: "unsigned"}
+"""The unsigned C type of an element's bits, by element bytes (register packing reads bits, never values)."""
+UNSIGNED = ("u8",)
+"""Operand types whose host integers are drawn non-negative (|x| of the shared signed draw)."""
+
+
+def wgmma_atom_name(dtype_a: str, dtype_b: str, acc: str, n: int, form: str) -> str:
+    """CuTe's name of the wgmma atom with these operand and accumulator types (``hw.wgmma.FAMILIES``).
+
+    >>> wgmma_atom_name("s8", "u8", "s32", 64, "SS"), wgmma_atom_name("e5m2", "e5m2", "f16", 8, "RS")
+    ('SM90_64x64x32_S32S8U8_SS_TN', 'SM90_64x8x32_F16E5M2E5M2_RS_TN')
+    """
+    fam = next((f for f in FAMILIES if (f.dtype_a, f.dtype_b, f.dtype_d) == (dtype_a, dtype_b, acc)), None)
+    if fam is None:
+        raise LayoutError(f"no wgmma family {acc} <- {dtype_a} x {dtype_b} (PTX ISA 9.7.15.5)")
+    return wgmma_name(fam, n, form)
+
+
 E5M2_OF_INT = {0: 0x00, 1: 0x3C, 2: 0x40, 3: 0x42}
 """OCP E5M2 bit patterns of 0..3 (bias 15, 2 mantissa bits; sign in bit 7)."""
 
@@ -74,6 +94,10 @@ def encode(values: np.ndarray, dtype: str) -> np.ndarray:
         return mag | np.where(values < 0, 0x80, 0).astype(np.uint8)
     if dtype == "s8":
         return values.astype(np.int8).view(np.uint8)
+    if dtype == "u8":
+        if (values < 0).any():
+            raise ValueError("u8 operands hold non-negative integers only")
+        return values.astype(np.uint8)
     return v
 
 
@@ -91,7 +115,8 @@ def _wgmma_asm(atom: Any, form: str, nacc: int, trans_a: int, trans_b: int) -> t
         trans = f", {trans_b}" if sixteen else ""
     integer = atom.dtype_c == "s32"  # integer wgmma has no scale-a/b immediates and accumulates in s32 registers
     line = f"{atom.ptx} {{{d_list}}}, {a}, {b}, p{'' if integer else ', 1, 1'}{'' if integer else trans};"
-    outs = ", ".join(f'"+{"r" if integer else "f"}"(d[{i}])' for i in range(nacc))
+    packed = integer or atom.dtype_c == "f16"  # f16 accumulators: two per 32-bit register (f16x2)
+    outs = ", ".join(f'"+{"r" if packed else "f"}"(d[{i}])' for i in range(nacc))
     return line, outs, ins, nxt
 
 
@@ -109,52 +134,155 @@ def _a_registers(tiled: Any, M: int, K: int, kblk: int, e: int) -> str:
             f"    for (unsigned j = 0; j < 4u; ++j) a_r[j] = {pack};")
 
 
+def _a_registers_smem(tiled: Any, stage: Any, M: int, K: int, kblk: int, e: int) -> str:
+    """RS form with A staged in shared memory (e.g. tf32 MN-major, which no descriptor can transpose): each thread
+    reads its A values (``tiled.tv_layout_A``) of K-block ``kb`` at ``stage(m, k)`` in ``sA``, packed as
+    ``_a_registers`` packs them; the addresses are the stage layout's own, swizzle included."""
+    elem = index_ast(tiled.tv_layout_A, ("t", "v"))
+    m, k = mod(elem, M), div(elem, M)
+    off = index_ast(stage, (m, add(k, mul(var("kb", K // kblk), kblk))))
+    per = 4 // e
+    pack = " | ".join(f"(a_at({per}u * j + {q}u) << {8 * e * q})" for q in range(per))
+    return ("    unsigned a_r[4];\n"
+            f"    auto a_at = [&](unsigned v) {{ return static_cast<unsigned>(reinterpret_cast<const {BITS_TYPE[e]}*>"
+            f"(sA)[{c_expr(off)}]); }};\n"
+            "#pragma unroll\n"
+            f"    for (unsigned j = 0; j < 4u; ++j) a_r[j] = {pack};")
+
+
+def _stage(major: str, swizzle: str, dtype: str, mn: int, k: int, atom_order: str) -> Any:
+    """The TMA box plan of one operand stage: atoms stacked MN-first (``"mn_first"``, the stacking of the first
+    silicon kernels) or as CUTLASS's SM90 mainloop and the spec kinds stack them (``"cutlass"``:
+    ``spec.bind.WGMMA_ATOM_ORDER``, K-first for MN-major operands)."""
+    from layoutcheck.spec.bind import WGMMA_ATOM_ORDER
+
+    order = "col" if atom_order == "mn_first" else WGMMA_ATOM_ORDER[major]
+    return plan_boxes(major, swizzle, TMA_NAME[dtype], (mn, k), order)
+
+
+def _c_value(acc: str, v: str = "v") -> str:
+    """The C expression of accumulator value ``v`` as a float: f16 accumulators unpack ``d[v/2]``'s half ``v%2``."""
+    if acc == "f16":
+        return f"f16_bits_to_float(static_cast<unsigned short>(d[{v} >> 1] >> (16u * ({v} & 1u))))"
+    return f"static_cast<float>(d[{v}])"
+
+
+def epilogue_exprs(tiled: Any, M: int, N: int, smem_c: Any) -> tuple[Any, Any]:
+    """The smem epilogue's two index expressions: the store ``sC[smem_c(m, n)]`` of value ``v`` of thread ``t`` with
+    ``m + M*n = tiled.tv_layout_C(t, v)``, and the copy-out read ``sC[smem_c(i / N, i % N)]`` of row-major ``i``."""
+    elem = index_ast(tiled.tv_layout_C, ("t", "v"))
+    store = index_ast(smem_c, (mod(elem, M), div(elem, M)))
+    i = var("i", M * N)
+    return store, index_ast(smem_c, (div(i, N), mod(i, N)))
+
+
+def epilogue_pairs(tiled: Any, M: int, N: int, smem_c: Any) -> bool:
+    """Whether the smem epilogue stores values in pairs: every thread's values ``2j`` and ``2j+1`` land on
+    consecutive words, the first 8-byte aligned (then one ``st.shared.v2.f32`` stores both, as a vectorising epilogue
+    does; otherwise one ``st.shared.f32`` per value). Decided from the store expression over every ``(t, v)``."""
+    from layoutcheck.expr.numpy import evaluate
+
+    store, _ = epilogue_exprs(tiled, M, N, smem_c)
+    t, v = np.meshgrid(np.arange(tiled.size), np.arange(0, size(tiled.tv_layout_C[1]), 2), indexing="ij")
+    lo, hi = evaluate(store, {"t": t, "v": v}), evaluate(store, {"t": t, "v": v + 1})
+    return bool((hi == lo + 1).all() and (lo % 2 == 0).all())
+
+
+def _store_c(tiled: Any, M: int, N: int, nvals: int, acc: str, c_off: str, smem_c: Any) -> str:
+    """The C store: straight to ``gC`` through the C layout, or (``smem_c``) staged in shared memory through it with
+    inline PTX (``st.shared.v2.f32`` per value pair where ``epilogue_pairs``, else ``st.shared.f32`` per value: the
+    instructions the bank model is given, pinned so that ptxas neither merges nor splits them), then copied out with
+    ``ld.shared.f32`` in row-major order."""
+    if smem_c is None:
+        return f"#pragma unroll\n  for (unsigned v = 0; v < {nvals}u; ++v) gC[{c_off}] = {_c_value(acc)};"
+    store, load = epilogue_exprs(tiled, M, N, smem_c)
+    addr = f"\"r\"(c_base + 4u * ({c_expr(store)}))"
+    if epilogue_pairs(tiled, M, N, smem_c):
+        st = (f"  for (unsigned v = 0; v < {nvals}u; v += 2u)\n"
+              f"    asm volatile(\"st.shared.v2.f32 [%0], {{%1, %2}};\\n\" :: {addr}, \"f\"({_c_value(acc)}), "
+              f"\"f\"({_c_value(acc, 'v + 1u')}) : \"memory\");\n")
+    else:
+        st = (f"  for (unsigned v = 0; v < {nvals}u; ++v)\n"
+              f"    asm volatile(\"st.shared.f32 [%0], %1;\\n\" :: {addr}, \"f\"({_c_value(acc)}) : \"memory\");\n")
+    return (f"  __shared__ alignas(1024) float sC[{cosize(inner(smem_c))}];\n"
+            f"  const unsigned c_base = static_cast<unsigned>(__cvta_generic_to_shared(sC));\n"
+            "#pragma unroll\n" + st +
+            "  __syncthreads();\n"
+            f"  for (unsigned i = t; i < {M * N}u; i += {tiled.size}u) {{\n"
+            "    float c;\n"
+            f"    asm volatile(\"ld.shared.f32 %0, [%1];\\n\" : \"=f\"(c) : \"r\"(c_base + 4u * ({c_expr(load)})) "
+            ": \"memory\");\n"
+            "    gC[i] = c;\n"
+            "  }")
+
+
 def wgmma_gemm_case(dtype: str = "f16", major_a: str = "K", major_b: str = "K", swizzle: str = "128B",
-                    M: int = 64, N: int = 64, K: int = 64, form: str = "SS", probe: str = "") -> KernelCase:
+                    M: int = 64, N: int = 64, K: int = 64, form: str = "SS", probe: str = "", *,
+                    dtype_b: str | None = None, acc: str | None = None, atom_order: str = "mn_first",
+                    smem_c: Any = None, wgmma: bool = True, tag: str = "") -> KernelCase:
     """One generated TMA -> smem -> wgmma GEMM tile and its exact host check (module docstring).
 
-    Pre: ``M`` in {64, 128}; ``N`` a legal wgmma N; the stages divide the GMMA atoms; MN-major only for 16-bit
-    types; the RS form only for a K-major 16-bit A. ``probe`` (``probe_cases``) replaces the GEMM check by a
-    fragment experiment that does not use the layout under test.
+    Pre: ``M`` in {64, 128}; ``N`` a legal wgmma N; the stages divide the GMMA atoms; MN-major through a
+    descriptor only for 16-bit types; the RS form for a K-major A (read from ``gA``) or an MN-major A (read from its
+    shared-memory stage). ``dtype`` is A's type (and B's unless ``dtype_b``); ``acc`` the accumulator type (default
+    s32 for integers, else f32); ``atom_order`` how the stages stack their GMMA atoms (``_stage``); ``smem_c`` an
+    ``(M, N) -> element`` layout to stage C through shared memory (f32 accumulators); ``wgmma=False`` leaves out
+    the ``wgmma.mma_async`` itself, nothing else (an ncu control: C stays 0); ``tag`` is appended to the name.
+    ``probe`` (``probe_cases``) replaces the GEMM check by a fragment experiment that does not use the layout under
+    test.
     """
+    dtype_b = dtype_b or dtype
+    acc = acc or ("s32" if dtype in ("s8", "u8") else "f32")
     e = element_bytes(dtype)
-    atom = mma_atom(ATOM[dtype].format(n=N, f=form))
+    atom = mma_atom(wgmma_atom_name(dtype, dtype_b, acc, N, form))
     kblk = atom.shape_mnk[2]
     tiled = make_tiled_mma(atom, (M // 64, 1, 1))
-    pa = plan_boxes(major_a, swizzle, TMA_NAME[dtype], (M, K))
-    pb = plan_boxes(major_b, swizzle, TMA_NAME[dtype], (N, K))
-    ba, bb = gmma_blocks(pa.layout, dtype, 64), gmma_blocks(pb.layout, dtype, N)
-    da = gmma_descriptor(ba.block_layout(), dtype, major_a)
-    db = gmma_descriptor(bb.block_layout(), dtype, major_b)
+    pa = _stage(major_a, swizzle, dtype, M, K, atom_order)
+    pb = _stage(major_b, swizzle, dtype_b, N, K, atom_order)
+    ba, bb = gmma_blocks(pa.layout, dtype, 64), gmma_blocks(pb.layout, dtype_b, N)
+    da = gmma_descriptor(ba.block_layout(), dtype, major_a) if form == "SS" else None
+    db = gmma_descriptor(bb.block_layout(), dtype_b, major_b)
     kb = var("kb", K // kblk)
     off_a = mul(index_ast(ba.tile[1], (var("wg", M // 64), kb)), e)
-    off_b = mul(index_ast(bb.tile[1], (const(0), kb)), e)
-    nacc = size(atom.tv_layout_C[1])
-    line, outs, ins, scale = _wgmma_asm(atom, form, nacc, int(major_a == "MN"), int(major_b == "MN"))
+    off_b = mul(index_ast(bb.tile[1], (const(0), kb)), element_bytes(dtype_b))
+    nvals = size(atom.tv_layout_C[1])
+    nregs = nvals // 2 if acc == "f16" else nvals
+    line, outs, ins, scale = _wgmma_asm(atom, form, nregs, int(major_a == "MN"), int(major_b == "MN"))
     la, lb = box_loads(pa), box_loads(pb)
     c_off = index_ast(Layout((M, N), (N, 1)), index_ast(tiled.tv_layout_C, ("t", "v")))
-    name = f"wgmma_gemm_{dtype}_{form.lower()}_{major_a}{major_b}_{swizzle}_{M}x{N}x{K}".lower()
+    types = dtype if dtype_b == dtype else f"{dtype}x{dtype_b}"
+    kfirst = "_kfirst" if atom_order != "mn_first" and "MN" in (major_a, major_b) else ""
+    name = (f"wgmma_gemm_{types}{'_' + acc if acc == 'f16' else ''}_{form.lower()}_{major_a}{major_b}_{swizzle}_"
+            f"{M}x{N}x{K}{kfirst}{tag}").lower()
+    if form == "RS":
+        a_regs = (_a_registers(tiled, M, K, kblk, e) if major_a == "K" else
+                  _a_registers_smem(tiled, pa.layout, M, K, kblk, e))
     src = render_template("wgmma_gemm", {
         "KERNEL": name, "THREADS": tiled.size, "INSTR": atom.ptx, "FORM": atom.name, "M": M, "N": N, "K": K,
         "MAJOR_A": major_a, "MAJOR_B": major_b, "SMEM_A": str(pa.layout), "SMEM_B": str(pb.layout),
-        "TYPE_A": C_TYPE[dtype], "TYPE_B": C_TYPE[dtype], "SMEM_A_BYTES": M * K * e, "SMEM_B_BYTES": N * K * e,
+        "TYPE_A": C_TYPE[dtype], "TYPE_B": C_TYPE[dtype_b], "SMEM_A_BYTES": M * K * e,
+        "SMEM_B_BYTES": N * K * element_bytes(dtype_b),
         "TX_BYTES": la.plan.box.box_bytes * la.count + lb.plan.box.box_bytes * lb.count,
         "BOXES_A": la.count, "DST_A": c_expr(la.dst), "C0_A": c_expr(la.c0), "C1_A": c_expr(la.c1),
         "BOXES_B": lb.count, "DST_B": c_expr(lb.dst), "C0_B": c_expr(lb.c0), "C1_B": c_expr(lb.c1),
-        "NACC": nacc, "DESC_A0": hex(da.value), "DESC_B0": hex(db.value), "KBLOCKS": K // kblk,
-        "OFF_A": c_expr(off_a), "OFF_B": c_expr(off_b),
-        "A_REGS": _A_CODES if probe == "A" else _a_registers(tiled, M, K, kblk, e) if form == "RS" else "",
-        "WGMMA": line, "SCALE_ARG": scale, "D_OPERANDS": outs, "IN_OPERANDS": ins,
-        "ACC_T": "int" if atom.dtype_c == "s32" else "float",
-        "C_OFF": f"t * {nacc}u + v" if probe else c_expr(c_off),
-        "DESCRIPTION": f"tiled wgmma {atom.name} x ({M // 64},1,1); descriptors A {da}, B {db}"})
+        "NACC": nregs, "DESC_A0": hex(da.value) if da else "0x0", "DESC_B0": hex(db.value),
+        "KBLOCKS": K // kblk, "OFF_A": c_expr(off_a), "OFF_B": c_expr(off_b),
+        "A_REGS": _A_CODES if probe == "A" else a_regs if form == "RS" else "",
+        "WGMMA": line if wgmma else "// control: no wgmma.mma_async (fence, commit and wait stay)",
+        "SCALE_ARG": scale, "D_OPERANDS": outs, "IN_OPERANDS": ins,
+        "ACC_T": "int" if acc == "s32" else "unsigned" if acc == "f16" else "float",
+        "STORE_C": _store_c(tiled, M, N, nvals, acc, f"t * {nvals}u + v" if probe else c_expr(c_off),
+                            None if probe else smem_c),
+        "DESCRIPTION": f"tiled wgmma {atom.name} x ({M // 64},1,1); descriptors A {da or '(registers)'}, B {db}"
+                       + (f"; C staged in smem as {smem_c}" if smem_c is not None else "")})
     rng = np.random.default_rng(M * 7 + N * 3 + K)
     A, B = rng.integers(-3, 4, (M, K)), rng.integers(-3, 4, (N, K))
+    A, B = (np.abs(A) if dtype in UNSIGNED else A), (np.abs(B) if dtype_b in UNSIGNED else B)
     if probe:
         return _probe_case(probe, name, src, tiled, A.shape, B.shape, (pa.box, pb.box), dtype, e)
-    ref = A.astype(np.float32) @ B.astype(np.float32).T
+    ref = A.astype(np.float32) @ B.astype(np.float32).T if wgmma else np.zeros((M, N), dtype=np.float32)
     ga = encode(A if major_a == "K" else A.T.copy(), dtype)
-    gb = encode(B if major_b == "K" else B.T.copy(), dtype)
+    gb = encode(B if major_b == "K" else B.T.copy(), dtype_b)
 
     def inputs(xp: Any) -> list[Any]:
         maps = xp.zeros(256, dtype=xp.uint8)
@@ -167,8 +295,10 @@ def wgmma_gemm_case(dtype: str = "f16", major_a: str = "K", major_b: str = "K", 
         return M * N, bad if status == 0 else max(bad, 1), "exact (small integers)" if status == 0 else \
             f"status {status} (1: mbarrier timeout, 2: misaligned)"
 
-    config = (f"{dtype} {form} A {major_a}-major B {major_b}-major {swizzle} {M}x{N}x{K}, "
-              f"{tiled.size} threads, descA {hex(da.value)} descB {hex(db.value)}")
+    config = (f"{types}{' (f16 acc)' if acc == 'f16' else ''} {form} A {major_a}-major B {major_b}-major {swizzle} "
+              f"{M}x{N}x{K}{' K-first atoms' if kfirst else ''}, {tiled.size} threads, "
+              f"descA {hex(da.value) if da else 'registers'} descB {hex(db.value)}"
+              + (f", C via smem {smem_c}" if smem_c is not None else "") + ("" if wgmma else ", no wgmma (control)"))
     return KernelCase("wgmma_gemm", config, name, src, 1, tiled.size, inputs, (4, 5), compare,
                       tensor_maps=((2, 0, pa.box), (3, 1, pb.box)), arch="sm_90a")
 
@@ -264,6 +394,65 @@ def wgmma_gemm_cases() -> list[KernelCase]:
               wgmma_gemm_case("s8", "K", "K", "32B", 128, 48, 64),
               wgmma_gemm_case("s8", "K", "K", "64B", 64, 24, 128, "RS")]
     return cases
+
+
+def kfirst_cases() -> list[KernelCase]:
+    """MN-major stages stacked K-first, as CUTLASS's SM90 mainloop and the ``tma`` / ``wgmma`` spec kinds stack them
+    (``spec.bind.WGMMA_ATOM_ORDER``): every swizzle with operands wider than one atom along MN (so the order matters:
+    SBO is the K step between atoms, LBO the MN step across the whole K extent), mixed majors, the RS form with an
+    MN-major B, and tf32 with an MN-major A fed from its swizzled stage through registers (wgmma transposes no 32-bit
+    operand)."""
+    sws = SWIZZLES
+    cases = [wgmma_gemm_case("f16", "MN", "MN", sw, 128, 128, 64, atom_order="cutlass") for sw in sws]
+    cases += [wgmma_gemm_case("bf16", "MN", "MN", sw, 64, 256, 64, atom_order="cutlass") for sw in sws]
+    cases += [wgmma_gemm_case("f16", "K", "MN", "128B", 128, 128, 64, atom_order="cutlass"),
+              wgmma_gemm_case("f16", "MN", "K", "64B", 128, 64, 128, atom_order="cutlass"),
+              wgmma_gemm_case("bf16", "K", "MN", "32B", 128, 128, 64, "RS", atom_order="cutlass")]
+    cases += [wgmma_gemm_case("tf32", "MN", "K", sw, 128, 64, 32, "RS", atom_order="cutlass") for sw in sws]
+    return cases
+
+
+def type_cases() -> list[KernelCase]:
+    """The operand types the first silicon run left out: u8, mixed integers (s8 x u8, u8 x s8), fp8 with f16
+    accumulators (two per register), mixed fp8; SS and RS; plus a C-fragment probe of the packed f16 accumulators
+    (N = 32: every position ``m + 64 n < 2048`` is exact in f16)."""
+    return [wgmma_gemm_case("u8", "K", "K", "128B", 64, 64, 128),
+            wgmma_gemm_case("u8", "K", "K", "32B", 128, 48, 64),
+            wgmma_gemm_case("s8", "K", "K", "128B", 64, 64, 128, dtype_b="u8"),
+            wgmma_gemm_case("s8", "K", "K", "64B", 64, 24, 128, "RS", dtype_b="u8"),
+            wgmma_gemm_case("u8", "K", "K", "128B", 128, 64, 128, dtype_b="s8"),
+            wgmma_gemm_case("u8", "K", "K", "32B", 64, 32, 64, "RS", dtype_b="s8"),
+            wgmma_gemm_case("e4m3", "K", "K", "128B", 64, 64, 128, acc="f16"),
+            wgmma_gemm_case("e4m3", "K", "K", "64B", 128, 128, 128, acc="f16"),
+            wgmma_gemm_case("e5m2", "K", "K", "128B", 64, 64, 128, acc="f16"),
+            wgmma_gemm_case("e5m2", "K", "K", "32B", 64, 32, 64, "RS", acc="f16"),
+            wgmma_gemm_case("e4m3", "K", "K", "128B", 64, 64, 128, dtype_b="e5m2"),
+            wgmma_gemm_case("e5m2", "K", "K", "64B", 64, 128, 64, dtype_b="e4m3", acc="f16"),
+            wgmma_gemm_case("e4m3", "K", "K", "128B", 64, 32, 128, probe="C", acc="f16")]
+
+
+SMEM_C = {"row": Layout((64, 64), (64, 1)), "col": Layout((64, 64), (1, 64)),
+          "sw323": ComposedLayout(Swizzle(3, 2, 3), 0, Layout((64, 64), (64, 1)))}
+"""Shared-memory C tiles of the smem-epilogue ncu kernels (``epilogue_prediction`` in ``gpu.smem_ncu``): row-major
+(value pairs as 64-bit stores, the 8 rows of a warp's fragment in one bank group: 2-way), column-major (single
+floats: 4-way stores and a 32-way row-major copy-out), ``Sw<3,2,3>`` over row-major (pairs, conflict-free)."""
+
+
+def ncu_cases() -> list[tuple[str, dict[str, Any], KernelCase]]:
+    """The kernels whose shared-memory traffic the ncu section measures, each with its role and the arguments it was
+    generated from: operands through descriptors only (no LSU instruction of theirs touches shared memory), the same
+    kernel without its wgmma (the control that isolates what the wgmma reads add to any counter), and C staged
+    through shared memory by ``st.shared.f32`` / ``ld.shared.f32`` (the bank model predicts every wavefront)."""
+    runs: list[tuple[str, dict[str, Any]]] = [
+        ("operands", {"dtype": "f16", "major_a": "K", "major_b": "K", "swizzle": sw}) for sw in SWIZZLES]
+    runs += [("operands", {"dtype": "f16", "major_a": "MN", "major_b": "MN", "swizzle": sw, "M": 128, "N": 128,
+                           "atom_order": "cutlass"}) for sw in SWIZZLES]
+    runs += [("operands", {"dtype": "f16", "major_a": "K", "major_b": "K", "swizzle": "128B", "form": "RS"})]
+    runs += [("control", {"dtype": "f16", "major_a": "K", "major_b": "K", "swizzle": sw, "wgmma": False,
+                          "tag": "_nowgmma"}) for sw in ("none", "128B")]
+    runs += [("epilogue", {"dtype": "f16", "major_a": "K", "major_b": "K", "swizzle": "128B", "smem_c": lay,
+                           "tag": f"_smemc_{name}"}) for name, lay in SMEM_C.items()]
+    return [(role, args, wgmma_gemm_case(**args)) for role, args in runs]
 
 
 # -- descriptor experiments: operands placed by threads, patterns anchored where the experiment says ---------------

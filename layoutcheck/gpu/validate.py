@@ -16,6 +16,12 @@ Sections (each independent; one failing does not stop the others):
 * ``banks``      -- the bank model vs ncu on >= 1300 single-instruction probes (``layoutcheck.gpu.probes.banks``);
 * ``tma``        -- ``cuTensorMapEncodeTiled`` accept/reject vs the model, and real TMA loads vs the model's
   shared-memory image (``layoutcheck.gpu.probes.tma``);
+* ``wgmma``, ``wgmma_base_offset`` -- the Hopper path (``codegen.wgmma_cases``): fragment probes and TMA -> smem ->
+  wgmma GEMM tiles vs a host GEMM; descriptor base offsets at unaligned pattern starts vs ``gmma_addresses``;
+* ``wgmma_kfirst`` -- MN-major stages stacked K-first (CUTLASS's SM90 order, the spec kinds'), every swizzle;
+* ``wgmma_types`` -- u8, s8 x u8, u8 x s8, fp8 with f16 accumulators, mixed fp8;
+* ``wgmma_ncu``, ``corpus_ncu`` -- ncu on the wgmma kernels' shared memory and on the corpus's SM80 f64 / tf32
+  accesses vs the bank model (``layoutcheck.gpu.smem_ncu``);
 * ``sanitizer``  -- compute-sanitizer memcheck and racecheck over every kernel.
 
 Writes ``OUT_DIR/summary.json`` (and each section's own JSON); exit 0 when every section passed.
@@ -260,7 +266,10 @@ def _ncu_csv(log: Path, regex: str, metrics: list[str], body: str) -> tuple[dict
     for r in csv.DictReader(io.StringIO(text[text.find('"ID"'):])):
         name = re.sub(r"\(.*", "", r.get("Kernel Name", ""))
         if r.get("Metric Name") in metrics:
-            v = float(str(r["Metric Value"]).replace(",", ""))
+            try:
+                v = float(str(r["Metric Value"]).replace(",", ""))
+            except ValueError:  # "n/a": ncu has no value of this metric for the launch; leave it out
+                continue
             by_id.setdefault((name, int(r["ID"])), {})[r["Metric Name"]] = v
     measured: dict[str, list[dict[str, float]]] = {}
     for (name, _), vals in sorted(by_id.items(), key=lambda kv: kv[0][1]):
@@ -439,18 +448,23 @@ def section_spec_kernels(out: Path) -> dict[str, Any]:
             "errors": sum(bool(r.error) for r in rows)}
 
 
-def section_wgmma(out: Path) -> dict[str, Any]:
-    """The Hopper path: wgmma fragment probes and TMA -> smem -> wgmma GEMM tiles (``codegen.wgmma_cases``)."""
-    from layoutcheck.codegen.wgmma_cases import probe_cases, wgmma_gemm_cases
+def _run_wgmma_cases(out: Path, name: str, cases: list[Any]) -> dict[str, Any]:
     from layoutcheck.gpu.runner import format_table, run_case
 
-    rows = [run_case(c, repeats=0) for c in probe_cases() + wgmma_gemm_cases()]
+    rows = [run_case(c, repeats=0) for c in cases]
     table = format_table(rows)
-    (out / "wgmma.txt").write_text(table + "\n")
+    (out / f"{name}.txt").write_text(table + "\n")
     print(table)
     return {"ok": bool(rows) and all(r.ok for r in rows), "kernels": len(rows),
             "elements": sum(r.elements for r in rows), "mismatches": sum(r.mismatches for r in rows),
             "errors": sum(bool(r.error) for r in rows)}
+
+
+def section_wgmma(out: Path) -> dict[str, Any]:
+    """The Hopper path: wgmma fragment probes and TMA -> smem -> wgmma GEMM tiles (``codegen.wgmma_cases``)."""
+    from layoutcheck.codegen.wgmma_cases import probe_cases, wgmma_gemm_cases
+
+    return _run_wgmma_cases(out, "wgmma", probe_cases() + wgmma_gemm_cases())
 
 
 def section_wgmma_base_offset(out: Path) -> dict[str, Any]:
@@ -470,6 +484,32 @@ def section_wgmma_base_offset(out: Path) -> dict[str, Any]:
     return {"ok": all(agree), "kernels": len(rows), "agree": sum(agree)}
 
 
+def section_wgmma_kfirst(out: Path) -> dict[str, Any]:
+    """MN-major stages stacked K-first (``codegen.wgmma_cases.kfirst_cases``), exact against a host GEMM."""
+    from layoutcheck.codegen.wgmma_cases import kfirst_cases
+
+    return _run_wgmma_cases(out, "wgmma_kfirst", kfirst_cases())
+
+
+def section_wgmma_types(out: Path) -> dict[str, Any]:
+    """u8, mixed-integer and f16-accumulating fp8 atoms (``codegen.wgmma_cases.type_cases``), exact."""
+    from layoutcheck.codegen.wgmma_cases import type_cases
+
+    return _run_wgmma_cases(out, "wgmma_types", type_cases())
+
+
+def section_wgmma_ncu(out: Path) -> dict[str, Any]:
+    from layoutcheck.gpu.smem_ncu import section_wgmma_ncu as run
+
+    return run(out)
+
+
+def section_corpus_ncu(out: Path) -> dict[str, Any]:
+    from layoutcheck.gpu.smem_ncu import section_corpus_ncu as run
+
+    return run(out)
+
+
 SECTIONS: dict[str, Callable[[Path], dict[str, Any]]] = {
     "kernels": section_kernels,
     "spec_kernels": section_spec_kernels,
@@ -479,6 +519,10 @@ SECTIONS: dict[str, Callable[[Path], dict[str, Any]]] = {
     "tma": section_tma,
     "wgmma": section_wgmma,
     "wgmma_base_offset": section_wgmma_base_offset,
+    "wgmma_kfirst": section_wgmma_kfirst,
+    "wgmma_types": section_wgmma_types,
+    "wgmma_ncu": section_wgmma_ncu,
+    "corpus_ncu": section_corpus_ncu,
     "sanitizer": section_sanitizer,  # last: the slowest, and the kernel cache is warm by then
 }
 

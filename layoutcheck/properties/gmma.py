@@ -3,6 +3,9 @@
 - ``gmma_addresses(stage, dtype, major)``: for every block a mainloop feeds one wgmma (MN-block x 32-byte K-block of
   the stage tile), the block-0 descriptor advanced by the block's offset (CuTe's ``DescriptorIterator``) reads every
   element exactly where ``stage`` put it. Counterexample: block, element, the two byte addresses.
+  A ``block_mn`` that divides the MN extent but starts blocks inside a swizzle atom (NVIDIA/Fuser#4771: 96-wide
+  blocks on 64-wide SW128 atoms) is a wrong stage, not an input error: each block is read through the whole-MN
+  descriptor advanced to its first element, as a kernel forms it, and the first misread element is reported.
 - ``gmma_fields(stage, dtype, major)``: the descriptors are encodable and right: MN-major only for 16-bit types
   (the instruction transposes nothing else), the layout is canonical, every
   field (start address of every block included) fits its 14/3 bits, is 16-byte aligned, ``base_offset`` matches a
@@ -71,6 +74,59 @@ def _plan(stage: Subject, dtype: str, major: str, base: int, block_mn: int | Non
     return _Plan(blocks, tuple(out))
 
 
+def stage_blocks(stage: Subject, dtype: str, block_mn: int | None) -> GmmaBlocks | None:
+    """``gmma_blocks``, or ``None`` when ``block_mn`` divides the tile's MN extent but the blocks are no layout's
+    image: a block starts inside a swizzle atom (NVIDIA/Fuser#4771: 96-wide blocks on 64-wide SW128 atoms). Such a
+    stage is a wrong config, not an unreadable one: the kernel still forms a descriptor, and ``gmma_addresses``
+    finds the element it misreads. Shape errors (rank, K, extents not divisible) raise ``LayoutError``."""
+    gmma_blocks(stage, dtype, None)  # rank and K-extent errors
+    if block_mn is None or size(inner(stage)[0]) % block_mn:
+        return gmma_blocks(stage, dtype, block_mn)
+    try:
+        return gmma_blocks(stage, dtype, block_mn)
+    except LayoutError:
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class _Reads:
+    """Per block ``r``: the bytes the stage gives its elements (``expected[r, i]``, ``i`` colex over the block), the
+    bytes its descriptor reads (``None``: no descriptor can be formed) and the descriptor."""
+
+    block: tuple[int, int]
+    expected: np.ndarray
+    read: tuple[np.ndarray | None, ...]
+    descs: tuple[GmmaDescriptor | None, ...]
+
+
+def _straddled_reads(p: Any) -> _Reads:
+    """Blocks that start inside a swizzle atom: block ``r`` at tile coordinate ``(mn0, k0)`` is read through the
+    descriptor of the whole-MN block (the stage's own, or ``p.desc``) advanced by the unswizzled offset of
+    ``(mn0, k0)``, as a kernel forms it; the hardware reads its canonical layout's first ``block_mn`` rows."""
+    src = p.stage if p.wgmma_layout is None else p.wgmma_layout
+    e, lay = element_bytes(p.dtype), inner(p.stage)
+    whole = gmma_blocks(src, p.dtype, None)
+    d0 = p.desc if p.desc is not None else unchecked_descriptor(whole.block_layout(), p.dtype, p.major,
+                                                                 p.base_address)
+    mnk, (mb, kb) = size(lay[0]), (p.block_mn, whole.block[1])
+    nm, nk = mnk // mb, size(lay[1]) // kb
+    i = np.arange(mb * kb)
+    mn_l, k_l = i % mb, i // mb
+    offs = p.base_address + e * np.asarray(p.stage.offsets(), dtype=np.int64)
+    exp = np.empty((nm * nk, mb * kb), dtype=np.int64)
+    reads: list[np.ndarray | None] = []
+    descs: list[GmmaDescriptor | None] = []
+    for r in range(nm * nk):
+        mn0, k0 = (r % nm) * mb, (r // nm) * kb
+        exp[r] = offs[mn0 + mn_l + mnk * (k0 + k_l)]
+        step = e * (inner(src)(mn0, k0) - inner(src)(0, 0))
+        d = d0.advance(step) if not d0.violations() and step % 16 == 0 else None
+        descs.append(d)
+        reads.append(None if d is None else
+                     decode_gmma_descriptor(d, p.dtype, p.major, mnk).addresses()[mn_l + mnk * k_l])
+    return _Reads((mb, kb), exp, tuple(reads), tuple(descs))
+
+
 class _GmmaProperty(Property):
     """Shared fields and validation of the stage-based claims."""
 
@@ -82,7 +138,7 @@ class _GmmaProperty(Property):
             object.__setattr__(self, "wgmma_layout", as_subject(self.wgmma_layout, "wgmma layout"))
         object.__setattr__(self, "desc", _desc(self.desc))
         element_bytes(self.dtype)
-        gmma_blocks(self.stage, self.dtype, self.block_mn)  # shape errors are input errors, raised here
+        stage_blocks(self.stage, self.dtype, self.block_mn)  # shape errors are input errors, raised here
 
     def subjects(self) -> tuple[Subject, ...]:
         return (self.stage,)
@@ -99,9 +155,9 @@ class _GmmaProperty(Property):
         return _plan(self.stage, self.dtype, self.major, self.base_address, self.block_mn, self.desc,
                      self.wgmma_layout)
 
-    def _block_crd(self, blocks: GmmaBlocks, r: int, i: int) -> tuple[int, int]:
-        """Tile coordinate ``(mn, k)`` of element ``i`` of block ``r``."""
-        mb, kb = blocks.block
+    def _block_crd(self, block: tuple[int, int], r: int, i: int) -> tuple[int, int]:
+        """Tile coordinate ``(mn, k)`` of element ``i`` of block ``r`` (blocks ``block = (mb, kb)``)."""
+        mb, kb = block
         nm = size(inner(self.stage)[0]) // mb
         return (r % nm) * mb + i % mb, (r // nm) * kb + i // mb
 
@@ -129,18 +185,25 @@ class GmmaAddresses(_GmmaProperty):
             return None
         return decode_gmma_descriptor(d, self.dtype, self.major, plan.blocks.block[0]).addresses()
 
+    def reads(self) -> _Reads:
+        """What each block's descriptor reads and where the stage puts it; ``LayoutError``: no canonical form."""
+        if stage_blocks(self.stage, self.dtype, self.block_mn) is None:
+            return _straddled_reads(self)
+        plan = self.plan()
+        exp = plan.blocks.expected(self.base_address, element_bytes(self.dtype))
+        return _Reads(plan.blocks.block, exp, tuple(self._read(plan, r) for r in range(plan.blocks.count)),
+                      plan.descs)
+
     def exhaustive(self) -> Decision:
         try:
-            plan = self.plan()
+            rd = self.reads()
         except LayoutError:
             return Decision(False, {"kind": "canonical"})
-        exp = plan.blocks.expected(self.base_address, element_bytes(self.dtype))
-        stats = {"blocks": plan.blocks.count}
-        for r in range(plan.blocks.count):
-            got = self._read(plan, r)
+        stats = {"blocks": len(rd.read)}
+        for r, got in enumerate(rd.read):
             if got is None:
                 return Decision(False, {"kind": "field", "block": r}, stats)
-            bad = np.flatnonzero(got != exp[r])
+            bad = np.flatnonzero(got != rd.expected[r])
             if bad.size:
                 return Decision(False, {"kind": "place", "block": r, "i": int(bad[0])},
                                 {**stats, "misplaced_in_block": int(bad.size)})
@@ -148,30 +211,41 @@ class GmmaAddresses(_GmmaProperty):
 
     def recheck(self, w: dict[str, Any]) -> bool:
         try:
-            plan = self.plan()
+            rd = self.reads()
         except LayoutError:
             return w["kind"] == "canonical"
         if w["kind"] == "field":
-            return plan.descs[w["block"]] is None
-        got = self._read(plan, w["block"])
-        exp = plan.blocks.expected(self.base_address, element_bytes(self.dtype))[w["block"]]
-        return w["kind"] == "place" and got is not None and int(got[w["i"]]) != int(exp[w["i"]])
+            return rd.read[w["block"]] is None
+        got = rd.read[w["block"]]
+        return w["kind"] == "place" and got is not None and int(got[w["i"]]) != int(rd.expected[w["block"]][w["i"]])
 
     def explain(self, w: dict[str, Any]) -> str:
         if w["kind"] == "canonical":
             return _why_not_canonical(self)
-        plan = self.plan()
+        rd = self.reads()
         if w["kind"] == "field":
             return f"block {w['block']}: the descriptor cannot be formed (a field out of range or misaligned)"
-        mn, k = self._block_crd(plan.blocks, w["block"], w["i"])
-        got = self._read(plan, w["block"])
-        exp = plan.blocks.expected(self.base_address, element_bytes(self.dtype))[w["block"]]
-        return (f"element (mn={mn}, k={k}) of block {w['block']} ({plan.descs[w['block']]}): the layout puts it at "
-                f"byte {int(exp[w['i']])}, the wgmma reads byte {int(got[w['i']])}")  # type: ignore[index]
+        r, i = w["block"], w["i"]
+        mn, k = self._block_crd(rd.block, r, i)
+        where = "" if stage_blocks(self.stage, self.dtype, self.block_mn) is not None else \
+            f" (a {rd.block[0]}-wide block starting inside a swizzle atom)"
+        return (f"element (mn={mn}, k={k}) of block {r}{where} ({rd.descs[r]}): the layout puts it at byte "
+                f"{int(rd.expected[r][i])}, the wgmma reads byte {int(rd.read[r][i])}")  # type: ignore[index]
+
+
+def _why_not_blocks(src: Subject, p: Any) -> str:
+    try:
+        gmma_blocks(src, p.dtype, p.block_mn)
+    except LayoutError as e:
+        return str(e)
+    return ""  # pragma: no cover - only called when the blocks are inadmissible
 
 
 def _why_not_canonical(p: Any) -> str:
     src = p.stage if p.wgmma_layout is None else p.wgmma_layout
+    if stage_blocks(src, p.dtype, p.block_mn) is None:
+        return (f"no descriptor describes a {p.block_mn}-wide block: the blocks are not unions of the stage's "
+                f"swizzle atoms (one starts inside an atom); {_why_not_blocks(src, p)}")
     try:
         canonical_gmma(gmma_blocks(src, p.dtype, p.block_mn).block_layout(), p.dtype, p.major)
     except LayoutError as e:
@@ -272,7 +346,7 @@ class TmaWgmma(Property):
         object.__setattr__(self, "desc", _desc(self.desc))
         object.__setattr__(self, "modes", tuple(self.modes))
         TmaCompatible(self.box, self.stage, self.modes)  # validates box vs layout shapes
-        gmma_blocks(self.stage, self.dtype, self.block_mn)
+        stage_blocks(self.stage, self.dtype, self.block_mn)
 
     def subjects(self) -> tuple[Subject, ...]:
         return (self.stage,)

@@ -33,13 +33,17 @@ class TmaCompatible(Property):
     """``tma_compatible(box, layout, modes)``: the descriptor is legal and the box images tile ``layout`` exactly.
 
     ``layout`` maps tile coordinates (element units, one mode per box dim) to element offsets in a tile buffer that
-    starts 1024-byte aligned; ``modes[i]`` is the box dim of layout mode ``i`` (default ``0, 1, ...``; a K-major
-    ``(M,K)`` operand has ``modes=(1, 0)``: K is the contiguous dim 0).
+    starts ``base_address`` bytes past a 1024-byte boundary (default 0: aligned); ``modes[i]`` is the box dim of
+    layout mode ``i`` (default ``0, 1, ...``; a K-major ``(M,K)`` operand has ``modes=(1, 0)``: K is the contiguous
+    dim 0). The TMA swizzles absolute shared-memory addresses, the layout is read relative to the buffer: a buffer
+    not aligned to the swizzle pattern (``base_address`` not a multiple of it) puts elements elsewhere
+    (tile-ai/tilelang#2379).
     """
 
     box: TmaBox
     layout: Subject
     modes: tuple[int, ...] | None = None
+    base_address: int = 0
     name: ClassVar[str] = "tma_compatible"
     bytes_per_point: ClassVar[int] = 96
 
@@ -53,6 +57,8 @@ class TmaCompatible(Property):
         object.__setattr__(self, "modes", modes)
         if any(e != 1 for e in self.box.element_strides):
             raise LayoutError(f"tma_compatible needs element strides 1, found {self.box.element_strides}")
+        if not isinstance(self.base_address, int) or self.base_address < 0:
+            raise LayoutError(f"base_address must be a non-negative byte address, found {self.base_address!r}")
         # a descriptor the driver rejects, or a box that does not tile the layout, is REFUTED (``refutation``)
 
     def _split_mode(self) -> tuple[int, int, int, int] | None:
@@ -95,12 +101,12 @@ class TmaCompatible(Property):
         crd = np.indices(tile)
         n = [self.box.counts[d] for d in self.modes]
         origin = tuple(crd[i] - crd[i] % n[i] for i in range(len(tile)))
-        dst = es * (off + plain[origin])
+        dst = self.base_address + es * (off + plain[origin])
         j = [None] * len(tile)
         for i, d in enumerate(self.modes):
             j[d] = crd[i] % n[i]
         lin = _linear(self.box)[tuple(j)]
-        actual = byte_swizzle(self.box.swizzle)(dst + lin)
+        actual = byte_swizzle(self.box.swizzle)(dst + lin) - self.base_address
         expected = es * swz(off + plain)
         return actual.ravel(order="F"), expected.ravel(order="F"), dst.ravel(order="F")
 
@@ -126,13 +132,14 @@ class TmaCompatible(Property):
         n = [self.box.counts[d] for d in self.modes]
         origin = [c - c % k for c, k in zip(crd, n, strict=True)]
         flat = lambda c: int(np.ravel_multi_index(c, tile, order="F"))  # noqa: E731
-        dst = es * (off + lay(flat(origin)))
+        dst = self.base_address + es * (off + lay(flat(origin)))
         j = [0] * len(tile)
         for m, d in enumerate(self.modes):
             j[d] = crd[m] - origin[m]
         lin = es * j[0] + self.box.row_pitch * (Layout(self.box.counts[1:])(tuple(j[1:])) if len(j) > 1 else 0)
         return {"crd": tuple(crd), "origin": tuple(origin), "j": tuple(j), "dst": dst,
-                "actual": int(byte_swizzle(self.box.swizzle)(dst + lin)), "expected": es * int(swz(off + lay(i)))}
+                "actual": int(byte_swizzle(self.box.swizzle)(dst + lin)) - self.base_address,
+                "expected": es * int(swz(off + lay(i)))}
 
     def recheck(self, w: dict[str, Any]) -> bool:
         if w["kind"] == "descriptor":
@@ -159,13 +166,17 @@ class TmaCompatible(Property):
         if w["kind"] == "dst":
             return (f"the box at tile origin ({','.join(map(str, e['origin']))}) starts at smem byte {e['dst']}, "
                     f"not {LIMITS.smem_dst_align}-byte aligned (cp.async.bulk.tensor destination)")
+        where = "" if not self.base_address else \
+            f" (bytes from the buffer, which starts {self.base_address} B past a 1024 B boundary)"
         return (f"tile element ({crd}) [box at ({','.join(map(str, e['origin']))}), box element "
                 f"({','.join(map(str, e['j']))})]: TMA puts it at smem byte {e['actual']}, the layout expects byte "
-                f"{e['expected']}")
+                f"{e['expected']}{where}")
 
 
-def tma_compatible(box: TmaBox, smem_layout: Any, modes: Sequence[int] | None = None) -> TmaCompatible:
-    """The claim that ``box`` loads the tile into exactly ``smem_layout`` (decide it with ``prove``).
+def tma_compatible(box: TmaBox, smem_layout: Any, modes: Sequence[int] | None = None,
+                   base_address: int = 0) -> TmaCompatible:
+    """The claim that ``box`` loads the tile into exactly ``smem_layout`` in a buffer ``base_address`` bytes past a
+    1024-byte boundary (decide it with ``prove``).
 
     >>> from layoutcheck.hw.smem import gmma_smem_atom
     >>> a = gmma_smem_atom("K", "SW128", 16).composed
@@ -173,7 +184,7 @@ def tma_compatible(box: TmaBox, smem_layout: Any, modes: Sequence[int] | None = 
     >>> str(prove(tma_compatible(TmaBox("float16", (64, 8), (128,), (64, 8), swizzle="128B"), a, (1, 0))).status)
     'PROVEN'
     """
-    return TmaCompatible(box, smem_layout, None if modes is None else tuple(modes))
+    return TmaCompatible(box, smem_layout, None if modes is None else tuple(modes), base_address)
 
 
 # -- MMA operand layouts and box planning ---------------------------------------------------------------------

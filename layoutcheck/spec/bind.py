@@ -5,7 +5,8 @@
     ==========  ====================================================================================================
     kind        subject the property is built on
     ==========  ====================================================================================================
-    layout      ``layout`` (``equivalent`` against ``other``; ``codomain`` for surjective/bijective/in_bounds)
+    layout      ``layout`` (``equivalent`` against ``other``; ``codomain`` for surjective/bijective/in_bounds;
+                ``composes``: ``layout == lhs o rhs``)
     tv          ``tv`` over ``tile`` (``vectorizable`` on ``memory o tv`` when ``memory`` is given)
     tiled_mma   ``thrfrg_X`` of the TiledMMA on the operand's CTA tile (``mma_cta_tile``, ``mma_thrfrg``)
     smem        ``smem_layout`` (``layout``, or a GMMA atom tiled to ``tile``) and ``smem_access``
@@ -36,6 +37,7 @@ from layoutcheck.models.tiled_mma import TiledMMA, make_tiled_mma
 from layoutcheck.models.tma import TmaBox, mma_smem_layout
 from layoutcheck.properties.banks import conflict_free, wavefront_count
 from layoutcheck.properties.base import Property
+from layoutcheck.properties.composition import composes
 from layoutcheck.properties.gmma import gmma_addresses, gmma_fields, tma_wgmma
 from layoutcheck.properties.layout import bijective, equivalent, in_bounds, injective, surjective
 from layoutcheck.properties.residue import residue_cover, schedule_bijection
@@ -62,7 +64,7 @@ PROPERTIES: dict[str, PropertyBuilder] = {
     "residue_cover": residue_cover, "schedule_bijection": schedule_bijection,
     "umma_describes": umma_describes, "descriptor_fields": descriptor_fields, "tmem_exact_cover": tmem_exact_cover,
     "tmem_subpartition": tmem_subpartition, "tmem_allocation": tmem_allocation,
-    "tmem_packed_injective": tmem_packed_injective, "scale_ownership": scale_ownership,
+    "tmem_packed_injective": tmem_packed_injective, "scale_ownership": scale_ownership, "composes": composes,
 }
 """Property name (as a spec writes it) -> the public constructor of its ``Property``. Add one entry per property."""
 
@@ -186,6 +188,12 @@ def _bind_layout(cfg: Config, req: PropertyRequest) -> Property:
         if other is None:
             raise cfg.error("other", "property 'equivalent' needs 'other' (a layout to compare with)")
         return fn(lay, other)
+    if name == "composes":
+        lhs, rhs = req.get("lhs", cfg.get("lhs")), req.get("rhs", cfg.get("rhs"))
+        if lhs is None or rhs is None:
+            raise cfg.error("lhs" if lhs is None else "rhs", "property 'composes' needs 'lhs' and 'rhs' (layout = "
+                                                             "lhs o rhs)")
+        return fn(lay, lhs, rhs)
     if name in ("surjective", "bijective"):
         return fn(lay, req.get("codomain", cfg.get("codomain", tile_n)))
     if name == "in_bounds":
@@ -294,7 +302,7 @@ TMA_DTYPES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "tf32": "t
 
 
 def _bind_tma(cfg: Config, req: PropertyRequest) -> Property:
-    return PROPERTIES[req.name](*_tma_parts(cfg))
+    return PROPERTIES[req.name](*_tma_parts(cfg), base_address=cfg.get("base_address", 0))
 
 
 WGMMA_ATOM_ORDER = {"K": "col", "MN": "row"}
@@ -371,7 +379,7 @@ def _bind_wgmma(cfg: Config, req: PropertyRequest) -> Property:
             raise cfg.error(swizzle_key, one_line(e)) from None
 
     stage = stage_of("swizzle")
-    wl = stage_of("wgmma_swizzle") if cfg.get("wgmma_swizzle") is not None else None
+    wl = stage_of("wgmma_swizzle") if cfg.get("wgmma_swizzle") is not None else cfg.get("wgmma_layout")
     extra = (cfg.get("block_mn"), cfg.get("descriptor"), wl)
     if req.name == "tma_wgmma":
         if cfg.get("smem_layout") is None:  # the TMA binder then sees the stage above, not its own MN-first tiling

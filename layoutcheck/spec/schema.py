@@ -83,6 +83,16 @@ PROPERTY_PARAMS |= {"umma_describes": set(), "descriptor_fields": set(), "tmem_e
                     "scale_ownership": set()}
 ALL_PROPERTIES = sorted(PROPERTY_PARAMS)
 
+# -- composition's contract (bug zoo, issue #20): R(i) == lhs(rhs(i)) on kind 'layout' -------------------------------
+KINDS["layout"] = {**KINDS["layout"], "keys": KINDS["layout"]["keys"] | {"lhs", "rhs"},
+                   "properties": KINDS["layout"]["properties"] | {"composes"}}
+# the layout a kernel builds its wgmma descriptors from, when it differs from the data's (tilelang#2964)
+KINDS["wgmma"] = {**KINDS["wgmma"], "keys": KINDS["wgmma"]["keys"] | {"wgmma_layout"}}
+# the tile buffer's byte offset from a 1024-byte boundary: the TMA swizzles absolute addresses (tilelang#2379)
+KINDS["tma"] = {**KINDS["tma"], "keys": KINDS["tma"]["keys"] | {"base_address"}}
+PROPERTY_PARAMS |= {"composes": {"lhs", "rhs"}}
+ALL_PROPERTIES = sorted(PROPERTY_PARAMS)
+
 
 @dataclass(frozen=True, slots=True)
 class PropertyRequest:

@@ -303,6 +303,7 @@ _CHECKERS |= {
     "warps": lambda v, k: _ints(v, k, 0, (1, 16)), "rows": lambda v, k: _ints(v, k, 0, (1, 8)),
     "columns": lambda v, k: _ints(v, k, 0, (1, 512)), "allocation": lambda v, k: _ints(v, k, 1, (1, 16)),
 }
+_CHECKERS |= {"lhs": _layout, "rhs": _layout, "wgmma_layout": _layout}  # composes: R == lhs o rhs; wgmma
 
 def parse_value(key: str, value: Any) -> Any:
     """The parsed value of spec ``key``; ``ValueError``/``LayoutError`` (a one-line reason) when it does not parse.

@@ -10,7 +10,19 @@ import subprocess
 import numpy as np
 import pytest
 
-from layoutcheck.codegen.wgmma_cases import encode, probe_cases, wgmma_gemm_case, wgmma_gemm_cases
+from layoutcheck.codegen.wgmma_cases import (
+    SMEM_C,
+    _stage,
+    encode,
+    kfirst_cases,
+    ncu_cases,
+    probe_cases,
+    type_cases,
+    wgmma_atom_name,
+    wgmma_gemm_case,
+    wgmma_gemm_cases,
+)
+from layoutcheck.errors import LayoutError
 from layoutcheck.expr.c import eval_c
 from layoutcheck.hw.mma import mma_atom
 from layoutcheck.models.gmma import GmmaDescriptor, decode_gmma_descriptor, gmma_blocks
@@ -82,3 +94,110 @@ def test_rs_kernel_compiles_for_sm90a(tmp_path) -> None:
     r = subprocess.run(["nvcc", "-gencode", "arch=compute_90a,code=sm_90a", "-std=c++17", "-c", str(f), "-o",
                         str(tmp_path / "k.o")], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr[-2000:]
+
+
+# -- K-first MN-major stages, operand types, the ncu kernels ---------------------------------------------------------
+KFIRST = kfirst_cases()
+TYPES = type_cases()
+
+
+def test_kfirst_stages_are_the_spec_kinds_stages_and_differ_from_mn_first() -> None:
+    from layoutcheck.models.tma import mma_smem_layout
+    from layoutcheck.spec.bind import WGMMA_ATOM_ORDER
+
+    assert len({c.name for c in KFIRST + TYPES}) == len(KFIRST + TYPES) == 15 + 13
+    for sw in ("none", "32B", "64B", "128B"):
+        kf = _stage("MN", sw, "f16", 128, 64, "cutlass").layout
+        assert kf == mma_smem_layout("MN", sw, "float16", (128, 64), WGMMA_ATOM_ORDER["MN"])
+        assert kf != _stage("MN", sw, "f16", 128, 64, "mn_first").layout
+        assert str(kf) in next(c.source for c in KFIRST if f"mnmn_{sw.lower()}_128x128x64" in c.name)
+
+
+@pytest.mark.parametrize("args", [("f16", "MN", "MN", "none", 128, 128, 64), ("f16", "MN", "MN", "128B", 128, 128, 64),
+                                  ("bf16", "MN", "MN", "32B", 64, 256, 64), ("f16", "MN", "K", "64B", 128, 64, 128)])
+def test_kfirst_descriptors_read_the_stage(args) -> None:
+    from layoutcheck.properties.gmma import gmma_addresses
+
+    dtype, ma, mb, sw, M, N, K = args
+    src = wgmma_gemm_case(dtype, ma, mb, sw, M, N, K, atom_order="cutlass").source
+    e = 2
+    for major, mn, blk, pat in ((ma, M, 64, r"desc_a = desc_a0 \+ \(\((.*)\) >> 4\);"),
+                                (mb, N, N, r"desc_b = desc_b0 \+ \(\((.*)\) >> 4\);")):
+        stage = _stage(major, sw, dtype, mn, K, "cutlass").layout
+        assert gmma_addresses(stage, dtype, major, 0, blk).exhaustive().holds
+        b = gmma_blocks(stage, dtype, blk)
+        off = _expr(src, pat)
+        for kb in range(K // 16):
+            for wg in range(mn // blk if blk == 64 else 1):
+                assert eval_c(off, {"kb": kb, "wg": wg}) == e * b.block_offset(wg + (mn // blk) * kb)
+
+
+def test_tf32_mn_major_registers_come_from_the_stage_layout() -> None:
+    case = wgmma_gemm_case("tf32", "MN", "K", "128B", 128, 64, 32, "RS", atom_order="cutlass")
+    off = _expr(case.source, r"reinterpret_cast<const unsigned\*>\(sA\)\[(.*)\]\); \};")
+    stage = _stage("MN", "128B", "tf32", 128, 32, "cutlass").layout
+    tiled = make_tiled_mma(mma_atom("SM90_64x64x8_F32TF32TF32_RS_TN"), (2, 1, 1))
+    for t in range(0, 256, 5):
+        for v in range(4):
+            el = tiled.tv_layout_A(t, v)
+            for kb in range(4):
+                assert eval_c(off, {"t": t, "v": v, "kb": kb}) == stage(el % 128, el // 128 + 8 * kb)
+
+
+def test_operand_types_pick_the_right_atoms_and_encodings() -> None:
+    names = {c.name: c.source for c in TYPES}
+    assert "wgmma.mma_async.sync.aligned.m64n64k32.s32.s8.u8" in names["wgmma_gemm_s8xu8_ss_kk_128b_64x64x128"]
+    assert "m64n64k32.s32.u8.s8" in names["wgmma_gemm_u8xs8_ss_kk_128b_128x64x128"]
+    f16acc = names["wgmma_gemm_e4m3_f16_ss_kk_128b_64x64x128"]
+    assert "m64n64k32.f16.e4m3.e4m3" in f16acc and '"+r"(d[15])' in f16acc and "unsigned d[16];" in f16acc
+    assert "f16_bits_to_float(static_cast<unsigned short>(d[v >> 1] >> (16u * (v & 1u))))" in f16acc
+    assert encode(np.array([0, 3, 2]), "u8").tolist() == [0, 3, 2]
+    with pytest.raises(ValueError):
+        encode(np.array([-1]), "u8")
+    with pytest.raises(LayoutError):
+        wgmma_atom_name("s8", "e4m3", "s32", 64, "SS")
+
+
+def test_ncu_epilogue_prediction_reads_the_kernel_expressions() -> None:
+    from layoutcheck.gpu.smem_ncu import epilogue_prediction, parse_metric_names
+
+    cases = {c.name: c for _, _, c in ncu_cases()}
+    # row-major: pairs stored by st.shared.v2.f32, 2-way; column-major: single floats, 4-way stores and 32-way
+    # copy-out; Sw<3,2,3>: pairs, conflict-free
+    want = {"row": (128, 512, "st.shared.v2.f32"), "col": (4096, 512, "st.shared.f32"),
+            "sw323": (128, 128, "st.shared.v2.f32")}
+    for k, lay in SMEM_C.items():
+        c = cases[f"wgmma_gemm_f16_ss_kk_128b_64x64x64_smemc_{k}"]
+        p = epilogue_prediction(c.name, lay, c.source)
+        assert (p["ld"], p["st"]) == want[k][:2] and p["ideal_st"] == 128 and p["ideal_ld"] == 128
+        assert want[k][2] + " [" in c.source
+    issue = "m64n64k16.f32.f16.f16 {%0"
+    assert issue in cases["wgmma_gemm_f16_ss_kk_128b_64x64x64"].source
+    assert issue not in cases["wgmma_gemm_f16_ss_kk_128b_64x64x64_nowgmma"].source
+    assert parse_metric_names("x\nl1tex__data_pipe_lsu_wavefronts_mem_shared_op_gmma  Counter  # of\n"
+                              "smsp__warp_issue_stalled_gmma_per_warp_active  Ratio\nl1tex__t_bytes  Counter\n") == [
+        "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_gmma.sum"]
+
+
+def test_core_matrix_reading_covers_every_operand_byte_once_per_wgmma() -> None:
+    from layoutcheck.gpu.smem_ncu import gmma_core_matrix_reads
+
+    for role, args, _ in ncu_cases():
+        if role == "operands":
+            M, N, K = args.get("M", 64), args.get("N", 64), args.get("K", 64)
+            r = gmma_core_matrix_reads(args)
+            a = M if args.get("form", "SS") == "SS" else 0  # RS: A comes from registers
+            assert r["bytes"] == 2 * K * (a + N * (M // 64))  # A once, B once per warpgroup
+            assert r["wavefronts"] == r["core_matrices"] == r["bytes"] // 128  # no core matrix meets a bank twice
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not installed")
+def test_new_kernel_forms_compile_for_sm90a(tmp_path) -> None:
+    cases = [next(c for c in KFIRST if "tf32" in c.name), next(c for c in TYPES if "f16_rs" in c.name),
+             next(c for _, _, c in ncu_cases() if "smemc" in c.name)]
+    for case in cases:
+        f = tmp_path / f"{case.name}.cu"
+        f.write_text(case.source)
+        r = subprocess.run(["nvcc", "-gencode", "arch=compute_90a,code=sm_90a", "-std=c++17", "-c", str(f), "-o",
+                            str(tmp_path / "k.o")], capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, r.stderr[-2000:]

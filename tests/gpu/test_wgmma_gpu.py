@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from layoutcheck.codegen.wgmma_cases import placed_cases, probe_cases, wgmma_gemm_cases
+from layoutcheck.codegen.wgmma_cases import kfirst_cases, placed_cases, probe_cases, type_cases, wgmma_gemm_cases
 
 pytestmark = pytest.mark.gpu
 
 
-@pytest.mark.parametrize("case", probe_cases() + wgmma_gemm_cases(), ids=lambda c: c.name)
+@pytest.mark.parametrize("case", probe_cases() + wgmma_gemm_cases() + kfirst_cases() + type_cases(),
+                         ids=lambda c: c.name)
 def test_wgmma_kernel_is_exact(case) -> None:
     from layoutcheck.gpu.runner import run_case
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from layoutcheck.engines.prove import prove
+from layoutcheck.errors import LayoutError
 from layoutcheck.models.gmma import GmmaDescriptor, gmma_blocks, gmma_descriptor
 from layoutcheck.models.tma import TmaBox, mma_smem_layout
 from layoutcheck.properties.gmma import gmma_addresses, gmma_fields, tma_wgmma
@@ -94,3 +95,27 @@ def test_non_canonical_stage_is_refuted_with_the_reason() -> None:
 
     st = ComposedLayout(Swizzle(3, 3, 3), 0, Layout((64, 64), (32, 1)))  # rows 64 B apart under a 128B swizzle
     assert "stride failure" in _refuted(gmma_addresses(st, "f16", "K"))
+
+
+def test_block_starting_inside_a_swizzle_atom_is_refuted() -> None:  # NVIDIA/Fuser#4771, tilelang#101
+    st = mma_smem_layout("MN", "128B", "float16", (192, 64), "row")  # K-first atoms, as the SM90 mainloop stacks them
+    msg = _refuted(gmma_addresses(st, "f16", "MN", block_mn=96))
+    assert "(mn=128, k=0) of block 1 (a 96-wide block starting inside a swizzle atom)" in msg
+    assert "no descriptor describes a 96-wide block" in _refuted(gmma_fields(st, "f16", "MN", block_mn=96))
+    fixed = mma_smem_layout("MN", "64B", "float16", (192, 64), "row")  # 32-wide atoms: a block is 3 whole atoms
+    assert prove(gmma_addresses(fixed, "f16", "MN", block_mn=96)).status is Verdict.PROVEN
+    assert prove(gmma_fields(fixed, "f16", "MN", block_mn=96)).status is Verdict.PROVEN
+    with pytest.raises(LayoutError, match="do not divide"):  # a block that does not divide MN is an input error
+        gmma_addresses(st, "f16", "MN", block_mn=100)
+
+
+def test_k_panel_step_from_the_operand_extent_is_refuted() -> None:  # tilelang#2964
+    from layoutcheck.algebra.layout import Layout
+    from layoutcheck.algebra.swizzle import ComposedLayout, Swizzle
+
+    sw = Swizzle(3, 3, 3)
+    data = ComposedLayout(sw, 4096, Layout((64, (64, 2)), (64, (1, 8192))))  # rows 64..127 of a (128,128) buffer
+    assumed = ComposedLayout(sw, 4096, Layout((64, (64, 2)), (64, (1, 4096))))
+    msg = _refuted(gmma_addresses(data, "bf16", "K", wgmma_layout=assumed))
+    assert msg.startswith("element (mn=0, k=64) of block 4") and "the wgmma reads byte 16384" in msg
+    assert prove(gmma_addresses(data, "bf16", "K")).status is Verdict.PROVEN

@@ -28,7 +28,27 @@ def _rows(path: Path) -> list:
 
 
 def test_zoo_is_populated() -> None:
-    assert len(BUGS) >= 8, [f.name for f in FILES]
+    assert len(BUGS) >= 20, [f.name for f in FILES]
+
+
+# what layoutcheck prints for a few bugs: the counterexample names the element, in CuTe coordinates, and the law
+COUNTEREXAMPLES = {
+    "cutlass_3177": "index 2: R(0,1) -> 3 but B(2) -> 6 and A(6) = A(2,1,0) -> 7",
+    "cutlass_2955": "index 5: R(2,1) -> 7 but B(2,1) -> 7 and A(7) = A(1,1) -> 8",
+    "tilelang_2537": "tile element (0,96) is owned 0 times (expected 1): nobody",
+    "tvm_20068": "accumulator (0,0) at TMEM (lane 0, column 0) is loaded 2 times",
+    "triton_6220": "element (mn=64, k=0) of block 0 (GmmaDescriptor(start=0x0, LBO=0, SBO=1024, base_offset=0, "
+                   "SW128)): the layout puts it at byte 8192, the wgmma reads byte 0",
+    "tilelang_2964": "element (mn=0, k=64) of block 4 (GmmaDescriptor(start=0x4000, LBO=16, SBO=1024, base_offset=0, "
+                     "SW128)): the layout puts it at byte 24576, the wgmma reads byte 16384",
+    "fuser_4771": "element (mn=128, k=0) of block 1 (a 96-wide block starting inside a swizzle atom)",
+}
+
+
+@pytest.mark.parametrize("stem", sorted(COUNTEREXAMPLES))
+def test_counterexample_text(stem: str) -> None:
+    texts = [r.counterexample for r in _rows(ZOO / f"{stem}.toml") if r.status == "REFUTED"]
+    assert any(t.startswith(COUNTEREXAMPLES[stem]) for t in texts), texts
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
@@ -77,3 +97,15 @@ def test_expect_key_is_validated(tmp_path: Path) -> None:
                    'properties = ["injective"]\n')
     with pytest.raises(SpecError, match="key 'expect'"):
         load_spec(str(bad))
+
+
+def test_the_whole_zoo_is_quick() -> None:
+    """``layoutcheck check --include-broken specs/zoo/`` stays well under 5 s (CPU time: robust to a busy machine)."""
+    import time
+
+    from layoutcheck.check import check_paths
+
+    t0 = time.process_time()
+    rows = check_paths([str(ZOO)], "auto", 10.0, 1, True)
+    assert time.process_time() - t0 < 5.0
+    assert {r.status for r in rows} == {"PROVEN", "REFUTED"}

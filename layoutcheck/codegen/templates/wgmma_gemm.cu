@@ -7,6 +7,13 @@
 // offset / 16, as CuTe's DescriptorIterator does), then stores its accumulators through the tiled MMA's C layout.
 // C ({{M}}x{{N}}) fp32 row-major. status[0]: bit 0 mbarrier wait timed out, bit 1 smem misaligned.
 
+// An f16 accumulator's bits as a float (f16 accumulators sit two to a 32-bit register, value 2j in the low half).
+__device__ __forceinline__ float f16_bits_to_float(unsigned short h) {
+  float f;
+  asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+  return f;
+}
+
 // One 2-D tiled TMA load: box at global coordinates (c0, c1) (innermost first) -> shared byte address dst.
 __device__ __forceinline__ void tma_load_2d(unsigned dst, const void* tmap, unsigned c0, unsigned c1, unsigned bar) {
   asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], "
@@ -67,6 +74,5 @@ extern "C" __global__ void __launch_bounds__({{THREADS}}) {{KERNEL}}(const {{TYP
     asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
     asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
   }
-#pragma unroll
-  for (unsigned v = 0; v < {{NACC}}u; ++v) gC[{{C_OFF}}] = static_cast<float>(d[v]);
+{{STORE_C}}
 }
