@@ -111,6 +111,10 @@ _LAZY = {
     "gmma_addresses": "layoutcheck.properties.gmma",
     "gmma_fields": "layoutcheck.properties.gmma",
     "tma_wgmma": "layoutcheck.properties.gmma",
+    # whole-kernel data paths, issue #20
+    "OperandPath": "layoutcheck.models.datapath",
+    "EpiloguePath": "layoutcheck.models.datapath",
+    "datapath": "layoutcheck.properties.datapath",
 }
 
 

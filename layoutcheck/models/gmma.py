@@ -385,3 +385,33 @@ def gmma_blocks(stage: Layout | ComposedLayout, dtype: str, block_mn: int | None
         raise LayoutError(f"stage tile {stage}: ({mb}, {kb}) blocks do not divide its shape ({size(lay[0])}, "
                           f"{size(lay[1])})")
     return GmmaBlocks(zipped_divide(lay, (Layout(mb), Layout(kb))), sw, off, (mb, kb))
+
+
+def descriptor_reads(stage: Layout | ComposedLayout, dtype: str, major: str, block_mn: int | None = None,
+                     base_address: int = 0, wgmma_layout: Layout | ComposedLayout | None = None) -> np.ndarray | None:
+    """``[r, i]``: the byte address a mainloop's wgmma reads for element ``i`` (colex over ``(block_mn, K)``) of block
+    ``r`` of ``stage`` (``gmma_blocks``), through block 0's descriptor advanced by the block's offset (CuTe's
+    ``DescriptorIterator``); the descriptor is built from ``wgmma_layout`` when given (a kernel whose descriptors
+    describe another layout than its data). ``None`` when no descriptor can be formed.
+
+    Post: ``out == gmma_blocks(stage, ...).expected(base_address, e)`` exactly when the descriptors read ``stage``.
+
+    >>> st = ComposedLayout(Swizzle(3,3,3), 0, Layout((64,(64,2)),(64,(1,4096))))
+    >>> r = descriptor_reads(st, "f16", "K")
+    >>> r.shape, bool((r == gmma_blocks(st, "f16").expected(0, 2)).all())
+    ((8, 1024), True)
+    """
+    blocks = gmma_blocks(stage, dtype, block_mn)
+    src = blocks if wgmma_layout is None else gmma_blocks(wgmma_layout, dtype, block_mn)
+    try:
+        d0 = unchecked_descriptor(src.block_layout(), dtype, major, base_address)
+    except LayoutError:
+        return None
+    e = element_bytes(dtype)
+    out = np.empty((blocks.count, size(blocks.tile[0])), dtype=np.int64)
+    for r in range(blocks.count):
+        step = e * src.block_offset(r)
+        if d0.violations() or step % 16:
+            return None
+        out[r] = decode_gmma_descriptor(d0.advance(step), dtype, major, blocks.block[0]).addresses()
+    return out

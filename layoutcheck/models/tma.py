@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from layoutcheck.algebra.inttuple import is_int
-from layoutcheck.algebra.layout import Layout
+from layoutcheck.algebra.layout import Layout, size
 from layoutcheck.algebra.swizzle import ComposedLayout, Swizzle
 from layoutcheck.algebra.tiling import tile_to_shape
 from layoutcheck.errors import LayoutError
@@ -273,6 +273,39 @@ def _linear(box: TmaBox) -> np.ndarray:
     return j0 * box.esize + rows * box.row_pitch
 
 
+def tile_image(box: TmaBox, layout: Any, modes: Sequence[int], base_address: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """``(actual, dst)``: the smem byte (from the buffer start) every tile element lands at when one box is issued per
+    box-sized block of ``layout``'s tile, and that box's ``dst`` (flat colex over the layout's modes, ``mn + MN*k``).
+
+    ``layout`` maps tile coordinates (one mode per box dim, ``modes[i]`` = the box dim of mode ``i``) to element
+    offsets in a buffer ``base_address`` bytes past a 1024-byte boundary; each box's ``dst`` is the byte address
+    (from that boundary) of its block's first element, unswizzled (``base + offset + L(origin)``), as CuTe's TMA
+    partition issues it. A TMA store reads the same bytes. Pre: the box counts divide the modes. Post: ``actual[i] =
+    Sw_box(dst[i] + lin(j)) - base_address`` for element ``i`` at box element ``j`` (module docstring).
+
+    >>> from layoutcheck.hw.smem import gmma_smem_atom
+    >>> a = gmma_smem_atom("K", "SW128", 16).composed
+    >>> act, dst = tile_image(TmaBox("float16", (64, 8), (128,), (64, 8), swizzle="128B"), a, (1, 0))
+    >>> int(act[1 + 8 * 8]), int(dst.max())  # element (mn=1, k=8): row 1 (byte 128), chunk 1 ^ 1 = 0
+    (128, 0)
+    """
+    if isinstance(layout, ComposedLayout):
+        off, lay = layout.offset, layout.layout
+    else:
+        off, lay = 0, layout
+    tile, es = tuple(size(m) for m in lay), box.esize
+    plain = lay.offsets(np.int64).reshape(tile, order="F")
+    crd = np.indices(tile)
+    n = [box.counts[d] for d in modes]
+    origin = tuple(crd[i] - crd[i] % n[i] for i in range(len(tile)))
+    dst = base_address + es * (off + plain[origin])
+    j: list[Any] = [None] * len(tile)
+    for i, d in enumerate(modes):
+        j[d] = crd[i] % n[i]
+    actual = byte_swizzle(box.swizzle)(dst + _linear(box)[tuple(j)]) - base_address
+    return actual.ravel(order="F"), dst.ravel(order="F")
+
+
 def simulate_load(box: TmaBox, gmem: np.ndarray, coords: Sequence[int], dst: int = 0,
                   nan_bytes: bytes | None = None, untouched: int = 0) -> np.ndarray:
     """The ``box.smem_bytes`` bytes from ``dst`` after one tiled TMA load from ``gmem`` (gaps hold ``untouched``).
@@ -322,5 +355,5 @@ def mma_smem_layout(major: str, swizzle: str, dtype: str, tile: tuple[int, int],
 
 __all__ = [
     "TmaBox", "box_counts", "box_smem_offsets", "byte_swizzle", "encode_check",
-    "mma_smem_layout", "simulate_load", "tma_dtype", "tma_swizzle",
+    "mma_smem_layout", "simulate_load", "tile_image", "tma_dtype", "tma_swizzle",
 ]

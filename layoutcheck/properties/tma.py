@@ -18,7 +18,7 @@ from layoutcheck.algebra.notation import as_subject
 from layoutcheck.algebra.swizzle import ComposedLayout, Subject, Swizzle, inner
 from layoutcheck.errors import LayoutError
 from layoutcheck.hw.tma import LIMITS
-from layoutcheck.models.tma import TmaBox, _linear, byte_swizzle, mma_smem_layout, tma_dtype
+from layoutcheck.models.tma import TmaBox, byte_swizzle, mma_smem_layout, tile_image, tma_dtype
 from layoutcheck.properties.base import Decision, Property
 
 
@@ -96,19 +96,9 @@ class TmaCompatible(Property):
     # -- the two sides, vectorised over the tile (flat colex index over the layout's modes) -------------------
     def _sides(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         swz, off, lay = _split(self.layout)
-        tile, es = self.tile, self.box.esize
-        plain = lay.offsets(np.int64).reshape(tile, order="F")
-        crd = np.indices(tile)
-        n = [self.box.counts[d] for d in self.modes]
-        origin = tuple(crd[i] - crd[i] % n[i] for i in range(len(tile)))
-        dst = self.base_address + es * (off + plain[origin])
-        j = [None] * len(tile)
-        for i, d in enumerate(self.modes):
-            j[d] = crd[i] % n[i]
-        lin = _linear(self.box)[tuple(j)]
-        actual = byte_swizzle(self.box.swizzle)(dst + lin) - self.base_address
-        expected = es * swz(off + plain)
-        return actual.ravel(order="F"), expected.ravel(order="F"), dst.ravel(order="F")
+        actual, dst = tile_image(self.box, self.layout, self.modes, self.base_address)  # the one TMA image model
+        expected = self.box.esize * swz(off + lay.offsets(np.int64))
+        return actual, expected, dst
 
     def exhaustive(self) -> Decision:
         early = self.refutation()

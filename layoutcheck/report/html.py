@@ -123,6 +123,9 @@ def picture(row: Row) -> Grid | None:
         cells = [(r, c) for r in range(rows) for c in range(cols) if (r, c)[min(mode, 1)] >= last]
         return _outlined(prop.subjects()[0], [], "outlined: the elements of the last box, which runs past the tile",
                          coords=cells)
+    if prop.name == "datapath":  # the path's smem tile, the first element in the wrong place outlined
+        lay, elem = prop.witness_element(w)
+        return _outlined(lay, [elem], f"outlined: the element path {w['path']} stage {int(w['stage']) + 1} misplaces")
     idx = [int(w[k]) for k in ("i", "j") if isinstance(w.get(k), int)]
     if idx:
         return _outlined(prop.subjects()[0], idx, "outlined: the counterexample's indices")

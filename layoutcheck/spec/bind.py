@@ -38,6 +38,7 @@ from layoutcheck.models.tma import TmaBox, mma_smem_layout
 from layoutcheck.properties.banks import conflict_free, wavefront_count
 from layoutcheck.properties.base import Property
 from layoutcheck.properties.composition import composes
+from layoutcheck.properties.datapath import datapath
 from layoutcheck.properties.gmma import gmma_addresses, gmma_fields, tma_wgmma
 from layoutcheck.properties.layout import bijective, equivalent, in_bounds, injective, surjective
 from layoutcheck.properties.residue import residue_cover, schedule_bijection
@@ -65,6 +66,7 @@ PROPERTIES: dict[str, PropertyBuilder] = {
     "umma_describes": umma_describes, "descriptor_fields": descriptor_fields, "tmem_exact_cover": tmem_exact_cover,
     "tmem_subpartition": tmem_subpartition, "tmem_allocation": tmem_allocation,
     "tmem_packed_injective": tmem_packed_injective, "scale_ownership": scale_ownership, "composes": composes,
+    "datapath": datapath,
 }
 """Property name (as a spec writes it) -> the public constructor of its ``Property``. Add one entry per property."""
 
@@ -397,6 +399,13 @@ def _bind_tcgen05(cfg: Config, req: PropertyRequest) -> Property:
     return bind(PROPERTIES[req.name], cfg, req)
 
 
+def _bind_datapath(cfg: Config, req: PropertyRequest) -> Property:
+    """Whole-kernel data paths (issue #20): the binding lives in ``layoutcheck.spec.bind_datapath``."""
+    from layoutcheck.spec.bind_datapath import bind
+
+    return bind(PROPERTIES[req.name], cfg, req)
+
+
 def _bind_residue(cfg: Config, req: PropertyRequest) -> Property:
     """A ``ResidueTiling`` of the config's ``tile`` over the modes of ``sizes`` (their ranges)."""
     from layoutcheck.models import residue
@@ -432,7 +441,7 @@ def _bind_scheduler(cfg: Config, req: PropertyRequest) -> Property:
 Binder = Callable[[Config, PropertyRequest], Property]
 BINDERS: dict[str, Binder] = {
     "layout": _bind_layout, "tv": _bind_layout, "tiled_mma": _bind_tiled_mma, "smem": _bind_smem, "tma": _bind_tma,
-    "wgmma": _bind_wgmma, "residue": _bind_residue, "scheduler": _bind_scheduler,
+    "wgmma": _bind_wgmma, "residue": _bind_residue, "scheduler": _bind_scheduler, "datapath": _bind_datapath,
     **{k: _bind_tcgen05 for k in ("umma_smem", "umma_instr", "descriptor_format", "tmem", "block_scale")},
 }
 """Spec kind -> the function that builds a property of that kind's subject. Add one entry per kind."""

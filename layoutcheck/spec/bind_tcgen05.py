@@ -117,14 +117,21 @@ def _tmem(fn: Any, cfg: Config, req: PropertyRequest) -> Any:
         acc = tmem.datapath_layout(cfg.get("data_path").upper(), n)
     else:
         acc = tmem.accumulator_layout(cfg.get("mma_m", 128), cfg.get("cta_group", 1), n)
-    sixteen = "_16dp" in atom
-    rows = cfg.get("rows") or ((0, 16) if sixteen and size(acc[0]) == 128 else (0,))
-    cols = cfg.get("columns")
-    if cols is None:
-        used = int(acc.offsets().max()) // 128 + 1
-        cols = tuple(range(0, used, tmem.atom_columns(atom)))
-    loads = tmem.epilogue_loads(atom, cfg.get("warps") or (0, 1, 2, 3), rows, cols)
+    loads = tmem_loads(atom, acc, cfg.get("warps"), cfg.get("rows"), cfg.get("columns"))
     return fn(acc, loads) if req.name == "tmem_exact_cover" else fn(loads)
+
+
+def tmem_loads(atom: str, acc: Layout, warps: Any = None, rows: Any = None, columns: Any = None) -> Any:
+    """An epilogue's tcgen05.ld issues: ``atom`` by ``warps`` (default 0-3) at row offsets ``rows`` (default ``[0, 16]``
+    for ``.16x*b`` on 128 rows, else ``[0]``) and ``columns`` (default: every atom-width step over ``acc``)."""
+    from layoutcheck.models import tmem
+
+    sixteen = "_16dp" in atom
+    rows = rows or ((0, 16) if sixteen and size(acc[0]) == 128 else (0,))
+    if columns is None:
+        used = int(acc.offsets().max()) // 128 + 1
+        columns = tuple(range(0, used, tmem.atom_columns(atom)))
+    return tmem.epilogue_loads(atom, tuple(warps or (0, 1, 2, 3)), tuple(rows), tuple(columns))
 
 
 def _block_scale(fn: Any, cfg: Config, req: PropertyRequest) -> Any:

@@ -93,6 +93,14 @@ KINDS["tma"] = {**KINDS["tma"], "keys": KINDS["tma"]["keys"] | {"base_address"}}
 PROPERTY_PARAMS |= {"composes": {"lhs", "rhs"}}
 ALL_PROPERTIES = sorted(PROPERTY_PARAMS)
 
+# -- whole-kernel data paths (issue #20): additive; binder in layoutcheck.spec.bind_datapath ---------------------------
+KINDS |= {
+    "datapath": {"keys": {"atom", "atom_layout", "permutation", "tile", "dtype", "A", "B", "C"},
+                 "required": {"tile", "dtype"}, "properties": {"datapath"}},
+}
+PROPERTY_PARAMS |= {"datapath": {"operand"}}
+ALL_PROPERTIES = sorted(PROPERTY_PARAMS)
+
 
 @dataclass(frozen=True, slots=True)
 class PropertyRequest:

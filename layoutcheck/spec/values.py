@@ -305,6 +305,42 @@ _CHECKERS |= {
 }
 _CHECKERS |= {"lhs": _layout, "rhs": _layout, "wgmma_layout": _layout}  # composes: R == lhs o rhs; wgmma
 
+
+# -- whole-kernel data paths (kind "datapath"): one table per operand path -------------------------------------------
+_PATH_KEYS: dict[str, Any] = {
+    "smem": _layout, "write_smem": _layout, "read_smem": _layout, "gmem": _layout, "threads": _layout,
+    "values": _layout, "tv": _layout,
+    "box": lambda v, k: _ints(v, k, 1, (1, 5)), "modes": lambda v, k: _ints(v, k, 0, (1, 5)),
+    "global_shape": lambda v, k: _ints(v, k, 1, (1, 5)),
+    "major": lambda v, k: _choice(v, k, ("K", "MN")), "dtype": _dtype,
+    "load": _str, "load_atom": _str, "read": _str, "write": _str, "store": _str, "swizzle": _str,
+    "tma_swizzle": _str, "descriptor_swizzle": _str,
+    "tmem_atom": _str, "data_path": _str, "assumed_data_path": _str,
+    "warps": lambda v, k: _ints(v, k, 0, (1, 16)), "rows": lambda v, k: _ints(v, k, 0, (1, 8)),
+    "columns": lambda v, k: _ints(v, k, 0, (1, 512)),
+}
+
+
+def _path_table(v: Any, key: str) -> tuple[tuple[str, Any], ...]:
+    """``{ smem = "...", load = "cp.async", threads = "...", read = "SM75_U32x4_LDSM_N", ... }``: one data path's
+    stages (``specs/README.md``, kind ``datapath``); each entry parsed like the config key of the same kind."""
+    if not isinstance(v, dict) or not v:
+        raise ValueError(f"expected a table of the {key} path's stages, e.g. {{ smem = \"...\", load = \"cp.async\", "
+                         f"read = \"SM75_U32x4_LDSM_N\" }}, found {brief(v)}")
+    out = []
+    for name, x in v.items():
+        if name not in _PATH_KEYS:
+            raise ValueError(f"unknown key {name!r} in the {key} path{suggest(name, _PATH_KEYS)}")
+        try:
+            out.append((name, _PATH_KEYS[name](x, name)))
+        except (LayoutError, ValueError) as e:
+            raise ValueError(f"{name}: {one_line(e)}") from None
+    return tuple(out)
+
+
+_CHECKERS |= {"A": _path_table, "B": _path_table, "C": _path_table}
+
+
 def parse_value(key: str, value: Any) -> Any:
     """The parsed value of spec ``key``; ``ValueError``/``LayoutError`` (a one-line reason) when it does not parse.
 

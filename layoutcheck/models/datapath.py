@@ -1,0 +1,551 @@
+"""Whole-kernel data paths: where every element of a CTA tile travels, hop by hop, and where the layouts say it goes.
+
+A data path is a sequence of *hops*; each hop moves elements from the locations of one space to those of the next::
+
+    space    a location is
+    global   the tile index ``mn + MN*k`` (colex over the CTA tile); a store outside the tile: ``size + gmem offset``
+    smem     a byte address in the (1024-byte-aligned) stage buffer
+    regs     ``row*V + v``: value ``v`` of thread ``threads[row]`` in the tiled MMA's fragment over the CTA tile
+             (or in what the tcgen05.ld loads deliver)
+    tmem     a tensor-memory cell ``lane + 128 * column`` (``layoutcheck.models.tmem``)
+
+    mainloop (A, B):  global --(cp.async | TMA box)--> smem --(ldmatrix | wgmma descriptors)--> regs
+    epilogue (C):     [tmem --tcgen05.ld-->] regs --(stmatrix | st.shared)--> smem --(st.global | TMA store)--> global
+
+For every element it moves a hop gives the locations the hardware *actually* reads and writes and the ones the
+kernel's declared layouts *intend* (``want_src``, ``want_dst``). The hardware's semantics come from the atoms' own
+layouts, nothing is tabled here:
+
+- a vector copy (``cp.async``, ``ld``/``st``, ``UniversalCopy<uintW>``) moves ``w`` contiguous elements from and to
+  the address of the first one: value ``v0 + j`` of a vector goes from ``src(v0) + j`` to ``dst(v0) + j``;
+- a matrix copy (``ldmatrix``/``stmatrix``) moves 16 contiguous bytes per matrix row, from (to) the address one lane
+  supplies: the address of the element the kernel wants in the register that receives the row's first element
+  (``layoutcheck.hw.copy``); register ``(t, v)`` gets byte ``j`` of its row;
+- a TMA box writes (a TMA store reads) the image of ``layoutcheck.models.tma.tile_image``;
+- a wgmma reads each ``(MN-block, K-block)`` through its descriptor (``layoutcheck.models.gmma.descriptor_reads``);
+- a tcgen05.ld moves the cells ``layoutcheck.models.tmem.load_cells`` says; the epilogue believes each register holds
+  the element its *assumed* data path puts in that cell, the MMA wrote its own (apache/tvm#20075 mixes them up).
+
+A copy atom is applied as CuTe's ``make_tiled_copy_A/B/C`` (and ``retile``) apply it to an MMA fragment: thread
+``t`` is lane ``t % 32`` of its warp, and each instruction takes the next ``Va`` values of the thread's fragment in
+its value order (``Va`` = the atom's register values per thread). A thread copy (``make_tiled_copy(atom, threads,
+values)``) is tiled over the CTA tile like a TiledMMA (``copy_tv``).
+
+Composition (``trace``): every source location holds a token (the element it holds), each hop copies tokens; a
+location written twice holds ``CONFLICT``, one never written ``UNWRITTEN``. The path is right iff every expected
+final location is written exactly once and holds its expected token, and nothing else is written.
+
+Worked example (operand A of an SM80 GEMM, ``Sw<2,3,3> o (8,32):(32,1)`` tiled to 128 x 32 halves, threads
+``(32,4):(4,1)`` x 8 halves of cp.async, ldmatrix.x4): thread 1's cp.async moves ``(m,k) = (0,8..15)`` to element
+offsets 8..15; lane 0 of ldmatrix supplies the address of ``(0,0)`` (offset 0) and register ``(t=1, v=0)`` receives
+the element at offset 2, ``(0,2)``: what mma.m16n8k16's ``a0`` of lane 1 must be. Let the cp.async write with
+``Sw<3,3,3>`` instead: ``(8,0)`` lands at element 256 ^ 32 = 288 (byte 576) where the layout ldmatrix reads with puts
+it at 256 (byte 512); ``first_fault`` names that hop and that element, the smallest global index misplaced.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from layoutcheck.algebra.layout import Layout, size
+from layoutcheck.algebra.ops import composition
+from layoutcheck.algebra.swizzle import Subject
+from layoutcheck.algebra.tiling import zipped_divide
+from layoutcheck.algebra.tv import make_layout_tv
+from layoutcheck.errors import LayoutError
+from layoutcheck.hw.copy import CopyAtom, copy_atom, in_elements
+from layoutcheck.models.gmma import descriptor_reads
+from layoutcheck.models.tiled_mma import TiledMMA
+from layoutcheck.models.tma import TmaBox, tile_image
+from layoutcheck.models.tmem import TmemLoad, load_cells
+
+UNWRITTEN = -1
+"""Token of a location no hop wrote (or a read outside the tile)."""
+CONFLICT = -2
+"""Token of a location one hop wrote twice."""
+
+
+# -- the stages a spec describes (values) ----------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class ThreadCopy:
+    """A vector copy between global and shared memory: ``cp.async`` (load) or ``st.global`` after ``ld.shared``
+    (store). ``tv``: ``(thread, value) -> tile index`` over the CTA tile; ``gmem``: tile -> global element offset;
+    ``smem``: the layout the copy addresses shared memory with (``None``: the path's)."""
+
+    atom: str
+    tv: Layout
+    gmem: Layout
+    smem: Subject | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TmaCopy:
+    """A TMA box load or store; ``modes[i]`` is the box dim of the smem layout's mode ``i``."""
+
+    box: TmaBox
+    modes: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class MatrixCopy:
+    """Registers <-> shared memory through a copy atom (``ldmatrix``, ``stmatrix``, ``UniversalCopy`` = ld/st.shared)
+    applied to the MMA fragment; ``smem``: the layout the kernel addresses with (``None``: the path's)."""
+
+    atom: str
+    smem: Subject | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class WgmmaRead:
+    """A wgmma reading its operand through descriptors built from ``wgmma_layout`` (``None``: the path's layout)."""
+
+    major: str
+    wgmma_layout: Subject | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TmemRead:
+    """tcgen05.ld of an accumulator in tensor memory: the MMA wrote ``accumulator`` (its data path, ``(M_cta, N) ->
+    lane + 128 * column``), the epilogue issues ``loads`` and believes the accumulator is laid out as ``assumed``
+    (``None``: as it is)."""
+
+    loads: tuple[TmemLoad, ...]
+    accumulator: Layout
+    assumed: Layout | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class OperandPath:
+    """``global -> load -> smem -> read -> the MMA's operand fragment``; ``smem`` is the ``(MN, K)`` layout declared
+    for the stage buffer, ``tile`` = ``(MN, K)`` of the CTA tile."""
+
+    operand: str
+    mma: TiledMMA
+    tile: tuple[int, int]
+    dtype_bits: int
+    dtype: str
+    smem: Subject
+    load: ThreadCopy | TmaCopy
+    read: MatrixCopy | WgmmaRead
+
+
+@dataclass(frozen=True, slots=True)
+class EpiloguePath:
+    """``accumulators -> write -> smem -> store -> global C``; ``smem`` is the declared ``(M, N)`` epilogue layout.
+    With ``tmem`` the accumulators are in tensor memory and ``tcgen05.ld`` brings them to registers first (``mma``
+    unused: the registers hold what the loads deliver)."""
+
+    mma: TiledMMA | None
+    tile: tuple[int, int]
+    dtype_bits: int
+    smem: Subject
+    write: MatrixCopy
+    store: ThreadCopy | TmaCopy
+    tmem: TmemRead | None = None
+
+    @property
+    def operand(self) -> str:
+        return "C"
+
+
+Path = OperandPath | EpiloguePath
+
+
+# -- what a hop does (arrays) ----------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True, eq=False)
+class Hop:
+    """One hop's moves: element ``i`` goes from ``src[i]`` to ``dst[i]`` (actual) / ``want_src[i]`` to
+    ``want_dst[i]`` (intended); ``element[i]`` names it (a tile index, or a register ``row*V + v``)."""
+
+    stage: str  # "cp.async", "tma", "ldmatrix", "wgmma", "stmatrix", "st.shared", "st.global", "tma store"
+    instr: str
+    spaces: tuple[str, str]
+    src: np.ndarray
+    dst: np.ndarray
+    want_src: np.ndarray
+    want_dst: np.ndarray
+    element: np.ndarray
+    element_space: str  # "global" or "regs"
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Fragment:
+    """``tile[row, v]``: the tile index value ``v`` of thread ``threads[row]`` holds (one row per distinct thread
+    fragment: threads that hold the same values, as a warpgroup does for a wgmma operand in shared memory, share
+    a row)."""
+
+    threads: np.ndarray
+    tile: np.ndarray
+
+    @property
+    def values(self) -> int:
+        return int(self.tile.shape[1])
+
+
+_THRFRG = {"A": (TiledMMA.thrfrg_A, "VMK"), "B": (TiledMMA.thrfrg_B, "VNK"), "C": (TiledMMA.thrfrg_C, "VMN")}
+
+
+@lru_cache(maxsize=16)
+def fragment(mma: TiledMMA, operand: str, tile: tuple[int, int], distinct: bool = False) -> Fragment:
+    """The MMA's ``operand`` fragment over the CTA ``tile``: ``(thread, value) -> tile index`` (CuTe's
+    ``thrfrg_X`` sliced at every thread's ``(v, (m, k))`` / ``(v, (n, k))`` / ``(v, (m, n))``); ``distinct``: one
+    row per distinct fragment (a wgmma's shared-memory operand: every thread of a warpgroup "holds" the whole tile).
+
+    >>> from layoutcheck.models.tiled_mma import make_tiled_mma
+    >>> f = fragment(make_tiled_mma("SM80_16x8x16_F32F16F16F32_TN", (1, 1, 1)), "A", (16, 16))
+    >>> f.tile.shape, [int(x) for x in f.tile[1, :4]]  # lane 1: (m,k) = (0,2), (0,3), (8,2), (8,3)
+    ((32, 8), [32, 48, 40, 56])
+    """
+    thrfrg, modes = _THRFRG[operand]
+    frg = thrfrg(mma, Layout(tuple(tile)))
+    thr_off = frg[0].offsets(np.int64)
+    val_off = frg[1].offsets(np.int64)
+    idx = {"V": 0, "M": 1, "N": 2, "K": 3}
+    shape = [mma.thr_size(idx[c]) for c in modes]
+    rows = []
+    for t in range(mma.size):
+        crd = mma.thr_coord(t)
+        c = [crd[idx[m]] for m in modes]
+        rows.append(c[0] + shape[0] * (c[1] + shape[1] * c[2]))
+    base = thr_off[np.array(rows)]
+    keep = np.arange(base.size, dtype=np.int64)
+    if distinct:  # equal thread offsets <=> equal fragments
+        keep = np.sort(np.unique(base, return_index=True)[1]).astype(np.int64)
+    tile_idx = base[keep][:, None] + val_off[None, :]
+    tile_idx.setflags(write=False)
+    keep.setflags(write=False)
+    return Fragment(keep, tile_idx)
+
+
+def copy_tv(threads: Layout, values: Layout, tile: tuple[int, int]) -> Layout:
+    """``(thread, value) -> tile index`` of ``make_tiled_copy(atom, threads, values)`` repeated over the CTA ``tile``:
+    values ordered (the copy tile's values, then the copy tiles colex).
+
+    >>> str(copy_tv(Layout((2, 2), (2, 1)), Layout((1, 2)), (2, 8)))
+    '((2,2),(2,(1,2))):((4,1),(2,(0,8)))'
+    """
+    tiler, tv = make_layout_tv(threads, values)
+    if len(tiler) != 2 or any(t % c for t, c in zip(tile, tiler, strict=True)):
+        raise LayoutError(f"the copy tile {tiler} of threads {threads} x values {values} does not divide the tile "
+                          f"{tuple(tile)}")
+    tiled = zipped_divide(Layout(tuple(tile)), (Layout(tiler[0]), Layout(tiler[1])))  # ((TM,TN),(RM,RN))
+    tv_tile = composition(tiled, (tv, None))  # ((thr,val),(RM,RN))
+    return Layout((tv_tile[0][0].shape, (tv_tile[0][1].shape, tv_tile[1].shape)),
+                  (tv_tile[0][0].stride, (tv_tile[0][1].stride, tv_tile[1].stride)))
+
+
+def _element_offsets(layout: Subject) -> np.ndarray:
+    return np.asarray(layout.offsets(np.int64), dtype=np.int64)
+
+
+def _atom_sides(atom: CopyAtom, bits: int, direction: str) -> tuple[np.ndarray, int, int]:
+    """The register-side ``(lane, value) -> reference element`` table of ``atom`` in ``bits``-bit elements, the
+    atom's thread count and elements per row (one contiguous memory access)."""
+    sides = {"read": ("src", "both"), "write": ("dst", "both"), "copy": ("dst", "both")}[direction]
+    vector = atom.num_threads == 1
+    if atom.smem_side not in sides or (direction == "copy" and not vector) or atom.val_id is not None:
+        what = {"read": "a shared-memory load (ldmatrix, UniversalCopy)",
+                "write": "a shared-memory store (stmatrix, UniversalCopy)",
+                "copy": "a one-thread vector copy (cp.async, UniversalCopy)"}[direction]
+        raise LayoutError(f"{atom.name} is not {what}")
+    row_bits = atom.access_bits
+    if bits > row_bits or row_bits % bits:
+        raise LayoutError(f"{atom.name}: {bits}-bit elements do not tile its {row_bits}-bit accesses")
+    e = in_elements(atom.dst_layout if direction == "read" else atom.src_layout, bits)
+    ta, va = size(e[0]), size(e[1])
+    table = e.offsets(np.int64).reshape(va, ta).T
+    return table, ta, row_bits // bits
+
+
+def row_addresses(atom: CopyAtom, bits: int, frag: np.ndarray, offsets: np.ndarray, direction: str) -> np.ndarray:
+    """``[t, v]``: the element offset the hardware touches for value ``v`` of thread ``t`` when ``atom`` moves the
+    fragment ``frag[t, v]`` (tile index) and the kernel computes each access's address as ``offsets[tile index]`` of
+    the row's first element (module docstring). ``direction``: ``"read"`` (smem -> registers), ``"write"``, or
+    ``"copy"`` (a thread copy: both sides are memory).
+
+    Pre: the atom's threads divide the fragment's, its values per thread divide the fragment's.
+    """
+    table, ta, r = _atom_sides(atom, bits, direction)
+    va = table.shape[1]
+    t_n, v_n = frag.shape
+    if t_n % ta or v_n % va:
+        raise LayoutError(f"{atom.name} moves {va} values on each of {ta} threads; the fragment has {v_n} values on "
+                          f"{t_n} threads")
+    inv = np.full(int(table.max()) + 1, -1, dtype=np.int64)
+    inv[table.T.ravel()] = np.arange(table.size)  # reference element -> lane + ta * value
+    t = np.arange(t_n)[:, None]
+    v = np.arange(v_n)[None, :]
+    lane, group, chunk, a = t % ta, t // ta, v // va, v % va
+    row, j = np.divmod(table[lane, a], r)
+    first = inv[row * r]
+    t0 = group * ta + first % ta
+    v0 = chunk * va + first // ta
+    c0 = frag[t0, v0]
+    return np.where(c0 >= 0, offsets[np.maximum(c0, 0)] + j, -1)  # -1: an element the kernel cannot place
+
+
+# -- hops of a path ------------------------------------------------------------------------------------------------
+def _thread_copy_hop(copy: ThreadCopy, smem: Subject, bits: int, n: int, load: bool) -> Hop:
+    atom = copy_atom(copy.atom)
+    es = max(1, bits // 8)
+    tv = copy.tv
+    if size(tv) != size(tv[0]) * size(tv[1]) or len(tv) != 2:
+        raise LayoutError(f"a thread copy's tv is (thread, value) -> tile index, found {tv}")
+    frag = tv.offsets(np.int64).reshape(size(tv[1]), size(tv[0])).T
+    if frag.min() < 0 or frag.max() >= n:
+        raise LayoutError(f"the copy tv {tv} maps outside the {n}-element tile")
+    g_off = _element_offsets(copy.gmem)
+    if g_off.size != n or g_off.min() < 0:
+        raise LayoutError(f"the global layout {copy.gmem} must map the {n}-element tile to offsets >= 0")
+    g_inv = _inverse(copy.gmem)
+    s_act = _element_offsets(copy.smem if copy.smem is not None else smem)
+    s_want = _element_offsets(smem)
+    g_addr = row_addresses(atom, bits, frag, g_off, "copy").ravel()
+    s_addr = es * row_addresses(atom, bits, frag, s_act, "copy").ravel()
+    inside = (g_addr >= 0) & (g_addr < g_inv.size)
+    tile_idx = np.where(inside, g_inv[np.clip(g_addr, 0, g_inv.size - 1)], -1)
+    want_g, want_s = frag.ravel(), es * s_want[frag.ravel()]
+    if load:
+        return Hop("cp.async" if "CP_ASYNC" in atom.name else "ld.global", atom.name, ("global", "smem"),
+                   tile_idx, s_addr, want_g, want_s, want_g, "global")
+    outside = np.where(tile_idx >= 0, tile_idx, n + g_addr)
+    return Hop("st.global", atom.name, ("smem", "global"), s_addr, outside, want_s, want_g, want_g, "global")
+
+
+def _tma_hop(copy: TmaCopy, smem: Subject, bits: int, n: int, load: bool) -> Hop:
+    es = max(1, bits // 8)
+    actual, _ = tile_image(copy.box, smem, copy.modes)
+    want = es * _element_offsets(smem)
+    idx = np.arange(n, dtype=np.int64)
+    name = f"TMA box {list(copy.box.box_dims)} swizzle {copy.box.swizzle}"
+    if load:
+        return Hop("tma", name, ("global", "smem"), idx, actual.astype(np.int64), idx, want, idx, "global")
+    return Hop("tma store", name, ("smem", "global"), actual.astype(np.int64), idx, want, idx, idx, "global")
+
+
+def _matrix_hop(copy: MatrixCopy, frag: Fragment, smem: Subject, bits: int, write: bool) -> Hop:
+    atom = copy_atom(copy.atom)
+    es = max(1, bits // 8)
+    s_act = _element_offsets(copy.smem if copy.smem is not None else smem)
+    s_want = _element_offsets(smem)
+    addr = es * row_addresses(atom, bits, frag.tile, s_act, "write" if write else "read").ravel()
+    flat = frag.tile.ravel()
+    want = np.where(flat >= 0, es * s_want[np.maximum(flat, 0)], -1)
+    regs = np.arange(frag.tile.size, dtype=np.int64)
+    stage = atom.ptx.split(".")[0] if atom.smem_side != "both" else ("st.shared" if write else "ld.shared")
+    if write:
+        return Hop(stage, atom.name, ("regs", "smem"), regs, addr, regs, want, regs, "regs")
+    return Hop(stage, atom.name, ("smem", "regs"), addr, regs, want, regs, regs, "regs")
+
+
+def _wgmma_hop(read: WgmmaRead, path: OperandPath, frag: Fragment) -> Hop:
+    atom = path.mma.atom
+    tv = atom.tv_layout_A if path.operand == "A" else atom.tv_layout_B
+    mb = atom.shape_mnk[0] if path.operand == "A" else atom.shape_mnk[1]
+    va = size(tv[1])
+    es = max(1, path.dtype_bits // 8)
+    mn_ext = path.tile[0]
+    reads = descriptor_reads(path.smem, path.dtype, read.major, mb, 0, read.wgmma_layout)
+    regs = np.arange(frag.tile.size, dtype=np.int64)
+    want = es * _element_offsets(path.smem)[frag.tile.ravel()]
+    name = f"wgmma descriptors ({read.major}-major)"
+    if reads is None:  # no descriptor describes the layout: nothing the wgmma reads is right
+        return Hop("wgmma", name, ("smem", "regs"), np.full_like(regs, -1), regs, want, regs, regs, "regs")
+    kb = va // mb
+    if frag.values % va:
+        raise LayoutError(f"{atom.name}: {va} operand values per wgmma do not divide the fragment's {frag.values}")
+    rows, v = np.arange(frag.tile.shape[0])[:, None], np.arange(frag.values)[None, :]
+    first = frag.tile[rows, (v // va) * va]  # the element each value's wgmma starts at
+    mn0, k0 = first % mn_ext, first // mn_ext
+    block = mn0 // mb + (mn_ext // mb) * (k0 // kb)
+    addr = reads[block, v % va]
+    return Hop("wgmma", name, ("smem", "regs"), addr.ravel(), regs, want, regs, regs, "regs")
+
+
+def _inverse(layout: Layout) -> np.ndarray:
+    """``inv[offset]`` = the index ``layout`` maps there (-1 where it maps nothing)."""
+    offs = layout.offsets(np.int64)
+    inv = np.full(int(offs.max()) + 1, -1, dtype=np.int64)
+    inv[offs] = np.arange(offs.size)
+    return inv
+
+
+@lru_cache(maxsize=8)
+def _tmem_cells(read: TmemRead) -> tuple[np.ndarray, np.ndarray]:
+    """``(threads, cells[row, v])``: the TMEM cell (``lane + 128 * column``) value ``v`` of each thread reads, the
+    loads of a warp taken in order (32-bit elements)."""
+    cells = [load_cells(load) for load in read.loads]
+    thread = np.concatenate([32 * load.warp + c["thread"] for load, c in zip(read.loads, cells, strict=True)])
+    order_key = np.concatenate([li * (1 << 20) + c["element"] for li, c in enumerate(cells)])  # load, then element
+    cell = np.concatenate([c["lane"] + 128 * c["column"] for c in cells])
+    threads, counts = np.unique(thread, return_counts=True)
+    if np.any(counts != counts[0]):
+        raise LayoutError("the tcgen05.ld loads give the threads different numbers of values")
+    order = np.lexsort((order_key, thread))
+    out = threads.astype(np.int64), cell[order].reshape(threads.size, -1).astype(np.int64)
+    for a in out:
+        a.setflags(write=False)
+    return out
+
+
+def tmem_fragment(read: TmemRead) -> Fragment:
+    """The registers the loads fill: ``tile[row, v]`` = the C element the epilogue *believes* value ``v`` holds (the
+    ``assumed`` accumulator's element at the cell it reads; -1 for a cell outside it)."""
+    threads, cells = _tmem_cells(read)
+    inv = _inverse(read.assumed if read.assumed is not None else read.accumulator)
+    ok = cells < inv.size
+    tile_idx = np.where(ok, inv[np.where(ok, cells, 0)], -1)
+    return Fragment(threads, tile_idx)
+
+
+def _tmem_hop(read: TmemRead, frag: Fragment) -> Hop:
+    _, cells = _tmem_cells(read)
+    acc = read.accumulator.offsets(np.int64)
+    want = np.where(frag.tile >= 0, acc[np.maximum(frag.tile, 0)], -1).ravel()
+    regs = np.arange(frag.tile.size, dtype=np.int64)
+    return Hop("tcgen05.ld", read.loads[0].atom, ("tmem", "regs"), cells.ravel(), regs, want, regs, regs, "regs")
+
+
+def path_fragment(path: Path) -> Fragment:
+    """The register space at the end (A, B) or start (C) of ``path``: one row per thread, or per warpgroup for a
+    wgmma reading its operand from shared memory."""
+    if isinstance(path, EpiloguePath) and path.tmem is not None:
+        return tmem_fragment(path.tmem)
+    if path.mma is None:
+        raise LayoutError(f"the {path.operand} path needs the tiled MMA (the config's 'atom')")
+    distinct = isinstance(path, OperandPath) and isinstance(path.read, WgmmaRead)
+    return fragment(path.mma, path.operand, path.tile, distinct)
+
+
+def _descriptor_operand(path: OperandPath) -> bool:
+    """Whether the MMA reads ``path``'s operand from shared memory itself (a wgmma ``SS`` A, every wgmma B): every
+    thread of the atom "holds" the whole operand (a stride-0 thread mode)."""
+    tv = path.mma.atom.tv_layout_A if path.operand == "A" else path.mma.atom.tv_layout_B
+    return size(tv[0]) > 1 and not tv[0].offsets().any()
+
+
+def hops(path: Path) -> tuple[Hop, ...]:
+    """The hops of ``path`` in data-flow order (module docstring)."""
+    if isinstance(path, OperandPath) and _descriptor_operand(path) != isinstance(path.read, WgmmaRead):
+        how = "through its descriptors: read = \"wgmma\"" if _descriptor_operand(path) else "from registers"
+        raise LayoutError(f"{path.mma.atom.name} reads operand {path.operand} {how}")
+    n = path.tile[0] * path.tile[1]
+    frag = path_fragment(path)
+    if isinstance(path, OperandPath):
+        load = (_thread_copy_hop(path.load, path.smem, path.dtype_bits, n, True) if isinstance(path.load, ThreadCopy)
+                else _tma_hop(path.load, path.smem, path.dtype_bits, n, True))
+        read = (_wgmma_hop(path.read, path, frag) if isinstance(path.read, WgmmaRead)
+                else _matrix_hop(path.read, frag, path.smem, path.dtype_bits, False))
+        return load, read
+    write = _matrix_hop(path.write, frag, path.smem, path.dtype_bits, True)
+    store = (_thread_copy_hop(path.store, path.smem, path.dtype_bits, n, False) if isinstance(path.store, ThreadCopy)
+             else _tma_hop(path.store, path.smem, path.dtype_bits, n, False))
+    if path.tmem is not None:
+        return _tmem_hop(path.tmem, frag), write, store
+    return write, store
+
+
+# -- composition -----------------------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True, eq=False)
+class Trace:
+    """Tokens after each hop (``tokens[k]`` over hop ``k``'s destination space) and each hop's write counts."""
+
+    tokens: tuple[np.ndarray, ...]
+    counts: tuple[np.ndarray, ...]
+    read: tuple[np.ndarray, ...]  # per hop: the token each move carried
+
+
+def _apply(tokens: np.ndarray, hop: Hop) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    ok = (hop.src >= 0) & (hop.src < tokens.size)
+    vals = np.where(ok, tokens[np.clip(hop.src, 0, max(tokens.size - 1, 0))], UNWRITTEN)
+    live = hop.dst >= 0  # a move to location -1 (an element the kernel cannot place) writes nothing
+    dst = hop.dst[live]
+    extent = int(dst.max()) + 1 if dst.size else 0
+    counts = np.bincount(dst, minlength=extent)
+    out = np.full(extent, UNWRITTEN, dtype=np.int64)
+    out[dst] = vals[live]
+    out[counts > 1] = CONFLICT
+    return out, counts, vals
+
+
+def initial_tokens(path: Path) -> np.ndarray:
+    """Tokens before the first hop: each global element holds itself (A, B); each accumulator the C element it
+    holds (C)."""
+    if isinstance(path, OperandPath):
+        return np.arange(path.tile[0] * path.tile[1], dtype=np.int64)
+    if path.tmem is not None:  # each TMEM cell of the accumulator holds its C element
+        return _inverse(path.tmem.accumulator)
+    return path_fragment(path).tile.ravel().astype(np.int64)
+
+
+def expected_tokens(path: Path) -> np.ndarray:
+    """Final locations and what each must hold: a register its fragment's element (A, B); a C element itself."""
+    if isinstance(path, OperandPath):
+        return path_fragment(path).tile.ravel().astype(np.int64)
+    return np.arange(path.tile[0] * path.tile[1], dtype=np.int64)
+
+
+def trace(path: Path, hs: tuple[Hop, ...] | None = None) -> Trace:
+    """Run the tokens of ``path`` through its hops (module docstring)."""
+    hs = hops(path) if hs is None else hs
+    tokens, toks, counts, reads = initial_tokens(path), [], [], []
+    for hop in hs:
+        tokens, c, r = _apply(tokens, hop)
+        toks.append(tokens)
+        counts.append(c)
+        reads.append(r)
+    return Trace(tuple(toks), tuple(counts), tuple(reads))
+
+
+def end_to_end_ok(path: Path, tr: Trace) -> bool:
+    """Every expected final location written exactly once with its expected token, nothing else written."""
+    want = expected_tokens(path)
+    got, counts = tr.tokens[-1], tr.counts[-1]
+    if got.size < want.size:
+        return False
+    return bool(np.array_equal(got[:want.size], want) and np.all(counts[:want.size] == 1)
+                and not np.any(counts[want.size:]))
+
+
+def first_fault(path: Path) -> dict[str, Any] | None:
+    """``None`` when the path delivers every element exactly where the MMA (or C) wants it; else the first fault:
+    ``{"stage": k, "kind", "i"}`` with ``kind`` one of ``misplaced`` (hop ``k`` moves element ``i`` elsewhere than
+    the layouts say), ``doubled`` (two elements land on one location), ``unwritten`` (it reads a location nothing
+    wrote), ``missed`` / ``wrong`` / ``outside`` (final location ``i`` never written / wrong / outside the tile).
+    Hops are examined in data-flow order; within a hop the smallest element (tile index or register) is first."""
+    hs = hops(path)
+    tr = trace(path, hs)
+    if end_to_end_ok(path, tr):
+        return None
+    for k, hop in enumerate(hs):
+        bad = np.flatnonzero((hop.src != hop.want_src) | (hop.dst != hop.want_dst))
+        if bad.size:
+            return {"stage": k, "kind": "misplaced", "i": int(bad[np.argmin(hop.element[bad])])}
+        dup = np.flatnonzero((hop.dst >= 0) & (tr.counts[k][np.maximum(hop.dst, 0)] > 1))
+        if dup.size:
+            return {"stage": k, "kind": "doubled", "i": int(dup[np.argmin(hop.element[dup])])}
+        unread = np.flatnonzero(tr.read[k] == UNWRITTEN)
+        if unread.size:
+            return {"stage": k, "kind": "unwritten", "i": int(unread[np.argmin(hop.element[unread])])}
+    last, want = len(hs) - 1, expected_tokens(path)
+    got, counts = tr.tokens[-1], tr.counts[-1]
+    pad = np.zeros(max(0, want.size - counts.size), dtype=counts.dtype)
+    c = np.concatenate([counts, pad])[:want.size]
+    missed = np.flatnonzero(c == 0)
+    if missed.size:
+        return {"stage": last, "kind": "missed", "i": int(missed[0])}
+    wrong = np.flatnonzero(got[:want.size] != want)
+    if wrong.size:
+        return {"stage": last, "kind": "wrong", "i": int(wrong[0])}
+    return {"stage": last, "kind": "outside", "i": int(want.size + np.flatnonzero(counts[want.size:])[0])}
+
+
+__all__ = [
+    "CONFLICT", "UNWRITTEN", "EpiloguePath", "Fragment", "Hop", "MatrixCopy", "OperandPath", "Path", "ThreadCopy",
+    "TmaCopy", "TmemRead", "Trace", "WgmmaRead", "copy_tv", "end_to_end_ok", "expected_tokens", "first_fault",
+    "fragment", "hops", "initial_tokens", "path_fragment", "row_addresses", "tmem_fragment", "trace",
+]

@@ -1,0 +1,199 @@
+"""Binding of the ``datapath`` spec kind (issue #20) to ``layoutcheck.properties.datapath``.
+
+A config is one kernel: the tiled MMA (``atom``, ``atom_layout``, ``permutation``), the CTA ``tile`` = ``[M, N, K]``,
+the operands' ``dtype``, and one table per path (``A``, ``B``, ``C``; those given are checked)::
+
+    A / B  smem | swizzle (+ major)   the (MN, K) stage layout (``swizzle``: GMMA atoms of ``major`` stacked as the
+                                      SM90 mainloop does, ``spec.bind.WGMMA_ATOM_ORDER``)
+           load = "cp.async"          threads + values (make_tiled_copy) or tv; load_atom; gmem (default: the tile,
+                                      packed along ``major``); write_smem (the layout the copy writes, default smem)
+           load = "tma"               box (driver order: contiguous dim first); tma_swizzle (default ``swizzle``);
+                                      modes (default: K-major (1, 0), MN-major (0, 1)); global_shape
+           read = <copy atom>         ldmatrix / UniversalCopy; read_smem (the layout its addresses use)
+           read = "wgmma"             descriptors of the stage (``descriptor_swizzle``: built from that layout instead)
+    C      smem | swizzle             the (M, N) epilogue layout (``swizzle``: N-contiguous GMMA atoms); dtype
+           tmem_atom                  accumulators in tensor memory, read by tcgen05.ld first: data_path (the MMA's
+                                      letter, default D), assumed_data_path (the epilogue's belief), warps, rows,
+                                      columns (as kind ``tmem``); no ``atom`` needed
+           write = <copy atom>        stmatrix / UniversalCopy (st.shared); write_smem
+           store = "tma"              box, tma_swizzle, modes (default (1, 0): N is the contiguous dim)
+           store = <copy atom>        threads + values or tv; gmem (default row-major (M, N)); read_smem
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from layoutcheck.algebra.inttuple import flatten, prefix_product
+from layoutcheck.algebra.layout import Layout, size
+from layoutcheck.algebra.swizzle import ComposedLayout, inner
+from layoutcheck.errors import LayoutError, SpecError
+from layoutcheck.models.datapath import (
+    EpiloguePath,
+    MatrixCopy,
+    OperandPath,
+    Path,
+    ThreadCopy,
+    TmaCopy,
+    TmemRead,
+    WgmmaRead,
+    copy_tv,
+    hops,
+)
+from layoutcheck.models.tiled_mma import TiledMMA
+from layoutcheck.models.tma import TmaBox, mma_smem_layout, tma_dtype
+from layoutcheck.spec.bind import TMA_DTYPES, WGMMA_ATOM_ORDER, tiled_mma
+from layoutcheck.spec.schema import Config, PropertyRequest
+from layoutcheck.spec.values import DTYPE_BITS, one_line
+
+CP_ASYNC = "SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>"
+"""The default global -> smem copy atom: 16-byte cp.async.cg (CUTLASS's SM80 mainloops)."""
+
+
+def bind(fn: Any, cfg: Config, req: PropertyRequest) -> Any:
+    """The ``datapath`` claim of the paths a config gives (``operand`` = one of them)."""
+    mma = tiled_mma(cfg) if cfg.get("atom") is not None else None
+    tile = tuple(cfg.get("tile"))
+    if len(tile) != 3:
+        raise cfg.error("tile", f"a datapath tile is the CTA tile [M, N, K], found {list(tile)}")
+    want = req.get("operand")
+    names = [n for n in "ABC" if cfg.get(n) is not None and want in (None, n)]
+    if not names:
+        raise cfg.error("properties", f"no {want or 'A, B or C'} path table in this config")
+    paths: list[Path] = []
+    for n in names:
+        table = dict(cfg.get(n))
+        try:
+            path = _epilogue(mma, tile, table) if n == "C" else _operand(cfg, mma, tile, n, table)
+            hops(path)  # a stage that does not fit its atom is an error on this path's table
+            paths.append(path)
+        except LayoutError as e:
+            raise SpecError(f"{cfg.file}:{cfg.line_of(n)}: config {cfg.name!r}: key {n!r}: {one_line(e)}",
+                            file=cfg.file, line=cfg.line_of(n), key=n) from None
+    try:
+        return fn(paths)
+    except LayoutError as e:
+        raise SpecError(f"{cfg.file}:{req.line or cfg.line}: config {cfg.name!r}: property {req.name!r}: "
+                        f"{one_line(e)}") from None
+
+
+def _stage_layout(t: dict[str, Any], major: str, dtype: str, shape: tuple[int, int], what: str) -> Any:
+    """The table's ``smem`` layout, or GMMA atoms of ``swizzle`` tiled over ``shape`` as the SM90 mainloop does."""
+    if t.get("smem") is not None:
+        return t["smem"]
+    if t.get("swizzle") is None:
+        raise LayoutError(f"the {what} path needs 'smem' (a layout) or 'swizzle' (GMMA atoms)")
+    return mma_smem_layout(major, t["swizzle"], dtype, shape, WGMMA_ATOM_ORDER[major])
+
+
+def _box(t: dict[str, Any], dtype: str, dims: tuple[int, int], default_swizzle: str) -> TmaBox:
+    """The table's TMA box over a packed global tile of ``dims`` (driver order, contiguous dim first)."""
+    if t.get("box") is None:
+        raise LayoutError("a TMA stage needs 'box' (driver order: the contiguous dim first)")
+    gdims = tuple(t.get("global_shape") or dims)
+    es = tma_dtype(dtype).bytes
+    strides = tuple(es * p for p in flatten(prefix_product(gdims))[1:])
+    return TmaBox(dtype, gdims, strides, tuple(t["box"]), swizzle=t.get("tma_swizzle", default_swizzle))
+
+
+_TMA_SWIZZLE = {0: "none", 1: "32B", 2: "64B", 3: "128B"}
+
+
+def _swizzle_of(t: dict[str, Any], smem: Any) -> str:
+    """The TMA swizzle a stage implies: ``swizzle``, else the swizzle of an ``smem`` written out (its bits)."""
+    if t.get("swizzle") is not None:
+        return t["swizzle"]
+    return _TMA_SWIZZLE.get(smem.swizzle.bits, "none") if isinstance(smem, ComposedLayout) else "none"
+
+
+def _thread_copy(t: dict[str, Any], atom_key: str | None, atom: str, tile: tuple[int, int], gmem: Layout,
+                 smem_key: str) -> ThreadCopy:
+    if t.get("tv") is not None:
+        tv = t["tv"]
+    elif t.get("threads") is not None and t.get("values") is not None:
+        tv = copy_tv(_plain(t["threads"], "threads"), _plain(t["values"], "values"), tile)
+    else:
+        raise LayoutError("a thread copy needs 'threads' and 'values' (make_tiled_copy) or 'tv'")
+    return ThreadCopy(atom if atom_key is None else t.get(atom_key, atom), _plain(tv, "tv"),
+                      _plain(t.get("gmem", gmem), "gmem"), t.get(smem_key))
+
+
+def _plain(x: Any, what: str) -> Layout:
+    if not isinstance(x, Layout):
+        raise LayoutError(f"{what} must be a plain layout, found {x}")
+    return x
+
+
+def _operand(cfg: Config, mma: TiledMMA | None, tile: tuple[int, ...], name: str, t: dict[str, Any]) -> OperandPath:
+    if mma is None:
+        raise LayoutError(f"the {name} path needs the config's tiled MMA ('atom')")
+    dtype = cfg.get("dtype")
+    m, n, k = tile
+    shape = (m if name == "A" else n, k)
+    major = t.get("major", "K")
+    smem = _stage_layout(t, major, TMA_DTYPES[dtype], shape, name)
+    if len(inner(smem)) != 2 or size(inner(smem)[0]) != shape[0] or size(inner(smem)[1]) != shape[1]:
+        raise LayoutError(f"smem layout {smem} is not an ({shape[0]}, {shape[1]}) (MN, K) tile")
+    kind = t.get("load", "tma" if t.get("box") is not None else "cp.async")
+    if kind == "tma":
+        dims = (shape[1], shape[0]) if major == "K" else shape
+        modes = tuple(t.get("modes") or ((1, 0) if major == "K" else (0, 1)))
+        load: ThreadCopy | TmaCopy = TmaCopy(_box(t, TMA_DTYPES[dtype], dims, _swizzle_of(t, smem)), modes)
+    elif kind == "cp.async":
+        gmem = Layout(shape, (shape[1], 1)) if major == "K" else Layout(shape)
+        load = _thread_copy(t, "load_atom", CP_ASYNC, shape, gmem, "write_smem")
+    else:
+        raise LayoutError(f"load = {kind!r}: expected \"cp.async\" or \"tma\"")
+    rd = t.get("read")
+    if rd is None:
+        raise LayoutError("the path needs 'read': a copy atom (e.g. \"SM75_U32x4_LDSM_N\") or \"wgmma\"")
+    if rd == "wgmma":
+        wl = None
+        if t.get("descriptor_swizzle") is not None:
+            wl = mma_smem_layout(major, t["descriptor_swizzle"], TMA_DTYPES[dtype], shape, WGMMA_ATOM_ORDER[major])
+        read: MatrixCopy | WgmmaRead = WgmmaRead(major, wl)
+    else:
+        read = MatrixCopy(rd, t.get("read_smem"))
+    return OperandPath(name, mma, shape, DTYPE_BITS[dtype], dtype, smem, load, read)
+
+
+def _tmem_read(t: dict[str, Any], n: int) -> TmemRead:
+    """tcgen05.ld: the MMA's accumulator (``data_path`` letter, default D) and the one the epilogue assumes."""
+    from layoutcheck.models.tmem import datapath_layout
+    from layoutcheck.spec.bind_tcgen05 import tmem_loads
+
+    acc = datapath_layout(t.get("data_path", "D").upper(), n)
+    assumed = t.get("assumed_data_path")
+    assumed_acc = None if assumed is None else datapath_layout(assumed.upper(), n)
+    loads = tmem_loads(t["tmem_atom"], assumed_acc or acc, t.get("warps"), t.get("rows"), t.get("columns"))
+    return TmemRead(loads, acc, assumed_acc)
+
+
+def _epilogue(mma: TiledMMA | None, tile: tuple[int, ...], t: dict[str, Any]) -> EpiloguePath:
+    m, n, _ = tile
+    dtype = t.get("dtype", "f16")
+    smem = t["smem"] if t.get("smem") is not None else _stage_layout(t, "K", TMA_DTYPES[dtype], (m, n), "C")
+    if len(inner(smem)) != 2 or size(inner(smem)[0]) != m or size(inner(smem)[1]) != n:
+        raise LayoutError(f"smem layout {smem} is not the ({m}, {n}) C tile")
+    if t.get("write") is None:
+        raise LayoutError("the C path needs 'write': a copy atom (e.g. \"SM90_U32x4_STSM_N\", "
+                          "\"UniversalCopy<uint32_t>\")")
+    write = MatrixCopy(t["write"], t.get("write_smem"))
+    kind = t.get("store")
+    if kind is None:
+        raise LayoutError("the C path needs 'store': \"tma\" or a copy atom (e.g. \"UniversalCopy<uint128_t>\")")
+    if kind == "tma":
+        modes = tuple(t.get("modes") or (1, 0))
+        store: ThreadCopy | TmaCopy = TmaCopy(_box(t, TMA_DTYPES[dtype], (n, m), _swizzle_of(t, smem)), modes)
+    else:
+        store = _thread_copy(t, None, kind, (m, n), Layout((m, n), (n, 1)), "read_smem")  # type: ignore[arg-type]
+    tmem = _tmem_read(t, n) if t.get("tmem_atom") is not None else None
+    if tmem is None and mma is None:
+        raise LayoutError("the C path needs the config's tiled MMA ('atom') or a tcgen05.ld ('tmem_atom')")
+    if tmem is not None and size(tmem.accumulator[0]) != m:
+        raise LayoutError(f"data path {t.get('data_path', 'D')} holds {size(tmem.accumulator[0])} rows per CTA, the "
+                          f"tile has M = {m}")
+    return EpiloguePath(mma, (m, n), DTYPE_BITS[dtype], smem, write, store, tmem)
+
+
+__all__ = ["CP_ASYNC", "bind"]

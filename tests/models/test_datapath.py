@@ -1,0 +1,333 @@
+"""layoutcheck.models.datapath: the hops' hardware semantics against the PTX ISA's own formulas (written out here
+independently of the atoms' CuTe layouts), the copy tilings, the token trace and the fault attribution."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from layoutcheck.algebra.layout import Layout
+from layoutcheck.algebra.swizzle import ComposedLayout, Swizzle
+from layoutcheck.algebra.tiling import tile_to_shape
+from layoutcheck.errors import LayoutError
+from layoutcheck.hw.copy import copy_atom
+from layoutcheck.models.datapath import (
+    CONFLICT,
+    UNWRITTEN,
+    EpiloguePath,
+    Hop,
+    MatrixCopy,
+    OperandPath,
+    ThreadCopy,
+    TmaCopy,
+    WgmmaRead,
+    _apply,
+    copy_tv,
+    first_fault,
+    fragment,
+    hops,
+    row_addresses,
+    trace,
+)
+from layoutcheck.models.gmma import descriptor_reads, gmma_blocks
+from layoutcheck.models.tiled_mma import make_tiled_mma
+from layoutcheck.models.tma import TmaBox, mma_smem_layout
+
+F16_16816 = "SM80_16x8x16_F32F16F16F32_TN"
+CP16 = "SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>"
+
+
+def _sw(bits: int, atom: Layout, tile: tuple[int, int]) -> ComposedLayout:
+    return ComposedLayout(Swizzle(bits, 3, 3), 0, tile_to_shape(atom, tile))
+
+
+# -- ldmatrix / stmatrix against the PTX ISA (9.7.14.5.15 / .16), one warp, one mma.m16n8k16 ------------------------
+def _ptx_a_16816(lane: int, v: int) -> tuple[int, int]:
+    """PTX ISA 'Matrix Fragments for mma.m16n8k16' (f16 A): a_v of lane -> (row, col)."""
+    g, t = lane >> 2, lane % 4
+    return g + 8 * ((v >> 1) & 1), 2 * t + (v & 1) + 8 * (v >> 2)
+
+
+@pytest.mark.parametrize("smem", [Layout((16, 16), (16, 1)), _sw(1, Layout((8, 16), (16, 1)), (16, 16)),
+                                  Layout((16, 16), (24, 1))])
+def test_ldmatrix_x4_reads_what_the_ptx_says(smem):
+    """ldmatrix.x4: lane 8i+r supplies row r of matrix i, register i of lane l holds row l//4, cols 2(l%4)+{0,1}.
+    The kernel points matrix i at the A sub-block (m-half i%2, k-half i//2) -- a_{2i}, a_{2i+1} of mma.m16n8k16."""
+    mma = make_tiled_mma(F16_16816, (1, 1, 1))
+    frag = fragment(mma, "A", (16, 16))
+    offs = np.array([smem(i) for i in range(256)])
+    got = row_addresses(copy_atom("SM75_U32x4_LDSM_N"), 16, frag.tile, offs, "read")
+    for lane in range(32):
+        for v in range(8):
+            i, e = v // 2, v % 2
+            row_addr = smem(lane // 4 + 8 * (i % 2), 8 * (i // 2))  # what lane 8i + lane//4 supplies
+            assert got[lane, v] == row_addr + 2 * (lane % 4) + e
+            assert frag.tile[lane, v] == _ptx_a_16816(lane, v)[0] + 16 * _ptx_a_16816(lane, v)[1]
+
+
+def test_ldmatrix_trans_reads_an_mn_major_b():
+    """ldmatrix.x4.trans on an N-major B (two n8 atoms): matrix i's row r is k = r + 8*(i%2) of atom i//2, 8
+    consecutive n; lane l's register i holds (row 2(l%4)+h, col l//4) -- b_{2i%4 + h} = (k, n) of the PTX B fragment."""
+    mma = make_tiled_mma(F16_16816, (1, 1, 1), (16, 16, 16))
+    smem = Layout((16, 16), (1, 16))  # (n, k) -> n + 16k: N-major
+    frag = fragment(mma, "B", (16, 16))
+    offs = smem.offsets()
+    got = row_addresses(copy_atom("SM75_U16x8_LDSM_T"), 16, frag.tile, offs, "read")
+    for lane in range(32):
+        for v in range(8):
+            i, h = v // 2, v % 2
+            k = 2 * (lane % 4) + h + 8 * (i % 2)
+            n = lane // 4 + 8 * (i // 2)
+            assert got[lane, v] == smem(n, k)
+            assert frag.tile[lane, v] == n + 16 * k  # the hardware delivers what the fragment wants
+
+
+def test_stmatrix_writes_what_the_ptx_says():
+    """stmatrix.x4 (not trans) of an mma.m16n8 C fragment pair into a row-major tile: lane l's register i goes to row
+    l//4 of matrix i at cols 2(l%4)+{0,1}; its row address is the one lane 8i + l//4 supplies."""
+    mma = make_tiled_mma(F16_16816, (1, 1, 1), (16, 16, 16))
+    smem = Layout((16, 16), (16, 1))
+    frag = fragment(mma, "C", (16, 16))
+    got = row_addresses(copy_atom("SM90_U32x4_STSM_N"), 16, frag.tile, smem.offsets(), "write")
+    for lane in range(32):
+        for v in range(8):
+            i, p = v // 2, v % 2
+            m, n = lane // 4 + 8 * (i % 2), 2 * (lane % 4) + p + 8 * (i // 2)
+            assert got[lane, v] == smem(m, n)
+            assert frag.tile[lane, v] == m + 16 * n
+
+
+def test_row_addresses_refuse_an_atom_in_the_wrong_direction():
+    frag = fragment(make_tiled_mma(F16_16816, (1, 1, 1)), "A", (16, 16))
+    with pytest.raises(LayoutError, match="not a shared-memory store"):
+        row_addresses(copy_atom("SM75_U32x4_LDSM_N"), 16, frag.tile, np.arange(256), "write")
+    with pytest.raises(LayoutError, match="not a one-thread vector copy"):
+        row_addresses(copy_atom("SM75_U32x4_LDSM_N"), 16, frag.tile, np.arange(256), "copy")
+    with pytest.raises(LayoutError, match="moves 8 values"):
+        row_addresses(copy_atom("SM75_U32x4_LDSM_N"), 16, frag.tile[:, :4], np.arange(256), "read")
+
+
+# -- thread copies ---------------------------------------------------------------------------------------------
+def test_copy_tv_is_make_tiled_copy_repeated_over_the_tile():
+    """CUTLASS's SM80 K-major A copy: threads (32,4):(4,1), 8 halves each: thread t, value (j, r) -> (t//4 + 32r,
+    8(t%4) + j)."""
+    tv = copy_tv(Layout((32, 4), (4, 1)), Layout((1, 8)), (128, 32))
+    for t in range(128):
+        for v in range(32):
+            j, r = v % 8, v // 8
+            assert tv(t, v) == (t // 4 + 32 * r) + 128 * (8 * (t % 4) + j)
+    assert sorted(tv.offsets().tolist()) == list(range(128 * 32))
+    with pytest.raises(LayoutError, match="does not divide"):
+        copy_tv(Layout((32, 4), (4, 1)), Layout((1, 8)), (100, 32))
+
+
+def test_fragment_is_the_tiled_mma_tv_layout():
+    mma = make_tiled_mma(F16_16816, (2, 2, 1), (32, 32, 16))
+    frag = fragment(mma, "A", (32, 16))
+    tv = mma.tv_layout_A
+    for t in range(mma.size):
+        assert frag.tile[t].tolist() == [tv(t, v) for v in range(frag.values)]
+
+
+def test_wgmma_operand_fragment_has_one_row_per_warpgroup():
+    mma = make_tiled_mma("SM90_64x128x16_F32F16F16_SS", (2, 1, 1))
+    frag = fragment(mma, "A", (128, 64), True)
+    assert frag.threads.tolist() == [0, 128] and frag.values == 64 * 64
+    assert fragment(mma, "A", (128, 64)).threads.size == 256
+
+
+# -- trace ---------------------------------------------------------------------------------------------------
+def _hop(src, dst):
+    a, b = np.array(src), np.array(dst)
+    return Hop("x", "x", ("global", "smem"), a, b, a, b, a, "global")
+
+
+def test_apply_marks_conflicts_and_unwritten_reads():
+    out, counts, read = _apply(np.array([10, 11, 12]), _hop([0, 1, 2, 5], [3, 3, 0, 1]))
+    assert out.tolist() == [12, UNWRITTEN, UNWRITTEN, CONFLICT]
+    assert counts.tolist() == [1, 1, 0, 2] and read.tolist() == [10, 11, 12, UNWRITTEN]
+
+
+# -- whole paths ---------------------------------------------------------------------------------------------
+def _sm80_a(write_bits: int, read_bits: int) -> OperandPath:
+    mma = make_tiled_mma(F16_16816, (2, 2, 1), (32, 32, 16))
+    atom = Layout((8, 32), (32, 1))
+    tv = copy_tv(Layout((32, 4), (4, 1)), Layout((1, 8)), (128, 32))
+    return OperandPath("A", mma, (128, 32), 16, "f16", _sw(read_bits, atom, (128, 32)),
+                       ThreadCopy(CP16, tv, Layout((128, 32), (32, 1)), _sw(write_bits, atom, (128, 32))),
+                       MatrixCopy("SM75_U32x4_LDSM_N"))
+
+
+@given(st.integers(0, 3), st.integers(0, 3))
+def test_cp_async_and_ldmatrix_agree_iff_their_swizzles_do(w, r):
+    """A K=32 f16 tile (64-byte rows): every swizzle Sw<B,3,3> B <= 3 keeps the 16-byte vectors whole, so the path
+    is right exactly when cp.async writes with the swizzle ldmatrix reads with; otherwise cp.async is blamed."""
+    fault = first_fault(_sm80_a(w, r))
+    assert (fault is None) == (w == r)
+    if fault is not None:
+        assert fault["stage"] == 0 and fault["kind"] == "misplaced"
+
+
+def test_the_first_misplaced_element_is_the_smallest_global_index():
+    p = _sm80_a(3, 2)
+    fault = first_fault(p)
+    load = hops(p)[0]
+    wrong = {int(load.element[i]) for i in range(load.src.size) if load.dst[i] != load.want_dst[i]}
+    assert int(load.element[fault["i"]]) == min(wrong) == 8  # (m,k) = (8,0): Sw<3> also flips bit 5 of row 8
+
+
+def test_compensating_stages_are_a_right_path():
+    """Written and read with Sw<3,3,3> while the declared layout says Sw<2,3,3>: the data still arrives."""
+    p = _sm80_a(3, 2)
+    p = OperandPath(p.operand, p.mma, p.tile, 16, "f16", p.smem, p.load,
+                    MatrixCopy("SM75_U32x4_LDSM_N", p.load.smem))
+    assert first_fault(p) is None
+
+
+def test_a_non_contiguous_smem_vector_is_caught_at_the_copy():
+    """cp.async writes 16 contiguous bytes: an M-major smem layout scatters a K-vector, so cp.async is blamed."""
+    p = _sm80_a(0, 0)
+    p = OperandPath("A", p.mma, p.tile, 16, "f16", Layout((128, 32)), ThreadCopy(CP16, p.load.tv, p.load.gmem),
+                    p.read)
+    fault = first_fault(p)
+    assert fault["stage"] == 0 and fault["kind"] == "misplaced"
+
+
+def _sm90(mn: int, tma_swizzle: str, desc_layout=None) -> OperandPath:
+    mma = make_tiled_mma("SM90_64x128x16_F32F16F16_SS", (2, 1, 1))
+    stage = mma_smem_layout("K", "128B", "float16", (mn, 64), "col")
+    w = {"128B": 64, "64B": 32, "32B": 16, "none": 8}[tma_swizzle]
+    box = TmaBox("float16", (64, mn), (128,), (w, mn), swizzle=tma_swizzle)
+    return OperandPath("A", mma, (mn, 64), 16, "f16", stage, TmaCopy(box, (1, 0)), WgmmaRead("K", desc_layout))
+
+
+@pytest.mark.parametrize("tma_swizzle", ["128B", "64B", "32B", "none"])
+def test_tma_box_swizzle_must_match_the_stage(tma_swizzle):
+    fault = first_fault(_sm90(128, tma_swizzle))
+    assert (fault is None) == (tma_swizzle == "128B")
+    if fault is not None:
+        assert fault["stage"] == 0
+
+
+def test_descriptors_of_another_layout_are_blamed_on_the_wgmma():
+    fault = first_fault(_sm90(128, "128B", mma_smem_layout("K", "64B", "float16", (128, 64), "col")))
+    assert fault["stage"] == 1 and fault["kind"] == "misplaced"
+
+
+def test_descriptor_reads_agree_with_the_stage_exactly_when_described():
+    st_ = mma_smem_layout("MN", "128B", "float16", (128, 64), "row")
+    exp = gmma_blocks(st_, "f16", 64).expected(0, 2)
+    assert np.array_equal(descriptor_reads(st_, "f16", "MN", 64), exp)
+    assert descriptor_reads(st_, "f16", "K", 64) is None  # an MN-major layout is no canonical K layout
+    other = mma_smem_layout("MN", "64B", "float16", (128, 64), "row")
+    assert not np.array_equal(descriptor_reads(st_, "f16", "MN", 64, 0, other), exp)
+
+
+def test_epilogue_double_store_and_missed_half():
+    mma = make_tiled_mma(F16_16816, (2, 2, 1), (32, 32, 16))
+    smem = _sw(3, Layout((8, 64), (64, 1)), (128, 128))
+    good = Layout(((8, 16), (8, (8, 2))), ((1024, 1), (128, (16, 8192))))
+    bad = Layout(((8, 16), (8, (8, 2))), ((1024, 1), (128, (16, 0))))
+    gmem = Layout((128, 128), (128, 1))
+    path = EpiloguePath(mma, (128, 128), 16, smem, MatrixCopy("UniversalCopy<uint32_t>"),
+                        ThreadCopy("UniversalCopy<uint128_t>", good, gmem))
+    assert first_fault(path) is None
+    broken = EpiloguePath(mma, (128, 128), 16, smem, MatrixCopy("UniversalCopy<uint32_t>"),
+                          ThreadCopy("UniversalCopy<uint128_t>", bad, gmem))
+    assert first_fault(broken) == {"stage": 1, "kind": "doubled", "i": 0}
+    counts = trace(broken).counts[-1]
+    assert counts.size == 128 * 64 and set(counts.tolist()) == {2}  # the left half twice, the right half never
+
+
+def test_stmatrix_tma_store_epilogue():
+    mma = make_tiled_mma("SM90_64x128x16_F32F16F16_SS", (2, 1, 1))
+    smem = mma_smem_layout("K", "128B", "float16", (128, 128), "col")
+    box = TmaBox("float16", (128, 128), (256,), (64, 128), swizzle="128B")
+    right = EpiloguePath(mma, (128, 128), 16, smem, MatrixCopy("SM90_U32x4_STSM_N"), TmaCopy(box, (1, 0)))
+    assert first_fault(right) is None
+    box64 = TmaBox("float16", (128, 128), (256,), (32, 128), swizzle="64B")
+    wrong = EpiloguePath(mma, (128, 128), 16, smem, MatrixCopy("SM90_U32x4_STSM_N"), TmaCopy(box64, (1, 0)))
+    assert first_fault(wrong)["stage"] == 1
+
+
+def test_the_read_must_be_how_the_mma_takes_its_operand():
+    p = _sm90(128, "128B")
+    with pytest.raises(LayoutError, match="through its descriptors"):
+        hops(OperandPath("A", p.mma, p.tile, 16, "f16", p.smem, p.load, MatrixCopy("SM75_U32x4_LDSM_N")))
+    q = _sm80_a(2, 2)
+    with pytest.raises(LayoutError, match="from registers"):
+        hops(OperandPath("A", q.mma, q.tile, 16, "f16", q.smem, q.load, WgmmaRead("K")))
+
+
+# -- tcgen05.ld epilogues (accumulators in tensor memory) ------------------------------------------------------------
+def _tmem_path(data_path: str, assumed: str | None, atom: str, write: str, m: int) -> EpiloguePath:
+    from layoutcheck.models.datapath import TmemRead
+    from layoutcheck.models.tmem import datapath_layout
+    from layoutcheck.spec.bind_tcgen05 import tmem_loads
+
+    acc = datapath_layout(data_path, 128)
+    assumed_acc = None if assumed is None else datapath_layout(assumed, 128)
+    smem = mma_smem_layout("K", "128B", "float16", (m, 128), "col")
+    box = TmaBox("float16", (128, m), (256,), (64, m), swizzle="128B")
+    return EpiloguePath(None, (m, 128), 16, smem, MatrixCopy(write), TmaCopy(box, (1, 0)),
+                        TmemRead(tmem_loads(atom, assumed_acc or acc), acc, assumed_acc))
+
+
+def test_tmem_fragment_of_32dp32b_is_one_row_per_thread():
+    from layoutcheck.models.datapath import tmem_fragment
+
+    frag = tmem_fragment(_tmem_path("D", None, "SM100_TMEM_LOAD_32dp32b32x", "UniversalCopy<uint128_t>", 128).tmem)
+    assert frag.threads.tolist() == list(range(128)) and frag.values == 128
+    t, v = 37, 70  # warp 1, lane 5 -> TMEM lane 37 = row 37; value 70 -> column 70
+    assert frag.tile[t, v] == 37 + 128 * 70
+
+
+def test_tmem_epilogues():
+    assert first_fault(_tmem_path("D", None, "SM100_TMEM_LOAD_32dp32b32x", "UniversalCopy<uint128_t>", 128)) is None
+    assert first_fault(_tmem_path("F", None, "SM100_TMEM_LOAD_16dp256b1x", "SM90_U32x4_STSM_N", 64)) is None
+    # 32 consecutive columns per thread are no stmatrix fragment
+    assert first_fault(_tmem_path("D", None, "SM100_TMEM_LOAD_32dp32b32x", "SM90_U32x4_STSM_N", 128))["stage"] == 1
+    # apache/tvm#20075: data path B read as F
+    fault = first_fault(_tmem_path("B", "F", "SM100_TMEM_LOAD_16dp256b1x", "SM90_U32x4_STSM_N", 64))
+    assert fault["stage"] == 0 and fault["kind"] == "misplaced"
+
+
+# -- generated SM80 kernels: any consistent choice is a right path, any swizzle mismatch is caught at cp.async --------
+@st.composite
+def sm80_operand_paths(draw):
+    """An SM80 operand path as CUTLASS builds one: a tiled mma.sync m16n8k16 (1, 2 or 4 warps per mode), an
+    MN x K stage of 8-row K-major swizzle atoms (Sw<B,3,3>, B no larger than the 16-byte chunks per row allow) or of
+    64-wide MN-major ones, cp.async threads that cover it with 16-byte vectors, and the matching ldmatrix."""
+    wm, wn = draw(st.sampled_from([(1, 1), (2, 1), (1, 2), (2, 2), (4, 1), (1, 4)]))
+    operand = draw(st.sampled_from("AB"))
+    k = draw(st.sampled_from([32, 64]))
+    mma = make_tiled_mma(F16_16816, (wm, wn, 1), (16 * wm, 16 * wn, 16))
+    mn = (16 * wm if operand == "A" else 16 * wn) * draw(st.sampled_from([4, 8]))
+    threads = 32 * wm * wn
+    if draw(st.booleans()):  # K-major
+        bits = draw(st.integers(0, 2 if k == 32 else 3))
+        smem = _sw(bits, Layout((8, k), (k, 1)), (mn, k))
+        cols = k // 8
+        thr, val, gmem, read = Layout((threads // cols, cols), (cols, 1)), Layout((1, 8)), Layout((mn, k), (k, 1)), \
+            "SM75_U32x4_LDSM_N"
+    else:
+        bits = draw(st.integers(0, 3))
+        smem = _sw(bits, Layout((64, 8), (1, 64)), (mn, k))
+        thr, val, gmem, read = Layout((8, threads // 8), (1, 8)), Layout((8, 1)), Layout((mn, k)), "SM75_U16x8_LDSM_T"
+    tv = copy_tv(thr, val, (mn, k))
+    return OperandPath(operand, mma, (mn, k), 16, "f16", smem, ThreadCopy(CP16, tv, gmem), MatrixCopy(read)), bits
+
+
+@given(sm80_operand_paths(), st.integers(0, 3))
+def test_generated_sm80_paths(case, other):
+    path, _ = case
+    assert first_fault(path) is None
+    written = ComposedLayout(Swizzle(other, 3, 3), 0, path.smem.layout)
+    wrong = OperandPath(path.operand, path.mma, path.tile, 16, "f16", path.smem,
+                        ThreadCopy(CP16, path.load.tv, path.load.gmem, written), path.read)
+    fault = first_fault(wrong)
+    assert (fault is None) == np.array_equal(written.offsets(), path.smem.offsets())
+    if fault is not None:
+        assert fault["stage"] == 0 and fault["kind"] == "misplaced"
