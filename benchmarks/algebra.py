@@ -3,8 +3,12 @@
 Run: ``python benchmarks/algebra.py``. Targets (issue #19): every op <= 0.5x pycute and <= 1.0x the CuTe DSL;
 whole-domain evaluation (``Layout.offsets``) of a rank-6 layout with 2^24 elements no slower than a NumPy copy of its
 output; per-element ``L(i)`` no slower than pycute. The layoutcheck and pycute sides alternate repeat by repeat (the
-machine is shared) and their ``ratio`` is the median of the per-repeat ratios. The CuTe DSL evaluates static layouts
-while tracing a ``@cute.jit`` function, so its ops are timed inside one trace (``dsl_times``), median of the repeats.
+machine is shared) and their ``ratio`` is the median of the per-repeat ratios; times are CPU time of this thread
+(``time.thread_time``), so other processes on the machine pre-empting it do not count. Each op is timed twice: on
+inputs built beforehand (``op``: the op alone) and with its input layouts built in the timed call (``+ inputs``:
+layoutcheck's ``Layout(shape, stride)`` validates, pycute's does not; the constructor has its own row). The CuTe DSL
+evaluates static layouts while tracing a ``@cute.jit`` function, so its ops are timed inside one trace
+(``dsl_times``), median of the repeats.
 """
 
 from __future__ import annotations
@@ -25,10 +29,11 @@ except ImportError:  # pragma: no cover
 
 
 def _time(fn: Callable[[], object], number: int) -> float:
-    t = time.perf_counter()
+    """CPU seconds of this thread per call (pre-emption by other processes on the shared machine not counted)."""
+    t = time.thread_time()
     for _ in range(number):
         fn()
-    return (time.perf_counter() - t) / number
+    return (time.thread_time() - t) / number
 
 
 def paired_medians(ours: Callable[[], object], theirs: Callable[[], object], repeat: int = 9,
@@ -43,20 +48,37 @@ def paired_medians(ours: Callable[[], object], theirs: Callable[[], object], rep
 
 
 def cases():
+    """``(name, build)``: ``build(m)`` makes the inputs with module ``m`` (layoutcheck, pycute or the DSL) and returns
+    ``(op, args)``."""
     A = ((128, 128), (128, 1))
     B = ((16, 4), (4, 1))
     T = (((4, 8), (2, 2)), ((32, 1), (16, 8)))
     C = (((6, 2), (8, 2)), ((4, 3), (3, 1)))
-    yield "coalesce", lambda m: m.coalesce(m.Layout(((2, (1, 6)), (4, 2)), ((1, (6, 2)), (12, 48))))
-    yield "composition", lambda m: m.composition(m.Layout(*C[0]), m.Layout(*C[1]))
-    yield "complement", lambda m: m.complement(m.Layout(*B), 128)
-    yield "right_inverse", lambda m: m.right_inverse(m.Layout(*T))
-    yield "left_inverse", lambda m: m.left_inverse(m.Layout((4, 8), (8, 1)))
-    yield "logical_divide", lambda m: m.logical_divide(m.Layout(128, 128), m.Layout(*B))
-    yield "zipped_divide 2-D", lambda m: m.zipped_divide(m.Layout(*A), (m.Layout(*B), m.Layout(*B)))
-    yield "logical_product", lambda m: m.logical_product(m.Layout((2, 2), (4, 1)), m.Layout(6, 1))
-    yield "blocked_product", lambda m: m.blocked_product(m.Layout((2, 2), (2, 1)), m.Layout((3, 4), (1, 3)))
-    yield "left_inverse TV", lambda m: m.left_inverse(m.Layout(*T))
+    yield "Layout(shape, stride)", lambda m: (m.Layout, (((2, (1, 6)), (4, 2)), ((1, (6, 2)), (12, 48))))
+    yield "coalesce", lambda m: (m.coalesce, (m.Layout(((2, (1, 6)), (4, 2)), ((1, (6, 2)), (12, 48))),))
+    yield "composition", lambda m: (m.composition, (m.Layout(*C[0]), m.Layout(*C[1])))
+    yield "complement", lambda m: (m.complement, (m.Layout(*B), 128))
+    yield "right_inverse", lambda m: (m.right_inverse, (m.Layout(*T),))
+    yield "left_inverse", lambda m: (m.left_inverse, (m.Layout((4, 8), (8, 1)),))
+    yield "logical_divide", lambda m: (m.logical_divide, (m.Layout(128, 128), m.Layout(*B)))
+    yield "zipped_divide 2-D", lambda m: (m.zipped_divide, (m.Layout(*A), (m.Layout(*B), m.Layout(*B))))
+    yield "logical_product", lambda m: (m.logical_product, (m.Layout((2, 2), (4, 1)), m.Layout(6, 1)))
+    yield "blocked_product", lambda m: (m.blocked_product, (m.Layout((2, 2), (2, 1)), m.Layout((3, 4), (1, 3))))
+    yield "left_inverse TV", lambda m: (m.left_inverse, (m.Layout(*T),))
+
+
+def _op(build: Callable[[object], tuple], m: object) -> Callable[[], object]:
+    """The op alone, on inputs built now."""
+    fn, args = build(m)
+    return lambda: fn(*args)
+
+
+def _with_inputs(build: Callable[[object], tuple], m: object) -> Callable[[], object]:
+    """Building the inputs and the op, in one call."""
+    def go() -> object:
+        fn, args = build(m)
+        return fn(*args)
+    return go
 
 
 class _Dsl:
@@ -74,12 +96,13 @@ class _Dsl:
 
 def _measure_all(m: object, names: list[str], fns: list[Callable[[object], object]], out: dict[str, float],
                  repeat: int, number: int) -> None:
-    for name, fn in zip(names, fns, strict=True):
+    for name, build in zip(names, fns, strict=True):
         try:
-            fn(m)
+            op = _op(build, m)
+            op()
         except Exception:  # an op the DSL does not offer under this name
             continue
-        out[name] = statistics.median(_time(lambda fn=fn: fn(m), number) for _ in range(repeat))
+        out[name] = statistics.median(_time(op, number) for _ in range(repeat))
 
 
 def dsl_times(names: list[str], fns: list[Callable[[object], object]], repeat: int = 9,
@@ -104,26 +127,29 @@ def dsl_times(names: list[str], fns: list[Callable[[object], object]], repeat: i
 def main() -> None:
     rows = []
     named = list(cases())
-    for name, case in named:
+    for name, build in named:
         try:
-            case(pycute) if pycute is not None else None
+            _op(build, pycute)() if pycute is not None else None
             has_pycute = pycute is not None
         except Exception:  # pycute has no such op (blocked_product)
             has_pycute = False
         if not has_pycute:
-            ours = statistics.median(_time(lambda case=case: case(lc), 200) for _ in range(9))
-            rows.append((name, ours * 1e6, float("nan"), float("nan")))
+            op = _op(build, lc)
+            ours = statistics.median(_time(op, 200) for _ in range(9))
+            rows.append((name, ours * 1e6, float("nan"), float("nan"), float("nan")))
             continue
-        ours, theirs, ratio = paired_medians(lambda case=case: case(lc), lambda case=case: case(pycute))
-        rows.append((name, ours * 1e6, theirs * 1e6, ratio))
+        ours, theirs, ratio = paired_medians(_op(build, lc), _op(build, pycute))
+        _, _, ratio_in = paired_medians(_with_inputs(build, lc), _with_inputs(build, pycute))
+        rows.append((name, ours * 1e6, theirs * 1e6, ratio, ratio_in))
     per_element()
     whole_domain()
     # the DSL last: importing it creates millions of Python objects, which slows every later garbage collection
     dsl = dsl_times([n for n, _ in named], [c for _, c in named])
-    print(f"\n{'op':<20} {'layoutcheck us':>15} {'pycute us':>10} {'vs pycute':>10} {'CuTe DSL us':>12} {'vs DSL':>7}")
-    for name, o, t, r in rows:
+    print(f"\n{'op':<22} {'layoutcheck us':>15} {'pycute us':>10} {'vs pycute':>10} {'+ inputs':>9} "
+          f"{'CuTe DSL us':>12} {'vs DSL':>7}")
+    for name, o, t, r, ri in rows:
         d = dsl.get(name, float("nan")) * 1e6
-        print(f"{name:<20} {o:>15.1f} {t:>10.1f} {r:>10.2f} {d:>12.1f} {o / d:>7.2f}")
+        print(f"{name:<22} {o:>15.2f} {t:>10.2f} {r:>10.2f} {ri:>9.2f} {d:>12.1f} {o / d:>7.2f}")
 
 
 def per_element() -> None:

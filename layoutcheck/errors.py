@@ -88,6 +88,15 @@ class CompositionError(LayoutError):
     """
 
 
+class DescriptorError(LayoutError):
+    """A layout or argument cannot be encoded in a wgmma / tcgen05.mma descriptor (not a canonical operand layout, a
+    field out of range, an unknown type or shape).
+
+    What to do: the message names the broken rule (CuTe's "profile failure" / "stride failure", the field and its
+    width); build the operand from the swizzle atom the message expects, or pick a type and shape the table allows.
+    """
+
+
 class SpecError(LayoutcheckError, ValueError):
     """A spec file is malformed; the message names file, line and key (``file``, ``line``, ``key`` hold them).
 

@@ -30,21 +30,20 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable
 from math import gcd
+from operator import itemgetter
 
-from layoutcheck.algebra.inttuple import ceil_div, flatten, is_int, is_tuple
+from layoutcheck.algebra.inttuple import IntTuple, ceil_div, flatten, is_int, is_tuple
 from layoutcheck.algebra.layout import Layout, _concat, _leaf_modes, _make, as_layout, extended_offsets
 from layoutcheck.errors import CompositionError, LayoutError
 
 Modes = list[tuple[int, int]]  # the (shape, stride) leaves of a flat layout, in order
 
 
-def _from_modes(modes: Modes) -> Layout:
-    """The flat layout of ``modes``: ``1:0`` for none, a bare ``s:d`` for one."""
-    if not modes:
-        return _make(1, 0)
-    if len(modes) == 1:
-        return _make(*modes[0])
-    return _make(tuple([s for s, _ in modes]), tuple([d for _, d in modes]))
+def _split_modes(modes: Modes) -> tuple[IntTuple, IntTuple]:
+    """``(shape, stride)`` of the flat layout of ``modes``: ``(1, 0)`` for none, a bare ``(s, d)`` for one."""
+    if len(modes) > 1:
+        return tuple(zip(*modes))  # type: ignore[return-value]  # noqa: B905 -- pairs: (shapes, strides)
+    return modes[0] if modes else (1, 0)
 
 
 def _coalesce_modes(modes: Iterable[tuple[int, int]]) -> Modes:
@@ -64,19 +63,40 @@ def _coalesce_modes(modes: Iterable[tuple[int, int]]) -> Modes:
     return out
 
 
+def _coalesced(modes: Iterable[tuple[int, int]]) -> tuple[IntTuple, IntTuple]:
+    """``(shape, stride)`` of the flat layout of ``_coalesce_modes(modes)``, built in one pass."""
+    shapes: list[int] = []
+    strides: list[int] = []
+    for s, d in modes:
+        if s == 1:
+            continue
+        if shapes and shapes[-1] * strides[-1] == d:
+            shapes[-1] *= s
+        else:
+            shapes.append(s)
+            strides.append(d)
+    if len(shapes) > 1:
+        return tuple(shapes), tuple(strides)
+    return (shapes[0], strides[0]) if shapes else (1, 0)
+
+
 def coalesce(layout: Layout, profile: object = None) -> Layout:
     """Same function, fewest modes. With a tuple ``profile``, coalesce each mode separately (by-mode).
 
     >>> str(coalesce(Layout((2,(1,6)), (1,(6,2)))))
     '12:1'
     """
-    layout = as_layout(layout)
-    if is_tuple(profile):
+    if type(layout) is not Layout:
+        layout = as_layout(layout)
+    if type(profile) is tuple:
         if len(profile) > len(layout):
             raise LayoutError(f"coalesce profile {profile} has more modes than {layout}")
         modes = [coalesce(layout[i], profile[i]) for i in range(len(profile))]
         return _concat(modes + list(layout)[len(profile):])
-    return _from_modes(_coalesce_modes(_leaf_modes(layout)))
+    shape = layout.shape
+    if type(shape) is not tuple:  # one mode: already coalesced, unless it has size 1
+        return layout if shape != 1 else _make(1, 0)
+    return _make(*_coalesced(_leaf_modes(layout)))
 
 
 def filter_zeros(layout: Layout) -> Layout:
@@ -107,23 +127,31 @@ def composition(a: Layout, b: Layout | int | tuple | None) -> Layout:
     >>> str(composition(Layout((6,2),(8,2)), Layout((4,3),(3,1))))
     '((2,2),3):((24,2),8)'
     """
-    a = as_layout(a)
-    if b is None:
-        return a
-    if is_int(b):
-        b = Layout(b)
-    elif is_tuple(b):
-        if len(b) > len(a):
-            raise LayoutError(f"tiler {_fmt_tiler(b)} has rank {len(b)} > rank {len(a)} of {a}")
-        # C++ ``composition(layout, tuple)`` and the CuTe DSL drop A's modes the tiler does not reach
-        return _concat([composition(a[i], b[i]) for i in range(len(b))])
-    elif not isinstance(b, Layout):
-        raise LayoutError(f"cannot compose with {b!r}")
+    if type(a) is not Layout:
+        a = as_layout(a)
+    if type(b) is not Layout:
+        if b is None:
+            return a
+        if is_int(b):
+            b = Layout(b)
+        elif is_tuple(b):
+            if len(b) > len(a):
+                raise LayoutError(f"tiler {_fmt_tiler(b)} has rank {len(b)} > rank {len(a)} of {a}")
+            # C++ ``composition(layout, tuple)`` and the CuTe DSL drop A's modes the tiler does not reach
+            return _concat([composition(a[i], b[i]) for i in range(len(b))])
+        elif not isinstance(b, Layout):
+            raise LayoutError(f"cannot compose with {b!r}")
+    return _make(*_compose(a, b.shape, b.stride))
+
+
+def _compose(a: Layout, shape: IntTuple, stride: IntTuple) -> tuple[IntTuple, IntTuple]:
+    """``(shape, stride)`` of ``composition(A, shape:stride)`` for a layout ``shape:stride`` (the algebra's core)."""
     flat = _coalesce_x_modes(a)
-    if is_tuple(b.shape):
-        _check_no_carry(a, b, flat)
-        return _compose_modes(a, b.shape, b.stride, flat)
-    return _compose_mode(a, b.shape, b.stride, flat)
+    if type(shape) is tuple:
+        if len(flat) > 1:
+            _check_no_carry(a, shape, stride, flat)
+        return _compose_modes(a, shape, stride, flat)
+    return _compose_mode(a, shape, stride, flat)
 
 
 def _coalesce_x_modes(a: Layout) -> Modes:
@@ -132,19 +160,20 @@ def _coalesce_x_modes(a: Layout) -> Modes:
     A trailing size-1 leaf keeps its stride (as a placeholder mode of size 2, which only its stride is read from:
     the last mode's shape never matters past the domain), so ``(4,1):(1,0)`` runs on as ``(4,inf):(1,0)``.
     """
-    leaves = list(_leaf_modes(a))
+    leaves = _leaf_modes(a)
     if leaves[-1][0] == 1:
         leaves[-1] = (2, leaves[-1][1])
     return _coalesce_modes(leaves)
 
 
-def _compose_modes(a: Layout, shape: tuple, stride: tuple, flat: Modes) -> Layout:
-    """Compose A with every leaf mode of B's ``shape:stride``, keeping B's nesting."""
-    modes = []
-    for i, s in enumerate(shape):
-        d = stride[i]
-        modes.append(_compose_modes(a, s, d, flat) if type(s) is tuple else _compose_mode(a, s, d, flat))
-    return _concat(modes)
+def _compose_modes(a: Layout, shape: tuple, stride: tuple, flat: Modes) -> tuple[tuple, tuple]:
+    """``(shape, stride)`` of A composed with every leaf mode of B's ``shape:stride``, keeping B's nesting."""
+    shapes, strides = [], []
+    for s, d in zip(shape, stride):  # noqa: B905 -- congruent by construction
+        x, y = _compose_modes(a, s, d, flat) if type(s) is tuple else _compose_mode(a, s, d, flat)
+        shapes.append(x)
+        strides.append(y)
+    return tuple(shapes), tuple(strides)
 
 
 def _max_residue(n: int, r: int, p: int) -> int:
@@ -159,14 +188,14 @@ def _max_residue(n: int, r: int, p: int) -> int:
     return max((j * r) % p for j in range(n))
 
 
-def _check_no_carry(a: Layout, b: Layout, flat: Modes) -> None:
+def _check_no_carry(a: Layout, shape: tuple, stride: tuple, flat: Modes) -> None:
     """Composing by B's modes assumes ``A(x + y) == A(x) + A(y)`` for offsets of different B modes. That holds
     exactly when adding the modes' offsets never carries across a boundary between A's coalesced modes: for every
     boundary ``P`` (product of a prefix of A's coalesced shape), ``sum_k max_j (j*r_k mod P) < P``. CuTe assumes
     it silently; e.g. ``(2,2):(1,1) o (2,2):(1,1)`` would give 2 where A(B(3)) is 1."""
     if len(flat) < 2:
         return  # A is a single mode: no boundary to carry across
-    modes = [(s, d) for s, d in _leaf_modes(b) if s > 1 and d != 0]
+    modes = [(s, d) for s, d in _leaf_modes(_make(shape, stride)) if s > 1 and d != 0]
     if len(modes) < 2:
         return
     p = 1
@@ -174,15 +203,15 @@ def _check_no_carry(a: Layout, b: Layout, flat: Modes) -> None:
         p *= s
         if sum(_max_residue(n, r, p) for n, r in modes) >= p:
             raise CompositionError(
-                f"inadmissible composition {a} o {b}: the modes of B carry across A's mode boundary at {p} "
-                f"(offsets of different B modes add up past {p}, so A is not additive over them)"
+                f"inadmissible composition {a} o {_make(shape, stride)}: the modes of B carry across A's mode "
+                f"boundary at {p} (offsets of different B modes add up past {p}, so A is not additive over them)"
             )
 
 
-def _compose_mode(a: Layout, n: int, r: int, flat: Modes) -> Layout:
-    """Compose A with the single mode ``n:r`` of B, walking A's coalesced modes ``(s, d)``."""
+def _compose_mode(a: Layout, n: int, r: int, flat: Modes) -> tuple[IntTuple, IntTuple]:
+    """``(shape, stride)`` of A composed with the single mode ``n:r`` of B, walking A's coalesced modes ``(s, d)``."""
     if r == 0:
-        return _make(n, 0)
+        return n, 0
     b = (n, r)  # for the messages: the B mode as given
     if r < 0 and n > 1:
         raise CompositionError(f"inadmissible composition {a} o {_make(*b)}: negative stride {r} leaves A's domain")
@@ -217,7 +246,7 @@ def _compose_mode(a: Layout, n: int, r: int, flat: Modes) -> Layout:
         r = -(-r // s)  # ceil_div
     if n != 1 or not modes:
         modes.append((n, r * flat[-1][1]))
-    return _from_modes(modes)
+    return _split_modes(modes)
 
 
 def _fmt_tiler(t: object) -> str:
@@ -239,24 +268,35 @@ def complement(layout: Layout | int, cotarget: int | tuple = 1) -> Layout:
     >>> str(complement(Layout(3, 1), 32))
     '11:3'
     """
-    layout = as_layout(layout)
-    return _from_modes(_complement_modes(layout, cotarget))
+    if type(layout) is not Layout:
+        layout = as_layout(layout)
+    return _make(*_coalesced(_complement_modes(layout, flatten(cotarget))))
 
 
-def _ceil_div_shape(cotarget: int | tuple, d: int) -> int:
-    """C++ ``coalesce(ceil_div(cotarget, d))`` for a static shape: ``d`` divides the leaves left to right, rounding
-    up (``ceil_div((4,6), 3) == (2,6)``, size 12 where ``ceil_div(24, 3)`` is 8)."""
+def _ceil_div_shape(leaves: Iterable[int], d: int) -> int:
+    """C++ ``coalesce(ceil_div(cotarget, d))`` for a static shape given by its ``leaves``: ``d`` divides them left to
+    right, rounding up (``ceil_div((4,6), 3) == (2,6)``, size 12 where ``ceil_div(24, 3)`` is 8)."""
     out = 1
-    for m in flatten(cotarget):
+    for m in leaves:
         out *= ceil_div(m, d)
         d = ceil_div(d, m)
     return out
 
 
-def _complement_modes(layout: Layout, cotarget: int | tuple) -> Modes:
-    """The coalesced leaves of ``complement(layout, cotarget)`` (``[]`` for ``1:0``)."""
-    kept = _coalesce_modes((s, d) for s, d in _leaf_modes(layout) if d != 0)  # filter(L), as C++ does
-    modes = sorted([(d, s) for s, d in kept], key=lambda m: m[0])  # first minimum first, as C++'s fold takes it
+def _complement_modes(layout: Layout, cotarget: Iterable[int]) -> Modes:
+    """The leaves of ``complement(layout, M)`` before coalescing, for ``cotarget`` the leaves of ``M``."""
+    modes: Modes = []  # (stride, size) of filter(L) as C++ builds it: stride-0 modes dropped, then coalesced
+    last_s = last_d = 0
+    for s, d in _leaf_modes(layout):
+        if d == 0 or s == 1:
+            continue
+        if modes and last_s * last_d == d:
+            last_s *= s
+            modes[-1] = (last_d, last_s)
+        else:
+            last_s, last_d = s, d
+            modes.append((d, s))
+    modes.sort(key=_FIRST)  # first minimum first (stable), as C++'s fold takes it
     out: Modes = []
     cur = 1
     for d, s in modes:
@@ -271,7 +311,10 @@ def _complement_modes(layout: Layout, cotarget: int | tuple) -> Modes:
         out.append((gap, cur))
         cur = s * d
     out.append((_ceil_div_shape(cotarget, cur), cur))
-    return _coalesce_modes(out)
+    return out
+
+
+_FIRST = itemgetter(0)
 
 
 def _exchange_order(strides: list[int]) -> list[int]:
@@ -305,15 +348,25 @@ def right_inverse(layout: Layout | int) -> Layout:
     >>> str(right_inverse(Layout((4,8),(8,1))))
     '(8,4):(4,1)'
     """
-    modes, pre = _coalesced_with_prefix(as_layout(layout))
+    if type(layout) is not Layout:
+        layout = as_layout(layout)
+    modes, pre = _coalesced_with_prefix(layout)
+    strides = [d for _, d in modes]
     out: Modes = []
     cur = 1
-    for i in _exchange_order([d for _, d in modes]):
-        s, d = modes[i]
-        if d == cur:
+    if len(set(strides)) == len(strides):  # no ties: follow the chain 1 -> s*1 -> ... by stride lookup
+        where = {d: i for i, d in enumerate(strides)}
+        while (i := where.get(cur)) is not None:
+            s = modes[i][0]
             out.append((s, pre[i]))
-            cur = s * d
-    return _from_modes(_coalesce_modes(out))
+            cur *= s  # s > 1 for a coalesced mode of stride cur >= 1, so the chain ends
+    else:  # ties: the mode C++'s exchange sort puts first
+        for i in _exchange_order(strides):
+            s, d = modes[i]
+            if d == cur:
+                out.append((s, pre[i]))
+                cur = s * d
+    return _make(*_coalesced(out))
 
 
 def left_inverse(layout: Layout | int) -> Layout:
@@ -328,7 +381,8 @@ def left_inverse(layout: Layout | int) -> Layout:
     >>> str(left_inverse(Layout((2,4,8),(32,0,2))))
     '(2,16,2):(0,8,1)'
     """
-    layout = as_layout(layout)
+    if type(layout) is not Layout:
+        layout = as_layout(layout)
     modes, pre = _coalesced_with_prefix(layout)
     if any(d < 0 for _, d in modes):
         raise LayoutError(f"left_inverse of {layout}: negative strides are not supported")
@@ -349,7 +403,7 @@ def left_inverse(layout: Layout | int) -> Layout:
         strides.append(pre[i])
         placed *= d // placed
     shapes.append(modes[order[-1]][0])
-    result = _from_modes(_coalesce_modes(zip(shapes, strides, strict=True)))
+    result = _make(*_coalesced(zip(shapes, strides, strict=True)))
     nonzero = [modes[i] for i in order if modes[i][1] != 0]
     if any(s * d > d1 for (s, d), (_, d1) in itertools.pairwise(nonzero)):
         _check_quasi_inverse(layout, result)  # overlapping modes: C++'s answer is right only sometimes

@@ -30,8 +30,16 @@ from collections.abc import Callable
 from typing import Any
 
 from layoutcheck.algebra.inttuple import ceil_div, flatten, is_int, is_tuple, product
-from layoutcheck.algebra.layout import Layout, _concat, _make, append, as_layout, cosize, rank, size
-from layoutcheck.algebra.ops import coalesce, complement, composition, right_inverse
+from layoutcheck.algebra.layout import Layout, _concat, _leaf_modes, _make, append, as_layout, cosize, rank, size
+from layoutcheck.algebra.ops import (
+    _coalesce_modes,
+    _coalesced,
+    _complement_modes,
+    _compose,
+    coalesce,
+    composition,
+    right_inverse,
+)
 from layoutcheck.errors import LayoutError, NotDivisibleError
 
 Tiler = Any  # Layout | int | tuple[Layout | int | None, ...] | None
@@ -44,10 +52,21 @@ def _tiler_str(t: Tiler) -> str:
 
 
 def _by_mode(op: Callable[[Layout, Tiler], Layout], a: Layout, tiler: tuple, name: str) -> Layout:
-    if len(tiler) > len(a):
+    shape, stride = _mode_tuples(a)
+    if len(tiler) > len(shape):
         raise LayoutError(f"{name}: tiler {_tiler_str(tiler)} has rank {len(tiler)} > rank {len(a)} of {a}")
-    modes = [a[i] if tiler[i] is None else op(a[i], tiler[i]) for i in range(len(tiler))]
-    return _concat(modes + list(a)[len(tiler):])
+    shapes, strides = list(shape), list(stride)
+    for i, t in enumerate(tiler):
+        if t is not None:
+            m = op(_make(shape[i], stride[i]), t)
+            shapes[i], strides[i] = m.shape, m.stride
+    return _make(tuple(shapes), tuple(strides))
+
+
+def _mode_tuples(a: Layout) -> tuple[tuple, tuple]:
+    """The modes' shapes and strides of ``a`` as tuples (a rank-1 layout is its own single mode)."""
+    shape, stride = a.shape, a.stride
+    return (shape, stride) if type(shape) is tuple else ((shape,), (stride,))
 
 
 def logical_divide(a: Layout, tiler: Tiler) -> Layout:
@@ -62,17 +81,21 @@ def logical_divide(a: Layout, tiler: Tiler) -> Layout:
     >>> str(logical_divide(Layout(32, 1), 3))
     '(3,11):(1,3)'
     """
-    a = as_layout(a)
-    if tiler is None:
-        return a
-    if is_int(tiler):
-        tiler = Layout(tiler)
-    if is_tuple(tiler):
-        return _by_mode(logical_divide, a, tiler, "logical_divide")
-    if not isinstance(tiler, Layout):
-        raise LayoutError(f"logical_divide: bad tiler {tiler!r}")
-    rest = complement(tiler, coalesce(a).shape)
-    return composition(a, _make((tiler.shape, rest.shape), (tiler.stride, rest.stride)))
+    if type(a) is not Layout:
+        a = as_layout(a)
+    if type(tiler) is not Layout:
+        if tiler is None:
+            return a
+        if is_int(tiler):
+            tiler = Layout(tiler)
+        elif is_tuple(tiler):
+            return _by_mode(logical_divide, a, tiler, "logical_divide")
+        elif not isinstance(tiler, Layout):
+            raise LayoutError(f"logical_divide: bad tiler {tiler!r}")
+    # the rest is complement(tiler, shape(coalesce(A))): the cotarget's leaves are A's coalesced sizes
+    cotarget = [s for s, _ in _coalesce_modes(_leaf_modes(a))] or [1]
+    rest_shape, rest_stride = _coalesced(_complement_modes(tiler, cotarget))
+    return _make(*_compose(a, (tiler.shape, rest_shape), (tiler.stride, rest_stride)))
 
 
 def logical_product(a: Layout, tiler: Tiler) -> Layout:
@@ -81,16 +104,20 @@ def logical_product(a: Layout, tiler: Tiler) -> Layout:
     >>> str(logical_product(Layout((2,2),(4,1)), Layout(6, 1)))
     '((2,2),(2,3)):((4,1),(2,8))'
     """
-    a = as_layout(a)
-    if tiler is None:
-        return a
-    if is_int(tiler):
-        tiler = Layout(tiler)
-    if is_tuple(tiler):
-        return _by_mode(logical_product, a, tiler, "logical_product")
-    if not isinstance(tiler, Layout):
-        raise LayoutError(f"logical_product: bad tiler {tiler!r}")
-    return _concat((a, composition(complement(a, product(a.shape) * cosize(tiler)), tiler)))
+    if type(a) is not Layout:
+        a = as_layout(a)
+    if type(tiler) is not Layout:
+        if tiler is None:
+            return a
+        if is_int(tiler):
+            tiler = Layout(tiler)
+        elif is_tuple(tiler):
+            return _by_mode(logical_product, a, tiler, "logical_product")
+        elif not isinstance(tiler, Layout):
+            raise LayoutError(f"logical_product: bad tiler {tiler!r}")
+    copies = _make(*_coalesced(_complement_modes(a, (product(a.shape) * cosize(tiler),))))
+    shape, stride = _compose(copies, tiler.shape, tiler.stride)
+    return _make((a.shape, shape), (a.stride, stride))
 
 
 def _tile_unzip(op: Callable[[Layout, Tiler], Layout], a: Layout, tiler: Tiler, name: str) -> Layout:
@@ -108,13 +135,20 @@ def _tile_unzip(op: Callable[[Layout, Tiler], Layout], a: Layout, tiler: Tiler, 
                 f"found rank {len(a)} (CuTe's tile_unzip)"
             )
         return a
-    if is_tuple(tiler):
-        if len(tiler) > len(a):
-            raise LayoutError(f"tiler {_tiler_str(tiler)} has rank {len(tiler)} > rank {len(a)} of {a}")
-        split = [_tile_unzip(op, a[i], tiler[i], name) for i in range(len(tiler))]
-        first = _concat([_mode(s, 0) for s in split])
-        second = _concat([_mode(s, 1) for s in split] + list(a)[len(tiler):])
-        return _concat((first, second))
+    if type(tiler) is tuple:
+        shape, stride = _mode_tuples(a)
+        n = len(tiler)
+        if n > len(shape):
+            raise LayoutError(f"tiler {_tiler_str(tiler)} has rank {n} > rank {len(a)} of {a}")
+        tile_s, tile_d, rest_s, rest_d = [], [], list(shape[n:]), list(stride[n:])
+        for i, t in enumerate(tiler):
+            m = _tile_unzip(op, _make(shape[i], stride[i]), t, name)
+            (ts, rs), (td, rd) = m.shape, m.stride  # rank 2: (tile, rest)
+            tile_s.append(ts)
+            tile_d.append(td)
+            rest_s.insert(i, rs)
+            rest_d.insert(i, rd)
+        return _make((tuple(tile_s), tuple(rest_s)), (tuple(tile_d), tuple(rest_d)))
     return op(a, tiler)
 
 
@@ -170,7 +204,27 @@ def _modes(l: Layout) -> list[Layout]:
 
 
 def _zip(x: Layout, y: Layout) -> Layout:
-    return _concat([_concat((xi, yi)) for xi, yi in zip(_modes(x), _modes(y), strict=True)])
+    """The layout whose mode ``i`` is ``(x_i, y_i)`` (a rank-1 layout is its own single mode)."""
+    xs, xd = _mode_tuples(x)
+    ys, yd = _mode_tuples(y)
+    return _make(tuple(zip(xs, ys, strict=True)), tuple(zip(xd, yd, strict=True)))
+
+
+def _product_halves(block: Layout, tiler: Layout) -> tuple[Layout, Layout]:
+    """Modes 0 (the block) and 1 (the copies) of ``logical_product`` of ``block`` and ``tiler``, both padded with
+    ``1:0`` modes to the larger rank first (CuTe's ``blocked_product``/``raked_product``)."""
+    if type(block) is not Layout:
+        block = as_layout(block)
+    if type(tiler) is not Layout:
+        tiler = as_layout(tiler)
+    rb, rt = rank(block), rank(tiler)
+    if rb < rt:
+        block = append(block, n=rt)
+    elif rt < rb:
+        tiler = append(tiler, n=rb)
+    p = logical_product(block, tiler)
+    (bs, cs), (bd, cd) = p.shape, p.stride
+    return _make(bs, bd), _make(cs, cd)
 
 
 def blocked_product(block: Layout, tiler: Layout) -> Layout:
@@ -179,11 +233,8 @@ def blocked_product(block: Layout, tiler: Layout) -> Layout:
     >>> str(blocked_product(Layout((2,5),(5,1)), Layout((3,4),(1,3))))
     '((2,3),(5,4)):((5,10),(1,30))'
     """
-    block, tiler = as_layout(block), as_layout(tiler)
-    r = max(rank(block), rank(tiler))
-    res = logical_product(append(block, n=r) if rank(block) < r else block,
-                          append(tiler, n=r) if rank(tiler) < r else tiler)
-    return _zip(res[0], res[1])
+    x, y = _product_halves(block, tiler)
+    return _zip(x, y)
 
 
 def raked_product(block: Layout, tiler: Layout) -> Layout:
@@ -192,11 +243,8 @@ def raked_product(block: Layout, tiler: Layout) -> Layout:
     >>> str(raked_product(Layout((2,5),(5,1)), Layout((3,4),(1,3))))
     '((3,2),(4,5)):((10,5),(30,1))'
     """
-    block, tiler = as_layout(block), as_layout(tiler)
-    r = max(rank(block), rank(tiler))
-    res = logical_product(append(block, n=r) if rank(block) < r else block,
-                          append(tiler, n=r) if rank(tiler) < r else tiler)
-    return _zip(res[1], res[0])
+    x, y = _product_halves(block, tiler)
+    return _zip(y, x)
 
 
 def make_ordered_layout(shape: Any, order: Any = None) -> Layout:

@@ -96,7 +96,7 @@ def _ownership_case(config: str, tv: Layout, tile: tuple[int, int], tensor: Layo
                                         "DESCRIPTION": f"{config}: TV {tv} over tile {tile}, tensor {tensor}"})
     n = size(tensor)
     fused = _fused_compare_source(name, make_layout(composition(inner, tv), outer), T * V, config)
-    kernel: list[Any] = []  # the compiled fused compare, built on first use
+    kernel: list[Any] = []  # the compiled fused compare and its mismatch counter, built on first use
 
     def inputs(xp: Any) -> list[Any]:
         return [xp.zeros(n, dtype=xp.uint32), xp.zeros(n, dtype=xp.uint32)]
@@ -104,9 +104,11 @@ def _ownership_case(config: str, tv: Layout, tile: tuple[int, int], tensor: Layo
     def compare(out: list[Any], xp: Any) -> tuple[int, int, str]:
         if fused and hasattr(xp, "RawKernel"):  # on the GPU: one pass against the inverse layout, no host oracle
             if not kernel:
-                kernel.append(xp.RawKernel(fused, f"{name}_compare", options=("-std=c++17",)))
-            bad = xp.zeros(1, dtype=xp.uint32)
-            kernel[0]((COMPARE_GRID,), (256,), (out[0], out[1], np.uint32(n), bad))
+                kernel.extend([xp.RawKernel(fused, f"{name}_compare", options=("-std=c++17",)),
+                               xp.empty(1, dtype=xp.uint32), compare_grid(xp)])
+            fn, bad, grid = kernel
+            bad.data.memset_async(0, 4)
+            fn((grid,), (COMPARE_BLOCK,), (out[0], out[1], np.uint32(n), bad))
             if int(bad.get()[0]) == 0:
                 return n, 0, "fused one-pass compare vs the inverse layout"
         return reference(out, xp)  # on the host, or to describe a mismatch
@@ -126,8 +128,15 @@ def _ownership_case(config: str, tv: Layout, tile: tuple[int, int], tensor: Layo
     return KernelCase("ownership", config, name, src, nb, T, inputs, (0, 1), compare, compare_source=fused)
 
 
-COMPARE_GRID = 132 * 16
-"""CTAs of the fused compare (grid-stride): 16 per SM of an H100 SXM keeps every SM's load queue full."""
+COMPARE_BLOCK = 256
+"""Threads per CTA of the fused compare (its ``__launch_bounds__``)."""
+
+
+def compare_grid(xp: Any) -> int:
+    """CTAs of the fused compare: one grid-stride wave, as many as the device keeps resident at once (every SM full,
+    no second wave finishing alone); ``xp`` is CuPy."""
+    props = xp.cuda.runtime.getDeviceProperties(xp.cuda.runtime.getDevice())
+    return props["multiProcessorCount"] * max(1, props.get("maxThreadsPerMultiProcessor", 2048) // COMPARE_BLOCK)
 
 
 def _fused_compare_source(name: str, forward: Layout, ids: int, config: str) -> str:

@@ -25,8 +25,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from layoutcheck.algebra.gf2 import Echelon, echelon, span_prefix
 from layoutcheck.algebra.linear_layout import LinearLayout, gf2_columns
 from layoutcheck.algebra.swizzle import Subject
@@ -200,15 +198,16 @@ def _conflict_free_gf2(prop: ConflictFree, limits: Any) -> Decision | Undecided:
     k = prop.access.kind
     if (addrs[:, : k.address_lanes] < 0).any():
         return Undecided("unsupported: inactive lanes")
-    uni = _merged(k, addrs)
-    per = gf2_wavefronts(k, addrs[~uni]) if (~uni).any() else 1
-    if per is None:
+    uni = _merged(k, addrs)  # merged instructions are counted per merged group, as the model counts them
+    counts = [gf2_wavefronts(k, addrs[rows], group) for rows, group in ((~uni, 0), (uni, k.merge_group_lanes))
+              if rows.any()]
+    if None in counts:
         return Undecided("unsupported: the word address is not GF(2)-affine in the lane bits")
+    per = max(counts, default=1)
     stats = {"wavefronts_per_phase": per, "instructions": prop.access.instructions}
     if per == 1:
         return Decision(True, None, stats)
-    bad = int(np.flatnonzero(~uni)[0])
-    for i in range(bad, prop.access.instructions):
+    for i in range(prop.access.instructions):
         rep = _instruction_report(prop, i)
         if rep["wavefronts"] > rep["ideal"]:
             return Decision(False, rep, stats)

@@ -1,8 +1,9 @@
 """Z3 handlers for claims over *all* problem sizes in a range (``properties.residue``): residue tiles and schedulers.
 
 The sizes (``M``, ``N``... or the grid ``GM x GN``) are Z3 integers bounded by the range; the index math is the
-models' own, read through ``Z3Ops`` (``models.sizes``), so the formula proven is the one the exhaustive engine and
-the code generator evaluate. Each claim is split into quantifier-free queries whose negations must be ``unsat``:
+models' own: given expression variables they build ``layoutcheck.expr`` trees, which ``expr.z3.to_z3_int`` turns into
+Z3 integer terms, so the formula proven is the one the exhaustive engine and the code generator evaluate. Each
+claim is split into quantifier-free queries whose negations must be ``unsat``:
 
 * ``residue_cover``: (1) the tile-local TV layout is a bijection onto the tile (size-independent: NumPy over one
   tile); (2) no in-bounds element ``e`` lacks a performed access: ``e // B < grid(S)`` and the predicate holds at
@@ -20,41 +21,24 @@ Every query runs in a fresh context under the wall-clock timeout and the determi
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from typing import Any
 
 from layoutcheck.engines.base import Limits
 from layoutcheck.engines.z3 import DEFAULT_RLIMIT, Z3, solve
-from layoutcheck.models.sizes import IntOps
+from layoutcheck.expr.ir import Expr, Pred, Size, Var, all_of, lt
+from layoutcheck.expr.z3 import to_z3_ints
 from layoutcheck.properties.base import Decision, Undecided
 from layoutcheck.properties.residue import ResidueCover, ScheduleBijection
 
-
-@dataclass(frozen=True, slots=True)
-class Z3Ops(IntOps):
-    """``IntOps`` building Z3 integer terms (non-negative operands: Z3's ``div``/``mod`` are floor division)."""
-
-    z3: Any = None
-    ctx: Any = None
-
-    def div(self, a: Any, b: Any) -> Any:
-        return a / b  # integer division for Z3 Int terms (floor for non-negative operands)
-
-    def ite(self, c: Any, a: Any, b: Any) -> Any:
-        return self.z3.If(c, a, b)
-
-    def all(self, *cs: Any) -> Any:
-        return self.z3.And(*cs) if cs else self.z3.BoolVal(True, ctx=self.ctx)
-
-    def any(self, *cs: Any) -> Any:
-        return self.z3.Or(*cs) if cs else self.z3.BoolVal(False, ctx=self.ctx)
-
-    def not_(self, c: Any) -> Any:
-        return self.z3.Not(c)
+_FREE = 1 << 64
+"""Upper bound of an expression variable whose range is only known symbolically (nothing simplifies by it)."""
 
 
 class _IntQuery:
-    """A fresh context, solver and limits; integer variables with bounds; minimisation; one ``solve`` choke point."""
+    """A fresh context, solver and limits; integer variables with bounds; minimisation; one ``solve`` choke point.
+
+    Variables live twice: as ``expr`` variables (``Var``, with an upper bound the simplifiers may use) that the
+    models build their trees over, and as Z3 ``Int`` terms (``env``) those trees are read into (``z``)."""
 
     def __init__(self, limits: Limits, deadline: float) -> None:
         import z3
@@ -63,20 +47,39 @@ class _IntQuery:
         self.solver = z3.Solver(ctx=self.ctx)
         self.solver.set("rlimit", limits.rlimit if limits.rlimit is not None else DEFAULT_RLIMIT)
         self.deadline = deadline
-        self.ops = Z3Ops(z3, self.ctx)
+        self.env: dict[str, Any] = {}
+        self.memo: dict[Expr, Any] = {}
         self.checks = 0
 
-    def var(self, name: str, lo: Any, hi_excl: Any) -> Any:
+    def var(self, name: str, lo: Size, hi_excl: Size, upper: int = _FREE) -> Var:
+        """A variable ``lo <= name < hi_excl`` (bounds may be trees); ``upper`` bounds it for the simplifiers."""
         v = self.z3.Int(name, ctx=self.ctx)
-        self.solver.add(v >= lo, v < hi_excl)
-        return v
+        self.env[name] = v
+        self.solver.add(v >= self.z(lo), v < self.z(hi_excl))
+        return Var(name, upper)
+
+    def release(self) -> None:
+        """Drop this query's terms now, so its context is freed before the next query's is used (Z3's search
+        depends on its memory state: a query's time should not depend on when the previous one is collected)."""
+        self.env.clear()
+        self.memo.clear()
+
+    def z(self, e: Size | Pred) -> Any:
+        """The Z3 term of an expression tree (or plain int / bool) over this query's variables."""
+        return self.zs((e,))[0]
+
+    def zs(self, trees: tuple[Size | Pred, ...]) -> list[Any]:
+        """The Z3 terms of what one model call returned, built at once in the order the model built them."""
+        return to_z3_ints(trees, self.env, self.ctx, self.memo)
 
     def solve(self) -> tuple[str, Any]:
         self.checks += 1
         return solve(self.z3, self.solver, self.deadline)
 
     def minimise(self, model: Any, variables: list[Any]) -> list[int]:
-        """Lexicographically smallest values of ``variables`` (binary search per variable, under the limits)."""
+        """Lexicographically smallest values of ``variables`` (trees or terms; binary search per variable, under the
+        limits)."""
+        variables = [self.z(v) for v in variables]
         val = [model.eval(v, model_completion=True).as_long() for v in variables]
         for k, v in enumerate(variables):
             lo, hi = 0, val[k]
@@ -107,7 +110,10 @@ def _first(queries: list[Any], limits: Limits) -> Decision | Undecided:
     checks = 0
     for build in queries:
         q = _IntQuery(limits, deadline)
-        out = build(q)
+        try:
+            out = build(q)
+        finally:
+            q.release()
         checks += q.checks
         if isinstance(out, Undecided):
             undecided.append(out.reason)
@@ -131,32 +137,36 @@ def _residue_cover(prop: ResidueCover, limits: Limits) -> Decision | Undecided:
     return _first([lambda q: _missing(prop, q), lambda q: _out_of_bounds(prop, q)], limits)
 
 
-def _sizes(prop: ResidueCover, q: _IntQuery) -> list[Any]:
-    return [q.var(k, lo, hi + 1) for k, (lo, hi) in zip(prop.tiling.dims, prop.sizes, strict=True)]
+def _sizes(prop: ResidueCover, q: _IntQuery) -> list[Var]:
+    return [q.var(k, lo, hi + 1, hi + 1) for k, (lo, hi) in zip(prop.tiling.dims, prop.sizes, strict=True)]
 
 
 def _missing(prop: ResidueCover, q: _IntQuery) -> dict[str, Any] | Undecided | None:
     """An in-bounds element whose owning tile is not launched, or whose access is predicated off."""
-    t, ops = prop.tiling, q.ops
+    t = prop.tiling
     sizes = _sizes(prop, q)
-    elem = [q.var(f"e_{k}", 0, s) for k, s in zip(t.dims, sizes, strict=True)]
-    grid = t.grid(tuple(sizes), ops)
-    launched = ops.all(*(ops.lt(ops.div(e, b), g) for e, b, g in zip(elem, t.tile, grid, strict=True)))
-    q.solver.add(ops.not_(ops.all(launched, t.performed(tuple(elem), tuple(sizes), ops))))
+    elem = [q.var(f"e_{k}", 0, s, s.upper - 1) for k, s in zip(t.dims, sizes, strict=True)]
+    grid = t.grid(tuple(sizes))
+    q.zs(grid)
+    launched = all_of(*(lt(e // b, g) for e, b, g in zip(elem, t.tile, grid, strict=True)))
+    q.solver.add(q.z3.Not(q.z(all_of(launched, t.performed(tuple(elem), tuple(sizes))))))
     return _witness(q, sizes + elem, len(sizes), "owners")
 
 
 def _out_of_bounds(prop: ResidueCover, q: _IntQuery) -> dict[str, Any] | Undecided | None:
     """A performed access of a launched tile outside the problem."""
-    t, ops = prop.tiling, q.ops
+    t = prop.tiling
     sizes = _sizes(prop, q)
-    grid = t.grid(tuple(sizes), ops)
-    tiles = [q.var(f"t_{k}", 0, g) for k, g in zip(t.dims, grid, strict=True)]
-    local = [q.var(f"l_{k}", 0, b) for k, b in zip(t.dims, t.tile, strict=True)]
+    grid = t.grid(tuple(sizes))
+    q.zs(grid)
+    tiles = [q.var(f"t_{k}", 0, g, s.upper) for k, g, s in zip(t.dims, grid, sizes, strict=True)]
+    local = [q.var(f"l_{k}", 0, b, b) for k, b in zip(t.dims, t.tile, strict=True)]
     crd = t.coord(tuple(tiles), tuple(local))
-    q.solver.add(t.performed(crd, tuple(sizes), ops), ops.any(*(c >= s for c, s in zip(crd, sizes, strict=True))))
+    zc = q.zs(crd)
+    q.solver.add(q.z(t.performed(crd, tuple(sizes))),
+                 q.z3.Or(*(c >= q.z(s) for c, s in zip(zc, sizes, strict=True))))
     coords = [q.var(f"c_{k}", 0, 1 << 62) for k in t.dims]
-    q.solver.add(*(c == x for c, x in zip(coords, crd, strict=True)))
+    q.solver.add(*(q.z(c) == x for c, x in zip(coords, zc, strict=True)))
     return _witness(q, sizes + coords, len(sizes), "oob")
 
 
@@ -195,7 +205,7 @@ def _schedule_bijection(prop: ScheduleBijection, limits: Limits) -> Decision | U
 def _count(prop: ScheduleBijection, q: _IntQuery) -> dict[str, Any] | Undecided | None:
     """A grid where the number of unmasked launch indices differs from the number of tiles."""
     gm, gn = _grid(prop, q)
-    q.solver.add(prop.scheduler.visits(gm, gn, q.ops) != gm * gn)
+    q.solver.add(q.z(prop.scheduler.visits(gm, gn)) != q.z(gm * gn))
     zero = q.z3.IntVal(0, ctx=q.ctx)
     return _grid_witness(q, [gm, gn, zero, zero], "missing")
 
@@ -205,51 +215,53 @@ def _loop_covers(prop: ScheduleBijection, q: _IntQuery) -> dict[str, Any] | Unde
     ``total`` unmasked indices: distinct ``(c, i)`` give distinct ``t`` by Euclid)."""
     s = prop.scheduler
     gm, gn = _grid(prop, q)
-    t = q.var("t", 0, s.total(gm, gn, q.ops))
-    bounds = s.launch_bounds(gm, gn, q.ops)
-    q.solver.add(q.z3.Not(t / s.ctas < bounds[1]))
+    t = q.var("t", 0, s.total(gm, gn))
+    bounds = q.zs(s.launch_bounds(gm, gn))
+    q.solver.add(q.z3.Not(q.z(t) / s.ctas < bounds[1]))
     zero = q.z3.IntVal(0, ctx=q.ctx)
     return _grid_witness(q, [gm, gn, zero, zero], "missing")
 
 
-def _grid(prop: ScheduleBijection, q: _IntQuery) -> tuple[Any, Any]:
+def _grid(prop: ScheduleBijection, q: _IntQuery) -> tuple[Var, Var]:
     (a, b), (c, d) = prop.grids
-    return q.var("GM", a, b + 1), q.var("GN", c, d + 1)
+    return q.var("GM", a, b + 1, b + 1), q.var("GN", c, d + 1, d + 1)
 
 
-def _launch(prop: ScheduleBijection, q: _IntQuery, gm: Any, gn: Any, tag: str) -> tuple[Any, ...]:
-    bounds = prop.scheduler.launch_bounds(gm, gn, q.ops)
+def _launch(prop: ScheduleBijection, q: _IntQuery, gm: Var, gn: Var, tag: str) -> tuple[Var, ...]:
+    bounds = prop.scheduler.launch_bounds(gm, gn)
+    q.zs(bounds)
     return tuple(q.var(f"{tag}{k}", 0, b) for k, b in enumerate(bounds))
 
 
 def _outside(prop: ScheduleBijection, q: _IntQuery) -> dict[str, Any] | Undecided | None:
     gm, gn = _grid(prop, q)
-    m, n, valid = prop.scheduler.tile(_launch(prop, q, gm, gn, "i"), gm, gn, q.ops)
+    m, n, valid = q.zs(prop.scheduler.tile(_launch(prop, q, gm, gn, "i"), gm, gn))
     mv, nv = q.z3.Int("m", ctx=q.ctx), q.z3.Int("n", ctx=q.ctx)
-    q.solver.add(valid, mv == m, nv == n, q.z3.Or(m < 0, m >= gm, n < 0, n >= gn))
+    q.solver.add(valid, mv == m, nv == n, q.z3.Or(m < 0, m >= q.z(gm), n < 0, n >= q.z(gn)))
     return _grid_witness(q, [gm, gn, mv, nv], "outside")
 
 
 def _duplicate(prop: ScheduleBijection, q: _IntQuery) -> dict[str, Any] | Undecided | None:
     gm, gn = _grid(prop, q)
     a, b = _launch(prop, q, gm, gn, "i"), _launch(prop, q, gm, gn, "j")
-    ma, na, va = prop.scheduler.tile(a, gm, gn, q.ops)
-    mb, nb, vb = prop.scheduler.tile(b, gm, gn, q.ops)
+    ma, na, va = q.zs(prop.scheduler.tile(a, gm, gn))
+    mb, nb, vb = q.zs(prop.scheduler.tile(b, gm, gn))
     mv, nv = q.z3.Int("m", ctx=q.ctx), q.z3.Int("n", ctx=q.ctx)
-    q.solver.add(va, vb, q.z3.Or(*(x != y for x, y in zip(a, b, strict=True))), ma == mb, na == nb,
+    q.solver.add(va, vb, q.z3.Or(*(q.z(x) != q.z(y) for x, y in zip(a, b, strict=True))), ma == mb, na == nb,
                  mv == ma, nv == na)
     return _grid_witness(q, [gm, gn, mv, nv], "duplicate")
 
 
 def _unreached(prop: ScheduleBijection, q: _IntQuery) -> dict[str, Any] | Undecided | None:
     gm, gn = _grid(prop, q)
-    m, n = q.var("m", 0, gm), q.var("n", 0, gn)
-    s, ops = prop.scheduler, q.ops
-    idx = s.index(m, n, gm, gn, ops)
-    bounds = s.launch_bounds(gm, gn, ops)
-    tm, tn, valid = s.tile(idx, gm, gn, ops)
-    inside = ops.all(*(ops.all(i >= 0, ops.lt(i, b)) for i, b in zip(idx, bounds, strict=True)))
-    q.solver.add(ops.not_(ops.all(inside, valid, tm == m, tn == n)))
+    m, n = q.var("m", 0, gm, gm.upper), q.var("n", 0, gn, gn.upper)
+    s, z3 = prop.scheduler, q.z3
+    idx = s.index(m, n, gm, gn)
+    zi = q.zs(idx)
+    zb = q.zs(s.launch_bounds(gm, gn))
+    tm, tn, valid = q.zs(s.tile(idx, gm, gn))
+    inside = z3.And(*(z3.And(i >= 0, i < b) for i, b in zip(zi, zb, strict=True)))
+    q.solver.add(z3.Not(z3.And(inside, valid, tm == q.z(m), tn == q.z(n))))
     return _grid_witness(q, [gm, gn, m, n], "missing")
 
 

@@ -46,13 +46,18 @@ def _bin(sym: str) -> Callable[[str, str | int], str]:
 C_ALU: dict[str, Callable[..., str]] = {
     "const": lambda v: f"{v}u", "var": lambda name, upper: name, "add": lambda *t: "(" + " + ".join(t) + ")",
     "mul": _bin("*"), "div": _div, "mod": _mod, "xor": _bin("^"), "and": _bin("&"), "or": _bin("|"),
-    "shr": _bin(">>"), "shl": _bin("<<"),
+    "shr": _bin(">>"), "shl": _bin("<<"), "ceil_div": lambda a, b: f"((({a} + {_u(b)}) - 1u) / {_u(b)})",
+    "min": lambda a, b: f"(({_u(a)} < {_u(b)}) ? {_u(a)} : {_u(b)})",
+    "max": lambda a, b: f"(({_u(a)} < {_u(b)}) ? {_u(b)} : {_u(a)})", "lt": _bin("<"),
+    "ite": lambda c, a, b: f"({c} ? {_u(a)} : {_u(b)})", "land": lambda *c: "(" + " && ".join(c) + ")",
+    "lor": lambda *c: "(" + " || ".join(c) + ")", "lnot": lambda c: f"(!{c})",
 }
 """Operation -> C text (int operands stay ints so powers of two can be strength-reduced)."""
 
 
-def c_expr(e: Expr) -> str:
-    """C source of ``e`` over ``unsigned`` operands; every variable must be an ``unsigned`` in scope.
+def c_expr(e: Expr | int | bool) -> str:
+    """C source of ``e`` over ``unsigned`` operands; every variable must be an ``unsigned`` in scope (a plain bool,
+    a predicate that folded to a constant, is ``true`` / ``false``; a plain int ``Nu``).
 
     Pre: ``e`` is ``nonneg`` at every node and ``e.bound <= 2**32``. Post: ``eval_c(c_expr(e), env) ==
     evaluate(e, env)`` for every in-range ``env``.
@@ -62,6 +67,10 @@ def c_expr(e: Expr) -> str:
     >>> c_expr(index_ast(Layout((4, 2), (2, 1)), "i"))
     '(((i & 3u) * 2u) + (i >> 2u))'
     """
+    if isinstance(e, bool):
+        return "true" if e else "false"
+    if not isinstance(e, Expr):
+        return _u(e)
     if not all_nonneg(e):
         raise LayoutError(f"expression may be negative, not printable over unsigned C values: {e}")
     if e.bound > 1 << 32:

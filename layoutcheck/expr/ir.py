@@ -13,6 +13,13 @@ Nodes and their operation names (``e.op``, operands ``e.operands``: sub-trees, o
     Shr(x, k)    "shr"     x >> k                 Shl(x, k)  "shl"  x << k
     Op(name, srcs)          any of the above with tree operands, and "sub", "or", "neg", "not" (user text only)
 
+Size arithmetic (ragged problems: ``models.residue``, ``models.schedulers``) adds general operations built by
+``ceil_div minimum maximum lt ite all_of any_of lnot``: "ceil_div", "min", "max" (integers) and the predicates
+"lt" (a < b), "ite" (c ? a : b), "land" / "lor" (all / any of one or more predicates), "lnot". Those functions
+take ints as well as trees: on ints they compute the value (``ceil_div(1000, 128) == 8``, ``lt(3, 5) is True``), on
+a tree they build the node, so one formula is evaluated for one size and proven for all of them. Predicates of
+constants fold away (``all_of(True, p) == p``): no Boolean constant ever sits in a tree.
+
 Every node carries ``bound``: when ``nonneg`` (no negative value possible) its value lies in ``[0, bound)``.
 A tree is ``nonneg`` unless it holds a negative stride (``index_ast(..., signed=True)``) or a ``sub``/``neg``/
 ``not``; the simplifying constructors below use ``bound`` only on ``nonneg`` operands, so they are exact for every
@@ -27,8 +34,9 @@ swizzle formula ``x ^ ((x & yyy) >> S)`` of ``algebra.swizzle.Swizzle`` builds a
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, TypeVar
 
 from layoutcheck.errors import LayoutError
@@ -37,11 +45,16 @@ T = TypeVar("T")
 
 
 # -- the expression tree --------------------------------------------------------------------------------------------
+_SEQ = itertools.count()
+
+
 @dataclass(frozen=True, slots=True)
 class Expr:
     """Base of the expression nodes; ``bound`` is an exclusive upper bound of the value (meaningful when
-    ``nonneg``); ``op`` names the operation, ``operands`` are its arguments (trees or ints)."""
+    ``nonneg``); ``op`` names the operation, ``operands`` are its arguments (trees or ints); ``seq`` numbers the
+    nodes in the order they were built (not part of the value: ``creation_order``)."""
 
+    seq: int = field(default_factory=lambda: next(_SEQ), compare=False, repr=False, kw_only=True)
     op: ClassVar[str] = ""
 
     @property
@@ -63,16 +76,34 @@ class Expr:
 
     __radd__ = __add__
 
-    def __mul__(self, k: int) -> Expr:
-        return mul(self, k) if isinstance(k, int) else Op.make("mul", self, k)
+    def __mul__(self, k: Expr | int) -> Expr:
+        if isinstance(k, Const):
+            k = k.value
+        if isinstance(k, int):
+            return mul(self, k)
+        return mul(k, self.value) if isinstance(self, Const) else Op.make("mul", self, k)
 
-    __rmul__ = __mul__
+    def __rmul__(self, k: int) -> Expr:
+        out = self.__mul__(k)
+        return replace(out, lead=True) if isinstance(out, Mul) else out
 
-    def __floordiv__(self, k: int) -> Expr:
+    def __sub__(self, o: Expr | int) -> Expr:
+        return Op.make("sub", self, o)
+
+    def __rsub__(self, o: Expr | int) -> Expr:
+        return Op.make("sub", o, self)
+
+    def __floordiv__(self, k: Expr | int) -> Expr:
         return div(self, k)
 
-    def __mod__(self, k: int) -> Expr:
+    def __rfloordiv__(self, o: int) -> Expr:
+        return div(_lift(o), self)
+
+    def __mod__(self, k: Expr | int) -> Expr:
         return mod(self, k)
+
+    def __rmod__(self, o: int) -> Expr:
+        return mod(_lift(o), self)
 
     def __xor__(self, o: Expr | int) -> Expr:
         return xor(self, _lift(o))
@@ -140,8 +171,11 @@ class Sum(Expr):
 
 @dataclass(frozen=True, slots=True)
 class Mul(Expr):
+    """``x * k``; ``lead``: written ``k * x`` (operands in that order; not part of the value or of equality)."""
+
     x: Expr
     k: int
+    lead: bool = field(default=False, compare=False, repr=False)
     op: ClassVar[str] = "mul"
 
     @property
@@ -150,7 +184,7 @@ class Mul(Expr):
 
     @property
     def operands(self) -> tuple[Any, ...]:
-        return (self.x, self.k)
+        return (self.k, self.x) if self.lead else (self.x, self.k)
 
 
 @dataclass(frozen=True, slots=True)
@@ -264,6 +298,8 @@ _OP_BOUND: dict[str, Callable[..., int]] = {
     "div": lambda a, b: a, "mod": lambda a, b: max(1, min(a, b - 1)), "and": min, "xor": _bits_bound,
     "or": _bits_bound, "shr": lambda a, b: a, "shl": lambda a, b: ((a - 1) << (b - 1)) + 1,
     "sub": lambda a, b: a, "neg": lambda a: 1, "not": lambda a: 1,
+    "ceil_div": lambda a, b: a, "min": min, "max": max, "lt": lambda a, b: 2, "ite": lambda c, a, b: max(a, b),
+    "land": lambda *b: 2, "lor": lambda *b: 2, "lnot": lambda a: 2,
 }
 """An upper bound of each general operation from its operands' bounds (valid when the node is ``nonneg``)."""
 
@@ -339,6 +375,25 @@ def nodes(e: Expr) -> list[Expr]:
         if isinstance(o, Expr):
             out.extend(nodes(o))
     return out
+
+
+def creation_order(*roots: Expr) -> list[Expr]:
+    """Every distinct node of ``roots`` once, in the order the nodes were built (children before parents): an
+    interpreter that builds terms in this order replays the formula's own order of evaluation (Z3's search, and so
+    its time, depends on the order its terms were created).
+
+    >>> i = var("i", 4)
+    >>> [n.op for n in creation_order(add(mul(i, 8), i // 2))]
+    ['var', 'mul', 'div', 'add']
+    """
+    seen: dict[int, Expr] = {}
+    todo = list(roots)
+    while todo:
+        x = todo.pop()
+        if id(x) not in seen:
+            seen[id(x)] = x
+            todo.extend(o for o in x.operands if isinstance(o, Expr))
+    return sorted(seen.values(), key=lambda n: n.seq)
 
 
 def variables(e: Expr) -> dict[str, int]:
@@ -436,12 +491,21 @@ def _split(x: Expr, k: int) -> tuple[Expr, Expr] | None:
     return add(*(p[0] for p in parts)), lo
 
 
-def div(x: Expr, k: int) -> Expr:
-    """``x // k`` (floor), simplified with bounds and multiples.
+def _divisor(name: str, x: Expr, k: Expr | int) -> Expr | int:
+    """A constant divisor as an int; a tree divisor gives the general operation ``name`` (nothing to simplify)."""
+    k = k.value if isinstance(k, Const) else k
+    return Op.make(name, x, k) if isinstance(k, Expr) else k
+
+
+def div(x: Expr, k: Expr | int) -> Expr:
+    """``x // k`` (floor), simplified with bounds and multiples (a tree ``k``: the general ``div``).
 
     >>> div(mul(var("i", 4), 8), 4)
     Mul(x=Var(name='i', upper=4), k=2)
     """
+    k = _divisor("div", x, k)
+    if isinstance(k, Expr):
+        return k
     if k <= 0:
         raise LayoutError(f"division by non-positive constant {k}")
     if k == 1:
@@ -464,12 +528,15 @@ def div(x: Expr, k: int) -> Expr:
     return Div(x, k)
 
 
-def mod(x: Expr, k: int) -> Expr:
-    """``x % k`` (floor), simplified with bounds and multiples.
+def mod(x: Expr, k: Expr | int) -> Expr:
+    """``x % k`` (floor), simplified with bounds and multiples (a tree ``k``: the general ``mod``).
 
     >>> mod(add(mul(var("i", 4), 8), var("j", 8)), 8)
     Var(name='j', upper=8)
     """
+    k = _divisor("mod", x, k)
+    if isinstance(k, Expr):
+        return k
     if k <= 0:
         raise LayoutError(f"modulus by non-positive constant {k}")
     if k == 1:
@@ -525,3 +592,84 @@ def shr(x: Expr, k: int) -> Expr:
 
 def shl(x: Expr, k: int) -> Expr:
     return mul(x, 1 << k) if k >= 0 else shr(x, -k)
+
+
+# -- size arithmetic and predicates: on ints a value, on trees a node ---------------------------------------------
+Size = Expr | int
+"""A problem size, tile count or index: a plain int (one size) or a tree (every size)."""
+Pred = Expr | bool
+"""A predicate: a plain bool (one size) or a tree of ``lt`` / ``land`` / ``lor`` / ``lnot`` / ``ite`` nodes."""
+
+
+def _trees(*xs: Any) -> bool:
+    """Some operand is a tree other than a constant (constants compute, as ints do)."""
+    return any(isinstance(x, Expr) and not isinstance(x, Const) for x in xs)
+
+
+def _value(x: Any) -> Any:
+    return x.value if isinstance(x, Const) else x
+
+
+def ceil_div(a: Size, b: Size) -> Size:
+    """``ceil(a / b)`` for ``a >= 0``, ``b > 0`` (CuTe's ``ceil_div``).
+
+    >>> ceil_div(1000, 128), ceil_div(var("M", 2048), 128).op
+    (8, 'ceil_div')
+    """
+    if not _trees(a, b):
+        return (_value(a) + _value(b) - 1) // _value(b)
+    return Op.make("ceil_div", a, b)
+
+
+def minimum(a: Size, b: Size) -> Size:
+    """``min(a, b)``."""
+    return min(_value(a), _value(b)) if not _trees(a, b) else Op.make("min", a, b)
+
+
+def maximum(a: Size, b: Size) -> Size:
+    """``max(a, b)``."""
+    return max(_value(a), _value(b)) if not _trees(a, b) else Op.make("max", a, b)
+
+
+def lt(a: Size, b: Size) -> Pred:
+    """``a < b``.
+
+    >>> lt(3, 5), lt(var("m", 8), 5).op
+    (True, 'lt')
+    """
+    return bool(_value(a) < _value(b)) if not _trees(a, b) else Op.make("lt", a, b)
+
+
+def ite(c: Pred, a: Size, b: Size) -> Size:
+    """``a`` where ``c`` holds, else ``b`` (a constant condition picks its branch)."""
+    if not isinstance(c, Expr):
+        return a if c else b
+    return Op.make("ite", c, a, b)
+
+
+def all_of(*cs: Pred) -> Pred:
+    """Every predicate holds (``True`` for none); constants fold away.
+
+    >>> all_of(), all_of(True, lt(var("m", 8), 5)).op, all_of(False, lt(var("m", 8), 5))
+    (True, 'lt', False)
+    """
+    return _connective("land", cs, True)
+
+
+def any_of(*cs: Pred) -> Pred:
+    """Some predicate holds (``False`` for none); constants fold away."""
+    return _connective("lor", cs, False)
+
+
+def _connective(name: str, cs: tuple[Pred, ...], unit: bool) -> Pred:
+    if any(not isinstance(c, Expr) and bool(c) != unit for c in cs):
+        return not unit
+    trees = tuple(c for c in cs if isinstance(c, Expr))
+    if not trees:
+        return unit
+    return trees[0] if len(trees) == 1 else Op.make(name, *trees)
+
+
+def lnot(c: Pred) -> Pred:
+    """The predicate does not hold."""
+    return not c if not isinstance(c, Expr) else Op.make("lnot", c)

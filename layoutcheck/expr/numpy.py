@@ -35,19 +35,26 @@ ALU: dict[str, Callable[..., Any]] = {
     "const": lambda v: v, "add": lambda *t: reduce(operator.add, t), "sub": operator.sub, "neg": operator.neg,
     "mul": operator.mul, "div": _div, "mod": _mod, "xor": operator.xor, "and": operator.and_, "or": operator.or_,
     "not": operator.invert, "shr": operator.rshift, "shl": operator.lshift,
+    "ceil_div": lambda a, b: _div(a + b - 1, b), "min": np.minimum, "max": np.maximum, "lt": operator.lt,
+    "ite": np.where, "land": lambda *c: reduce(np.logical_and, c), "lor": lambda *c: reduce(np.logical_or, c),
+    "lnot": np.logical_not,
 }
 """Operation -> NumPy (or Python int) function; ``var`` is looked up in the environment."""
 
 
-def evaluate(e: Expr, env: Mapping[str, Any], bits: int | None = None) -> Any:
+def evaluate(e: Expr | int, env: Mapping[str, Any], bits: int | None = None) -> Any:
     """Value of ``e`` with ``env`` giving each variable (ints or NumPy integer arrays, broadcast together); with
-    ``bits``, every intermediate value is reduced modulo ``2**bits`` (unsigned C arithmetic, as ``uint64``).
+    ``bits``, every intermediate value is reduced modulo ``2**bits`` (unsigned C arithmetic, as ``uint64``). A plain
+    int or bool (a formula that folded to a constant, ``layoutcheck.expr.ir.Size``) is its own value.
 
     >>> from layoutcheck.algebra.layout import Layout
     >>> from layoutcheck.expr.lower import index_ast
     >>> evaluate(index_ast(Layout((4, 2), (2, 1))), {"i": np.arange(8)}).tolist()
     [0, 2, 4, 6, 1, 3, 5, 7]
     """
+    if not isinstance(e, Expr):
+        return e
+
     def lookup(name: str, upper: int) -> Any:
         if name not in env:
             raise LayoutError(f"expression uses unknown variable {name!r}; known: {', '.join(env) or '(none)'}")

@@ -65,6 +65,9 @@ def sympy_alu() -> dict[str, Callable[..., Any]]:
         "add": sympy.Add, "sub": lambda a, b: a - b, "neg": lambda a: -a, "mul": lambda a, b: a * b,
         "div": lambda a, b: sympy.floor(a / b), "mod": sympy.Mod, "xor": bitxor, "and": band,
         "shr": lambda a, k: sympy.floor(a / 2**k), "shl": lambda a, k: a * 2**k,
+        "ceil_div": lambda a, b: sympy.ceiling(a / b), "min": sympy.Min, "max": sympy.Max, "lt": sympy.Lt,
+        "ite": lambda c, a, b: sympy.Piecewise((a, c), (b, True)), "land": sympy.And, "lor": sympy.Or,
+        "lnot": sympy.Not,
     }
 
 

@@ -10,11 +10,11 @@ otherwise. ``>>`` is arithmetic (Python's ``>>`` on negative ints). Z3 is import
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from functools import reduce
 from typing import Any
 
-from layoutcheck.expr.ir import Expr, fold
+from layoutcheck.expr.ir import Expr, creation_order, fold
 
 
 def z3_alu(z3: Any) -> dict[str, Callable[..., Any]]:
@@ -25,12 +25,28 @@ def z3_alu(z3: Any) -> dict[str, Callable[..., Any]]:
         "sdiv": lambda a, b: (a - a % b) / b,  # bvsmod: sign of b, so floor; then an exact bvsdiv
         "smod": lambda a, b: a % b, "xor": lambda a, b: a ^ b, "and": lambda a, b: a & b, "or": lambda a, b: a | b,
         "not": lambda a: ~a, "shr": lambda a, b: a >> b, "shl": lambda a, b: a << b,
+        "ceil_div": lambda a, b: z3.UDiv(a + b - 1, b), "sceil_div": lambda a, b: (a + b - 1 - (a + b - 1) % b) / b,
+        "min": lambda a, b: z3.If(a < b, a, b), "max": lambda a, b: z3.If(a < b, b, a), "lt": lambda a, b: a < b,
+        "ite": z3.If, "land": z3.And, "lor": z3.Or, "lnot": z3.Not,
+    }
+
+
+def z3_int_alu(z3: Any) -> dict[str, Callable[..., Any]]:
+    """Operation -> Z3 *integer* term constructor (size arithmetic: unbounded ``Int`` terms, ``div``/``mod`` floor
+    for the non-negative operands sizes have); int constants stay Python ints, which Z3 lifts where they meet a
+    term, so ``ceil_div(M, 128)`` is the term ``(M + 128 - 1) / 128``, and operands keep the order the formula
+    wrote them in (``8 * GN`` stays ``8 * GN``: Z3's search, and so its time, depends on it)."""
+    return {
+        "add": lambda *t: reduce(lambda a, b: a + b, t), "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
+        "div": lambda a, b: a / b, "mod": lambda a, b: a % b, "ceil_div": lambda a, b: (a + b - 1) / b,
+        "min": lambda a, b: z3.If(a < b, a, b), "max": lambda a, b: z3.If(a < b, b, a), "lt": lambda a, b: a < b,
+        "ite": z3.If, "land": z3.And, "lor": z3.Or, "lnot": z3.Not,
     }
 
 
 def _key(x: Expr) -> str:
-    """``div``/``mod`` of an operand that may be negative take the floor forms (``sdiv``/``smod``)."""
-    if x.op in ("div", "mod") and not all(o.nonneg for o in x.operands if isinstance(o, Expr)):
+    """``div``/``mod``/``ceil_div`` of an operand that may be negative take the floor forms (``sdiv``...)."""
+    if x.op in ("div", "mod", "ceil_div") and not all(o.nonneg for o in x.operands if isinstance(o, Expr)):
         return "s" + x.op
     return x.op
 
@@ -57,3 +73,37 @@ def to_z3(e: Expr, env: Mapping[str, Any], width: int, ctx: Any = None, memo: di
         return env[name]
 
     return fold(e, {**z3_alu(z3), "const": const, "var": lookup}, lift=const, key=_key, memo=memo)
+
+
+def to_z3_int(e: Expr | int | bool, env: Mapping[str, Any], ctx: Any = None,
+              memo: dict[Expr, Any] | None = None) -> Any:
+    """The Z3 integer (or, for a predicate, Boolean) term of ``e`` over ``env`` (variable name -> ``Int`` term);
+    a plain int stays an int, a plain bool becomes ``BoolVal``; ``memo`` as in ``to_z3``.
+
+    Pre: every ``div``/``mod`` of ``e`` has non-negative operands (where Z3's ``div`` is floor division).
+    Post: for every model, the term's value equals ``layoutcheck.expr.numpy.evaluate(e, model)``.
+
+    >>> import z3
+    >>> from layoutcheck.expr.ir import ceil_div, var
+    >>> m = z3.Int("M")
+    >>> z3.simplify(z3.substitute(to_z3_int(ceil_div(var("M", 2048), 128), {"M": m}), (m, z3.IntVal(1000)))).as_long()
+    8
+    """
+    return to_z3_ints((e,), env, ctx, memo)[0]
+
+
+def to_z3_ints(roots: Sequence[Expr | int | bool], env: Mapping[str, Any], ctx: Any = None,
+               memo: dict[Expr, Any] | None = None) -> list[Any]:
+    """``to_z3_int`` of several trees at once, their terms built in the order the formulas built their nodes
+    (``creation_order``): Z3's search, and so its time, depends on the order its terms were created, so a formula
+    read through the IR is solved as it was when written straight over Z3 terms."""
+    import z3
+
+    def lookup(name: str, upper: int) -> Any:
+        return env[name]
+
+    table = {**z3_int_alu(z3), "const": lambda v: v, "var": lookup}
+    memo = {} if memo is None else memo
+    for node in creation_order(*(r for r in roots if isinstance(r, Expr))):
+        fold(node, table, memo=memo)
+    return [memo[r] if isinstance(r, Expr) else z3.BoolVal(r, ctx=ctx) if isinstance(r, bool) else r for r in roots]

@@ -1,19 +1,10 @@
 """The GMMA (wgmma) shared-memory matrix descriptor as a value: built from a layout, decoded back into one.
 
 A wgmma reads its A/B operand tile (``MN x K``, K = 32 bytes for dense MMAs) from shared memory through a 64-bit
-descriptor (fields in ``layoutcheck.hw.wgmma.GMMA_DESCRIPTOR_FIELDS``). Seen in 16-byte units ``u`` (``T = 16/e``
-elements of ``e`` bytes), the hardware accepts exactly these *canonical* layouts (PTX ISA 9.7.15.5.1 "Shared Memory
-Matrix Layout"; CUTLASS ``make_gmma_desc`` in ``cute/atom/mma_traits_sm90_gmma.hpp`` documents the same), ``W`` =
-1, 2, 4, 8 for INTER, SW32, SW64, SW128::
-
-    K-major,  INTER   : ((8,n),2):((1,SBO),LBO)          core matrix = 8 rows x 16 B, LBO steps K
-    K-major,  swizzled: ((8,n),2):((W,SBO),1)            rows W*16 B apart, SBO steps 8-row groups (LBO unused)
-    MN-major, INTER   : ((1,n),(8,k)):((-,SBO),(1,LBO))  8 K-rows of 16 B, SBO steps MN, LBO steps K
-    MN-major, swizzled: ((W,n),(8,k)):((1,LBO),(W,SBO))  LBO steps W*16-byte MN blocks, SBO steps 8-row K groups
-
-composed with ``Swizzle<B,4,3>`` on byte addresses (B = log2 W). ``gmma_descriptor`` recognises the form exactly as
-CuTe does -- ``upcast`` to 16-byte units, ``logical_divide`` by ``(8,2)`` (K-major) or ``(W,8)`` (MN-major), then the
-profile and the fixed strides -- and refuses anything else with a ``LayoutError`` naming the broken condition.
+descriptor (fields in ``layoutcheck.hw.wgmma.GMMA_DESCRIPTOR_FIELDS``). The hardware accepts exactly the *canonical*
+layouts (PTX ISA 9.7.15.5.1 "Shared Memory Matrix Layout"), recognised by ``models.canonical`` -- the one recogniser
+of GMMA and UMMA operands -- over wgmma's atoms ``ATOMS`` (INTER, SW32, SW64, SW128: ``Swizzle<B,4,3>`` on bytes);
+anything else is refused with a ``DescriptorError`` naming the broken condition.
 
 Addresses. ``smem_layout`` is ``Sw o o o L`` in elements (or a plain ``L``, INTER) over a buffer starting at byte
 ``base_address``: element ``c`` lives at ``base_address + e*Sw(o + L(c))``. The swizzle pattern is anchored at the
@@ -34,11 +25,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from layoutcheck.algebra.inttuple import is_int, is_tuple
+from layoutcheck.algebra.inttuple import is_int
 from layoutcheck.algebra.layout import Layout, size
 from layoutcheck.algebra.swizzle import ComposedLayout, Swizzle
-from layoutcheck.algebra.tiling import logical_divide, upcast, zipped_divide
-from layoutcheck.errors import LayoutError, NotDivisibleError
+from layoutcheck.algebra.tiling import zipped_divide
+from layoutcheck.errors import LayoutError
+from layoutcheck.hw.smem import SWIZZLE_MODES, SWIZZLE_SPAN_BYTES
 from layoutcheck.hw.wgmma import (
     GMMA_BITS,
     GMMA_DESCRIPTOR_FIELDS,
@@ -46,10 +38,9 @@ from layoutcheck.hw.wgmma import (
     GMMA_LAYOUT_TYPE,
     GMMA_PATTERN_BYTES,
 )
+from layoutcheck.models.canonical import CanonicalForm, SwizzleAtom, canonical_form, canonical_layout, split
 
 _MODE_OF_TYPE = {v: k for k, v in GMMA_LAYOUT_TYPE.items()}
-_MODE_OF_BITS = {0: "INTER", 1: "SW32", 2: "SW64", 3: "SW128"}
-_W = {"INTER": 1, "SW32": 2, "SW64": 4, "SW128": 8}
 
 
 def element_bytes(dtype: str) -> int:
@@ -57,13 +48,6 @@ def element_bytes(dtype: str) -> int:
     if dtype not in GMMA_BITS:
         raise LayoutError(f"unknown wgmma operand dtype {dtype!r}: expected one of {', '.join(GMMA_BITS)}")
     return GMMA_BITS[dtype] // 8
-
-
-def _major(major: str) -> str:
-    m = str(major).upper()
-    if m not in ("K", "MN"):
-        raise LayoutError(f"major must be 'K' or 'MN', found {major!r}")
-    return m
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,105 +123,24 @@ class GmmaDescriptor:
                 f"SBO={self.stride_byte_offset}, base_offset={self.base_offset}, {self.layout_type})")
 
 
-# -- recognising the canonical form ---------------------------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
-class Canonical:
-    """A layout's canonical GMMA form: mode, byte offsets LBO / SBO, element offset of its start, shape (MN, K)."""
-
-    mode: str
-    leading_byte_offset: int
-    stride_byte_offset: int
-    start: int  # element offset o + L(0) inside the buffer
-    shape: tuple[int, int]
+# -- recognising the canonical form (one recogniser for GMMA and UMMA: models.canonical) -----------------------------
+ATOMS: dict[str, SwizzleAtom] = {m: SwizzleAtom(m, Swizzle(b, 4, 3), SWIZZLE_SPAN_BYTES[m] // 16)
+                                 for m, b in SWIZZLE_MODES.items()}
+"""wgmma's swizzle atoms (``hw.smem``): ``Swizzle<B,4,3>`` on byte addresses, rows of span / 16 16-byte units."""
 
 
-def _split(layout: Layout | ComposedLayout) -> tuple[Swizzle, int, Layout]:
-    if isinstance(layout, ComposedLayout):
-        return layout.swizzle, layout.offset, layout.layout
-    if isinstance(layout, Layout):
-        return Swizzle(0, 0, 0), 0, layout
-    raise LayoutError(f"a GMMA operand layout is a Layout or a swizzled ComposedLayout, found {layout!r}")
-
-
-def _mode_of(sw: Swizzle, e: int, where: str) -> str:
-    m = 4 - (e.bit_length() - 1)
-    if sw.bits == 0:
-        return "INTER"
-    if sw.bits > 3 or sw.base != m or sw.shift != 3:
-        raise LayoutError(f"{where}: swizzle {sw} is not a GMMA swizzle for {8 * e}-bit elements: expected "
-                          f"Sw<B,{m},3> with B in 0..3 (Swizzle<B,4,3> on bytes)")
-    return _MODE_OF_BITS[sw.bits]
-
-
-def _pair(mode: Layout, what: str, where: str) -> tuple[tuple[int, int], tuple[int, int]]:
-    """``(shape, stride)`` of a divided mode that must be exactly ``(a, b):(s, t)`` (CuTe's profile check)."""
-    s, d = mode.shape, mode.stride
-    if not (is_tuple(s) and len(s) == 2 and all(is_int(x) for x in s)):
-        raise LayoutError(f"{where}: not a canonical GMMA layout: the {what} mode divides into {mode}, expected "
-                          f"a flat pair (profile failure)")
-    return s, d  # type: ignore[return-value]
-
-
-def canonical_gmma(smem_layout: Layout | ComposedLayout, dtype: str, major: str) -> Canonical:
-    """The canonical GMMA form of an ``(MN, K)`` operand layout; ``LayoutError`` naming the failed condition.
+def canonical_gmma(smem_layout: Layout | ComposedLayout, dtype: str, major: str) -> CanonicalForm:
+    """The canonical GMMA form of an ``(MN, K)`` operand layout; ``DescriptorError`` naming the failed condition.
 
     Pre: ``smem_layout`` rank 2 ``(MN, K)`` in elements, K = 32 bytes (one dense wgmma).
     Post: ``decode_gmma_descriptor`` of the resulting descriptor reads every element where ``smem_layout`` puts it.
 
     >>> c = canonical_gmma(ComposedLayout(Swizzle(3,3,3), 0, Layout(((8,8),16),((64,512),1))), "f16", "K")
-    >>> c.mode, c.leading_byte_offset, c.stride_byte_offset
+    >>> c.atom.name, 16 * c.lbo, 16 * c.sbo
     ('SW128', 16, 1024)
     """
-    maj, e = _major(major), element_bytes(dtype)
-    where = f"{major}-major {dtype} operand {smem_layout}"
-    sw, off, lay = _split(smem_layout)
-    mode = _mode_of(sw, e, where)
-    if len(lay) != 2:
-        raise LayoutError(f"{where}: expected a rank-2 (MN, K) layout, found rank {len(lay)}")
-    k_elems = GMMA_K_BYTES // e
-    if size(lay[1]) != k_elems:
-        raise LayoutError(f"{where}: K extent {size(lay[1])} elements, a dense wgmma reads K = {k_elems} "
-                          f"({GMMA_K_BYTES} bytes)")
-    t = 16 // e
-    try:
-        u = upcast(lay, t)
-    except NotDivisibleError as err:
-        raise LayoutError(f"{where}: not made of 16-byte chunks ({err})") from None
-    w = _W[mode]
-    packed, want = (1, GMMA_K_BYTES // 16) if maj == "K" else (0, size(lay[0]) // t)
-    if size(u[packed]) != want:
-        raise LayoutError(f"{where}: not a canonical GMMA {maj} layout: the 16-byte chunks do not run along "
-                          f"{'K' if maj == 'K' else 'MN'} (in 16-byte units the layout is {u})")
-    if maj == "K":
-        if size(lay[0]) % 8:
-            raise LayoutError(f"{where}: not a canonical GMMA K layout: MN extent {size(lay[0])} is not a multiple "
-                              f"of 8 rows")
-        div = logical_divide(u, (Layout(8), Layout(2)))
-        (_, _), (s00, sbo) = _pair(div[0], "MN", where)
-        (_, _), (lbo, _) = _pair(div[1], "K", where)
-        if s00 != w:
-            raise LayoutError(f"{where}: not a canonical GMMA K layout: rows of a core matrix are {16 * s00} bytes "
-                              f"apart, {mode} needs {16 * w} (stride failure)")
-        if mode != "INTER" and lbo != 1:
-            raise LayoutError(f"{where}: not a canonical GMMA K layout: the two 16-byte K chunks are {16 * lbo} "
-                              f"bytes apart, {mode} needs them adjacent (stride failure)")
-    else:
-        if size(u[0]) % w:
-            raise LayoutError(f"{where}: not a canonical GMMA MN layout: MN extent {size(lay[0])} is not a multiple "
-                              f"of the {16 * w}-byte swizzle width")
-        div = logical_divide(u, (Layout(w), Layout(8)))
-        (_, _), (s00, s01) = _pair(div[0], "MN", where)
-        (_, _), (s10, s11) = _pair(div[1], "K", where)
-        if mode != "INTER" and s00 != 1:
-            raise LayoutError(f"{where}: not a canonical GMMA MN layout: MN is not contiguous in 16-byte units "
-                              f"(stride {s00}, stride failure)")
-        if s10 != w:
-            raise LayoutError(f"{where}: not a canonical GMMA MN layout: K rows are {16 * s10} bytes apart, {mode} "
-                              f"needs {16 * w} (stride failure)")
-        sbo, lbo = (s01, s11) if mode == "INTER" else (s11, s01)
-    if sbo < 0 or lbo < 0:
-        raise LayoutError(f"{where}: negative core-matrix offset (LBO {16 * lbo}, SBO {16 * sbo} bytes)")
-    return Canonical(mode, 16 * lbo, 16 * sbo, off + lay(0), (size(lay[0]), size(lay[1])))
+    return canonical_form(smem_layout, dtype, 8 * element_bytes(dtype), major, tuple(ATOMS.values()), "GMMA",
+                          GMMA_K_BYTES)
 
 
 def base_offset_for(pattern_start: int, mode: str) -> int:
@@ -255,8 +158,8 @@ def unchecked_descriptor(smem_layout: Layout | ComposedLayout, dtype: str, major
     if not is_int(base_address) or base_address < 0:
         raise LayoutError(f"base_address must be a non-negative byte address, found {base_address!r}")
     c = canonical_gmma(smem_layout, dtype, major)
-    return GmmaDescriptor(base_address + element_bytes(dtype) * c.start, c.leading_byte_offset,
-                          c.stride_byte_offset, base_offset_for(base_address, c.mode), c.mode)
+    return GmmaDescriptor(base_address + element_bytes(dtype) * c.start, 16 * c.lbo, 16 * c.sbo,
+                          base_offset_for(base_address, c.atom.name), c.atom.name)
 
 
 def gmma_descriptor(smem_layout: Layout | ComposedLayout, dtype: str, major: str,
@@ -295,26 +198,6 @@ class SmemOperand:
         return f"{self.base_address} + {self.element_bytes}B * ({self.layout})"
 
 
-def canonical_layout(mode: str, major: str, e: int, mn: int, lbo: int, sbo: int) -> Layout:
-    """The canonical ``(MN, K)`` layout in elements for byte offsets ``lbo`` / ``sbo`` (module docstring table).
-
-    >>> str(canonical_layout("SW128", "K", 2, 64, 16, 1024))
-    '((8,8),(8,2)):((64,512),(1,8))'
-    """
-    t, w, k = 16 // e, _W[mode], GMMA_K_BYTES // e
-    lb, sb = lbo // e, sbo // e
-    if major == "K":
-        if mn % 8:
-            raise LayoutError(f"K-major GMMA operand: MN = {mn} is not a multiple of 8")
-        row = t if mode == "INTER" else w * t
-        return Layout(((8, mn // 8), (t, 2)), ((row, sb), (1, lb if mode == "INTER" else t)))
-    if mn % (w * t):
-        raise LayoutError(f"MN-major {mode} GMMA operand: MN = {mn} is not a multiple of {w * t} elements")
-    if mode == "INTER":
-        return Layout(((t, mn // t), (8, k // 8)), ((1, sb), (t, lb)))
-    return Layout(((t, w, mn // (w * t)), (8, k // 8)), ((1, t, lb), (w * t, sb)))
-
-
 def decode_gmma_descriptor(desc: GmmaDescriptor | int, dtype: str, major: str, mn: int) -> SmemOperand:
     """The shared-memory layout a wgmma reads through ``desc`` for an ``mn x K`` operand (K = 32 bytes).
 
@@ -327,8 +210,10 @@ def decode_gmma_descriptor(desc: GmmaDescriptor | int, dtype: str, major: str, m
     d = GmmaDescriptor.from_value(desc) if is_int(desc) else desc
     if not isinstance(d, GmmaDescriptor):
         raise LayoutError(f"expected a GmmaDescriptor or its 64-bit value, found {desc!r}")
-    maj, e = _major(major), element_bytes(dtype)
-    lay = canonical_layout(d.layout_type, maj, e, mn, d.leading_byte_offset, d.stride_byte_offset)
+    e = element_bytes(dtype)
+    atom = ATOMS[d.layout_type]
+    lay = canonical_layout(atom, major, 8 * e, (mn, GMMA_K_BYTES // e), d.leading_byte_offset // 16,
+                           d.stride_byte_offset // 16)
     period = d.pattern_bytes
     anchor = 0 if d.layout_type == "INTER" else 128 * d.base_offset
     p = d.start_address - ((d.start_address - anchor) % period)
@@ -336,9 +221,7 @@ def decode_gmma_descriptor(desc: GmmaDescriptor | int, dtype: str, major: str, m
         p = 0 if d.layout_type == "INTER" else p + period
     if p > d.start_address:
         raise LayoutError(f"{d}: start address {d.start_address} lies before its swizzle pattern start {p}")
-    bits = {"INTER": 0, "SW32": 1, "SW64": 2, "SW128": 3}[d.layout_type]
-    sw = Swizzle(bits, 4 - (e.bit_length() - 1), 3) if bits else Swizzle(0, 0, 0)
-    return SmemOperand(ComposedLayout(sw, (d.start_address - p) // e, lay), p, e)
+    return SmemOperand(ComposedLayout(atom.on_elements(8 * e), (d.start_address - p) // e, lay), p, e)
 
 
 # -- a mainloop: one descriptor per (MN-block, K-block) of a stage tile ----------------------------------------------
@@ -376,7 +259,7 @@ def gmma_blocks(stage: Layout | ComposedLayout, dtype: str, block_mn: int | None
     >>> b.count, b.block_offset(1), b.block_offset(4)
     (8, 16, 4096)
     """
-    sw, off, lay = _split(stage)
+    sw, off, lay = split(stage)
     if len(lay) != 2:
         raise LayoutError(f"a GMMA stage tile is a rank-2 (MN, K) layout, found {lay}")
     mb = size(lay[0]) if block_mn is None else block_mn

@@ -10,8 +10,10 @@ bounds. TMA loads need no predicate: the hardware zero-fills a box's out-of-boun
 Worked example, ``M = 10``, ``BM = 4``, ``ceil_div``: tiles 0, 1, 2 cover rows 0..11; rows 10 and 11 are predicated
 off. With ``/``: 2 tiles, rows 8 and 9 have no owner -- the smallest failing size is ``M = 5`` (row 4).
 
-``ResidueTiling`` states that index math once, over ``IntOps`` (``models.sizes``), so the Z3 engine proves it for
-every size in a range and the exhaustive engine and the re-checks evaluate the same formulas on ints.
+``ResidueTiling`` states that index math once, in the size arithmetic of ``layoutcheck.expr.ir`` (``ceil_div``,
+``lt``, ``all_of`` and Python's operators): given ints it computes one size's values (the exhaustive engine, the
+re-checks, the GPU launch), given variables it builds the expression trees the Z3 engine proves for every size in a
+range and the C interpreter prints into the ragged kernel.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import numpy as np
 
 from layoutcheck.algebra.layout import Layout, size
 from layoutcheck.errors import LayoutError
-from layoutcheck.models.sizes import PY, IntOps
+from layoutcheck.expr.ir import Pred, Size, all_of, ceil_div, lt
 
 COUNTS = ("ceil_div", "div")
 """How the number of tiles per mode is computed: CuTe's ``ceil_div`` or a (wrong) truncating ``/``."""
@@ -69,24 +71,24 @@ class ResidueTiling:
             n *= b
         return n
 
-    # -- the index math, once, over IntOps ---------------------------------------------------------------------
-    def tiles(self, extent: Any, d: int, ops: IntOps = PY) -> Any:
+    # -- the index math, once: on ints for one size, on expression trees for all of them ---------------------------
+    def tiles(self, extent: Size, d: int) -> Size:
         """Number of tiles along mode ``d`` for a problem extent."""
         b = self.tile[d]
-        return ops.ceil_div(extent, b) if self.count == "ceil_div" else ops.div(extent, b)
+        return ceil_div(extent, b) if self.count == "ceil_div" else extent // b
 
-    def grid(self, sizes: tuple[Any, ...], ops: IntOps = PY) -> tuple[Any, ...]:
-        return tuple(self.tiles(s, d, ops) for d, s in enumerate(sizes))
+    def grid(self, sizes: tuple[Size, ...]) -> tuple[Size, ...]:
+        return tuple(self.tiles(s, d) for d, s in enumerate(sizes))
 
-    def coord(self, tile_crd: tuple[Any, ...], local: tuple[Any, ...]) -> tuple[Any, ...]:
+    def coord(self, tile_crd: tuple[Size, ...], local: tuple[Size, ...]) -> tuple[Size, ...]:
         """Global coordinate of tile-local ``local`` in tile ``tile_crd`` (the identity tensor's value)."""
         return tuple(t * b + x for t, b, x in zip(tile_crd, self.tile, local, strict=True))
 
-    def performed(self, crd: tuple[Any, ...], sizes: tuple[Any, ...], ops: IntOps = PY) -> Any:
+    def performed(self, crd: tuple[Size, ...], sizes: tuple[Size, ...]) -> Pred:
         """Whether the access at global ``crd`` is performed (as a memory access) for this problem size."""
         if self.predicate == "none":
-            return ops.all()
-        return ops.all(*(ops.lt(c, s) for c, s in zip(crd, sizes, strict=True)))
+            return all_of()
+        return all_of(*(lt(c, s) for c, s in zip(crd, sizes, strict=True)))
 
     def owner(self, crd: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """``(tile coordinate, tile-local coordinate)`` of a global coordinate (tiles are disjoint boxes)."""

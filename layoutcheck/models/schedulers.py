@@ -20,16 +20,17 @@ mask out, is a bijection onto the grid: every tile computed once, none twice, no
 
 Each scheduler also gives ``index(m, n)``, the launch index that should compute tile ``(m, n)`` -- the inverse map, a
 witness for surjectivity that the Z3 engine checks (a wrong inverse can only make a proof fail, never pass: a
-counterexample is re-checked by enumeration). The index math is written once over ``IntOps`` (``models.sizes``).
+counterexample is re-checked by enumeration). The index math is written once in the size arithmetic of
+``layoutcheck.expr.ir``: on ints it computes one grid's values, on variables it builds the trees the Z3 engine
+proves for every grid and the exhaustive engine evaluates with NumPy over all launch indices at once.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from layoutcheck.errors import LayoutError
-from layoutcheck.models.sizes import PY, IntOps
+from layoutcheck.expr.ir import Pred, Size, all_of, ceil_div, ite, lt, minimum
 
 KINDS = ("plain", "swizzle", "grouped", "split_k")
 
@@ -61,74 +62,74 @@ class TileScheduler:
             raise LayoutError(f"tile scheduler: log >= 0, group >= 1 and ctas >= 1 required, found {self}")
 
 
-    def total(self, gm: Any, gn: Any, ops: IntOps = PY) -> Any:
+    def total(self, gm: Size, gn: Size) -> Size:
         """Linear tiles a persistent scheduler walks (``grouped``)."""
         if self.drop_partial_group:
-            return ops.div(gm, self.group) * self.group * gn
+            return gm // self.group * self.group * gn
         return gm * gn
 
-    def visits(self, gm: Any, gn: Any, ops: IntOps = PY) -> Any | None:
+    def visits(self, gm: Size, gn: Size) -> Size | None:
         """How many launch indices are unmasked, where that has a closed form (``None`` for ``swizzle``): then an
         injective map into the grid is onto iff this equals ``gm * gn`` (pigeonhole)."""
         if self.kind == "plain":
             return gm * gn
         if self.kind == "grouped":  # (c, i) -> t = c + ctas*i is one-to-one onto [0, total) (Euclid; proven too)
-            return self.total(gm, gn, ops)
+            return self.total(gm, gn)
         return None
 
-    def per_split(self, gm: Any, ops: IntOps = PY) -> Any:
+    def per_split(self, gm: Size) -> Size:
         """k-tiles per split-K slice."""
-        return ops.ceil_div(gm, self.splits) if self.count == "ceil_div" else ops.div(gm, self.splits)
+        return ceil_div(gm, self.splits) if self.count == "ceil_div" else gm // self.splits
 
-    def launch_bounds(self, gm: Any, gn: Any, ops: IntOps = PY) -> tuple[Any, ...]:
+    def launch_bounds(self, gm: Size, gn: Size) -> tuple[Size, ...]:
         """Exclusive bounds of the launch indices for a ``gm x gn`` grid."""
         if self.kind == "plain":
             return (gm * gn,)
         if self.kind == "swizzle":
             s = 1 << self.log
-            return (gm * s, ops.ceil_div(gn, s))
+            return (gm * s, ceil_div(gn, s))
         if self.kind == "split_k":
-            return (self.splits, self.per_split(gm, ops), gn)
-        return (self.ctas, ops.ceil_div(self.total(gm, gn, ops), self.ctas))
+            return (self.splits, self.per_split(gm), gn)
+        return (self.ctas, ceil_div(self.total(gm, gn), self.ctas))
 
-    def tile(self, idx: tuple[Any, ...], gm: Any, gn: Any, ops: IntOps = PY) -> tuple[Any, Any, Any]:
+    def tile(self, idx: tuple[Size, ...], gm: Size, gn: Size) -> tuple[Size, Size, Pred]:
         """``(m, n, valid)``: the tile launch index ``idx`` computes, and whether it computes one at all."""
         if self.kind == "plain":
             (b,) = idx
-            return ops.mod(b, gm), ops.div(b, gm), ops.all()
+            return b % gm, b // gm, all_of()
         if self.kind == "swizzle":
             bx, by = idx
             s = 1 << self.log
-            m, n = ops.div(bx, s), by * s + ops.mod(bx, s)
-            return m, n, ops.all(ops.lt(m, gm), ops.lt(n, gn))
+            m, n = bx // s, by * s + bx % s
+            return m, n, all_of(lt(m, gm), lt(n, gn))
         if self.kind == "split_k":
             sl, j, n = idx
-            k = sl * self.per_split(gm, ops) + j
-            return k, n, ops.lt(k, gm)
+            k = sl * self.per_split(gm) + j
+            return k, n, lt(k, gm)
         c, i = idx
         t = c + self.ctas * i
         width = self.group * gn
-        first = ops.div(t, width) * self.group
-        h = ops.min(gm - first, self.group)
-        h = ops.ite(ops.lt(0, h), h, 1)  # past the last group (an index that is masked out): any positive value
-        r = ops.mod(t, width)
-        return first + ops.mod(r, h), ops.div(r, h), ops.lt(t, self.total(gm, gn, ops))
+        first = t // width * self.group
+        h = minimum(gm - first, self.group)
+        h = ite(lt(0, h), h, 1)  # past the last group (an index that is masked out): any positive value
+        r = t % width
+        return first + r % h, r // h, lt(t, self.total(gm, gn))
 
-    def index(self, m: Any, n: Any, gm: Any, gn: Any, ops: IntOps = PY) -> tuple[Any, ...]:
+    def index(self, m: Size, n: Size, gm: Size, gn: Size) -> tuple[Size, ...]:
         """The launch index meant to compute tile ``(m, n)`` (the inverse of ``tile``)."""
         if self.kind == "plain":
             return (m + gm * n,)
         if self.kind == "swizzle":
             s = 1 << self.log
-            return (m * s + ops.mod(n, s), ops.div(n, s))
+            return (m * s + n % s, n // s)
         if self.kind == "split_k":
-            per = self.per_split(gm, ops)
-            per = ops.ite(ops.lt(0, per), per, 1)  # per == 0 (the broken count, gm < splits): nothing to invert
-            return ops.div(m, per), ops.mod(m, per), n
-        first = ops.div(m, self.group) * self.group
-        h = ops.min(gm - first, self.group)
+            per = self.per_split(gm)
+            per = ite(lt(0, per), per, 1)  # per == 0 (the broken count, gm < splits): nothing to invert
+            return m // per, m % per, n
+        first = m // self.group * self.group
+        h = minimum(gm - first, self.group)
         t = first * gn + n * h + (m - first)
-        return ops.mod(t, self.ctas), ops.div(t, self.ctas)
+        return t % self.ctas, t // self.ctas
 
     def describe(self) -> str:
         if self.kind == "plain":

@@ -19,6 +19,7 @@ against a data path: every accumulator cell read exactly once, no warp outside i
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -93,18 +94,26 @@ def load_cells(load: TmemLoad, element_bits: int = 32) -> dict[str, np.ndarray]:
     """
     if element_bits not in (16, 32):
         raise LayoutError(f"TMEM cells hold 32-bit or 16-bit elements, not {element_bits}-bit")
-    a = copy_atom(load.atom)
+    t, e, lane, column, half = _atom_cells(load.atom, element_bits)
+    return {"thread": t, "element": e, "lane": load.lane + lane, "column": load.column + column, "half": half}
+
+
+@lru_cache(maxsize=256)
+def _atom_cells(atom: str, element_bits: int) -> tuple[np.ndarray, ...]:
+    """``load_cells`` of ``atom`` issued at lane 0, column 0 (read-only arrays: one evaluation per atom and width)."""
+    a = copy_atom(atom)
     reg = register_side(a)
     nthr, nbits = size(reg[0]), size(reg[1])
     t, e = np.meshgrid(np.arange(nthr), np.arange(nbits // element_bits), indexing="ij")
     ref = reg.offsets().reshape(nbits, nthr).T  # colex: index = t + nthr * v
     bits = ref[t, e * element_bits]
     addr = a.val_id.offsets()[bits]  # type: ignore[union-attr]
-    lane = load.lane + addr // TMEM_DP_BITS
     col_bits = addr % TMEM_DP_BITS
-    return {"thread": t.ravel(), "element": e.ravel(), "lane": lane.ravel(),
-            "column": (load.column + col_bits // TMEM.cell_bits).ravel(),
-            "half": ((col_bits % TMEM.cell_bits) // 16).ravel() if element_bits == 16 else np.zeros(t.size, int)}
+    half = ((col_bits % TMEM.cell_bits) // 16).ravel() if element_bits == 16 else np.zeros(t.size, int)
+    out = (t.ravel(), e.ravel(), (addr // TMEM_DP_BITS).ravel(), (col_bits // TMEM.cell_bits).ravel(), half)
+    for x in out:
+        x.flags.writeable = False
+    return out
 
 
 def epilogue_loads(atom: str, warps: tuple[int, ...] = (0, 1, 2, 3), rows: tuple[int, ...] = (0,),

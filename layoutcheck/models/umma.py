@@ -1,18 +1,13 @@
 """UMMA (tcgen05.mma) descriptors: a shared-memory operand tile -> its 64-bit matrix descriptor and back, and the
 32-bit instruction descriptor, computed as CUTLASS's ``make_umma_desc`` / ``make_instr_desc`` compute them.
 
-The shared-memory descriptor describes a *canonical* layout. In 16-byte units (``T = 128 / element_bits``
-elements), with ``w`` = 16-byte units per swizzle-atom row (1, 2, 4, 8 for none / 32B / 64B / 128B) the operand tile
-one MMA reads (``(MN, K)``, K = 256 bits) must be, after ``logical_divide`` by ``(8, 2)`` (K-major) or ``(w, 8)``
-(MN-major; ``(8, 4)`` for 128B with 32-byte atomicity)::
-
-    K-major,  no swizzle : ((8,m),(2,1)):((1,SBO),(LBO,*))      swizzled: ((8,m),(2,1)):((w,SBO),(1,*))
-    MN-major, no swizzle : ((1,n),(8,k)):((*,SBO),(1,LBO))      swizzled: ((w,n),(8,k)):((1,LBO),(w,SBO))
-
-(CUTLASS ``cute/arch/mma_sm100_desc.hpp``, ``make_umma_desc``; PTX ISA 9.7.16.4.1 and the canonical layouts of
-9.7.16.4.3). Worked example: a 128 x 16 f16 K-major slice of ``Sw<3,4,3>``-swizzled smem (``Layout_K_SW128_Atom``)
-is ``(128,16):(64,1)`` in elements = ``(128,2):(8,1)`` in 16-byte units -> ``((8,16),(2,1)):((8,64),(1,*))``: LBO 1
-(ignored when swizzled), SBO 64 (1024 bytes between 8-row groups), layout type 2.
+The shared-memory descriptor describes a *canonical* layout, recognised by ``models.canonical`` (the one recogniser
+of GMMA and UMMA operands) over tcgen05's atoms ``ATOMS`` (``hw.tcgen05.UMMA_SWIZZLES``: the four GMMA ones and the
+MN-only ``Swizzle<2,5,2>`` with 32-byte atomicity); CUTLASS ``cute/arch/mma_sm100_desc.hpp``, ``make_umma_desc``;
+PTX ISA 9.7.16.4.1 and 9.7.16.4.3. Worked example: a 128 x 16 f16 K-major slice of ``Sw<3,4,3>``-swizzled smem
+(``Layout_K_SW128_Atom``) is ``(128,16):(64,1)`` in elements = ``(128,2):(8,1)`` in 16-byte units ->
+``((8,16),(2,1)):((8,64),(1,*))``: LBO 1 (ignored when swizzled), SBO 64 (1024 bytes between 8-row groups), layout
+type 2.
 
 Conventions (shared with the Hopper ``gmma_descriptor``): ``smem_layout`` is the operand tile in *elements*,
 ``(MN, K)``, optionally a ``ComposedLayout`` whose swizzle acts on element offsets (``Sw<3,3,3>`` for 16-bit) and
@@ -24,11 +19,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from layoutcheck.algebra.inttuple import is_int
-from layoutcheck.algebra.layout import Layout, size
+from layoutcheck.algebra.layout import Layout
 from layoutcheck.algebra.swizzle import ComposedLayout, Swizzle
-from layoutcheck.algebra.tiling import logical_divide, upcast
-from layoutcheck.errors import LayoutError
+from layoutcheck.errors import DescriptorError
 from layoutcheck.hw.tcgen05 import (
     C_FORMATS,
     DTYPE_BITS,
@@ -43,10 +36,7 @@ from layoutcheck.hw.tcgen05 import (
     shape_rule,
     umma_swizzle,
 )
-
-
-class DescriptorError(LayoutError):
-    """A layout or argument cannot be encoded in a UMMA descriptor; the message names the broken rule."""
+from layoutcheck.models.canonical import CanonicalForm, SwizzleAtom, canonical_form, canonical_layout, major_of
 
 
 # -- the shared-memory descriptor ----------------------------------------------------------------------------------
@@ -104,105 +94,34 @@ def _dtype_bits(dtype: str) -> int:
     return DTYPE_BITS[dtype]
 
 
-def _major(major: str) -> str:
-    m = str(major).upper()
-    if m not in ("K", "MN"):
-        raise DescriptorError(f"major must be 'K' or 'MN', found {major!r}")
-    return m
+ATOMS: dict[str, SwizzleAtom] = {
+    sw.name: SwizzleAtom(sw.name, Swizzle(sw.bits, sw.base, sw.shift), sw.mn_units, 128 // sw.atomicity_bytes,
+                         k_major=sw.name != "SWIZZLE_128B_BASE32B")
+    for sw in UMMA_SWIZZLES.values()}
+"""tcgen05's swizzle atoms as the canonical-form recogniser reads them: K rows per MN-major atom 8 (4 with 32-byte
+atomicity); SWIZZLE_128B_BASE32B is MN-major only (CUTLASS ``make_umma_desc``)."""
 
 
 def element_swizzle(sw: UmmaSwizzle, element_bits: int) -> Swizzle:
     """The byte swizzle of layout type ``sw`` acting on element offsets (``Sw<3,4,3>`` bytes -> ``Sw<3,3,3>`` f16)."""
-    shift = (element_bits // 8).bit_length() - 1
-    return Swizzle(sw.bits, sw.base - shift, sw.shift)
+    return ATOMS[sw.name].on_elements(element_bits)
 
 
-def swizzle_of(smem_layout: Layout | ComposedLayout, element_bits: int) -> UmmaSwizzle:
-    """The UMMA layout type of a (composed) layout: its element swizzle read in bytes, matched to the table.
+def canonical_umma(smem_layout: Layout | ComposedLayout, dtype: str, major: str) -> CanonicalForm:
+    """The canonical UMMA form of an ``(MN, K)`` operand layout (``models.canonical``); ``DescriptorError`` naming
+    the failed condition.
 
-    Pre: ``element_bits`` in 8, 16, 32. Post: ``element_swizzle(result, element_bits) == smem_layout.swizzle``.
+    Pre: the layout is rank 2 ``(MN, K)`` of ``dtype`` (8/16/32-bit) elements. Post: as ``canonical_form``.
+
+    >>> c = canonical_umma(Layout(((8, 8), (8, 2)), ((8, 64), (1, 512))), "f16", "K")
+    >>> c.atom.name, c.lbo, c.sbo
+    ('SWIZZLE_NONE', 64, 8)
     """
-    if not isinstance(smem_layout, ComposedLayout) or smem_layout.swizzle.bits == 0:
-        return UMMA_SWIZZLES["SWIZZLE_NONE"]
-    s = smem_layout.swizzle
-    shift = (element_bits // 8).bit_length() - 1
-    for sw in UMMA_SWIZZLES.values():
-        if sw.bits and (sw.bits, sw.base, sw.shift) == (s.bits, s.base + shift, s.shift):
-            return sw
-    raise DescriptorError(f"{s} on {element_bits}-bit elements is Swizzle<{s.bits},{s.base + shift},{s.shift}> on "
-                          "bytes: UMMA accepts Swizzle<B,4,3> (B = 0..3) or Swizzle<2,5,2> (layout_type())")
-
-
-def _split(smem_layout: Layout | ComposedLayout) -> tuple[Layout, int]:
-    if isinstance(smem_layout, ComposedLayout):
-        return smem_layout.layout, smem_layout.offset
-    if isinstance(smem_layout, Layout):
-        return smem_layout, 0
-    raise DescriptorError(f"smem_layout must be a Layout or ComposedLayout, found {smem_layout!r}")
-
-
-def _leaf(lay: Layout, i: int, j: int) -> tuple[int, int]:
-    """``(shape, stride)`` of sub-mode ``(i, j)`` of a canonical divided layout (profile ``((1,1),(1,1))``)."""
-    mode = lay[i]
-    if len(mode) != 2 or not all(is_int(m.shape) for m in mode):
-        raise DescriptorError(f"not a canonical UMMA layout: expected profile ((_,_),(_,_)), found {lay} "
-                              "(make_umma_desc: 'Expected profile failure')")
-    leaf = mode[j]
-    return leaf.shape, leaf.stride
-
-
-def canonical_form(smem_layout: Layout | ComposedLayout, dtype: str, major: str) -> tuple[UmmaSwizzle, Layout]:
-    """The layout type and the layout in 16-byte units divided into UMMA's canonical modes (module docstring).
-
-    Pre: the layout is rank 2 ``(MN, K)`` of ``dtype`` elements. Post: the result has profile ``((1,1),(1,1))``.
-    """
-    bits, maj = _dtype_bits(dtype), _major(major)
+    bits = _dtype_bits(dtype)
     if bits not in (8, 16, 32):
         raise DescriptorError(f"{dtype} ({bits}-bit) operands are described in shared memory as 8-bit containers; "
                               "pass the container type (e.g. u8) to umma_descriptor")
-    lay, _ = _split(smem_layout)
-    if len(lay) != 2:
-        raise DescriptorError(f"UMMA descriptors are built on rank-2 (MN, K) tiles, found rank {len(lay)}: {lay}")
-    sw = swizzle_of(smem_layout, bits)
-    try:
-        u = upcast(lay, 128 // bits)
-    except LayoutError as e:
-        raise DescriptorError(f"recast to 16-byte units: {e}") from None
-    if maj == "K":
-        if sw.name == "SWIZZLE_128B_BASE32B":
-            raise DescriptorError("SWIZZLE_128B_BASE32B is invalid for a K-major operand (make_umma_desc)")
-        if size(u[0]) % 8:
-            raise DescriptorError(f"not a canonical UMMA_K layout: MN size {size(u[0])} is not a multiple of 8")
-        tiler: tuple[Layout, Layout] = (Layout(8, 1), Layout(2, 1))
-    else:
-        tiler = (Layout(sw.mn_units), Layout(4 if sw.name == "SWIZZLE_128B_BASE32B" else 8))
-    try:
-        return sw, logical_divide(u, tiler)
-    except LayoutError as e:
-        raise DescriptorError(f"not a canonical UMMA_{maj} layout: {u} does not divide by {tiler[0]}, {tiler[1]} "
-                              f"({e})") from None
-
-
-def _offsets(sw: UmmaSwizzle, maj: str, c: Layout) -> tuple[int, int]:
-    """``(LBO, SBO)`` in 16-byte units, after checking the canonical strides (make_umma_desc's static_asserts)."""
-    none = sw.name == "SWIZZLE_NONE"
-    (_, s00), (_, s01) = _leaf(c, 0, 0), _leaf(c, 0, 1)
-    (_, s10), (_, s11) = _leaf(c, 1, 0), _leaf(c, 1, 1)
-    if maj == "K":
-        if s00 != sw.mn_units:
-            raise DescriptorError(f"not a canonical UMMA_K layout {c}: stride of the 8 rows is {s00} x 16 B, "
-                                  f"{sw.name} needs {sw.mn_units} ('Expected stride failure')")
-        if not none and s10 != 1:
-            raise DescriptorError(f"not a canonical UMMA_K layout {c}: the two K chunks are {s10} x 16 B apart, a "
-                                  "swizzled K-major atom needs them adjacent ('Expected stride failure')")
-        return s10, s01
-    if not none and s00 != 1:
-        raise DescriptorError(f"not a canonical UMMA_MN layout {c}: MN must be contiguous within the "
-                              f"{sw.row_bytes}-byte row, found stride {s00} x 16 B ('Expected stride failure')")
-    if s10 != sw.mn_units:
-        raise DescriptorError(f"not a canonical UMMA_MN layout {c}: K rows are {s10} x 16 B apart, {sw.name} needs "
-                              f"{sw.mn_units} ('Expected stride failure')")
-    return (s11, s01) if none else (s01, s11)
+    return canonical_form(smem_layout, dtype, bits, major, tuple(ATOMS.values()), "UMMA")
 
 
 def umma_descriptor(smem_layout: Layout | ComposedLayout, dtype: str, major: str,
@@ -218,11 +137,10 @@ def umma_descriptor(smem_layout: Layout | ComposedLayout, dtype: str, major: str
     >>> hex(umma_descriptor(ComposedLayout(Swizzle(3, 3, 3), 0, Layout((128, 16), (64, 1))), "f16", "K").value)
     '0x4000404000010000'
     """
-    maj = _major(major)
     bits = _dtype_bits(dtype)
-    sw, c = canonical_form(smem_layout, dtype, maj)
-    lbo, sbo = _offsets(sw, maj, c)
-    _, off = _split(smem_layout)
+    c = canonical_umma(smem_layout, dtype, major)
+    sw, lbo, sbo = UMMA_SWIZZLES[c.atom.name], c.lbo, c.sbo
+    off = c.start
     start = base_address + off * bits // 8
     if base_address < 0 or start % 16:
         raise DescriptorError(f"start address {start} (base {base_address} + {off} elements) is not 16-byte aligned")
@@ -244,31 +162,14 @@ def decode_umma_descriptor(desc: UmmaDescriptor | int, dtype: str, major: str,
     Pre: ``shape`` = (MN, K) with MN a multiple of the atom's MN extent and K of one 16-byte chunk (K-major) or 8
     (MN-major). Post: ``result(c) = swizzle(start + L(c))`` with ``start`` the descriptor's start address in elements.
 
-    >>> d = umma_descriptor(Layout((64, 16), (8, 512)), "f16", "K")
+    >>> d = umma_descriptor(Layout(((8, 8), (8, 2)), ((8, 64), (1, 512))), "f16", "K")
     >>> str(decode_umma_descriptor(d, "f16", "K", (64, 16)).layout)
     '((8,8),(8,2)):((8,64),(1,512))'
     """
     d = desc if isinstance(desc, UmmaDescriptor) else decode_descriptor_word(desc)
-    bits, maj = _dtype_bits(dtype), _major(major)
-    t = 128 // bits
-    sw, lbo, sbo = d.swizzle, d.leading_byte_offset * t, d.stride_byte_offset * t
-    mn, k = shape
-    w = sw.mn_units
-    if maj == "K":
-        if mn % 8 or k % t:
-            raise DescriptorError(f"K-major tile {shape}: MN must be a multiple of 8, K of {t} elements")
-        row = w * t
-        k_mode = ((t, k // t), (1, lbo if sw.name == "SWIZZLE_NONE" else t))
-        lay = Layout(((8, mn // 8), k_mode[0]), ((row, sbo), k_mode[1]))
-    else:
-        kr = 4 if sw.name == "SWIZZLE_128B_BASE32B" else 8
-        if mn % (w * t) or k % kr:
-            raise DescriptorError(f"MN-major tile {shape}: MN must be a multiple of {w * t}, K of {kr}")
-        if sw.name == "SWIZZLE_NONE":
-            lay = Layout(((t, mn // t), (8, k // 8)), ((1, sbo), (t, lbo)))
-        else:
-            lay = Layout(((w * t, mn // (w * t)), (kr, k // kr)), ((1, lbo), (w * t, sbo)))
-    return ComposedLayout(element_swizzle(sw, bits), d.start_address_bytes * 8 // bits, lay)
+    bits = _dtype_bits(dtype)
+    lay = canonical_layout(ATOMS[d.swizzle.name], major, bits, shape, d.leading_byte_offset, d.stride_byte_offset)
+    return ComposedLayout(element_swizzle(d.swizzle, bits), d.start_address_bytes * 8 // bits, lay)
 
 
 # -- the instruction descriptor -------------------------------------------------------------------------------------
@@ -347,7 +248,7 @@ def umma_instr_descriptor(a_dtype: str, b_dtype: str, c_dtype: str, m: int, n: i
     '0x8400010'
     """
     k = mma_kind(a_dtype, b_dtype, c_dtype, scale_dtype)
-    a_maj, b_maj = _major(a_major), _major(b_major)
+    a_maj, b_maj = major_of(a_major), major_of(b_major)
     _check_shape(k, m, n, cta_group)
     for op, dt, mj in (("A", a_dtype, a_maj), ("B", b_dtype, b_maj)):
         if mj == "MN" and dt not in k.mn_major:

@@ -47,7 +47,8 @@ def _instruction_report(prop: Any, i: int) -> dict[str, Any]:
     lanes = list(rep.bank_lanes)
     return {"kind": "conflict", "instruction": i, "phase": rep.phase, "bank": rep.bank, "words": list(rep.words),
             "lanes": lanes, "wavefronts": int(wavefronts(prop.access.kind, addrs)),
-            "ideal": int(ideal(prop.access.kind, addrs)), "coords": [_tile_coord(prop, i, ln) for ln in lanes]}
+            "ideal": int(ideal(prop.access.kind, addrs)), "coords": [_tile_coord(prop, i, ln) for ln in lanes],
+            **({"merged": True} if rep.merged else {})}
 
 
 def _tile_coord(prop: Any, i: int, lane: int) -> list[int]:
@@ -147,9 +148,10 @@ class ConflictFree(_AccessClaim):
             return _explain_misaligned(self, w)
         k = self.access.kind
         coords = f" (tile elements {_coords_text(w['coords'])})" if w.get("coords") else ""
-        return (f"instruction {w['instruction']}, phase {w['phase']}: lanes {w['lanes']}{coords} hit bank {w['bank']} "
-                f"with {len(w['words'])} distinct 32-bit words {w['words']} -> {w['wavefronts']} wavefronts (ideal "
-                f"{w['ideal']}, {k})")
+        group = "merged group" if w.get("merged") else "phase"  # the phases merged: one group counted as a whole
+        return (f"instruction {w['instruction']}, {group} {w['phase']}: lanes {w['lanes']}{coords} hit bank "
+                f"{w['bank']} with {len(w['words'])} distinct 32-bit words {w['words']} -> {w['wavefronts']} "
+                f"wavefronts (ideal {w['ideal']}, {k})")
 
 
 @dataclass(frozen=True, slots=True)

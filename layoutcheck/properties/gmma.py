@@ -20,7 +20,7 @@ wrong (triton#6220 ignored the leading offset, MatmulTutorial#14 changed the TMA
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
@@ -127,12 +127,19 @@ def _straddled_reads(p: Any) -> _Reads:
     return _Reads((mb, kb), exp, tuple(reads), tuple(descs))
 
 
-class _GmmaProperty(Property):
-    """Shared fields and validation of the stage-based claims."""
+@dataclass(frozen=True, slots=True)
+class _WgmmaOperand(Property):
+    """What every wgmma claim reads: the ``stage`` tile of ``dtype`` elements, its ``major``, the MN extent of one
+    wgmma block, and optionally a hand-written block-0 descriptor or the layout the descriptors are built from."""
 
-    __slots__ = ()
+    stage: Subject
+    dtype: str
+    major: str
+    block_mn: int | None = field(default=None, kw_only=True)
+    desc: GmmaDescriptor | None = field(default=None, kw_only=True)
+    wgmma_layout: Subject | None = field(default=None, kw_only=True)
 
-    def _setup(self) -> None:
+    def __post_init__(self) -> None:
         object.__setattr__(self, "stage", as_subject(self.stage, "GMMA stage layout"))
         if self.wgmma_layout is not None:
             object.__setattr__(self, "wgmma_layout", as_subject(self.wgmma_layout, "wgmma layout"))
@@ -143,17 +150,28 @@ class _GmmaProperty(Property):
     def subjects(self) -> tuple[Subject, ...]:
         return (self.stage,)
 
-    def subject(self) -> str:
-        extra = f", desc={self.desc}" if self.desc is not None else ""
-        extra += f", wgmma_layout={self.wgmma_layout}" if self.wgmma_layout is not None else ""
-        return f"{self.stage}, {self.dtype}, {self.major}-major, base={self.base_address}{extra}"
-
     def domain_size(self) -> int:
         return size(inner(self.stage))
 
+    def _overrides(self) -> str:
+        extra = f", desc={self.desc}" if self.desc is not None else ""
+        return extra + (f", wgmma_layout={self.wgmma_layout}" if self.wgmma_layout is not None else "")
+
+    def _plan_at(self, base: int) -> _Plan:
+        return _plan(self.stage, self.dtype, self.major, base, self.block_mn, self.desc, self.wgmma_layout)
+
+
+@dataclass(frozen=True, slots=True)
+class _StageClaim(_WgmmaOperand):
+    """A wgmma claim about a stage buffer at byte ``base_address`` (the swizzle pattern's start)."""
+
+    base_address: int = 0
+
+    def subject(self) -> str:
+        return f"{self.stage}, {self.dtype}, {self.major}-major, base={self.base_address}{self._overrides()}"
+
     def plan(self) -> _Plan:
-        return _plan(self.stage, self.dtype, self.major, self.base_address, self.block_mn, self.desc,
-                     self.wgmma_layout)
+        return self._plan_at(self.base_address)
 
     def _block_crd(self, block: tuple[int, int], r: int, i: int) -> tuple[int, int]:
         """Tile coordinate ``(mn, k)`` of element ``i`` of block ``r`` (blocks ``block = (mb, kb)``)."""
@@ -163,21 +181,11 @@ class _GmmaProperty(Property):
 
 
 @dataclass(frozen=True, slots=True)
-class GmmaAddresses(_GmmaProperty):
+class GmmaAddresses(_StageClaim):
     """Every block's descriptor reads exactly the stage layout's bytes (module docstring)."""
 
-    stage: Subject
-    dtype: str
-    major: str
-    base_address: int = 0
-    block_mn: int | None = None
-    desc: GmmaDescriptor | None = None
-    wgmma_layout: Subject | None = None
     name: ClassVar[str] = "gmma_addresses"
     bytes_per_point: ClassVar[int] = 64
-
-    def __post_init__(self) -> None:
-        self._setup()
 
     def _read(self, plan: _Plan, r: int) -> np.ndarray | None:
         d = plan.descs[r]
@@ -253,39 +261,39 @@ def _why_not_canonical(p: Any) -> str:
     return "the layout is canonical"  # pragma: no cover - only reached if the witness was wrong
 
 
+def _moved(d0: GmmaDescriptor, step: int) -> GmmaDescriptor:
+    """``d0`` with its start address ``step`` bytes on, every field unclipped (``advance`` wraps the word)."""
+    return GmmaDescriptor(d0.start_address + step, d0.leading_byte_offset, d0.stride_byte_offset, d0.base_offset,
+                          d0.layout_type)
+
+
 @dataclass(frozen=True, slots=True)
-class GmmaFields(_GmmaProperty):
+class GmmaFields(_StageClaim):
     """The descriptors are encodable and their base offset and layout type are right (module docstring)."""
 
-    stage: Subject
-    dtype: str
-    major: str
-    base_address: int = 0
-    block_mn: int | None = None
-    desc: GmmaDescriptor | None = None
-    wgmma_layout: Subject | None = None
     name: ClassVar[str] = "gmma_fields"
     bytes_per_point: ClassVar[int] = 8
 
-    def __post_init__(self) -> None:
-        self._setup()
+    def _descriptors(self) -> tuple[GmmaBlocks, GmmaDescriptor, GmmaDescriptor]:
+        """The blocks, block 0's derived descriptor and the one checked (``desc`` when given); ``LayoutError`` when
+        the layout is not canonical."""
+        blocks = gmma_blocks(self.stage, self.dtype, self.block_mn)
+        want = unchecked_descriptor(blocks.block_layout(), self.dtype, self.major, self.base_address)
+        return blocks, want, self.desc if self.desc is not None else want
 
     def _first_violation(self) -> dict[str, Any] | None:
         if self.major == "MN" and element_bytes(self.dtype) != 2:
             return {"kind": "major"}
         try:
-            blocks = gmma_blocks(self.stage, self.dtype, self.block_mn)
-            want = unchecked_descriptor(blocks.block_layout(), self.dtype, self.major, self.base_address)
+            blocks, want, d0 = self._descriptors()
         except LayoutError:
             return {"kind": "canonical"}
-        d0 = self.desc if self.desc is not None else want
         e = element_bytes(self.dtype)
         for r in range(blocks.count):
             step = e * blocks.block_offset(r)
             if step % 16:
                 return {"kind": "align", "block": r}
-            d = GmmaDescriptor(d0.start_address + step, d0.leading_byte_offset, d0.stride_byte_offset,
-                               d0.base_offset, d0.layout_type)
+            d = _moved(d0, step)
             if d.violations():
                 return {"kind": d.violations()[0][0], "block": r}
         if d0.layout_type != want.layout_type:
@@ -308,9 +316,7 @@ class GmmaFields(_GmmaProperty):
         if kind == "major":
             return (f"wgmma reads MN-major (transposed) shared-memory operands only for 16-bit types, not "
                     f"{self.dtype} (PTX ISA wgmma.mma_async: imm-trans-a/b are for .f16/.bf16 only)")
-        blocks = gmma_blocks(self.stage, self.dtype, self.block_mn)
-        want = unchecked_descriptor(blocks.block_layout(), self.dtype, self.major, self.base_address)
-        d0 = self.desc if self.desc is not None else want
+        blocks, want, d0 = self._descriptors()
         if kind == "layout_type":
             return f"layout_type {d0.layout_type} but the layout's swizzle atom is {want.layout_type}"
         if kind == "base_offset":
@@ -319,51 +325,31 @@ class GmmaFields(_GmmaProperty):
         step = element_bytes(self.dtype) * blocks.block_offset(w["block"])
         if kind == "align" and step % 16:
             return f"block {w['block']} starts {step} bytes after block 0: not a multiple of 16"
-        d = GmmaDescriptor(d0.start_address + step, d0.leading_byte_offset, d0.stride_byte_offset, d0.base_offset,
-                           d0.layout_type)
-        return f"block {w['block']}: " + "; ".join(m for law, m in d.violations() if law == kind)
+        return f"block {w['block']}: " + "; ".join(m for law, m in _moved(d0, step).violations() if law == kind)
 
 
 @dataclass(frozen=True, slots=True)
-class TmaWgmma(Property):
+class TmaWgmma(_WgmmaOperand):
     """TMA box, shared-memory layout and wgmma descriptors agree on every element's byte (module docstring)."""
 
-    box: TmaBox
-    stage: Subject
-    modes: tuple[int, ...]
-    dtype: str
-    major: str
-    block_mn: int | None = None
-    desc: GmmaDescriptor | None = None
-    wgmma_layout: Subject | None = None
+    box: TmaBox = field(kw_only=True)
+    modes: tuple[int, ...] = field(kw_only=True)
     name: ClassVar[str] = "tma_wgmma"
     bytes_per_point: ClassVar[int] = 160
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "stage", as_subject(self.stage, "GMMA stage layout"))
-        if self.wgmma_layout is not None:
-            object.__setattr__(self, "wgmma_layout", as_subject(self.wgmma_layout, "wgmma layout"))
-        object.__setattr__(self, "desc", _desc(self.desc))
+        _WgmmaOperand.__post_init__(self)
         object.__setattr__(self, "modes", tuple(self.modes))
         TmaCompatible(self.box, self.stage, self.modes)  # validates box vs layout shapes
-        stage_blocks(self.stage, self.dtype, self.block_mn)
-
-    def subjects(self) -> tuple[Subject, ...]:
-        return (self.stage,)
 
     def subject(self) -> str:
-        extra = f", desc={self.desc}" if self.desc is not None else ""
-        extra += f", wgmma_layout={self.wgmma_layout}" if self.wgmma_layout is not None else ""
-        return f"{self.box}, {self.stage}, {self.dtype} {self.major}-major{extra}"
-
-    def domain_size(self) -> int:
-        return size(inner(self.stage))
+        return f"{self.box}, {self.stage}, {self.dtype} {self.major}-major{self._overrides()}"
 
     def _sides(self) -> tuple[np.ndarray, np.ndarray] | None:
         """``(tma_bytes, wgmma_bytes)`` per tile element (flat colex over (MN, K)); ``None``: no descriptor."""
         tma = TmaCompatible(self.box, self.stage, self.modes)._sides()[0]  # the one TMA image model
         try:
-            plan = _plan(self.stage, self.dtype, self.major, 0, self.block_mn, self.desc, self.wgmma_layout)
+            plan = self._plan_at(0)
         except LayoutError:
             return None
         blocks, mnk = plan.blocks, size(inner(self.stage)[0])
@@ -422,7 +408,8 @@ def gmma_addresses(stage: Any, dtype: str, major: str, base_address: int = 0, bl
     >>> gmma_addresses(mma_smem_layout("K", "128B", "float16", (64, 64)), "f16", "K").exhaustive().holds
     True
     """
-    return GmmaAddresses(stage, dtype, major.upper(), base_address, block_mn, desc, wgmma_layout)
+    return GmmaAddresses(stage, dtype, major.upper(), base_address, block_mn=block_mn, desc=desc,
+                         wgmma_layout=wgmma_layout)
 
 
 def gmma_fields(stage: Any, dtype: str, major: str, base_address: int = 0, block_mn: int | None = None,
@@ -434,10 +421,12 @@ def gmma_fields(stage: Any, dtype: str, major: str, base_address: int = 0, block
     >>> gmma_fields(st, "f16", "K", 256, desc=0x8000002000010010).exhaustive().witness  # base_offset 0, needs 2
     {'kind': 'base_offset'}
     """
-    return GmmaFields(stage, dtype, major.upper(), base_address, block_mn, _desc(desc), wgmma_layout)
+    return GmmaFields(stage, dtype, major.upper(), base_address, block_mn=block_mn, desc=desc,
+                      wgmma_layout=wgmma_layout)
 
 
 def tma_wgmma(box: TmaBox, stage: Any, modes: Any, dtype: str, major: str, block_mn: int | None = None,
               desc: Any = None, wgmma_layout: Any = None) -> TmaWgmma:
     """Claim: the TMA boxes write every element to the byte its wgmma descriptor reads it from."""
-    return TmaWgmma(box, stage, tuple(modes), dtype, major.upper(), block_mn, desc, wgmma_layout)
+    return TmaWgmma(stage, dtype, major.upper(), block_mn=block_mn, desc=desc, wgmma_layout=wgmma_layout, box=box,
+                    modes=tuple(modes))

@@ -22,9 +22,10 @@ from typing import Any, ClassVar
 import numpy as np
 
 from layoutcheck.errors import LayoutError
+from layoutcheck.expr.ir import var
+from layoutcheck.expr.numpy import evaluate
 from layoutcheck.models.residue import ResidueTiling
 from layoutcheck.models.schedulers import TileScheduler
-from layoutcheck.models.sizes import NP
 from layoutcheck.properties.base import Decision, Property
 
 Ranges = tuple[tuple[int, int], ...]
@@ -171,8 +172,10 @@ class ScheduleBijection(Property):
         s = self.scheduler
         bounds = s.launch_bounds(gm, gn)
         idx = np.meshgrid(*[np.arange(b, dtype=np.int64) for b in bounds], indexing="ij")
-        idx = [a.reshape(-1) for a in idx]
-        m, n, valid = s.tile(tuple(idx), gm, gn, NP)
+        env = {f"i{k}": a.reshape(-1) for k, a in enumerate(idx)}
+        names = tuple(var(k, max(1, b)) for k, b in zip(env, bounds, strict=True))
+        m, n, valid = (evaluate(x, env) for x in s.tile(names, gm, gn))  # one tree, every launch index at once
+        idx = list(env.values())
         valid = np.broadcast_to(valid, idx[0].shape)
         m, n = np.broadcast_to(m, idx[0].shape)[valid], np.broadcast_to(n, idx[0].shape)[valid]
         out = np.flatnonzero((m < 0) | (m >= gm) | (n < 0) | (n >= gn))

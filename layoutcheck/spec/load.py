@@ -105,7 +105,7 @@ def parse_spec(text: str, file: str = "<spec>", strict: bool = True) -> Spec:
     their errors listed in ``Spec.errors`` (a file-level error -- TOML syntax, ``format`` -- always raises).
     """
     try:
-        data = tomllib.loads(text)
+        data = _toml(text)
     except tomllib.TOMLDecodeError as e:
         msg = str(e)
         m = re.search(r"\(at line (\d+), column (\d+)\)", msg)
@@ -260,6 +260,19 @@ def declares_refuted(path: str) -> bool:
     """
     try:
         with open(path, "rb") as f:
-            return tomllib.load(f).get("expect") == "refuted"
+            return _toml(f.read().decode("utf-8")).get("expect") == "refuted"
     except (OSError, ValueError, UnicodeDecodeError):  # TOMLDecodeError is a ValueError; so are 4300-digit ints
         return False
+
+
+_PARSED: dict[str, dict[str, Any]] = {}
+"""TOML documents parsed by this process, by their text (``collect`` and ``load_spec`` read each file: one parse)."""
+
+
+def _toml(text: str) -> dict[str, Any]:
+    """``tomllib.loads(text)``, parsed once per distinct text (callers only read the result)."""
+    if text not in _PARSED:
+        if len(_PARSED) >= 256:
+            _PARSED.clear()
+        _PARSED[text] = tomllib.loads(text)
+    return _PARSED[text]

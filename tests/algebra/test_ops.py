@@ -169,6 +169,35 @@ def test_right_inverse(L: Layout) -> None:
         assert L(R(i)) == i
 
 
+def _right_inverse_by_fold(L: Layout) -> str:
+    """C++'s ``right_inverse`` written as its fold, the reference for the stride-chain lookup: sort the coalesced modes
+    by stride (C++'s exchange sort), keep each mode whose stride is the size reached so far."""
+    modes = [(s, d) for s, d in zip(flatten(coalesce(L).shape), flatten(coalesce(L).stride), strict=True) if s > 1]
+    pre = [int(np.prod([s for s, _ in modes[:i]])) for i in range(len(modes))]
+    order = list(range(len(modes)))
+    keys = [d for _, d in modes]
+    for i in range(len(keys)):
+        for j in range(i + 1, len(keys)):
+            if keys[j] < keys[i]:
+                keys[i], keys[j], order[i], order[j] = keys[j], keys[i], order[j], order[i]
+    out, cur = [], 1
+    for i in order:
+        if modes[i][1] == cur:
+            out.append((modes[i][0], pre[i]))
+            cur *= modes[i][0]
+    return str(coalesce(Layout(tuple(s for s, _ in out), tuple(d for _, d in out)))) if out else "1:0"
+
+
+@given(layouts())
+def test_right_inverse_is_the_fold_cpp_computes(L: Layout) -> None:
+    assert str(right_inverse(L)) == _right_inverse_by_fold(L)
+
+
+def test_right_inverse_with_tied_strides_takes_the_mode_cpp_takes() -> None:
+    assert str(right_inverse(Layout((4, 2), (1, 1)))) == _right_inverse_by_fold(Layout((4, 2), (1, 1))) == "4:1"
+    assert str(right_inverse(Layout((2, 4, 3), (1, 1, 2)))) == _right_inverse_by_fold(Layout((2, 4, 3), (1, 1, 2)))
+
+
 @given(compact_layouts())
 def test_right_inverse_of_bijection_is_full(L: Layout) -> None:
     R = right_inverse(L)

@@ -15,7 +15,7 @@ from layoutcheck.expr.numpy import evaluate
 from layoutcheck.expr.parse import parse as parse_expr
 from layoutcheck.hw.banks import ACCESS_KINDS
 from layoutcheck.hw.smem import all_gmma_smem_atoms
-from layoutcheck.models.banks.access import access_from_expr, analyze, column_access, row_access
+from layoutcheck.models.banks.access import access_from_expr, access_from_fn, analyze, column_access, row_access
 from layoutcheck.models.banks.gf2 import gf2_wavefronts
 from layoutcheck.models.banks.model import breakdown, ideal, wavefronts, wavefronts_batch
 from layoutcheck.properties.banks import conflict_free, wavefront_count
@@ -103,6 +103,48 @@ def test_batch_equals_single_and_at_least_ideal(kind: str, seed: int) -> None:
     batch = wavefronts_batch(k, a)
     assert [wavefronts(k, x) for x in a] == batch.tolist()
     assert (batch >= [ideal(k, x) for x in a]).all()
+
+
+@given(aligned_warp_addresses())
+def test_breakdown_is_what_the_count_sums(case: tuple[str, np.ndarray]) -> None:
+    """One source of truth: the explanation's groups are the ones counted (phases, or merged groups), their lanes
+    partition the address lanes, and their wavefronts add up to the instruction's count."""
+    kind, a = case
+    k = ACCESS_KINDS[kind]
+    for x in a:
+        rep = breakdown(kind, x)
+        assert sum(p.wavefronts for p in rep) == wavefronts(kind, x) == int(wavefronts_batch(kind, x[None])[0])
+        assert sorted(lane for p in rep for lane in p.lanes) == list(range(k.address_lanes))
+        assert len({p.merged for p in rep}) == 1 and (rep[0].merged or len(rep) == k.phases)
+
+
+def test_merged_phases_are_explained_as_one_group() -> None:
+    """LDS.64, lanes l and l^1 on one address, lanes 0-15 on bytes 0..63 and 16-31 on 128..191: the two phases
+    merge and bank b holds two words (from lanes 0-15 and 16-31), 2 wavefronts -- the text says so, where the
+    per-phase view saw two conflict-free phases."""
+    addrs = np.where(LANE < 16, (LANE // 2) * 8, 128 + ((LANE - 16) // 2) * 8)
+    (g,) = breakdown("lds64", addrs)
+    assert g.merged and g.wavefronts == 2 == wavefronts("lds64", addrs) and g.bank == 0 and g.words == (0, 32)
+    assert str(g).startswith("merged group 0 (lanes 0-31): 2 wavefront(s); bank 0 holds 2 distinct words [0, 32]")
+    smem = Layout(32, 1)
+    acc = access_from_fn("lds64", lambda i, lane: np.where(lane < 16, lane // 2, 16 + (lane - 16) // 2), 1, 64)
+    r = prove(conflict_free(smem, acc))
+    assert r.status is Verdict.REFUTED and "merged group 0: lanes [0, 1, 16, 17]" in str(r.counterexample)
+
+
+@pytest.mark.parametrize(("kind", "fn", "bits"), [
+    ("lds64", lambda i, lane: np.where(lane < 16, lane // 2, 16 + (lane - 16) // 2), 64),  # merged, 2-way
+    ("lds64", lambda i, lane: lane // 2, 64),  # merged, 16 distinct words on 32 banks: conflict-free
+    ("lds128", lambda i, lane: lane // 2 * 2, 128),  # merged groups of 16 lanes (lanes l, l^1), 2 words/bank
+    ("lds128", lambda i, lane: lane // 4, 128),  # merged (x = 1 and 2), conflict-free
+])
+def test_linear_engine_counts_merged_groups_as_the_model_does(kind: str, fn, bits: int) -> None:
+    """The GF(2) handler used to take every merged instruction as conflict-free (a wrong PROVEN for the first
+    case); it now ranks each merged group, and agrees with enumeration."""
+    acc = access_from_fn(kind, fn, 2, bits)
+    smem = Layout(64 * 128 // bits, 1)
+    lin, ex = prove(conflict_free(smem, acc), engine="linear"), prove(conflict_free(smem, acc), engine="exhaustive")
+    assert lin.status is ex.status and lin.counterexample == ex.counterexample
 
 
 @given(aligned_warp_addresses())

@@ -9,9 +9,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from layoutcheck import Layout, LayoutError
+from layoutcheck.expr.ir import var
+from layoutcheck.expr.numpy import evaluate
 from layoutcheck.models.residue import ResidueTiling
 from layoutcheck.models.schedulers import TileScheduler
-from layoutcheck.models.sizes import NP, PY
 
 
 def test_ceil_div_grid_and_owner() -> None:
@@ -71,14 +72,16 @@ def test_correct_schedulers_are_bijections_and_index_inverts_tile(s: TileSchedul
         assert idx == [s.index(m, n, gm, gn)]
 
 
-def test_numpy_interpreter_matches_python() -> None:
+def test_one_formula_on_ints_and_as_a_tree_read_by_numpy() -> None:
     import numpy as np
 
     s = TileScheduler("grouped", group=3, ctas=5)
     c, i = np.meshgrid(np.arange(5), np.arange(4), indexing="ij")
-    m, n, v = s.tile((c.reshape(-1), i.reshape(-1)), 7, 2, NP)
+    env = {"c": c.reshape(-1), "i": i.reshape(-1), "GM": 7, "GN": 2}
+    tree = s.tile((var("c", 5), var("i", 4)), var("GM", 8), var("GN", 3))
+    m, n, v = (evaluate(x, env) for x in tree)
     for k, (cc, ii) in enumerate(zip(c.reshape(-1), i.reshape(-1), strict=True)):
-        assert (int(m[k]), int(n[k]), bool(v[k])) == s.tile((int(cc), int(ii)), 7, 2, PY)
+        assert (int(m[k]), int(n[k]), bool(v[k])) == s.tile((int(cc), int(ii)), 7, 2)
 
 
 def test_broken_schedulers_drop_tiles() -> None:

@@ -14,9 +14,9 @@ import pytest
 from layoutcheck.algebra.layout import Layout
 from layoutcheck.algebra.notation import parse_layout
 from layoutcheck.algebra.swizzle import ComposedLayout
+from layoutcheck.errors import DescriptorError
 from layoutcheck.hw.tcgen05 import DTYPE_BITS, umma_swizzle
 from layoutcheck.models.umma import (
-    DescriptorError,
     decode_descriptor_word,
     decode_instr_descriptor,
     decode_umma_descriptor,
@@ -128,13 +128,13 @@ def test_m64_does_not_touch_the_scale_factor_bits() -> None:
 
 
 @pytest.mark.parametrize(("lay", "dtype", "major", "rule"), [
-    (Layout((128, 16), (16, 1)), "f16", "K", "stride of the 8 rows"),
+    (Layout((128, 16), (16, 1)), "f16", "K", "rows of a core matrix are 32 bytes apart.*stride failure"),
     (ComposedLayout(element_swizzle(umma_swizzle("SW128"), 16), 0, Layout((128, 16), (1, 128))), "f16", "MN",
      "K rows"),
     (Layout((128, 16, 2), (16, 1, 2048)), "f16", "K", "rank-2"),
     (ComposedLayout(element_swizzle(umma_swizzle("SW128_32B"), 32), 0, Layout((8, 8), (8, 1))), "tf32", "K",
      "invalid for a K-major"),
-    (Layout((64, 8), (1, 64)), "f16", "MN", "K rows are 8 x 16 B apart"),
+    (Layout((64, 8), (1, 64)), "f16", "MN", "K rows are 128 bytes apart"),
 ])
 def test_non_canonical_layouts_are_rejected(lay, dtype, major, rule) -> None:
     with pytest.raises(DescriptorError, match=rule):

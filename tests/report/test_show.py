@@ -87,7 +87,7 @@ def test_bank_picture_agrees_with_the_model_when_phases_merge() -> None:
     smem = Layout(32, 1)
     addrs = byte_addresses(smem, acc)
     assert wavefronts_batch("lds64", addrs).tolist() == [2] and ideal_batch("lds64", addrs).tolist() == [1]
-    assert all(p.wavefronts == 1 for p in breakdown("lds64", addrs[0]))  # the per-phase view sees no conflict
+    assert [(p.merged, p.lanes, p.wavefronts) for p in breakdown("lds64", addrs[0])] == [(True, tuple(range(32)), 2)]
     cells, note = access_conflicts(smem, 64, acc)
     assert cells == {(e, 0) for e in [*range(8), *range(16, 24)]} and "bank conflict under lds64" in note
     assert conflict_lanes("lds64", addrs).all()

@@ -1,7 +1,7 @@
 // One-pass check of an ownership map (the output of {{OWNER_KERNEL}}): element e must hold the id t + T*v of the
 // (thread, value) that the inverse layout maps it to, and a write count of exactly 1. The oracle is computed on the
-// device from the inverse layout's expression; both maps are streamed once (16-byte loads), so the check runs at
-// memory bandwidth. {{DESCRIPTION}}
+// device from the inverse layout's expression; both maps are streamed once (16-byte loads, LC_UNROLL of each per
+// thread in flight, one grid-stride wave of CTAs), so the check runs at memory bandwidth. {{DESCRIPTION}}
 // Generated inverse map: element offset e -> colex index t + T*v + T*V*b
 //   {{INVERSE}}
 __device__ __forceinline__ unsigned expected_owner(const unsigned e) { return ({{INVERSE}}) % {{IDS}}u; }
@@ -9,6 +9,10 @@ __device__ __forceinline__ unsigned expected_owner(const unsigned e) { return ({
 __device__ __forceinline__ unsigned wrong(const unsigned owner, const unsigned count, const unsigned e) {
   return (owner != expected_owner(e)) | (count != 1u);
 }
+
+#ifndef LC_UNROLL
+#define LC_UNROLL 2  // 16-byte vectors of each map loaded per thread before any is compared: 2*LC_UNROLL in flight
+#endif
 
 extern "C" __global__ void __launch_bounds__(256) {{KERNEL}}(const unsigned* __restrict__ owner,
                                                          const unsigned* __restrict__ count, const unsigned n,
@@ -18,7 +22,22 @@ extern "C" __global__ void __launch_bounds__(256) {{KERNEL}}(const unsigned* __r
   const uint4* __restrict__ owner4 = reinterpret_cast<const uint4*>(owner);
   const uint4* __restrict__ count4 = reinterpret_cast<const uint4*>(count);
   unsigned local = 0u;
-  for (unsigned q = blockIdx.x * blockDim.x + threadIdx.x; q < n4; q += step) {
+  unsigned q = blockIdx.x * blockDim.x + threadIdx.x;
+  for (; q + (LC_UNROLL - 1) * step < n4; q += LC_UNROLL * step) {  // every load of the batch in bounds
+    uint4 o[LC_UNROLL], c[LC_UNROLL];
+#pragma unroll
+    for (int u = 0; u < LC_UNROLL; ++u) {
+      o[u] = __ldcs(owner4 + q + u * step);
+      c[u] = __ldcs(count4 + q + u * step);
+    }
+#pragma unroll
+    for (int u = 0; u < LC_UNROLL; ++u) {
+      const unsigned e = 4u * (q + u * step);
+      local += wrong(o[u].x, c[u].x, e) + wrong(o[u].y, c[u].y, e + 1u) + wrong(o[u].z, c[u].z, e + 2u) +
+               wrong(o[u].w, c[u].w, e + 3u);
+    }
+  }
+  for (; q < n4; q += step) {  // the last, partial batch
     const uint4 o = __ldcs(owner4 + q);
     const uint4 c = __ldcs(count4 + q);
     const unsigned e = 4u * q;

@@ -7,8 +7,9 @@ conflict-free iff the two ranks are equal (ranks by ``layoutcheck.algebra.gf2``)
 lane ``l`` at byte ``8*l`` has columns ``M = (2, 4, 8, 16, 32)``, rank 5, and ``M mod 32 = (2, 4, 8, 16, 0)``,
 rank 4: 2 words per bank, 2 wavefronts.
 
-The count agrees with ``layoutcheck.models.banks.model.wavefronts`` on unmerged phases (``tests/models/test_banks.py``);
-the linear engine's ``conflict_free`` handler (``layoutcheck.engines.linear``) uses it.
+The count agrees with ``layoutcheck.models.banks.model.wavefronts`` on phases and on merged groups
+(``tests/models/test_banks.py``); the linear engine's ``conflict_free`` handler (``layoutcheck.engines.linear``)
+uses it.
 """
 
 from __future__ import annotations
@@ -29,16 +30,18 @@ def _lane_words(kind: AccessKind, addrs: np.ndarray, group: int = 0) -> tuple[np
     return w.reshape(n, p, -1), act.reshape(n, p, -1)
 
 
-def gf2_wavefronts(kind: str | AccessKind, addrs: np.ndarray) -> int | None:
-    """Per-phase wavefronts by the GF(2) argument, or ``None`` when the word map is not affine in the lane bits.
+def gf2_wavefronts(kind: str | AccessKind, addrs: np.ndarray, group: int = 0) -> int | None:
+    """Worst wavefronts of one lane group (a phase; ``group`` lanes, e.g. a merged group) by the GF(2) argument, or
+    ``None`` when the word map is not affine in the lane bits.
 
-    If the word index ``W(x)`` (x = the phase's lane bits plus the word-in-vector bits) is affine over GF(2), the
-    words of a phase are ``W(0) ^ span(M)`` and the banks their low 5 bits; every bank then holds the same number
-    of distinct words, ``2**(rank M - rank(M mod 32))``; conflict-free <=> the two ranks are equal.
-    Pre: ``addrs`` (instructions, 32), full phases, no inactive lane.
+    If the word index ``W(x)`` (x = the group's lane bits plus the word-in-vector bits) is affine over GF(2), the
+    words of a group are ``W(0) ^ span(M)`` and the banks their low 5 bits; every bank then holds the same number
+    of distinct words, ``2**(rank M - rank(M mod 32))``; conflict-free <=> the two ranks are equal. Lanes that
+    share an address (merged phases: ``addr[l] == addr[l ^ x]``) are a zero column and change no rank.
+    Pre: ``addrs`` (instructions, 32), full groups, no inactive lane.
     """
     k = access_kind(kind)
-    w, _ = _lane_words(k, np.asarray(addrs, dtype=np.int64))
+    w, _ = _lane_words(k, np.asarray(addrs, dtype=np.int64), group)
     m = w.shape[-1]
     if m & (m - 1):
         return None

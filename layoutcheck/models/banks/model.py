@@ -21,8 +21,9 @@ with no bank conflict (1 per non-empty phase, or 1 per merged group), so
 Worked table (32-bit elements, ``lds32``): lane ``l`` at byte ``4*l*s``: s=1 -> 1, s=2 -> 2, s=32 -> 32, all at 0
 -> 1. ``lds128`` lane ``l`` at ``16*l``: 4 phases x 1 = 4; at ``128*l``: 4 phases x 8 = 32.
 
-``wavefronts`` and ``breakdown`` evaluate the definition lane by lane (the reference); ``wavefronts_batch`` is the
-vectorised count tested against it. The model knows addresses only: access patterns over layouts are in
+``breakdown`` evaluates the definition lane by lane, one counted group (phase or merged group) at a time, and
+``wavefronts`` is its sum (the reference; so the explanation and the count cannot disagree); ``wavefronts_batch`` is
+the vectorised count tested against it. The model knows addresses only: access patterns over layouts are in
 ``layoutcheck.models.banks.access``, the claims about them in ``layoutcheck.properties.banks``.
 """
 
@@ -234,7 +235,7 @@ def _bank_words(kind: AccessKind, a: np.ndarray, lanes: range) -> dict[int, dict
 
 
 def wavefronts(kind: str | AccessKind, byte_addrs: Any) -> int:
-    """Wavefronts of one warp-wide instruction given its 32 per-lane byte addresses.
+    """Wavefronts of one warp-wide instruction given its 32 per-lane byte addresses: the sum of its ``breakdown``.
 
     Evaluated straight from the definition (per phase or merged group: a dict of bank -> distinct words), so it is
     the reference that ``wavefronts_batch`` is tested against.
@@ -244,9 +245,7 @@ def wavefronts(kind: str | AccessKind, byte_addrs: Any) -> int:
     >>> wavefronts("lds128", [128 * l for l in range(32)])
     32
     """
-    k = access_kind(kind)
-    a = _check_addrs(k, byte_addrs)
-    return sum(max((len(ws) for ws in _bank_words(k, a[0], g).values()), default=0) for g in _groups(k, a[:1])[0])
+    return sum(p.wavefronts for p in breakdown(kind, byte_addrs))
 
 
 def _groups(kind: AccessKind, a: np.ndarray) -> list[list[range]]:
@@ -287,7 +286,8 @@ def ideal(kind: str | AccessKind, byte_addrs: Any) -> int:
 
 @dataclass(frozen=True, slots=True)
 class PhaseReport:
-    """One phase of one instruction: its lanes, wavefronts, and the worst bank with its distinct words and lanes."""
+    """One counted lane group of one instruction -- a phase, or a merged group when the phases merge (module
+    docstring) --: its lanes, wavefronts, and the worst bank with its distinct words and lanes."""
 
     phase: int
     lanes: tuple[int, ...]
@@ -295,28 +295,40 @@ class PhaseReport:
     bank: int
     words: tuple[int, ...]
     bank_lanes: tuple[int, ...]
+    merged: bool = False
+
+    @property
+    def label(self) -> str:
+        """``phase 1 (lanes 16-31)``, or ``merged group 0 (lanes 0-31)`` where the phases merged."""
+        what = "merged group" if self.merged else "phase"
+        return f"{what} {self.phase} (lanes {self.lanes[0]}-{self.lanes[-1]})"
 
     def __str__(self) -> str:
-        return (f"phase {self.phase} (lanes {self.lanes[0]}-{self.lanes[-1]}): {self.wavefronts} wavefront(s); "
-                f"bank {self.bank} holds {len(self.words)} distinct words {list(self.words)} (byte "
-                f"{[4 * w for w in self.words]}) from lanes {list(self.bank_lanes)}")
+        return (f"{self.label}: {self.wavefronts} wavefront(s); bank {self.bank} holds {len(self.words)} distinct "
+                f"words {list(self.words)} (byte {[4 * w for w in self.words]}) from lanes {list(self.bank_lanes)}")
 
 
 def breakdown(kind: str | AccessKind, byte_addrs: Any) -> list[PhaseReport]:
-    """Per phase: which lanes, how many wavefronts, and the bank whose distinct words collide most (lowest such bank).
+    """Per counted lane group -- each phase, or each merged group when the phases merge, exactly the groups
+    ``wavefronts`` sums over --: which lanes, how many wavefronts, and the bank whose distinct words collide most
+    (lowest such bank).
+
+    Post: ``sum(p.wavefronts for p in breakdown(k, a)) == wavefronts(k, a)``.
 
     >>> str(breakdown("lds32", [8 * l for l in range(32)])[0]).split(";")[0]
     'phase 0 (lanes 0-31): 2 wavefront(s)'
+    >>> str(breakdown("lds64", [0] * 32)[0]).split(";")[0]
+    'merged group 0 (lanes 0-31): 1 wavefront(s)'
     """
     k = access_kind(kind)
-    a = _check_addrs(k, byte_addrs)[0]
+    a = _check_addrs(k, byte_addrs)[:1]
+    merged = bool(_merged(k, a)[0])
     out = []
-    for p in range(k.phases):
-        lanes = range(p * k.phase_lanes, (p + 1) * k.phase_lanes)
-        banks = _bank_words(k, a, lanes)
+    for p, lanes in enumerate(_groups(k, a)[0]):
+        banks = _bank_words(k, a[0], lanes)
         worst = max((len(ws) for ws in banks.values()), default=0)
         bank = min((b for b, ws in banks.items() if len(ws) == worst), default=0)
         ws = banks.get(bank, {})
         hit = sorted({lane for ls in ws.values() for lane in ls})
-        out.append(PhaseReport(p, tuple(lanes), worst, bank, tuple(sorted(ws)), tuple(hit)))
+        out.append(PhaseReport(p, tuple(lanes), worst, bank, tuple(sorted(ws)), tuple(hit), merged))
     return out
