@@ -492,7 +492,7 @@ def section_wgmma_kfirst(out: Path) -> dict[str, Any]:
 
 
 def section_wgmma_types(out: Path) -> dict[str, Any]:
-    """u8, mixed-integer and f16-accumulating fp8 atoms (``codegen.wgmma_cases.type_cases``), exact."""
+    """u8, mixed-integer, f16-accumulating fp8 and f16 atoms (``codegen.wgmma_cases.type_cases``), exact."""
     from layoutcheck.codegen.wgmma_cases import type_cases
 
     return _run_wgmma_cases(out, "wgmma_types", type_cases())
