@@ -415,8 +415,8 @@ def kfirst_cases() -> list[KernelCase]:
 
 def type_cases() -> list[KernelCase]:
     """The operand types the first silicon run left out: u8, mixed integers (s8 x u8, u8 x s8), fp8 with f16
-    accumulators (two per register), mixed fp8; SS and RS; plus a C-fragment probe of the packed f16 accumulators
-    (N = 32: every position ``m + 64 n < 2048`` is exact in f16)."""
+    accumulators (two per register), mixed fp8, f16 x f16 with f16 accumulators (``F16F16F16``); SS and RS; plus
+    C-fragment probes of the packed f16 accumulators (N = 32: every position ``m + 64 n < 2048`` is exact in f16)."""
     return [wgmma_gemm_case("u8", "K", "K", "128B", 64, 64, 128),
             wgmma_gemm_case("u8", "K", "K", "32B", 128, 48, 64),
             wgmma_gemm_case("s8", "K", "K", "128B", 64, 64, 128, dtype_b="u8"),
@@ -429,7 +429,11 @@ def type_cases() -> list[KernelCase]:
             wgmma_gemm_case("e5m2", "K", "K", "32B", 64, 32, 64, "RS", acc="f16"),
             wgmma_gemm_case("e4m3", "K", "K", "128B", 64, 64, 128, dtype_b="e5m2"),
             wgmma_gemm_case("e5m2", "K", "K", "64B", 64, 128, 64, dtype_b="e4m3", acc="f16"),
-            wgmma_gemm_case("e4m3", "K", "K", "128B", 64, 32, 128, probe="C", acc="f16")]
+            wgmma_gemm_case("e4m3", "K", "K", "128B", 64, 32, 128, probe="C", acc="f16"),
+            wgmma_gemm_case("f16", "K", "K", "128B", 64, 64, 64, acc="f16"),
+            wgmma_gemm_case("f16", "MN", "K", "64B", 64, 128, 64, acc="f16"),
+            wgmma_gemm_case("f16", "K", "MN", "32B", 64, 32, 64, "RS", acc="f16"),
+            wgmma_gemm_case("f16", "K", "K", "128B", 64, 32, 64, probe="C", acc="f16")]
 
 
 SMEM_C = {"row": Layout((64, 64), (64, 1)), "col": Layout((64, 64), (1, 64)),

@@ -498,7 +498,7 @@ def section_wgmma_kfirst(out: Path) -> dict[str, Any]:
 
 
 def section_wgmma_types(out: Path) -> dict[str, Any]:
-    """u8, mixed-integer and f16-accumulating fp8 atoms (``codegen.wgmma_cases.type_cases``), exact."""
+    """u8, mixed-integer, f16-accumulating fp8 and f16 atoms (``codegen.wgmma_cases.type_cases``), exact."""
     from layoutcheck.codegen.wgmma_cases import type_cases
 
     return _run_wgmma_cases(out, "wgmma_types", type_cases())
@@ -549,13 +549,22 @@ def _device() -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = list(sys.argv[1:] if argv is None else argv)
-    skip = set()
-    while "--skip" in args:
-        i = args.index("--skip")
-        skip.add(args[i + 1])
-        del args[i : i + 2]
-    out = Path(args[0] if args else "gpu-validation-out")
+    """Run every GPU check (or the ``--only`` / not ``--skip`` sections); exit 0 when every section passed."""
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        prog="python3 -m layoutcheck.gpu.validate",
+        description="Run every GPU check of layoutcheck in one call and print a summary table "
+        "(needs a CUDA GPU, CuPy, nvcc, ncu and compute-sanitizer).",
+    )
+    parser.add_argument("out", nargs="?", default="gpu-validation-out", help="directory for kernels and logs")
+    parser.add_argument("--skip", action="append", default=[], choices=list(SECTIONS), metavar="SECTION",
+                        help="leave out a section (repeatable)")
+    parser.add_argument("--only", action="append", default=[], choices=list(SECTIONS), metavar="SECTION",
+                        help="run only these sections (repeatable)")
+    ns = parser.parse_args(argv)
+    skip = set(ns.skip) | ({name for name in SECTIONS if name not in ns.only} if ns.only else set())
+    out = Path(ns.out)
     out.mkdir(parents=True, exist_ok=True)
     summary: dict[str, Any] = {"device": _device(), "sections": {}}
     print(json.dumps(summary["device"]))
