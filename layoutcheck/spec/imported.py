@@ -18,15 +18,8 @@ from pathlib import Path
 
 from layoutcheck.errors import LayoutError
 from layoutcheck.importers.cute import from_cute
-from layoutcheck.importers.tilelang import (
-    PRINTOUT,
-    TileLangFragment,
-    find_printouts,
-    forward,
-    parse_tilelang,
-    tv_layout,
-)
-from layoutcheck.importers.tilelang_tir import tir_printouts
+from layoutcheck.importers.tilelang import TileLangFragment, forward, parse_tilelang, tv_layout
+from layoutcheck.importers.tilelang_tir import is_tilelang_text, tilelang_records
 from layoutcheck.importers.triton import import_ttgir, parse_ttgir
 
 
@@ -83,42 +76,19 @@ def spec_from_cute(text: str, source: str = "") -> str:
     return "\n".join(out)
 
 
-def _comment(lines: list[str], line: int) -> str:
-    """The comment block just above line ``line`` (1-based): its ``# name: ...`` entry, else its last line."""
-    block = []
-    k = line - 2
-    while k >= 0 and lines[k].strip().startswith("#"):
-        block.insert(0, lines[k].strip().lstrip("#").strip())
-        k -= 1
-    named = [c.removeprefix("name:").strip() for c in block if c.startswith("name:")]
-    return named[-1] if named else (block[-1] if block else "")
-
-
-def _tilelang_records(text: str) -> list[tuple[str, str, str]]:
-    """``(name stem, description, printout)`` of every TileLang layout in ``text``: the ``layout_map`` buffers of
-    lowered TIR printed with its metadata, else every ``Layout(...)`` / ``Fragment(...)`` printout."""
-    if "load_json" in text and '"layout_map"' in text:
-        return [(re.sub(r"\W", "", buf.split()[0]), f"layout_map: {buf}", body) for buf, body in tir_printouts(text)]
-    found = find_printouts(text)
-    if not found:
-        parse_tilelang(text)  # no printout at all: the parser names what it found instead
-    lines = text.splitlines()
-    return [(f"line{line}", _comment(lines, line) or f"line {line}", body) for line, body in found]
-
-
 def spec_from_tilelang(text: str, source: str = "") -> str:
     """A spec with every TileLang layout of ``text`` (printouts, or lowered TIR's ``layout_map``) and its claims."""
     origin = source or "TileLang printouts"
     out = ["format = 1", f"description = {_toml('layouts imported from ' + origin)}", ""]
     used: set[str] = set()
-    for stem, what, body in _tilelang_records(text):
+    for stem, what, body in tilelang_records(text):
         x = parse_tilelang(body)
         kind = "fragment" if isinstance(x, TileLangFragment) else "layout"
         name = _name(f"{kind}_{stem}", used)
         try:
             forward(x)
         except LayoutError as e:
-            out += [f"# {what}: skipped ({e})", ""]
+            out += [f"# {what}: skipped ({e}); `layoutcheck check {origin}` decides it on its own expressions", ""]
             continue
         value = f"{{ tilelang = {_toml(body)} }}"
         n_in = 1
@@ -150,7 +120,7 @@ def spec_from_file(path: str) -> str:
     text = Path(path).read_text()
     if path.endswith((".ttgir", ".mlir")) or "#ttg." in text:
         return spec_from_ttgir(text, Path(path).name)
-    if PRINTOUT.search(text) or ("load_json" in text and '"layout_map"' in text):
+    if is_tilelang_text(text):
         return spec_from_tilelang(text, Path(path).name)
     return spec_from_cute(text, Path(path).name)
 
