@@ -550,12 +550,18 @@ def shared_linear(x: TileLangLayout) -> LinearLayout:
 
 
 def as_subject(x: TileLang, key: str = "layout") -> Any:
-    """The spec value of a TileLang printout: ``tv_layout`` under the key ``tv`` (a Fragment), else ``forward``."""
+    """The spec value of a TileLang printout: ``tv_layout`` under the key ``tv`` (a Fragment), else ``forward``;
+    where ``forward`` has no CuTe or linear form (a ``T.if_then_else`` map, a coordinate past its printed extent),
+    ``x`` itself, whose claims ``layoutcheck.properties.tilelang`` decides on its own expressions."""
     if key == "tv":
         if not isinstance(x, TileLangFragment):
             raise LayoutError("a 'tv' value needs a TileLang Fragment printout, found a Layout")
         return tv_layout(x)
-    return forward(x)
+    try:
+        return forward(x)
+    except LayoutError:
+        _points(x.domain)  # too large to tabulate stays an error
+        return x
 
 
 __all__ = [

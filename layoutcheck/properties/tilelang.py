@@ -32,6 +32,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from layoutcheck.errors import LayoutError
 from layoutcheck.expr.numpy import evaluate, offsets_of
 from layoutcheck.importers.tilelang import TileLang, TileLangFragment, parse_tilelang, printout
 from layoutcheck.importers.tilelang_tir import tilelang_records
@@ -215,10 +216,24 @@ class TileLangBijective(_OnTileLang):
 
 def tilelang_properties(x: TileLang) -> list[Property]:
     """The claims TileLang relies on for one layout: ``in_bounds``, then ``bijective`` where the printout has as many
-    slots as points (every Fragment: its slots are registers), else ``injective``."""
+    slots as points, else ``injective`` (a tail fragment may leave registers empty; two copies in one register, or
+    two elements at one offset, are never right).
+
+    >>> [p.name for p in tilelang_properties(parse_tilelang("Layout((4, 8) -> (32,), transform: (_i, _j) -> "
+    ...                                                     "(_i * 8 + _j,))"))]
+    ['in_bounds', 'bijective']
+    """
     points = prod(n for _, n in x.domain)
-    one_to_one = isinstance(x, TileLangFragment) or points == _slots(x)
-    return [TileLangInBounds(x), TileLangBijective(x) if one_to_one else TileLangInjective(x)]
+    return [TileLangInBounds(x), TileLangBijective(x) if points == _slots(x) else TileLangInjective(x)]
+
+
+def tilelang_property(name: str, x: TileLang) -> Property:
+    """The TileLang claim called ``name`` (``in_bounds``, ``injective``, ``bijective``) about ``x``."""
+    table = {"in_bounds": TileLangInBounds, "injective": TileLangInjective, "bijective": TileLangBijective}
+    if name not in table:
+        raise LayoutError(f"property {name!r} is not defined for a TileLang map without a CuTe or linear form (use "
+                          f"one of {', '.join(table)})")
+    return table[name](x)
 
 
 def tilelang_claims(text: str) -> list[Claim]:
@@ -239,4 +254,5 @@ def tilelang_claims(text: str) -> list[Claim]:
     return out
 
 
-__all__ = ["TileLangBijective", "TileLangInBounds", "TileLangInjective", "tilelang_claims", "tilelang_properties"]
+__all__ = ["TileLangBijective", "TileLangInBounds", "TileLangInjective", "tilelang_claims", "tilelang_properties",
+           "tilelang_property"]

@@ -24,6 +24,7 @@ from layoutcheck.properties.tilelang import (
     TileLangInjective,
     tilelang_claims,
     tilelang_properties,
+    tilelang_property,
 )
 from layoutcheck.result import Verdict
 
@@ -80,17 +81,29 @@ VERDICTS = [  # (sample, claim, verdict, counterexample)
     ("T.Layout([4, 8]", "bijective", "PROVEN", None),
     ("T.Fragment([16, 12]", "bijective", "REFUTED", "no input point maps to thread 32, register 2 (192 points for "
                                                     "1024 slots)"),
+    ("T.Fragment([16, 12]", "injective", "PROVEN", None),
     ("T.Fragment([12, 8]", "in_bounds", "PROVEN", None),
+    ("T.Fragment([12, 8]", "injective", "PROVEN", None),
     ("T.Fragment([12, 8]", "bijective", "REFUTED", "no input point maps to thread 0, register 2"),
     ("T.Fragment([7, 9]", "bijective", "REFUTED", "no input point maps to thread 31, register 1 (63 points for 64"),
+    ("T.Fragment([7, 9]", "injective", "PROVEN", None),
     ("T.Fragment([48, 40]", "bijective", "PROVEN", None),
 ]
+
+
+def test_required_claims_follow_the_slot_count():
+    """``bijective`` where points and printed slots are as many, else ``injective``: a tail fragment may leave a
+    register empty (63 elements in 32 x 2 slots), never put two copies in one."""
+    want = {"T.Fragment([7, 9]": "injective", "T.Fragment([48, 40]": "bijective", "T.Layout([16, 16]": "injective",
+            "T.Layout([8, 8], max": "bijective"}
+    for n, second in want.items():
+        assert [p.name for p in tilelang_properties(sample(n))] == ["in_bounds", second], n
 
 
 @pytest.mark.parametrize(("name", "claim", "verdict", "ce"), VERDICTS)
 def test_verdicts(name, claim, verdict, ce):
     x = sample(name)
-    prop = next(p for p in tilelang_properties(x) if p.name == claim)
+    prop = tilelang_property(claim, x)
     r = prove(prop)
     assert r.status is Verdict(verdict), (r.status, r.counterexample, r.reason)
     if ce is not None:
@@ -159,7 +172,7 @@ def test_check_a_tilelang_log_and_tir_files_directly(tmp_path):
     """``layoutcheck check FILE`` proves what a TileLang log or lowered TIR implies, as for a ``.ttgir`` module."""
     got = _check(str(DATA / "conditional.txt"))
     assert got.returncode == 1, got.stdout[-2000:] + got.stderr[-2000:]
-    assert "26 checks: 16 proven, 10 refuted, 0 unknown, 0 error" in got.stdout
+    assert "26 checks: 20 proven, 6 refuted, 0 unknown, 0 error" in got.stdout
     assert "conditional.txt:5" in got.stdout
     got = _check(str(DATA / "gemm_sm80_f16.tir"), str(DATA / "annotate_conditional_sm80.tir"))
     assert got.returncode == 0, got.stdout[-2000:]
@@ -172,6 +185,24 @@ def test_check_a_tilelang_log_and_tir_files_directly(tmp_path):
     bad.write_text("Layout((4, 8) -> (32,), transform: (_i, _j) -> (_i * 8 + ,))\n")
     got = _check(str(bad))
     assert got.returncode == 2 and "expression ends early" in got.stderr
+
+
+def test_import_then_check_decides_maps_without_a_cute_form(tmp_path):
+    """``layoutcheck import`` keeps every conditional layout (no more skipped ones): a map without a CuTe or linear
+    form is a ``layout = { tilelang = ... }`` config whose claims are decided on its own expressions."""
+    spec = tmp_path / "conditional.toml"
+    run = [sys.executable, "-m", "layoutcheck"]
+    subprocess.run([*run, "import", str(DATA / "conditional.txt"), "-o", str(spec)], check=True, timeout=300)
+    assert "skipped" not in spec.read_text()
+    got = subprocess.run([*run, "check", str(spec)], capture_output=True, text=True, timeout=300)
+    assert got.returncode == 1, got.stdout[-2000:]
+    assert "refuted" in got.stdout and " 0 error" in got.stdout
+    assert "(_i=2, _j=0) -> output coordinate 0 = 64, outside its printed extent 64" in got.stdout
+    bad = spec.read_text().replace('properties = ["in_bounds", "injective"]',
+                                   'properties = [{ name = "in_bounds", bound = 9 }]', 1)
+    spec.write_text(bad)
+    got = subprocess.run([*run, "check", str(spec)], capture_output=True, text=True, timeout=300)
+    assert got.returncode == 2 and "takes no 'bound'" in got.stdout + got.stderr
 
 
 def test_unreadable_printout_is_still_a_parse_error():
