@@ -345,7 +345,8 @@ def _guarded(fn: Callable[[], Any], what: str) -> Any:
 # -- argument parsing -----------------------------------------------------------------------------------------------
 def _add_check(sub: Any) -> None:
     c = sub.add_parser("check", help="prove every property of every config in spec files (the CI gate)")
-    c.add_argument("paths", nargs="*", help="spec files or directories (default: specs/)")
+    c.add_argument("paths", nargs="*", help="spec files or directories (default: specs/); a .ttgir module, a .tir file "
+                                            "or a TileLang log is checked for what it implies")
     c.add_argument("--junit", metavar="FILE", help="write a JUnit XML report")
     c.add_argument("--json", metavar="FILE", help="write a JSON report (schema in docs/user-guide.md)")
     c.add_argument("--html", metavar="FILE", help="write a self-contained HTML report with counterexample pictures")
