@@ -72,7 +72,7 @@ LANES = 32
 """Threads per warp (for ``tv_linear``'s ``lane`` / ``warp`` split)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class TileLangLayout:
     """A TileLang ``Layout``: ``forward_index`` (one expression per output dimension) over ``variables`` (one per
     input dimension, extents ``input_shape``); ``output_shape`` as TileLang printed it."""
@@ -87,8 +87,11 @@ class TileLangLayout:
         """``(variable, extent)`` pairs, first fastest (CuTe's colexicographic order)."""
         return tuple(zip(self.variables, self.input_shape, strict=True))
 
+    def __repr__(self) -> str:
+        return printout(self)
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(frozen=True, slots=True, repr=False)
 class TileLangFragment:
     """A TileLang ``Fragment``: element ``(_i, _j, ...)``'s copy ``_rep < replicate`` lives in thread
     ``forward_thread`` (``< thread``) at register ``forward_index`` (row-major over ``output_shape``)."""
@@ -117,6 +120,9 @@ class TileLangFragment:
     def registers(self) -> int:
         """Registers per thread: the product of the output shape."""
         return prod(self.output_shape)
+
+    def __repr__(self) -> str:
+        return printout(self)
 
 
 TileLang = TileLangLayout | TileLangFragment

@@ -105,7 +105,7 @@ def _comment(lines: list[str], line: int) -> str:
 def tilelang_records(text: str) -> list[tuple[str, str, str]]:
     """``(name stem, description, printout)`` of every TileLang layout in ``text``: the ``layout_map`` buffers of
     lowered TIR printed with its metadata, else every ``Layout(...)`` / ``Fragment(...)`` printout."""
-    if "load_json" in text and '"layout_map"' in text:
+    if '"layout_map"' in text:  # lowered TIR (without its metadata, tir_printouts says how to print it)
         return [(re.sub(r"\W", "", buf.split()[0]), f"layout_map: {buf}", body) for buf, body in tir_printouts(text)]
     found = find_printouts(text)
     if not found:

@@ -205,6 +205,26 @@ def test_import_then_check_decides_maps_without_a_cute_form(tmp_path):
     assert got.returncode == 2 and "takes no 'bound'" in got.stdout + got.stderr
 
 
+def test_unreadable_inputs_stay_exit_2(tmp_path):
+    """Lowered TIR printed without ``show_meta=True`` holds only references: exit 2 saying how to print it."""
+    text = (DATA / "gemm_sm80_f16.tir").read_text()
+    bare = tmp_path / "bare.tir"
+    bare.write_text(text[text.index("# from tvm.script"):])
+    got = _check(str(bare))
+    assert got.returncode == 2 and "show_meta=True" in got.stderr
+
+
+def test_a_map_without_cute_form_outside_kind_layout_is_named(tmp_path):
+    """Only ``kind = "layout"`` decides a TileLang map without a CuTe form; elsewhere the ERROR shows the printout."""
+    spec = tmp_path / "s.toml"
+    spec.write_text('format = 1\n[[config]]\nname = "s"\nkind = "smem"\ndtype = "f16"\nlayout = { tilelang = "'
+                    'Layout((8, 8) -> (64,), transform: (_i, _j) -> (T.max(_i, _j) * 8 + T.min(_i, _j),))" }\n'
+                    'properties = ["injective"]\n')
+    got = _check(str(spec))
+    assert got.returncode == 2
+    assert "found TileLangLayout Layout((8, 8) -> (64,), transform: (_i, _j) -> (((T.max(_i, _j) * 8)" in got.stdout
+
+
 def test_unreadable_printout_is_still_a_parse_error():
     with pytest.raises(ParseError, match="chained comparison"):
         parse_tilelang("Layout((4, 8) -> (32,), transform: (_i, _j) -> (T.Select(0 < _i < 3, _i, _j),))")
