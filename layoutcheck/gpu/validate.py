@@ -313,12 +313,18 @@ def _source_counters() -> tuple[dict[str, dict[str, list[int]]], str]:
         return {}, f"{type(e).__name__}: {str(e)[:200]}"
 
 
-def _sass_ops(name: str, source: str, out: Path) -> dict[str, int]:
-    """Static counts of the shared-memory (and mbarrier / TMA) SASS instructions of one source (nvcc + cuobjdump)."""
+SASS_SMEM_OPS = ("LDSM", "STSM", "LDS", "STS", "ATOMS", "SYNCS", "UTMALDG")
+"""The shared-memory, mbarrier and TMA SASS opcodes ``_sass_ops`` counts (in this order: ``LDSM`` before ``LDS``)."""
+
+
+def _sass_ops(name: str, source: str, out: Path, arch: str = "sm_90", extra: tuple[str, ...] = ("LDGSTS",)
+              ) -> dict[str, int]:
+    """Static counts of the ``SASS_SMEM_OPS`` and ``extra`` SASS instructions of one source (``nvcc -arch`` +
+    cuobjdump); ``{"error": ...}`` when either fails."""
     src, cubin = out / f"{name}.cu", out / f"{name}.cubin"
     src.write_text(source)
     try:
-        subprocess.run(["nvcc", "-arch=sm_90", "-cubin", "-o", str(cubin), str(src)], check=True, timeout=120,
+        subprocess.run(["nvcc", f"-arch={arch}", "-cubin", "-o", str(cubin), str(src)], check=True, timeout=120,
                        capture_output=True)
         sass = subprocess.run(["cuobjdump", "-sass", str(cubin)], capture_output=True, text=True, timeout=60).stdout
     except Exception as e:
@@ -326,7 +332,7 @@ def _sass_ops(name: str, source: str, out: Path) -> dict[str, int]:
     finally:
         src.unlink(missing_ok=True)
         cubin.unlink(missing_ok=True)
-    ops = re.findall(r"\b((?:LDSM|STSM|LDS|STS|ATOMS|SYNCS|UTMALDG|LDGSTS)(?:\.[A-Z0-9_]+)*)", sass)
+    ops = re.findall(rf"\b((?:{'|'.join((*SASS_SMEM_OPS, *extra))})(?:\.[A-Z0-9_]+)*)", sass)
     return {op: ops.count(op) for op in sorted(set(ops))}
 
 
