@@ -107,11 +107,13 @@ def cmd_check(args: argparse.Namespace) -> int:
             continue
     check_report_paths(reports, inputs)
     ttgir = [q for q in paths if q.endswith((".ttgir", ".mlir"))]  # TTGIR modules: prove what the file implies
-    paths = [q for q in paths if q not in ttgir]
+    tilelang = [q for q in paths if _tilelang_file(q)]  # TileLang logs and lowered TIR: the same
+    paths = [q for q in paths if q not in ttgir and q not in tilelang]
     planned = plan(paths, args.include_broken)
     progress = Progress(planned.checks, sys.stderr, enabled=not args.quiet)
     progress.start(f"loading {len(inputs)} spec files")
     rows = [r for f in ttgir for r in ttgir_rows(f, args.engine, args.timeout, args.banks)]
+    rows += [r for f in tilelang for r in tilelang_rows(f, args.engine, args.timeout)]
     rows += check_paths(paths, args.engine, args.timeout, args.jobs, args.include_broken, progress.update, planned,
                         memory=args.memory)
     print(format_table(rows, colour=use_colour(sys.stdout)))
@@ -138,6 +140,36 @@ def ttgir_rows(path: str, engine: str, timeout: float, banks: bool) -> list[Any]
             rows.append(row_from_result(prove(c.prop, engine=engine, timeout=timeout), path, c.subject, c.prop.name,
                                         c.line))
     return rows
+
+
+def _tilelang_file(path: str) -> bool:
+    """A ``.tir`` file, or a file other than a spec (``.toml``) whose text holds TileLang printouts."""
+    from pathlib import Path
+
+    from layoutcheck.importers.tilelang_tir import is_tilelang_text
+
+    p = Path(path)
+    if path.endswith(".tir"):
+        return True
+    if path.endswith((".toml", ".ttgir", ".mlir")) or not p.is_file():
+        return False
+    try:
+        return is_tilelang_text(p.read_text(errors="replace"))
+    except OSError:
+        return False
+
+
+def tilelang_rows(path: str, engine: str, timeout: float) -> list[Any]:
+    """Report rows for every claim a TileLang log or lowered TIR file implies (``layoutcheck.properties.tilelang``:
+    ``in_bounds``, and ``bijective`` or ``injective``, per layout)."""
+    from pathlib import Path
+
+    from layoutcheck.check import row_from_result
+    from layoutcheck.engines.prove import prove
+    from layoutcheck.properties.tilelang import tilelang_claims
+
+    return [row_from_result(prove(c.prop, engine=engine, timeout=timeout), path, c.subject, c.prop.name, c.line)
+            for c in tilelang_claims(Path(path).read_text())]
 
 
 # -- import ---------------------------------------------------------------------------------------------------------
@@ -313,7 +345,8 @@ def _guarded(fn: Callable[[], Any], what: str) -> Any:
 # -- argument parsing -----------------------------------------------------------------------------------------------
 def _add_check(sub: Any) -> None:
     c = sub.add_parser("check", help="prove every property of every config in spec files (the CI gate)")
-    c.add_argument("paths", nargs="*", help="spec files or directories (default: specs/)")
+    c.add_argument("paths", nargs="*", help="spec files or directories (default: specs/); a .ttgir module, a .tir file "
+                                            "or a TileLang log is checked for what it implies")
     c.add_argument("--junit", metavar="FILE", help="write a JUnit XML report")
     c.add_argument("--json", metavar="FILE", help="write a JSON report (schema in docs/user-guide.md)")
     c.add_argument("--html", metavar="FILE", help="write a self-contained HTML report with counterexample pictures")

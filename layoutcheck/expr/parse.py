@@ -7,8 +7,13 @@ operators: ``|`` < ``^`` < ``&`` < shifts < ``+ -`` < ``* / // %`` -- and parent
 
 The ``tir`` dialect reads TVM/TileLang's printed index expressions (``_j // 8``, ``_i % 8``) and their calls:
 ``T.bitwise_xor/and/or(a, b)``, ``T.bitwise_not(a)``, ``T.shift_left/right(a, b)``, ``T.floordiv/floormod(a, b)``,
-``T.truncdiv/truncmod(a, b)`` (equal to floor on the non-negative operands they must have here) and
-``T.int32(k)`` / ``T.int64(k)``; any other call is a ``ParseError`` naming it.
+``T.truncdiv/truncmod(a, b)`` (equal to floor on the non-negative operands they must have here),
+``T.int32(k)`` / ``T.int64(k)``, ``T.max/min(a, b)``, ``T.if_then_else(c, a, b)`` / ``T.Select(c, a, b)``, the
+comparisons ``< <= == != > >=`` and ``and or not`` (Python's precedence: ``or`` < ``and`` < ``not`` < comparisons <
+``|``; a chain ``a < b < c`` is refused). They map onto the IR's size operations "min", "max", "ite" and predicates
+"lt", "land", "lor", "lnot": ``a <= b`` is ``lnot(lt(b, a))``, ``a == b`` is ``land(lnot(lt(a, b)), lnot(lt(b,
+a)))``, ``a != b`` is ``lor(lt(a, b), lt(b, a))`` (exact on all integers). A predicate used as a number is ``ite(p,
+1, 0)`` and a number used as a condition is ``x != 0`` (TIR's casts). Any other call is a ``ParseError`` naming it.
 
 The tree is built node for node as written (no simplification): ``x * 4`` is ``Mul(x, 4)``, ``x & 3`` is
 ``And(x, 3)``, an operation of two non-constant operands (``r * s``, ``a - b``, ``a | b``) an ``Op``, so every
@@ -23,8 +28,15 @@ from collections.abc import Mapping
 from layoutcheck.errors import LayoutError, ParseError
 from layoutcheck.expr.ir import And, Const, Div, Expr, Mod, Mul, Op, Shl, Shr, Var, Xor, add, all_nonneg
 
-_PRECEDENCE = {"|": 1, "^": 2, "&": 3, "<<": 4, ">>": 4, "+": 5, "-": 5, "*": 6, "//": 6, "/": 6, "%": 6}
-_SYMBOLS = ("<<", ">>", "//", "+", "-", "*", "/", "%", "^", "&", "|", "~", "(", ")", ",")
+_PRECEDENCE = {"or": -2, "and": -1, "<": 0, "<=": 0, "==": 0, "!=": 0, ">": 0, ">=": 0,
+               "|": 1, "^": 2, "&": 3, "<<": 4, ">>": 4, "+": 5, "-": 5, "*": 6, "//": 6, "/": 6, "%": 6}
+_SYMBOLS = ("<<", ">>", "//", "<=", ">=", "==", "!=", "<", ">", "+", "-", "*", "/", "%", "^", "&", "|", "~", "(",
+            ")", ",")
+_TIR_ONLY = frozenset({",", "<=", ">=", "==", "!=", "<", ">"})
+"""Tokens only the ``tir`` dialect has (calls' commas, comparisons); ``and or not`` are words there too."""
+_LOGIC_WORDS = frozenset({"and", "or", "not"})
+PREDICATES = frozenset({"lt", "land", "lor", "lnot"})
+"""IR operations whose value is a truth value, not a number."""
 _TIR_CALLS = {"T.bitwise_xor": "^", "T.bitwise_and": "&", "T.bitwise_or": "|", "T.shift_left": "<<",
               "T.shift_right": ">>", "T.floordiv": "//", "T.floormod": "%", "T.truncdiv": "//", "T.truncmod": "%"}
 """TIR calls of two operands -> the operator they compute (``T.trunc*`` only on non-negative operands)."""
@@ -64,7 +76,7 @@ def _tokenize(text: str, c_dialect: bool, tir: bool = False) -> list[tuple[str, 
             i = j
         else:
             tok = next((t for t in _SYMBOLS if text.startswith(t, i) and not (c_dialect and t == "//")
-                        and (tir or t != ",")), None)
+                        and (tir or t not in _TIR_ONLY)), None)
             if tok is None:
                 raise ParseError(text, i, f"unexpected character {c!r}")
             out.append((tok, i))
@@ -72,8 +84,39 @@ def _tokenize(text: str, c_dialect: bool, tir: bool = False) -> list[tuple[str, 
     return out
 
 
+def as_pred(x: Expr) -> Expr:
+    """``x`` as a condition: a predicate as it is, a number ``x != 0`` (TIR's cast to bool)."""
+    return x if x.op in PREDICATES else Op.make("lor", Op.make("lt", x, 0), Op.make("lt", 0, x))
+
+
+def as_number(x: Expr) -> Expr:
+    """``x`` as a number: a predicate ``ite(p, 1, 0)`` (TIR's cast of a bool), a number as it is."""
+    return Op.make("ite", x, 1, 0) if x.op in PREDICATES else x
+
+
+def _compare(op: str, a: Expr, b: Expr) -> Expr:
+    """``a op b`` for the six comparisons, from ``lt`` / ``lnot`` / ``land`` / ``lor`` (exact on all integers)."""
+    a, b = as_number(a), as_number(b)
+    if op == "<":
+        return Op.make("lt", a, b)
+    if op == ">":
+        return Op.make("lt", b, a)
+    if op == "<=":
+        return Op.make("lnot", Op.make("lt", b, a))
+    if op == ">=":
+        return Op.make("lnot", Op.make("lt", a, b))
+    if op == "==":
+        return Op.make("land", Op.make("lnot", Op.make("lt", a, b)), Op.make("lnot", Op.make("lt", b, a)))
+    return Op.make("lor", Op.make("lt", a, b), Op.make("lt", b, a))  # !=
+
+
 def _binary(op: str, a: Expr, b: Expr) -> Expr:
     """The node of ``a op b``, as written: a constant right operand gives the IR's constant-argument node."""
+    if op in ("and", "or"):
+        return Op.make("l" + op, as_pred(a), as_pred(b))
+    if _PRECEDENCE[op] == 0:
+        return _compare(op, a, b)
+    a, b = as_number(a), as_number(b)
     k = b.value if isinstance(b, Const) else None
     if op == "+":
         return add(a, b)
@@ -126,10 +169,12 @@ def parse(text: str, variables: Mapping[str, int] | None = None, dialect: str = 
             raise ParseError(text, where(), "expression ends early")
         pos += 1
         if t in ("-", "~", "+"):
-            x = unary()
+            x = as_number(unary())
             return x if t == "+" else Op.make("neg" if t == "-" else "not", x)
+        if t == "not" and dialect == "tir":
+            return Op.make("lnot", as_pred(binary(_PRECEDENCE["and"])))
         if t == "(":
-            e = binary(0)
+            e = binary(-10)
             if peek() != ")":
                 raise ParseError(text, where(), "expected ')'")
             pos += 1
@@ -138,6 +183,8 @@ def parse(text: str, variables: Mapping[str, int] | None = None, dialect: str = 
             return Const(int(t, 0))
         if "." in t or (dialect == "tir" and peek() == "("):
             return call(t, toks[pos - 1][1])
+        if t in _LOGIC_WORDS and dialect == "tir":
+            raise ParseError(text, toks[pos - 1][1], f"unexpected {t!r}")
         if t[0].isalpha() or t[0] == "_":
             return name(t)
         raise ParseError(text, toks[pos - 1][1], f"unexpected {t!r}")
@@ -147,10 +194,10 @@ def parse(text: str, variables: Mapping[str, int] | None = None, dialect: str = 
         if peek() != "(":
             raise ParseError(text, at, f"unexpected {fn!r}")
         pos += 1
-        args = [binary(0)]
+        args = [binary(-10)]
         while peek() == ",":
             pos += 1
-            args.append(binary(0))
+            args.append(binary(-10))
         if peek() != ")":
             raise ParseError(text, where(), f"expected ')' closing {fn}(")
         pos += 1
@@ -158,7 +205,12 @@ def parse(text: str, variables: Mapping[str, int] | None = None, dialect: str = 
             return args[0]
         if fn == "T.bitwise_not" and len(args) == 1:
             return Op.make("not", args[0])
+        if fn in ("T.max", "T.min") and len(args) == 2:
+            return Op.make(fn[2:], *map(as_number, args))
+        if fn in ("T.if_then_else", "T.Select") and len(args) == 3:
+            return Op.make("ite", as_pred(args[0]), as_number(args[1]), as_number(args[2]))
         if fn in _TIR_CALLS and len(args) == 2:
+            args = [as_number(a) for a in args]
             if fn.startswith("T.trunc") and not all(all_nonneg(a) for a in args):
                 raise LayoutError(f"{fn}({args[0]}, {args[1]}) truncates a possibly negative operand; only its "
                                   f"non-negative (floor) meaning is supported")
@@ -168,12 +220,16 @@ def parse(text: str, variables: Mapping[str, int] | None = None, dialect: str = 
     def binary(min_prec: int) -> Expr:
         nonlocal pos
         left = unary()
-        while (t := peek()) in _PRECEDENCE and _PRECEDENCE[t] > min_prec:
+        while (t := peek()) in _PRECEDENCE and _PRECEDENCE[t] > min_prec and (dialect == "tir" or t not in
+                                                                               _LOGIC_WORDS):
+            at = where()
             pos += 1
             left = _binary(t, left, binary(_PRECEDENCE[t]))
+            if _PRECEDENCE[t] == 0 and peek() in _PRECEDENCE and _PRECEDENCE[peek()] == 0:
+                raise ParseError(text, at, "a chained comparison (a < b < c): write it with 'and'")
         return left
 
-    tree = binary(0)
+    tree = binary(-10)
     if pos != len(toks):
         raise ParseError(text, where(), f"unexpected {peek()!r}")
     return tree

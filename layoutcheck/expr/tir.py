@@ -3,8 +3,9 @@
 
 One table (``TIR_ALU``) from operation to text, applied by ``layoutcheck.expr.ir.fold``; every operation is fully
 parenthesised, ``//`` and ``%`` are TIR's floor operations (``FloorDiv``, ``FloorMod``), bit operations are TIR's
-calls. For example ``(i // 8) ^ (j % 8)`` prints as ``T.bitwise_xor((i // 8), (j % 8))``. Used to write a TileLang
-value back in its own ``repr`` form (``layoutcheck.importers.tilelang.printout``).
+calls; the size operations and predicates print as TIR's ``T.min``, ``T.max``, ``T.if_then_else``, ``<``,
+``and``, ``or``, ``not``. For example ``(i // 8) ^ (j % 8)`` prints as ``T.bitwise_xor((i // 8), (j % 8))``. Used
+to write a TileLang value back in its own ``repr`` form (``layoutcheck.importers.tilelang.printout``).
 """
 
 from __future__ import annotations
@@ -27,6 +28,9 @@ TIR_ALU: dict[str, Callable[..., str]] = {
     "sub": _bin("-"), "mul": _bin("*"), "div": _bin("//"), "mod": _bin("%"), "neg": lambda a: f"(0 - {a})",
     "xor": _call("bitwise_xor"), "and": _call("bitwise_and"), "or": _call("bitwise_or"), "not": _call("bitwise_not"),
     "shr": _call("shift_right"), "shl": _call("shift_left"),
+    "min": _call("min"), "max": _call("max"), "ceil_div": lambda a, b: f"(({a} + {b} - 1) // {b})",
+    "lt": _bin("<"), "ite": _call("if_then_else"), "land": lambda *c: "(" + " and ".join(c) + ")",
+    "lor": lambda *c: "(" + " or ".join(c) + ")", "lnot": lambda c: f"(not {c})",
 }
 """Operation -> TIR text."""
 

@@ -40,6 +40,9 @@ Before mid-2025 TileLang printed one line, ``Layout Shape: [64, 64] -> [1, 8, 51
 Shape: [16, 16] -> [8] -> replicate: 1 -> thread: 32 -> forward_thread: E -> forward_index: [..] -> thread_range:
 r``; it is read into the same values.
 
+TileLang prints ``thread: pos_inf`` when its analyzer finds no bound of ``forward_thread`` (e.g. a
+``T.if_then_else``); the thread count is then 1 + the largest thread the expression reaches (as for lowered TIR).
+
 Errors: malformed text raises ``ParseError`` naming the offending token and its column; a symbolic extent, an
 unknown variable or an unsupported TIR call likewise. A fragment whose slots collide has no TV layout
 (``LayoutError`` naming both coordinates); ``forward(F)`` still exists, so ``bijective`` refutes it with them.
@@ -58,7 +61,7 @@ from layoutcheck.algebra.linear_layout import LinearLayout
 from layoutcheck.errors import LayoutError, ParseError
 from layoutcheck.expr.ir import Expr, variables
 from layoutcheck.expr.numpy import offsets_of
-from layoutcheck.expr.parse import parse
+from layoutcheck.expr.parse import as_number, parse
 from layoutcheck.expr.tir import tir_expr
 from layoutcheck.importers.fit import fit, linear_from_table
 
@@ -69,7 +72,7 @@ LANES = 32
 """Threads per warp (for ``tv_linear``'s ``lane`` / ``warp`` split)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class TileLangLayout:
     """A TileLang ``Layout``: ``forward_index`` (one expression per output dimension) over ``variables`` (one per
     input dimension, extents ``input_shape``); ``output_shape`` as TileLang printed it."""
@@ -84,8 +87,11 @@ class TileLangLayout:
         """``(variable, extent)`` pairs, first fastest (CuTe's colexicographic order)."""
         return tuple(zip(self.variables, self.input_shape, strict=True))
 
+    def __repr__(self) -> str:
+        return printout(self)
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(frozen=True, slots=True, repr=False)
 class TileLangFragment:
     """A TileLang ``Fragment``: element ``(_i, _j, ...)``'s copy ``_rep < replicate`` lives in thread
     ``forward_thread`` (``< thread``) at register ``forward_index`` (row-major over ``output_shape``)."""
@@ -114,6 +120,9 @@ class TileLangFragment:
     def registers(self) -> int:
         """Registers per thread: the product of the output shape."""
         return prod(self.output_shape)
+
+    def __repr__(self) -> str:
+        return printout(self)
 
 
 TileLang = TileLangLayout | TileLangFragment
@@ -217,7 +226,7 @@ def _arrow(text: str, a: int, b: int, what: str) -> tuple[tuple[int, int], tuple
 def _expr(text: str, a: int, b: int, variables: dict[str, int]) -> Expr:
     item = text[a:b]
     try:
-        return parse(item, variables, dialect="tir")
+        return as_number(parse(item, variables, dialect="tir"))
     except ParseError as e:
         raise ParseError(text, a + e.pos, e.what) from None
     except LayoutError as e:
@@ -318,11 +327,15 @@ def _fragment(text: str, parts: list[tuple[int, int]], in_shape: tuple[int, ...]
                                              "forward_thread, forward_index[, thread_range]")
     spans = [_field(text, p, k) for p, k in zip(parts[1:5], _FRAGMENT_KEYS, strict=True)]
     rep = _int(text, *spans[0], "replicate")
-    threads = _int(text, *spans[1], "thread")
+    unbounded = text[slice(*spans[1])] == "pos_inf"  # TileLang's analyzer found no bound (an if_then_else thread)
+    threads = 1 if unbounded else _int(text, *spans[1], "thread")
     if rep < 1 or threads < 1:
         raise ParseError(text, spans[0][0] if rep < 1 else spans[1][0], "replicate and thread must be positive")
     env = {placeholder(k): n for k, n in enumerate(in_shape)} | {"_rep": rep}
     thread = _expr(text, *spans[2], env)
+    if unbounded:
+        _points(tuple(env.items()))
+        threads = max(int(offsets_of(thread, tuple(env.items())).max()) + 1, 1)
     index = tuple(_expr(text, s, e, env) for s, e in _items(text, *spans[3], "forward index"))
     if len(index) != len(out_shape):
         raise ParseError(text, spans[3][0], f"{len(index)} index expressions for a {len(out_shape)}-dimensional "
@@ -543,12 +556,18 @@ def shared_linear(x: TileLangLayout) -> LinearLayout:
 
 
 def as_subject(x: TileLang, key: str = "layout") -> Any:
-    """The spec value of a TileLang printout: ``tv_layout`` under the key ``tv`` (a Fragment), else ``forward``."""
+    """The spec value of a TileLang printout: ``tv_layout`` under the key ``tv`` (a Fragment), else ``forward``;
+    where ``forward`` has no CuTe or linear form (a ``T.if_then_else`` map, a coordinate past its printed extent),
+    ``x`` itself, whose claims ``layoutcheck.properties.tilelang`` decides on its own expressions."""
     if key == "tv":
         if not isinstance(x, TileLangFragment):
             raise LayoutError("a 'tv' value needs a TileLang Fragment printout, found a Layout")
         return tv_layout(x)
-    return forward(x)
+    try:
+        return forward(x)
+    except LayoutError:
+        _points(x.domain)  # too large to tabulate stays an error
+        return x
 
 
 __all__ = [

@@ -5,7 +5,8 @@
 The JSON is a node graph (``nodes``, ``root_index``): the root maps a type key (``"tl.Layout"``, ``"tl.Fragment"``)
 to the list the TIR indexes; a ``tl.Layout`` node has ``input_size`` and ``forward_index``, a ``tl.Fragment`` also
 ``forward_thread``, ``replicate_size`` and ``thread_range``. Expression nodes (``ir.IntImm``, ``tirx.Var``, ``Add``,
-``Sub``, ``Mul``, ``FloorDiv``, ``FloorMod``, ``Div``, ``Mod``, ``Cast``, ``Call`` of an ``ir.Op``) are printed back
+``Sub``, ``Mul``, ``FloorDiv``, ``FloorMod``, ``Div``, ``Mod``, ``Min``, ``Max``, ``LT`` ... ``GE``, ``And``, ``Or``,
+``Not``, ``Select``, ``Cast``, ``Call`` of an ``ir.Op`` such as ``if_then_else``) are printed back
 as TIR text and the layout as its ``repr`` form, so ``layoutcheck.importers.tilelang.parse_tilelang`` is the one
 reader. The JSON holds no output shape and no thread count (TileLang computes them with its analyzer): they are
 recomputed as 1 + the largest value, the thread count from ``thread_range`` when it is given.
@@ -18,16 +19,18 @@ import re
 
 from layoutcheck.errors import LayoutError, ParseError
 from layoutcheck.expr.numpy import offsets_of
-from layoutcheck.expr.parse import parse
-from layoutcheck.importers.tilelang import placeholder, tvm_tuple
+from layoutcheck.expr.parse import as_number, parse
+from layoutcheck.importers.tilelang import PRINTOUT, find_printouts, parse_tilelang, placeholder, tvm_tuple
 
 _METADATA = re.compile(r'metadata\s*=\s*tvm\.ir\.load_json\("""(.*?)"""\)', re.S)
 _LAYOUT_MAP = re.compile(r'"layout_map"\s*:\s*\{([^{}]*)\}')
 _ENTRY = re.compile(r'(\w+)\s*:\s*metadata\["(tl\.Layout|tl\.Fragment)"\]\[(\d+)\]')
 _BUFFER = re.compile(r'(\w+)\s*=\s*T\.(?:Buffer|sblock_alloc_buffer|alloc_buffer|decl_buffer)\(\(([\d,\s]*)\)'
                      r'(?:,\s*"(\w+)")?[^\n]*?scope="([^"]+)"')
-_BINARY = {"tirx.Add": "+", "tirx.Sub": "-", "tirx.Mul": "*", "tirx.FloorDiv": "//", "tirx.FloorMod": "%"}
-_CALLS = {"tirx.Div": "T.truncdiv", "tirx.Mod": "T.truncmod"}
+_BINARY = {"tirx.Add": "+", "tirx.Sub": "-", "tirx.Mul": "*", "tirx.FloorDiv": "//", "tirx.FloorMod": "%",
+           "tirx.LT": "<", "tirx.LE": "<=", "tirx.EQ": "==", "tirx.NE": "!=", "tirx.GT": ">", "tirx.GE": ">=",
+           "tirx.And": "and", "tirx.Or": "or"}
+_CALLS = {"tirx.Div": "T.truncdiv", "tirx.Mod": "T.truncmod", "tirx.Min": "T.min", "tirx.Max": "T.max"}
 
 
 def _tir_expr(nodes: list[dict], k: int) -> str:
@@ -44,16 +47,22 @@ def _tir_expr(nodes: list[dict], k: int) -> str:
         return f"{_CALLS[kind]}({_tir_expr(nodes, data['a'])}, {_tir_expr(nodes, data['b'])})"
     if kind == "tirx.Cast":
         return _tir_expr(nodes, data["value"])
+    if kind == "tirx.Not":
+        return f"(not {_tir_expr(nodes, data['a'])})"
+    if kind == "tirx.Select":
+        args = (_tir_expr(nodes, data[f]) for f in ("condition", "true_value", "false_value"))
+        return "T.Select(" + ", ".join(args) + ")"
     if kind == "tirx.Call" and nodes[data["op"]]["type"] == "ir.Op":
         name = nodes[data["op"]]["data"].removeprefix("tirx.").removeprefix("tir.")
         return f"T.{name}(" + ", ".join(_tir_expr(nodes, a) for a in nodes[data["args"]]["data"]) + ")"
     raise LayoutError(f"lowered TIR: metadata node {k} is a {kind}, not an index expression layoutcheck reads "
-                      "(integer constants, variables, + - * // %, truncdiv/mod, casts and T.bitwise_* calls)")
+                      "(integer constants, variables, + - * // %, truncdiv/mod, min/max, comparisons, and/or/not, "
+                      "Select, casts and T.bitwise_* / T.if_then_else calls)")
 
 
 def _extent(text: str, env: dict[str, int]) -> int:
     """1 + the largest value of a TIR expression over the box ``env`` (TileLang's own bound is not in the JSON)."""
-    return int(offsets_of(parse(text, env, dialect="tir"), tuple(env.items())).max()) + 1
+    return max(int(offsets_of(as_number(parse(text, env, dialect="tir")), tuple(env.items())).max()) + 1, 1)
 
 
 def _metadata_printout(nodes: list[dict], k: int) -> str:
@@ -80,6 +89,34 @@ def _metadata_printout(nodes: list[dict], k: int) -> str:
         threads, tail = _extent(thread, env), ""
     return (f"Fragment({tvm_tuple(shape)} -> {tvm_tuple(out)}, replicate: {rep}, thread: {threads}, "
             f"forward_thread: {thread}, forward_index: {tvm_tuple(index)}{tail})")
+
+
+def _comment(lines: list[str], line: int) -> str:
+    """The comment block just above line ``line`` (1-based): its ``# name: ...`` entry, else its last line."""
+    block = []
+    k = line - 2
+    while k >= 0 and lines[k].strip().startswith("#"):
+        block.insert(0, lines[k].strip().lstrip("#").strip())
+        k -= 1
+    named = [c.removeprefix("name:").strip() for c in block if c.startswith("name:")]
+    return named[-1] if named else (block[-1] if block else "")
+
+
+def tilelang_records(text: str) -> list[tuple[str, str, str]]:
+    """``(name stem, description, printout)`` of every TileLang layout in ``text``: the ``layout_map`` buffers of
+    lowered TIR printed with its metadata, else every ``Layout(...)`` / ``Fragment(...)`` printout."""
+    if '"layout_map"' in text:  # lowered TIR (without its metadata, tir_printouts says how to print it)
+        return [(re.sub(r"\W", "", buf.split()[0]), f"layout_map: {buf}", body) for buf, body in tir_printouts(text)]
+    found = find_printouts(text)
+    if not found:
+        parse_tilelang(text)  # no printout at all: the parser names what it found instead
+    lines = text.splitlines()
+    return [(f"line{line}", _comment(lines, line) or f"line {line}", body) for line, body in found]
+
+
+def is_tilelang_text(text: str) -> bool:
+    """The text holds TileLang printouts or lowered TIR with ``layout_map`` metadata."""
+    return PRINTOUT.search(text) is not None or ("load_json" in text and '"layout_map"' in text)
 
 
 def tir_printouts(text: str) -> list[tuple[str, str]]:
@@ -115,4 +152,4 @@ def tir_printouts(text: str) -> list[tuple[str, str]]:
     return [(buffers.get(n, n), p) for n, p in out.items()]
 
 
-__all__ = ["tir_printouts"]
+__all__ = ["is_tilelang_text", "tilelang_records", "tir_printouts"]

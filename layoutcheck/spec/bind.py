@@ -181,6 +181,13 @@ def _bind_layout(cfg: Config, req: PropertyRequest) -> Property:
         from layoutcheck.properties.linear import linear_property
 
         return linear_property(name, lay)
+    if hasattr(lay, "forward_index"):  # a TileLang map without a CuTe or linear form (layout = { tilelang = ... })
+        from layoutcheck.properties.tilelang import tilelang_property
+
+        if req.get("bound") is not None or req.get("codomain") is not None:
+            raise cfg.error("properties", f"property {name!r} of a TileLang map is about its printed output extents; "
+                                          "it takes no 'bound' or 'codomain'")
+        return tilelang_property(name, lay)
     if name == "exact_cover" and cfg.kind == "layout":
         raise cfg.error("properties", "exact_cover on kind 'layout' needs a triton layout; use kind 'tv' (with "
                                       "'tile') for a CuTe TV layout")

@@ -106,3 +106,56 @@ def test_fragment_tv_tables_match_tilelangs_inverse(name, make):
         for c, n in zip(reversed(crd[:len(m_shape)]), reversed(m_shape), strict=True):
             tile = tile * n + c
         assert table[t + f.thread * v] == tile, (v, t)
+
+
+# -- conditional layouts (T.if_then_else, T.Select, T.max/min, comparisons): every coordinate as TileLang computes it
+def _conditional():
+    from tilelang import language as T
+
+    return [
+        ("column tail", L.Layout([64, 40], lambda i, j: [T.if_then_else(j < 32, i * 32 + j, 2048 + i * 8 + (j - 32))])),
+        ("reflected half", L.Layout([16, 16], lambda i, j: [tirx.Select(i < 8, i, 23 - i), j])),
+        ("negative", L.Layout([8], lambda i: [T.if_then_else(i < 4, i, i - 8)])),
+        ("folded square", L.Layout([8, 8], lambda i, j: [T.max(i, j), T.min(i, j)])),
+        ("select and", L.Layout([6, 8], lambda i, j: [tirx.Select(tvm.tirx.all(i < 4, j >= 2), i * 8 + j, 32 + j)])),
+        ("select or", L.Layout([4, 8], lambda i, j: [i * 8 + (j ^ tirx.Select(tvm.tirx.any(i == 1, i != 3), 1, 0))])),
+        ("select not", L.Layout([6, 8], lambda i, j: [tirx.Select(tvm.tirx.Not(i == j), i * 8 + j, 0)])),
+        ("tail fragment", L.Fragment([16, 12], forward_thread_fn=lambda i, j: T.if_then_else(
+            j < 8, i * 2 + j // 4, 32 + i * 2 + (j - 8) // 2),
+            forward_index_fn=lambda i, j: T.if_then_else(j < 8, j % 4, (j - 8) % 2))),
+        ("clamped fragment", L.Fragment([12, 8], forward_thread_fn=lambda i, j: T.min(i, 7) * 4 + j // 2,
+                                        forward_index_fn=lambda i, j: tirx.Select(i < 8, j % 2,
+                                                                                  2 + (i - 8) * 2 + j % 2))),
+    ]
+
+
+@pytest.mark.parametrize("case", range(9))
+def test_conditional_coordinates_match_tilelang(case):
+    """Each output coordinate (and a Fragment's thread) at every input point equals TileLang's own
+    ``map_forward_index`` / ``map_forward_thread`` (simplified to a constant by TVM's analyzer) -- including the
+    ones past the printed extent, which ``in_bounds`` refutes."""
+    from layoutcheck.expr.numpy import evaluate
+
+    _, lay = _conditional()[case]
+    x = from_tilelang(lay)
+    an = tvm.arith.Analyzer()
+
+    arith = {tirx.Add: int.__add__, tirx.Sub: int.__sub__, tirx.Mul: int.__mul__}
+
+    def value(e) -> int:  # TVM's analyzer folds everything here but bitwise_xor calls (and sums around them)
+        e = an.simplify(e)
+        if isinstance(e, tirx.Call) and e.op.name.endswith("bitwise_xor"):
+            return value(e.args[0]) ^ value(e.args[1])
+        if type(e) in arith:
+            return arith[type(e)](value(e.a), value(e.b))
+        return int(e)
+
+    shape = [int(n) for n in lay.get_input_shape()]
+    for crd in itertools.product(*(range(n) for n in shape)):
+        idx = [tirx.IntImm("int32", c) for c in crd]
+        env = dict(zip(x.variables, crd, strict=True))
+        theirs = [value(e) for e in lay.map_forward_index(idx)]
+        assert [int(evaluate(e, env)) for e in x.forward_index] == theirs, crd
+        if isinstance(x, TileLangFragment):
+            (thread,) = lay.map_forward_thread(idx)  # an array of one expression
+            assert int(evaluate(x.forward_thread, env)) == value(thread), crd

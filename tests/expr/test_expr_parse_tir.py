@@ -62,8 +62,11 @@ def test_printed_samples():
 
 
 @pytest.mark.parametrize(("text", "what"), [
-    ("T.max(_i, _j)", "unsupported call T.max()"),
-    ("T.if_then_else(_i, _j, 0)", "unsupported call T.if_then_else()"),
+    ("T.max(_i)", "unsupported call T.max() with 1 argument"),
+    ("T.if_then_else(_i, _j)", "unsupported call T.if_then_else() with 2 argument"),
+    ("T.popcount(_i)", "unsupported call T.popcount()"),
+    ("_i < _j <= 3", "chained comparison"),
+    ("_i and", "expression ends early"),
     ("T.bitwise_xor(_i)", "unsupported call T.bitwise_xor() with 1 argument"),
     ("T.bitwise_xor(_i, _j", "expected ')' closing T.bitwise_xor("),
     ("_i, _j", "unexpected ','"),
@@ -91,3 +94,79 @@ def test_tir_printer_round_trips(e):
     env = {n: g for (n, _), g in zip(VARS, grid, strict=True)}
     assert np.array_equal(np.broadcast_to(evaluate(back, env), grid[0].shape),
                           np.broadcast_to(evaluate(e, env), grid[0].shape))
+
+
+# -- T.max / T.min, T.if_then_else / T.Select, comparisons, and / or / not ----------------------------------------
+COMPARE = {"<": operator.lt, "<=": operator.le, "==": operator.eq, "!=": operator.ne, ">": operator.gt,
+           ">=": operator.ge}
+
+
+@st.composite
+def tir_preds(draw, depth: int = 2) -> tuple[str, object]:
+    """A random TIR condition (comparisons, ``and``/``or``/``not``) and a Python function computing it."""
+    if depth == 0 or draw(st.integers(0, 2)) == 0:
+        (a, fa), (b, fb) = draw(tir_texts(1)), draw(tir_texts(1))
+        op = draw(st.sampled_from(sorted(COMPARE)))
+        return f"{a} {op} {b}", (lambda env: COMPARE[op](fa(env), fb(env)))
+    kind = draw(st.sampled_from(["and", "or", "not"]))
+    p, fp = draw(tir_preds(depth - 1))
+    if kind == "not":
+        return f"not ({p})", (lambda env: not fp(env))
+    q, fq = draw(tir_preds(depth - 1))
+    if kind == "and":
+        return f"({p}) and ({q})", (lambda env: fp(env) and fq(env))
+    return f"({p}) or ({q})", (lambda env: fp(env) or fq(env))
+
+
+@st.composite
+def tir_selects(draw) -> tuple[str, object]:
+    """A random ``T.if_then_else`` / ``T.Select`` / ``T.max`` / ``T.min`` over TIR operands."""
+    (a, fa), (b, fb) = draw(tir_texts(2)), draw(tir_texts(2))
+    kind = draw(st.sampled_from(["T.if_then_else", "T.Select", "T.max", "T.min"]))
+    if kind in ("T.max", "T.min"):
+        f = max if kind == "T.max" else min
+        return f"{kind}({a}, {b})", (lambda env: f(fa(env), fb(env)))
+    c, fc = draw(tir_preds())
+    return f"{kind}({c}, {a}, {b})", (lambda env: fa(env) if fc(env) else fb(env))
+
+
+@given(st.one_of(tir_preds(), tir_selects()))
+def test_conditions_and_selects_mean_what_tvm_prints(case):
+    """Comparisons from ``lt`` / ``lnot`` / ``land`` / ``lor`` equal Python's at every point (negative values too:
+    ``_i - 8``)."""
+    text, fn = case
+    e = parse(text, RANGES, dialect="tir")
+    for i, j, r in itertools.product(range(8), range(0, 16, 3), range(2)):
+        env = {"_i": i, "_j": j, "_rep": r}
+        assert int(evaluate(e, env)) == int(fn(env)), (text, env)
+
+
+def test_precedence_of_the_logic_words():
+    """Python's (and TVMScript's): ``not`` binds looser than a comparison, ``and`` tighter than ``or``."""
+    e = parse("not _i < 3 or _i == 5 and _j != 0", RANGES, dialect="tir")
+    for i, j in itertools.product(range(8), range(16)):
+        assert bool(evaluate(e, {"_i": i, "_j": j})) == ((not i < 3) or (i == 5 and j != 0))
+    assert parse("_i < 3", RANGES, dialect="tir").op == "lt"
+    assert parse("_i >= 3", RANGES, dialect="tir").op == "lnot"
+    e = parse("(_i < 3) * 5 + T.Select(_j, 1, 2)", RANGES, dialect="tir")  # TIR casts: bool -> int, int -> bool
+    assert [int(evaluate(e, {"_i": i, "_j": j})) for i, j in ((0, 0), (4, 7))] == [7, 1]
+
+
+@given(st.one_of(tir_preds(), tir_selects()))
+def test_the_printer_and_z3_agree(case):
+    """``tir_expr`` reads back to the same value; Z3's bit-vector term has the NumPy value (signed ``<``)."""
+    import z3
+
+    from layoutcheck.expr.z3 import to_z3
+
+    text, _ = case
+    e = parse(text, RANGES, dialect="tir")
+    back = parse(tir_expr(e), RANGES, dialect="tir")
+    syms = {n: z3.BitVec(n, 24) for n in RANGES}
+    term = to_z3(e, syms, 24)
+    for i, j, r in ((0, 0, 0), (3, 9, 1), (7, 15, 0), (5, 2, 1)):
+        env = {"_i": i, "_j": j, "_rep": r}
+        want = int(evaluate(e, env))
+        assert int(evaluate(back, env)) == want
+        got = z3.simplify(z3.substitute(term, *[(syms[n], z3.BitVecVal(v, 24)) for n, v in env.items()]))
+        assert (z3.is_true(got) if z3.is_bool(got) else got.as_signed_long()) == want, text

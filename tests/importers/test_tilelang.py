@@ -247,7 +247,9 @@ BAD = [  # (text, what the message says, the token the caret points at)
     ("Layout((4, 8) -> (32,), transform: (_i, _j) -> (_i * 8 + _q,))", "unknown variable '_q'", "_q"),
     ("Layout((4, 8) -> (32,), transform: (_i, _j) -> (_i * 8 + ,))", "expression ends early", " ,))"),
     ("Layout((4, n) -> (32,), transform: (_i, _j) -> (_i * 8 + _j,))", "static integer, found 'n'", "n)"),
-    ("Layout((4, 8) -> (32,), transform: (_i, _j) -> (T.max(_i, _j),))", "unsupported call T.max()", "T.max"),
+    ("Layout((4, 8) -> (32,), transform: (_i, _j) -> (T.popcount(_i),))", "unsupported call T.popcount()",
+     "T.popcount"),
+    ("Layout((4, 8) -> (32,), transform: (_i, _j) -> (T.max(_i),))", "unsupported call T.max() with 1", "T.max"),
     ("Layout((4, 8) -> (32,), transform: (_i, _j) -> (_i * 8 + _j,)", "is never closed", "((4, 8)"),
     ("Layout((4, 8) => (32,), transform: (_i, _j) -> (_i * 8 + _j,))", "expected '->'", "(4, 8) =>"),
     ("Layout((4, 8) -> (32,), transfrom: (_i, _j) -> (_i * 8 + _j,))", "expected 'transform:', found 'transfrom'",
@@ -315,8 +317,8 @@ def test_tir_without_metadata_or_with_an_unknown_node():
     body = text[text.index("# from tvm.script"):]
     with pytest.raises(ParseError, match=r"show_meta=True"):
         tir_printouts(body)
-    with pytest.raises(LayoutError, match=r"metadata node \d+ is a tirx.Max"):
-        tir_printouts(text.replace("tirx.FloorMod", "tirx.Max", 1))
+    with pytest.raises(LayoutError, match=r"metadata node \d+ is a tirx.Ramp"):
+        tir_printouts(text.replace("tirx.FloorMod", "tirx.Ramp", 1))
     with pytest.raises(ParseError, match="malformed TVM JSON"):
         tir_printouts(text.replace('\\"nodes\\"', '\\"nodez\\"'))
 

@@ -10,10 +10,16 @@ written into each file's header. Two files:
   (``tilelang.layout.cute``: ``Layout.from_tilelang`` / ``ComposedLayout.from_tilelang``) where it gives one.
 - ``gemm_layout_map.txt``: the ``layout_map`` that TileLang's ``LayoutInference`` pass attaches to real GEMM kernels
   (``T.gemm`` of f16/f32 tiles for sm_80 and sm_90), read from the lowered TIR's block annotations.
+- ``conditional.txt``: layouts whose index expressions use TIR's ``T.if_then_else``, ``T.Select``, ``T.max``,
+  ``T.min``, comparisons and ``and`` (a column tail stored after the body, a reflected half, a folded square, an
+  uneven tail fragment), hand-built with ``T.Layout`` / ``T.Fragment`` as a kernel writes them, and the fragments
+  that ``T.Fragment`` builds for odd shapes (63 elements over 32 threads). The printed output extents are
+  TileLang's own (its analyzer's bound), wrong for some of them: that is what layoutcheck refutes.
 - ``*.tir``: the lowered TIR itself after ``LayoutInference`` (``mod.script(show_meta=True)``): the ``layout_map``
   block attributes reference ``metadata["tl.Layout"][k]``, whose fields are in the TVM JSON at the top. Kernels: the
   sm_80 f16 GEMM, the sm_90 f16 GEMM, and a copy kernel with ``T.annotate_layout`` of
-  ``make_mma_swizzle_layout`` (a ``T.bitwise_xor`` call) and of a hand-built ``T.Fragment``.
+  ``make_mma_swizzle_layout`` (a ``T.bitwise_xor`` call) and of a hand-built ``T.Fragment``, and a copy kernel
+  whose annotated layouts use ``T.if_then_else`` / ``T.Select`` / ``T.max`` (``annotate_conditional_sm80.tir``).
 
 Each record is ``# name: <what built it>`` [``# cute: <TileLang's CuTe form>``] [``# inverse: <repr of
 Fragment.inverse()>``, TileLang's own ``(register..., thread) -> (i, j, ..., rep)`` map] then the printout on one
@@ -102,6 +108,46 @@ def layouts() -> list[tuple[str, object, object]]:
     return out
 
 
+def tail_layout(i, j):
+    """A 64x40 tile stored as a 64x32 body, then the 64x8 column tail after it (2560 elements)."""
+    return [T.if_then_else(j < 32, i * 32 + j, 2048 + i * 8 + (j - 32))]
+
+
+def tail_fragment() -> L.Fragment:
+    """16x12 over 64 threads: columns 0..7 in threads 0..31 (4 registers), the 4-column tail in threads 32..63."""
+    return L.Fragment([16, 12], forward_thread_fn=lambda i, j: T.if_then_else(j < 8, i * 2 + j // 4,
+                                                                                32 + i * 2 + (j - 8) // 2),
+                      forward_index_fn=lambda i, j: T.if_then_else(j < 8, j % 4, (j - 8) % 2))
+
+
+def conditional() -> list[tuple[str, object, object]]:
+    out = [("T.Layout([64, 40], j < 32 ? i*32 + j : 2048 + i*8 + (j-32)) (body, then the column tail)",
+            L.Layout([64, 40], tail_layout), None),
+           ("T.Layout([16, 16], [Select(i < 8, i, 23 - i), j]) (upper half reflected)",
+            L.Layout([16, 16], lambda i, j: [tirx.Select(i < 8, i, 23 - i), j]), None),
+           ("T.Layout([8], if_then_else(i < 4, i, i - 8)) (negative coordinates)",
+            L.Layout([8], lambda i: [T.if_then_else(i < 4, i, i - 8)]), None),
+           ("T.Layout([8, 8], max(i, j) * 8 + min(i, j)) (folded square: not injective)",
+            L.Layout([8, 8], lambda i, j: [T.max(i, j) * 8 + T.min(i, j)]), None),
+           ("T.Layout([8, 8], [max(i, j), min(i, j)]) (folded square, 2-d)",
+            L.Layout([8, 8], lambda i, j: [T.max(i, j), T.min(i, j)]), None),
+           ("T.Layout([6, 8], Select(i < 4 and 2 <= j, i*8 + j, j + 32)) (not injective)",
+            L.Layout([6, 8], lambda i, j: [tirx.Select(tvm.tirx.all(i < 4, j >= 2), i * 8 + j, 32 + j)]), None),
+           ("T.Layout([4, 8], i*8 + (j ^ Select(i == 1 or i != 3, 1, 0))) (conditional xor swizzle)",
+            L.Layout([4, 8], lambda i, j: [i * 8 + (j ^ tirx.Select(tvm.tirx.any(i == 1, i != 3), 1, 0))]), None),
+           ("T.Fragment([16, 12], if_then_else tail over 64 threads) (tail threads use 2 of 4 registers)",
+            tail_fragment(), None),
+           ("T.Fragment([12, 8], thread=min(i, 7)*4 + j//2, index=Select(i < 8, j%2, 2 + (i-8)*2 + j%2)) (clamped "
+            "rows)", L.Fragment([12, 8], forward_thread_fn=lambda i, j: T.min(i, 7) * 4 + j // 2,
+                                forward_index_fn=lambda i, j: tirx.Select(i < 8, j % 2, 2 + (i - 8) * 2 + j % 2)),
+            None)]
+    for m, n, th in ((7, 9, 32), (48, 40, 128), (6, 10, 16)):
+        out.append((f"T.Fragment([{m}, {n}], thread=(i*{n} + j) % {th}, index=(i*{n} + j) // {th}) (odd shape)",
+                    L.Fragment([m, n], forward_thread_fn=lambda i, j, n=n, th=th: (i * n + j) % th,
+                               forward_index_fn=lambda i, j, n=n, th=th: (i * n + j) // th), None))
+    return out
+
+
 def matmul(M, N, K, bm, bn, bk, dtype, acc, threads):
     @T.prim_func
     def main(A: T.Tensor((M, K), dtype), B: T.Tensor((K, N), dtype), C: T.Tensor((M, N), acc)):
@@ -183,12 +229,27 @@ def annotated(M, N, dtype):
     return main
 
 
+def annotated_conditional(dtype):
+    @T.prim_func
+    def main(A: T.Tensor((64, 40), dtype), B: T.Tensor((16, 16), dtype)):
+        with T.Kernel(1, threads=64):
+            A_s = T.alloc_shared((64, 40), dtype)
+            B_s = T.alloc_shared((16, 16), dtype)
+            T.annotate_layout({A_s: L.Layout([64, 40], tail_layout),
+                               B_s: L.Layout([16, 16], lambda i, j: [tirx.Select(i < 8, i, 23 - i), T.max(j, 0)])})
+            T.copy(A[0, 0], A_s)
+            T.copy(A_s[0:16, 0:16], B_s)
+            T.copy(B_s, B[0, 0])
+    return main
+
+
 def tir_files() -> None:
     for name, func, arch in (("gemm_sm80_f16", matmul(1024, 1024, 1024, 64, 64, 32, "float16", "float32", 128),
                               "sm_80"),
                              ("gemm_sm90_f16", matmul(1024, 1024, 1024, 128, 128, 64, "float16", "float32", 256),
                               "sm_90"),
-                             ("annotate_layout_sm80", annotated(64, 64, "float16"), "sm_80")):
+                             ("annotate_layout_sm80", annotated(64, 64, "float16"), "sm_80"),
+                             ("annotate_conditional_sm80", annotated_conditional("float16"), "sm_80")):
         text = lowered(func, arch).script(show_meta=True)
         (HERE / f"{name}.tir").write_text(HEADER + f"# lowered TIR of {name} after LayoutInference ({arch})\n" + text)
         print(f"{name}.tir: {len(text)} characters")
@@ -215,4 +276,5 @@ def write(path: Path, records) -> None:
 if __name__ == "__main__":
     write(HERE / "layouts.txt", layouts())
     write(HERE / "gemm_layout_map.txt", gemms())
+    write(HERE / "conditional.txt", conditional())
     tir_files()
