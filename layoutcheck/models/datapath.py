@@ -428,8 +428,18 @@ def _descriptor_operand(path: OperandPath) -> bool:
     return size(tv[0]) > 1 and not tv[0].offsets().any()
 
 
+@lru_cache(maxsize=32)
 def hops(path: Path) -> tuple[Hop, ...]:
-    """The hops of ``path`` in data-flow order (module docstring)."""
+    """The hops of ``path`` in data-flow order (module docstring). Computed once per path (binding, the subject's
+    text, the domain size and the decision all read them): their arrays are read-only."""
+    out = _hops(path)
+    for hop in out:
+        for a in (hop.src, hop.dst, hop.want_src, hop.want_dst, hop.element):
+            a.setflags(write=False)
+    return out
+
+
+def _hops(path: Path) -> tuple[Hop, ...]:
     if isinstance(path, OperandPath) and _descriptor_operand(path) != isinstance(path.read, WgmmaRead):
         how = "through its descriptors: read = \"wgmma\"" if _descriptor_operand(path) else "from registers"
         raise LayoutError(f"{path.mma.atom.name} reads operand {path.operand} {how}")
