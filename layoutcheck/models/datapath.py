@@ -206,12 +206,9 @@ def fragment(mma: TiledMMA, operand: str, tile: tuple[int, int], distinct: bool 
     val_off = frg[1].offsets(np.int64)
     idx = {"V": 0, "M": 1, "N": 2, "K": 3}
     shape = [mma.thr_size(idx[c]) for c in modes]
-    rows = []
-    for t in range(mma.size):
-        crd = mma.thr_coord(t)
-        c = [crd[idx[m]] for m in modes]
-        rows.append(c[0] + shape[0] * (c[1] + shape[1] * c[2]))
-    base = thr_off[np.array(rows)]
+    crd = mma.thr_coords()
+    c = [crd[:, idx[m]] for m in modes]
+    base = thr_off[c[0] + shape[0] * (c[1] + shape[1] * c[2])]
     keep = np.arange(base.size, dtype=np.int64)
     if distinct:  # equal thread offsets <=> equal fragments
         keep = np.sort(np.unique(base, return_index=True)[1]).astype(np.int64)
