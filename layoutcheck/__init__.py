@@ -93,6 +93,7 @@ _LAZY = {
     "LinearLayout": "layoutcheck.algebra.linear_layout",
     "from_triton": "layoutcheck.importers.triton",
     "from_cute": "layoutcheck.importers.cute",
+    "from_tilelang": "layoutcheck.importers.tilelang",
     # Blackwell (tcgen05), issue #17
     "umma_descriptor": "layoutcheck.models.umma",
     "decode_umma_descriptor": "layoutcheck.models.umma",

@@ -329,8 +329,8 @@ def _add_check(sub: Any) -> None:
 
 
 def _add_import(sub: Any) -> None:
-    im = sub.add_parser("import", help="turn a .ttgir module or a CuTe printout into a spec TOML")
-    im.add_argument("file", help="a .ttgir / .mlir module, or a file with a CuTe printout")
+    im = sub.add_parser("import", help="turn a .ttgir module, a CuTe or a TileLang printout into a spec TOML")
+    im.add_argument("file", help="a .ttgir / .mlir module, or a file with a CuTe or TileLang printout")
     im.add_argument("-o", "--output", metavar="FILE", help="write the spec here (default: stdout)")
     im.set_defaults(func=cmd_import)
 

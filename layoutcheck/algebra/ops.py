@@ -285,21 +285,12 @@ def _ceil_div_shape(leaves: Iterable[int], d: int) -> int:
 
 def _complement_modes(layout: Layout, cotarget: Iterable[int]) -> Modes:
     """The leaves of ``complement(layout, M)`` before coalescing, for ``cotarget`` the leaves of ``M``."""
-    modes: Modes = []  # (stride, size) of filter(L) as C++ builds it: stride-0 modes dropped, then coalesced
-    last_s = last_d = 0
-    for s, d in _leaf_modes(layout):
-        if d == 0 or s == 1:
-            continue
-        if modes and last_s * last_d == d:
-            last_s *= s
-            modes[-1] = (last_d, last_s)
-        else:
-            last_s, last_d = s, d
-            modes.append((d, s))
-    modes.sort(key=_FIRST)  # first minimum first (stable), as C++'s fold takes it
+    # filter(L) as C++ builds it: stride-0 modes dropped, then coalesced
+    modes = _coalesce_modes([m for m in _leaf_modes(layout) if m[1]])
+    modes.sort(key=_STRIDE)  # first minimum stride first (stable), as C++'s fold takes it
     out: Modes = []
     cur = 1
-    for d, s in modes:
+    for s, d in modes:
         if d < 0:
             raise LayoutError(f"complement of {layout}: negative stride {d} is not supported")
         gap = d // cur
@@ -314,7 +305,7 @@ def _complement_modes(layout: Layout, cotarget: Iterable[int]) -> Modes:
     return out
 
 
-_FIRST = itemgetter(0)
+_STRIDE = itemgetter(1)
 
 
 def _exchange_order(strides: list[int]) -> list[int]:

@@ -93,6 +93,20 @@ class Swizzle:
         return f"Swizzle({self.bits},{self.base},{self.shift})"
 
 
+def recast_swizzle(sw: Swizzle, old_bits: int, new_bits: int) -> Swizzle:
+    """``sw`` on offsets in ``old_bits``-wide units, read on ``new_bits``-wide units (CuTe's ``upcast`` / ``downcast``
+    of a swizzle by the width ratio): ``Swizzle<B, M + log2(old_bits) - log2(new_bits), S>``.
+
+    Pre: both widths are powers of two; the new ``M >= 0`` (``LayoutError`` otherwise).
+    Post: ``sw(x // old_bits) * old_bits == result(x // new_bits) * new_bits`` for every bit offset ``x`` that is a
+    multiple of both widths.
+
+    >>> str(recast_swizzle(Swizzle(3, 4, 3), 8, 16)), str(recast_swizzle(Swizzle(3, 3, 3), 16, 8))
+    ('Sw<3,3,3>', 'Sw<3,4,3>')
+    """
+    return Swizzle(sw.bits, sw.base + old_bits.bit_length() - new_bits.bit_length(), sw.shift)
+
+
 @dataclass(frozen=True, slots=True)
 class ComposedLayout:
     """``swizzle o offset o layout``: ``c -> swizzle(offset + layout(c))``."""

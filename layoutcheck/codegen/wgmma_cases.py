@@ -120,34 +120,35 @@ def _wgmma_asm(atom: Any, form: str, nacc: int, trans_a: int, trans_b: int) -> t
     return line, outs, ins, nxt
 
 
-def _a_registers(tiled: Any, M: int, K: int, kblk: int, e: int) -> str:
-    """RS form: each thread packs its A values (``tiled.tv_layout_A``) of K-block ``kb`` from K-major ``gA``, ``4/e``
-    elements per 32-bit register, lowest value index in the lowest bits (PTX ISA register fragments)."""
+def _a_coord(tiled: Any, M: int, K: int, kblk: int) -> tuple[Any, Any]:
+    """RS form: tile coordinate ``(m, k)`` of thread ``t``'s A value ``v`` (``tiled.tv_layout_A``) in K-block ``kb``."""
     elem = index_ast(tiled.tv_layout_A, ("t", "v"))
-    m, k = mod(elem, M), div(elem, M)
-    g = index_ast(Layout((M, K), (K, 1)), (m, add(k, mul(var("kb", K // kblk), kblk))))
+    return mod(elem, M), add(div(elem, M), mul(var("kb", K // kblk), kblk))
+
+
+def _a_pack(load: str, e: int) -> str:
+    """RS form: each thread's four A registers, ``4/e`` values ``a_at(v)`` = ``load`` each, lowest value index in the
+    lowest bits (PTX ISA register fragments)."""
     per = 4 // e
     pack = " | ".join(f"(a_at({per}u * j + {q}u) << {8 * e * q})" for q in range(per))
     return ("    unsigned a_r[4];\n"
-            f"    auto a_at = [&](unsigned v) {{ return static_cast<unsigned>(gA[{c_expr(g)}]); }};\n"
+            f"    auto a_at = [&](unsigned v) {{ return static_cast<unsigned>({load}); }};\n"
             "#pragma unroll\n"
             f"    for (unsigned j = 0; j < 4u; ++j) a_r[j] = {pack};")
+
+
+def _a_registers(tiled: Any, M: int, K: int, kblk: int, e: int) -> str:
+    """RS form: each thread packs its A values of K-block ``kb`` from K-major ``gA`` (``_a_coord``, ``_a_pack``)."""
+    g = index_ast(Layout((M, K), (K, 1)), _a_coord(tiled, M, K, kblk))
+    return _a_pack(f"gA[{c_expr(g)}]", e)
 
 
 def _a_registers_smem(tiled: Any, stage: Any, M: int, K: int, kblk: int, e: int) -> str:
     """RS form with A staged in shared memory (e.g. tf32 MN-major, which no descriptor can transpose): each thread
-    reads its A values (``tiled.tv_layout_A``) of K-block ``kb`` at ``stage(m, k)`` in ``sA``, packed as
-    ``_a_registers`` packs them; the addresses are the stage layout's own, swizzle included."""
-    elem = index_ast(tiled.tv_layout_A, ("t", "v"))
-    m, k = mod(elem, M), div(elem, M)
-    off = index_ast(stage, (m, add(k, mul(var("kb", K // kblk), kblk))))
-    per = 4 // e
-    pack = " | ".join(f"(a_at({per}u * j + {q}u) << {8 * e * q})" for q in range(per))
-    return ("    unsigned a_r[4];\n"
-            f"    auto a_at = [&](unsigned v) {{ return static_cast<unsigned>(reinterpret_cast<const {BITS_TYPE[e]}*>"
-            f"(sA)[{c_expr(off)}]); }};\n"
-            "#pragma unroll\n"
-            f"    for (unsigned j = 0; j < 4u; ++j) a_r[j] = {pack};")
+    reads its A values of K-block ``kb`` at ``stage(m, k)`` in ``sA`` (``_a_coord``), packed by ``_a_pack``; the
+    addresses are the stage layout's own, swizzle included."""
+    off = index_ast(stage, _a_coord(tiled, M, K, kblk))
+    return _a_pack(f"reinterpret_cast<const {BITS_TYPE[e]}*>(sA)[{c_expr(off)}]", e)
 
 
 def _stage(major: str, swizzle: str, dtype: str, mn: int, k: int, atom_order: str) -> Any:
@@ -414,8 +415,8 @@ def kfirst_cases() -> list[KernelCase]:
 
 def type_cases() -> list[KernelCase]:
     """The operand types the first silicon run left out: u8, mixed integers (s8 x u8, u8 x s8), fp8 with f16
-    accumulators (two per register), mixed fp8; SS and RS; plus a C-fragment probe of the packed f16 accumulators
-    (N = 32: every position ``m + 64 n < 2048`` is exact in f16)."""
+    accumulators (two per register), mixed fp8, f16 x f16 with f16 accumulators (``F16F16F16``); SS and RS; plus
+    C-fragment probes of the packed f16 accumulators (N = 32: every position ``m + 64 n < 2048`` is exact in f16)."""
     return [wgmma_gemm_case("u8", "K", "K", "128B", 64, 64, 128),
             wgmma_gemm_case("u8", "K", "K", "32B", 128, 48, 64),
             wgmma_gemm_case("s8", "K", "K", "128B", 64, 64, 128, dtype_b="u8"),
@@ -428,7 +429,11 @@ def type_cases() -> list[KernelCase]:
             wgmma_gemm_case("e5m2", "K", "K", "32B", 64, 32, 64, "RS", acc="f16"),
             wgmma_gemm_case("e4m3", "K", "K", "128B", 64, 64, 128, dtype_b="e5m2"),
             wgmma_gemm_case("e5m2", "K", "K", "64B", 64, 128, 64, dtype_b="e4m3", acc="f16"),
-            wgmma_gemm_case("e4m3", "K", "K", "128B", 64, 32, 128, probe="C", acc="f16")]
+            wgmma_gemm_case("e4m3", "K", "K", "128B", 64, 32, 128, probe="C", acc="f16"),
+            wgmma_gemm_case("f16", "K", "K", "128B", 64, 64, 64, acc="f16"),
+            wgmma_gemm_case("f16", "MN", "K", "64B", 64, 128, 64, acc="f16"),
+            wgmma_gemm_case("f16", "K", "MN", "32B", 64, 32, 64, "RS", acc="f16"),
+            wgmma_gemm_case("f16", "K", "K", "128B", 64, 32, 64, probe="C", acc="f16")]
 
 
 SMEM_C = {"row": Layout((64, 64), (64, 1)), "col": Layout((64, 64), (1, 64)),
@@ -456,13 +461,24 @@ def ncu_cases() -> list[tuple[str, dict[str, Any], KernelCase]]:
 
 
 # -- descriptor experiments: operands placed by threads, patterns anchored where the experiment says ---------------
+def _placed_descriptor(blocks: Any, major: str, pattern_start: int, base_offset: int | None) -> Any:
+    """Block 0's f16 descriptor of a stage whose swizzle pattern starts at byte ``pattern_start``, its ``base_offset``
+    field replaced by ``base_offset`` when given (``None``: layoutcheck's)."""
+    from dataclasses import replace
+
+    from layoutcheck.models.gmma import unchecked_descriptor
+
+    d = unchecked_descriptor(blocks.block_layout(), "f16", major, pattern_start)
+    return d if base_offset is None else replace(d, base_offset=base_offset)
+
+
 def placed_case(swizzle: str, pattern_start: int, base_offset: int | None = None, major: str = "K",
                 N: int = 64, K: int = 64) -> KernelCase:
     """A 64xNxK f16 wgmma whose A stage starts at byte ``pattern_start`` of a 1024-aligned buffer *with its swizzle
     pattern anchored there* (stored by threads at ``pattern_start + 2 * stage(m, k)``); B sits at a 1024-aligned
     offset. ``base_offset`` overrides A's descriptor field (``None``: layoutcheck's ``(start mod period) >> 7``), so
     one launch tests the PTX rule and another what happens without it. Exact iff the descriptors read the layout."""
-    from layoutcheck.models.gmma import GmmaDescriptor, unchecked_descriptor
+    from layoutcheck.models.gmma import GmmaDescriptor, block_descriptors
 
     M, e = 64, 2
     atom = mma_atom(f"SM90_64x{N}x16_F32F16F16_SS")
@@ -470,14 +486,8 @@ def placed_case(swizzle: str, pattern_start: int, base_offset: int | None = None
     sb = plan_boxes("K", swizzle, "float16", (N, K)).layout
     ba, bb = gmma_blocks(sa, "f16", M), gmma_blocks(sb, "f16", N)
     b_at = ((pattern_start + M * K * e) // 1024 + 1) * 1024
-    da, db = [], []
-    for r in range(ba.count):
-        d = unchecked_descriptor(ba.block_layout(), "f16", major, pattern_start).advance(e * ba.block_offset(r))
-        if base_offset is not None:
-            d = GmmaDescriptor(d.start_address, d.leading_byte_offset, d.stride_byte_offset, base_offset,
-                               d.layout_type)
-        da.append(d.value)
-        db.append(gmma_descriptor(bb.block_layout(), "f16", "K", b_at).advance(e * bb.block_offset(r)).value)
+    da = [d.value for d in block_descriptors(ba, _placed_descriptor(ba, major, pattern_start, base_offset), "f16")]
+    db = [d.value for d in block_descriptors(bb, gmma_descriptor(bb.block_layout(), "f16", "K", b_at), "f16")]
     addr_a = (pattern_start + e * sa.offsets()).astype(np.uint32)
     addr_b = (b_at + e * sb.offsets()).astype(np.uint32)
     nacc = size(atom.tv_layout_C[1])
@@ -517,13 +527,10 @@ PLACED = (("128B", 0, None, "K"), ("128B", 1408, None, "K"), ("128B", 1408, 0, "
 
 def placed_prediction(swizzle: str, pattern_start: int, base_offset: int | None, major: str) -> bool:
     """What layoutcheck predicts for ``placed_case``: ``gmma_addresses`` PROVEN (exact) or REFUTED (mismatches)."""
-    from layoutcheck.models.gmma import GmmaDescriptor, unchecked_descriptor
     from layoutcheck.properties.gmma import gmma_addresses
 
     stage = plan_boxes(major, swizzle, "float16", (64, 64)).layout
-    d = unchecked_descriptor(gmma_blocks(stage, "f16", 64).block_layout(), "f16", major, pattern_start)
-    if base_offset is not None:
-        d = GmmaDescriptor(d.start_address, d.leading_byte_offset, d.stride_byte_offset, base_offset, d.layout_type)
+    d = _placed_descriptor(gmma_blocks(stage, "f16", 64), major, pattern_start, base_offset)
     return gmma_addresses(stage, "f16", major, pattern_start, 64, desc=d).exhaustive().holds
 
 

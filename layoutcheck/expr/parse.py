@@ -5,6 +5,11 @@ unary ``- ~ +``, binary ``| ^ & << >> + - * // / %`` with Python's precedence --
 operators: ``|`` < ``^`` < ``&`` < shifts < ``+ -`` < ``* / // %`` -- and parentheses. ``/`` is floor division
 (C's ``/`` on unsigned values); the ``c`` dialect has no ``//``. Nothing is ever ``eval``-ed.
 
+The ``tir`` dialect reads TVM/TileLang's printed index expressions (``_j // 8``, ``_i % 8``) and their calls:
+``T.bitwise_xor/and/or(a, b)``, ``T.bitwise_not(a)``, ``T.shift_left/right(a, b)``, ``T.floordiv/floormod(a, b)``,
+``T.truncdiv/truncmod(a, b)`` (equal to floor on the non-negative operands they must have here) and
+``T.int32(k)`` / ``T.int64(k)``; any other call is a ``ParseError`` naming it.
+
 The tree is built node for node as written (no simplification): ``x * 4`` is ``Mul(x, 4)``, ``x & 3`` is
 ``And(x, 3)``, an operation of two non-constant operands (``r * s``, ``a - b``, ``a | b``) an ``Op``, so every
 interpreter of ``layoutcheck.expr`` reads user text too. A malformed text raises ``ParseError`` with the position;
@@ -16,10 +21,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from layoutcheck.errors import LayoutError, ParseError
-from layoutcheck.expr.ir import And, Const, Div, Expr, Mod, Mul, Op, Shl, Shr, Var, Xor, add
+from layoutcheck.expr.ir import And, Const, Div, Expr, Mod, Mul, Op, Shl, Shr, Var, Xor, add, all_nonneg
 
 _PRECEDENCE = {"|": 1, "^": 2, "&": 3, "<<": 4, ">>": 4, "+": 5, "-": 5, "*": 6, "//": 6, "/": 6, "%": 6}
-_SYMBOLS = ("<<", ">>", "//", "+", "-", "*", "/", "%", "^", "&", "|", "~", "(", ")")
+_SYMBOLS = ("<<", ">>", "//", "+", "-", "*", "/", "%", "^", "&", "|", "~", "(", ")", ",")
+_TIR_CALLS = {"T.bitwise_xor": "^", "T.bitwise_and": "&", "T.bitwise_or": "|", "T.shift_left": "<<",
+              "T.shift_right": ">>", "T.floordiv": "//", "T.floormod": "%", "T.truncdiv": "//", "T.truncmod": "%"}
+"""TIR calls of two operands -> the operator they compute (``T.trunc*`` only on non-negative operands)."""
 UNBOUNDED = 1 << 64
 """Upper bound of a variable whose range the text does not give."""
 
@@ -38,7 +46,7 @@ def _number(text: str, i: int, c_dialect: bool) -> tuple[str, int]:
     return lit, j
 
 
-def _tokenize(text: str, c_dialect: bool) -> list[tuple[str, int]]:
+def _tokenize(text: str, c_dialect: bool, tir: bool = False) -> list[tuple[str, int]]:
     out, i = [], 0
     while i < len(text):
         c = text[i]
@@ -50,12 +58,13 @@ def _tokenize(text: str, c_dialect: bool) -> list[tuple[str, int]]:
             i = j
         elif c.isalpha() or c == "_":
             j = i
-            while j < len(text) and (text[j].isalnum() or text[j] == "_"):
+            while j < len(text) and (text[j].isalnum() or text[j] == "_" or (tir and text[j] == ".")):
                 j += 1
             out.append((text[i:j], i))
             i = j
         else:
-            tok = next((t for t in _SYMBOLS if text.startswith(t, i) and not (c_dialect and t == "//")), None)
+            tok = next((t for t in _SYMBOLS if text.startswith(t, i) and not (c_dialect and t == "//")
+                        and (tir or t != ",")), None)
             if tok is None:
                 raise ParseError(text, i, f"unexpected character {c!r}")
             out.append((tok, i))
@@ -85,7 +94,7 @@ def _binary(op: str, a: Expr, b: Expr) -> Expr:
 def parse(text: str, variables: Mapping[str, int] | None = None, dialect: str = "python") -> Expr:
     """Parse an integer expression into the IR; names are variables (``0 <= name < variables[name]``).
 
-    Pre: ``dialect`` is ``"python"`` or ``"c"``. Post: ``evaluate(parse(t), env)`` is Python's value of ``t``
+    Pre: ``dialect`` is ``"python"``, ``"c"`` or ``"tir"``. Post: ``evaluate(parse(t), env)`` is Python's value of ``t``
     (``//`` and ``/`` floor) for every ``env``.
 
     >>> from layoutcheck.expr.numpy import evaluate
@@ -94,7 +103,7 @@ def parse(text: str, variables: Mapping[str, int] | None = None, dialect: str = 
     ('xor', 0)
     """
     c_dialect = dialect == "c"
-    toks = _tokenize(text, c_dialect)
+    toks = _tokenize(text, c_dialect, dialect == "tir")
     pos = 0
 
     def peek() -> str | None:
@@ -127,9 +136,34 @@ def parse(text: str, variables: Mapping[str, int] | None = None, dialect: str = 
             return e
         if t[0].isdigit():
             return Const(int(t, 0))
+        if "." in t or (dialect == "tir" and peek() == "("):
+            return call(t, toks[pos - 1][1])
         if t[0].isalpha() or t[0] == "_":
             return name(t)
         raise ParseError(text, toks[pos - 1][1], f"unexpected {t!r}")
+
+    def call(fn: str, at: int) -> Expr:
+        nonlocal pos
+        if peek() != "(":
+            raise ParseError(text, at, f"unexpected {fn!r}")
+        pos += 1
+        args = [binary(0)]
+        while peek() == ",":
+            pos += 1
+            args.append(binary(0))
+        if peek() != ")":
+            raise ParseError(text, where(), f"expected ')' closing {fn}(")
+        pos += 1
+        if fn in ("T.int32", "T.int64") and len(args) == 1 and isinstance(args[0], Const):
+            return args[0]
+        if fn == "T.bitwise_not" and len(args) == 1:
+            return Op.make("not", args[0])
+        if fn in _TIR_CALLS and len(args) == 2:
+            if fn.startswith("T.trunc") and not all(all_nonneg(a) for a in args):
+                raise LayoutError(f"{fn}({args[0]}, {args[1]}) truncates a possibly negative operand; only its "
+                                  f"non-negative (floor) meaning is supported")
+            return _binary(_TIR_CALLS[fn], args[0], args[1])
+        raise ParseError(text, at, f"unsupported call {fn}() with {len(args)} argument(s)")
 
     def binary(min_prec: int) -> Expr:
         nonlocal pos

@@ -137,24 +137,25 @@ def epilogue_prediction(case_name: str, smem_c: Any, source: str) -> dict[str, A
 
 def gmma_core_matrix_reads(args: dict[str, Any]) -> dict[str, int]:
     """What the operand reads of one ``ncu_cases`` kernel are, under the hypothesis that a wgmma reads its operands
-    one 8 x 16-byte core matrix per wavefront: the byte addresses every wgmma's descriptors read (each descriptor
-    rebuilt as the kernel builds it and decoded by ``decode_gmma_descriptor``), cut into core matrices (8 rows of 16
-    bytes: MN rows for K-major, K rows for MN-major), four to a quarter-warp-phased ``lds128`` of the bank model.
+    one 8 x 16-byte core matrix per wavefront: the byte addresses every wgmma's descriptors read (block 0's advanced
+    as the kernel advances it: ``models.gmma.descriptor_reads``), cut into core matrices (8 rows of 16 bytes: MN rows
+    for K-major, K rows for MN-major), four to a quarter-warp-phased ``lds128`` of the bank model.
     Returns the operand ``bytes``, the ``core_matrices`` and the model's ``wavefronts`` for them (equal to the core
     matrices when every core matrix meets all 32 banks once)."""
     from layoutcheck.codegen.wgmma_cases import _stage
     from layoutcheck.models.banks.model import wavefronts_batch
-    from layoutcheck.models.gmma import decode_gmma_descriptor, element_bytes, gmma_blocks, gmma_descriptor
+    from layoutcheck.models.gmma import descriptor_reads, element_bytes
 
     dtype, M, N, K = args["dtype"], args.get("M", 64), args.get("N", 64), args.get("K", 64)
     e, order = element_bytes(dtype), args.get("atom_order", "mn_first")
     chunks: list[np.ndarray] = []
     operands = [(args["major_a"], M, 64)] if args.get("form", "SS") == "SS" else []  # RS: A from registers
     for major, mn, blk in [*operands, (args["major_b"], N, N)]:  # A in 64-row blocks, B whole
-        b = gmma_blocks(_stage(major, args["swizzle"], dtype, mn, K, order).layout, dtype, blk)
-        d0 = gmma_descriptor(b.block_layout(), dtype, major)
-        for r in range(b.count):
-            addr = decode_gmma_descriptor(d0.advance(e * b.block_offset(r)), dtype, major, blk).addresses()
+        reads = descriptor_reads(_stage(major, args["swizzle"], dtype, mn, K, order).layout, dtype, major, blk)
+        addrs = reads.addresses()
+        if addrs is None:
+            raise RuntimeError(f"{args}: a {major}-major block's descriptor cannot be formed")
+        for addr in addrs:
             a = addr.reshape(-1, blk).T  # (mn, k): flat colex over (MN, K)
             per = 16 // e
             if major == "K":  # core matrix (i, j): rows mn = 8i..8i+7, the 16 bytes at k = per*j
@@ -169,23 +170,6 @@ def gmma_core_matrix_reads(args: dict[str, Any]) -> dict[str, int]:
     return {"bytes": int(cms.size * 16), "core_matrices": len(cms), "wavefronts": int(wf.sum())}
 
 
-def _sass(name: str, source: str, out: Path) -> dict[str, int]:
-    """Static counts of shared-memory, barrier, TMA and GMMA SASS instructions (nvcc -arch=sm_90a + cuobjdump)."""
-    src, cubin = out / f"{name}.cu", out / f"{name}.cubin"
-    src.write_text(source)
-    try:
-        subprocess.run(["nvcc", "-arch=sm_90a", "-cubin", "-o", str(cubin), str(src)], check=True, timeout=120,
-                       capture_output=True)
-        sass = subprocess.run(["cuobjdump", "-sass", str(cubin)], capture_output=True, text=True, timeout=60).stdout
-    except Exception as e:
-        return {"error": str(e)[:200]}  # type: ignore[dict-item]
-    finally:
-        src.unlink(missing_ok=True)
-        cubin.unlink(missing_ok=True)
-    ops = re.findall(r"\b((?:LDSM|STSM|LDS|STS|ATOMS|SYNCS|UTMALDG|HGMMA|WARPGROUP)(?:\.[A-Z0-9_]+)*)", sass)
-    return {op: ops.count(op) for op in sorted(set(ops))}
-
-
 def section_wgmma_ncu(out: Path) -> dict[str, Any]:
     """``wgmma_ncu`` (module docstring). ``ok``: every kernel's LSU ld/st wavefronts equal the bank model's (0 for
     the operand and control kernels, whose only shared-memory traffic is TMA, mbarrier and wgmma; every wavefront of
@@ -193,6 +177,8 @@ def section_wgmma_ncu(out: Path) -> dict[str, Any]:
     counters equal the core-matrix reading of its descriptors (``gmma_core_matrix_reads``: wavefronts
     ``l1tex__..._op_gmma``, bank conflicts = wavefronts - core matrices, bytes ``sm__sass_data_bytes_..._op_gmma``).
     The no-wgmma controls and the metrics that differ with and without the wgmma are recorded beside it."""
+    from layoutcheck.gpu.validate import _sass_ops  # validate registers this module's sections
+
     cases = ncu_cases_with_predictions()
     discovered, qerr = discover_metrics(out)
     metrics = list(dict.fromkeys([*CORE, *GMMA, *SHARED, *discovered]))
@@ -200,7 +186,8 @@ def section_wgmma_ncu(out: Path) -> dict[str, Any]:
     if err:
         return {"ok": False, "error": err[-800:], "query_error": qerr, "gmma_counters_listed": discovered}
     with ThreadPoolExecutor(max_workers=8) as pool:
-        sass = list(pool.map(lambda x: _sass(x[1].name, x[1].source, out), cases))
+        sass = list(pool.map(lambda x: _sass_ops(x[1].name, x[1].source, out, "sm_90a", ("HGMMA", "WARPGROUP")),
+                             cases))
     rows = []
     for (role, c, pred, reads), ops in zip(cases, sass, strict=True):
         m = (measured.get(c.name) or [{}])[0]

@@ -313,12 +313,18 @@ def _source_counters() -> tuple[dict[str, dict[str, list[int]]], str]:
         return {}, f"{type(e).__name__}: {str(e)[:200]}"
 
 
-def _sass_ops(name: str, source: str, out: Path) -> dict[str, int]:
-    """Static counts of the shared-memory (and mbarrier / TMA) SASS instructions of one source (nvcc + cuobjdump)."""
+SASS_SMEM_OPS = ("LDSM", "STSM", "LDS", "STS", "ATOMS", "SYNCS", "UTMALDG")
+"""The shared-memory, mbarrier and TMA SASS opcodes ``_sass_ops`` counts (in this order: ``LDSM`` before ``LDS``)."""
+
+
+def _sass_ops(name: str, source: str, out: Path, arch: str = "sm_90", extra: tuple[str, ...] = ("LDGSTS",)
+              ) -> dict[str, int]:
+    """Static counts of the ``SASS_SMEM_OPS`` and ``extra`` SASS instructions of one source (``nvcc -arch`` +
+    cuobjdump); ``{"error": ...}`` when either fails."""
     src, cubin = out / f"{name}.cu", out / f"{name}.cubin"
     src.write_text(source)
     try:
-        subprocess.run(["nvcc", "-arch=sm_90", "-cubin", "-o", str(cubin), str(src)], check=True, timeout=120,
+        subprocess.run(["nvcc", f"-arch={arch}", "-cubin", "-o", str(cubin), str(src)], check=True, timeout=120,
                        capture_output=True)
         sass = subprocess.run(["cuobjdump", "-sass", str(cubin)], capture_output=True, text=True, timeout=60).stdout
     except Exception as e:
@@ -326,7 +332,7 @@ def _sass_ops(name: str, source: str, out: Path) -> dict[str, int]:
     finally:
         src.unlink(missing_ok=True)
         cubin.unlink(missing_ok=True)
-    ops = re.findall(r"\b((?:LDSM|STSM|LDS|STS|ATOMS|SYNCS|UTMALDG|LDGSTS)(?:\.[A-Z0-9_]+)*)", sass)
+    ops = re.findall(rf"\b((?:{'|'.join((*SASS_SMEM_OPS, *extra))})(?:\.[A-Z0-9_]+)*)", sass)
     return {op: ops.count(op) for op in sorted(set(ops))}
 
 
@@ -492,7 +498,7 @@ def section_wgmma_kfirst(out: Path) -> dict[str, Any]:
 
 
 def section_wgmma_types(out: Path) -> dict[str, Any]:
-    """u8, mixed-integer and f16-accumulating fp8 atoms (``codegen.wgmma_cases.type_cases``), exact."""
+    """u8, mixed-integer, f16-accumulating fp8 and f16 atoms (``codegen.wgmma_cases.type_cases``), exact."""
     from layoutcheck.codegen.wgmma_cases import type_cases
 
     return _run_wgmma_cases(out, "wgmma_types", type_cases())
@@ -543,13 +549,22 @@ def _device() -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = list(sys.argv[1:] if argv is None else argv)
-    skip = set()
-    while "--skip" in args:
-        i = args.index("--skip")
-        skip.add(args[i + 1])
-        del args[i : i + 2]
-    out = Path(args[0] if args else "gpu-validation-out")
+    """Run every GPU check (or the ``--only`` / not ``--skip`` sections); exit 0 when every section passed."""
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        prog="python3 -m layoutcheck.gpu.validate",
+        description="Run every GPU check of layoutcheck in one call and print a summary table "
+        "(needs a CUDA GPU, CuPy, nvcc, ncu and compute-sanitizer).",
+    )
+    parser.add_argument("out", nargs="?", default="gpu-validation-out", help="directory for kernels and logs")
+    parser.add_argument("--skip", action="append", default=[], choices=list(SECTIONS), metavar="SECTION",
+                        help="leave out a section (repeatable)")
+    parser.add_argument("--only", action="append", default=[], choices=list(SECTIONS), metavar="SECTION",
+                        help="run only these sections (repeatable)")
+    ns = parser.parse_args(argv)
+    skip = set(ns.skip) | ({name for name in SECTIONS if name not in ns.only} if ns.only else set())
+    out = Path(ns.out)
     out.mkdir(parents=True, exist_ok=True)
     summary: dict[str, Any] = {"device": _device(), "sections": {}}
     print(json.dumps(summary["device"]))

@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from layoutcheck.algebra.layout import Layout
-from layoutcheck.algebra.swizzle import ComposedLayout, Swizzle
+from layoutcheck.algebra.swizzle import ComposedLayout, Swizzle, recast_swizzle
 from layoutcheck.errors import LayoutError
 
 SWIZZLE_MODES: dict[str, int] = {"INTER": 0, "SW32": 1, "SW64": 2, "SW128": 3}
@@ -54,8 +54,8 @@ class SmemAtom:
 
     @property
     def element_swizzle(self) -> Swizzle:
-        e = self.dtype_bits // 8
-        return Swizzle(SWIZZLE_MODES[self.mode], 4 - e.bit_length() + 1, 3)
+        """``byte_swizzle`` on element offsets: ``Swizzle<B, 4 - log2(e), 3>``."""
+        return recast_swizzle(self.byte_swizzle, 8, self.dtype_bits)
 
     @property
     def composed(self) -> ComposedLayout:

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from layoutcheck.algebra.inttuple import is_int, is_tuple
 from layoutcheck.algebra.layout import Layout, size
-from layoutcheck.algebra.swizzle import ComposedLayout, Swizzle
+from layoutcheck.algebra.swizzle import ComposedLayout, Swizzle, recast_swizzle
 from layoutcheck.algebra.tiling import logical_divide, upcast
 from layoutcheck.errors import DescriptorError, LayoutError
 
@@ -55,10 +55,7 @@ class SwizzleAtom:
         >>> str(SwizzleAtom("SW128", Swizzle(3, 4, 3), 8).on_elements(16))
         'Sw<3,3,3>'
         """
-        if not self.swizzled:
-            return Swizzle(0, 0, 0)
-        s = self.swizzle
-        return Swizzle(s.bits, s.base - _log2_bytes(element_bits), s.shift)
+        return recast_swizzle(self.swizzle, 8, element_bits) if self.swizzled else Swizzle(0, 0, 0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,10 +67,6 @@ class CanonicalForm:
     sbo: int
     start: int  # element offset o + L(0) inside the buffer
     shape: tuple[int, int]
-
-
-def _log2_bytes(element_bits: int) -> int:
-    return (element_bits // 8).bit_length() - 1
 
 
 def major_of(major: str) -> str:
@@ -98,8 +91,7 @@ def atom_of(sw: Swizzle, element_bits: int, atoms: Sequence[SwizzleAtom], family
     unswizzled atom)."""
     if sw.bits == 0:
         return next(a for a in atoms if not a.swizzled)
-    shift = _log2_bytes(element_bits)
-    on_bytes = Swizzle(sw.bits, sw.base + shift, sw.shift)
+    on_bytes = recast_swizzle(sw, element_bits, 8)
     for a in atoms:
         if a.swizzled and a.swizzle == on_bytes:
             return a

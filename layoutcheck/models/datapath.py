@@ -56,7 +56,7 @@ from layoutcheck.algebra.ops import composition
 from layoutcheck.algebra.swizzle import Subject
 from layoutcheck.algebra.tiling import zipped_divide
 from layoutcheck.algebra.tv import make_layout_tv
-from layoutcheck.errors import LayoutError
+from layoutcheck.errors import DescriptorError, LayoutError
 from layoutcheck.hw.copy import CopyAtom, copy_atom, in_elements
 from layoutcheck.models.gmma import descriptor_reads
 from layoutcheck.models.tiled_mma import TiledMMA
@@ -346,7 +346,10 @@ def _wgmma_hop(read: WgmmaRead, path: OperandPath, frag: Fragment) -> Hop:
     va = size(tv[1])
     es = max(1, path.dtype_bits // 8)
     mn_ext = path.tile[0]
-    reads = descriptor_reads(path.smem, path.dtype, read.major, mb, 0, read.wgmma_layout)
+    try:
+        reads = descriptor_reads(path.smem, path.dtype, read.major, mb, 0, read.wgmma_layout).addresses()
+    except DescriptorError:
+        reads = None
     regs = np.arange(frag.tile.size, dtype=np.int64)
     want = es * _element_offsets(path.smem)[frag.tile.ravel()]
     name = f"wgmma descriptors ({read.major}-major)"

@@ -27,9 +27,9 @@ import numpy as np
 
 from layoutcheck.algebra.inttuple import is_int
 from layoutcheck.algebra.layout import Layout, size
-from layoutcheck.algebra.swizzle import ComposedLayout, Swizzle
+from layoutcheck.algebra.swizzle import ComposedLayout, Swizzle, inner
 from layoutcheck.algebra.tiling import zipped_divide
-from layoutcheck.errors import LayoutError
+from layoutcheck.errors import DescriptorError, LayoutError
 from layoutcheck.hw.smem import SWIZZLE_MODES, SWIZZLE_SPAN_BYTES
 from layoutcheck.hw.wgmma import (
     GMMA_BITS,
@@ -270,31 +270,132 @@ def gmma_blocks(stage: Layout | ComposedLayout, dtype: str, block_mn: int | None
     return GmmaBlocks(zipped_divide(lay, (Layout(mb), Layout(kb))), sw, off, (mb, kb))
 
 
-def descriptor_reads(stage: Layout | ComposedLayout, dtype: str, major: str, block_mn: int | None = None,
-                     base_address: int = 0, wgmma_layout: Layout | ComposedLayout | None = None) -> np.ndarray | None:
-    """``[r, i]``: the byte address a mainloop's wgmma reads for element ``i`` (colex over ``(block_mn, K)``) of block
-    ``r`` of ``stage`` (``gmma_blocks``), through block 0's descriptor advanced by the block's offset (CuTe's
-    ``DescriptorIterator``); the descriptor is built from ``wgmma_layout`` when given (a kernel whose descriptors
-    describe another layout than its data). ``None`` when no descriptor can be formed.
+def stage_blocks(stage: Layout | ComposedLayout, dtype: str, block_mn: int | None) -> GmmaBlocks | None:
+    """``gmma_blocks``, or ``None`` when ``block_mn`` divides the tile's MN extent but the blocks are no layout's
+    image: a block starts inside a swizzle atom (NVIDIA/Fuser#4771: 96-wide blocks on 64-wide SW128 atoms). Such a
+    stage is a wrong config, not an unreadable one: the kernel still forms a descriptor, and ``descriptor_reads``
+    finds the element it misreads. Shape errors (rank, K, extents not divisible) raise ``LayoutError``.
 
-    Post: ``out == gmma_blocks(stage, ...).expected(base_address, e)`` exactly when the descriptors read ``stage``.
+    >>> st = ComposedLayout(Swizzle(3,3,3), 0, Layout(((64,3),64),((1,4096),64)))  # MN-major SW128, K-first atoms
+    >>> stage_blocks(st, "f16", 64).count, stage_blocks(st, "f16", 96)
+    (12, None)
+    """
+    gmma_blocks(stage, dtype, None)  # rank and K-extent errors
+    if block_mn is None or size(inner(stage)[0]) % block_mn:
+        return gmma_blocks(stage, dtype, block_mn)
+    try:
+        return gmma_blocks(stage, dtype, block_mn)
+    except LayoutError:
+        return None
+
+
+def block_crd(mn_extent: int, block: tuple[int, int], r: int, i: int | np.ndarray) -> tuple[int | np.ndarray, ...]:
+    """Tile coordinate ``(mn, k)`` of element ``i`` (colex over ``block = (mb, kb)``) of block ``r`` (colex over the
+    ``(mn_extent / mb, K / kb)`` blocks): the order of ``gmma_blocks``' ``zipped_divide``.
+
+    >>> block_crd(128, (64, 16), 3, 65)
+    (65, 17)
+    """
+    mb, kb = block
+    nm = mn_extent // mb
+    return (r % nm) * mb + i % mb, (r // nm) * kb + i // mb
+
+
+@dataclass(frozen=True, slots=True)
+class DescriptorReads:
+    """Per block ``r`` of a stage: the bytes the stage gives its elements (``expected[r, i]``, ``i`` colex over the
+    block), the bytes its descriptor reads (``None``: the advanced descriptor cannot be formed) and the descriptor."""
+
+    block: tuple[int, int]
+    expected: np.ndarray
+    read: tuple[np.ndarray | None, ...]
+    descs: tuple[GmmaDescriptor | None, ...]
+
+    def addresses(self) -> np.ndarray | None:
+        """``[r, i]``: what every block's descriptor reads; ``None`` when one cannot be formed."""
+        if any(x is None for x in self.read):
+            return None
+        return np.stack(self.read).astype(np.int64, copy=False)  # type: ignore[arg-type]
+
+
+def _advanced(d0: GmmaDescriptor, step: int) -> GmmaDescriptor | None:
+    """``d0`` advanced ``step`` bytes (CuTe's ``DescriptorIterator``); ``None`` when it cannot be formed."""
+    return d0.advance(step) if not d0.violations() and step % 16 == 0 else None
+
+
+def block_descriptors(blocks: GmmaBlocks, d0: GmmaDescriptor, dtype: str) -> tuple[GmmaDescriptor | None, ...]:
+    """Block ``r``'s descriptor: ``d0`` (block 0's) advanced by the block's unswizzled byte offset (CuTe's
+    ``DescriptorIterator``); ``None`` where it cannot be formed (``d0`` out of range, an offset not 16-byte aligned).
+
+    >>> b = gmma_blocks(ComposedLayout(Swizzle(3,3,3), 0, Layout((64,(64,2)),(64,(1,4096)))), "f16")
+    >>> [d.start_address for d in block_descriptors(b, gmma_descriptor(b.block_layout(), "f16", "K"), "f16")][:5]
+    [0, 32, 64, 96, 8192]
+    """
+    e = element_bytes(dtype)
+    return tuple(_advanced(d0, e * blocks.block_offset(r)) for r in range(blocks.count))
+
+
+def _first_descriptor(src: GmmaBlocks, dtype: str, major: str, base_address: int) -> GmmaDescriptor:
+    """Block 0's descriptor; ``DescriptorError`` when no descriptor describes it."""
+    try:
+        return unchecked_descriptor(src.block_layout(), dtype, major, base_address)
+    except DescriptorError:
+        raise
+    except LayoutError as err:
+        raise DescriptorError(str(err)) from None
+
+
+def descriptor_reads(stage: Layout | ComposedLayout, dtype: str, major: str, block_mn: int | None = None,
+                     base_address: int = 0, wgmma_layout: Layout | ComposedLayout | None = None,
+                     desc: GmmaDescriptor | None = None) -> DescriptorReads:
+    """What a mainloop's wgmmas read of each block of ``stage`` (``gmma_blocks``) through block 0's descriptor
+    advanced by the block's offset (CuTe's ``DescriptorIterator``), next to where ``stage`` puts each element.
+
+    The descriptor is ``desc`` when given, else built from ``wgmma_layout`` when given (a kernel whose descriptors
+    describe another layout than its data), else from ``stage``. Blocks that start inside a swizzle atom
+    (``stage_blocks`` is ``None``) are read through the whole-MN descriptor advanced to their first element.
+    ``DescriptorError``: no descriptor describes the layout; ``LayoutError``: the blocks do not divide it.
+    Post: ``read[r] == expected[r]`` for every ``r`` exactly when the descriptors read ``stage``.
 
     >>> st = ComposedLayout(Swizzle(3,3,3), 0, Layout((64,(64,2)),(64,(1,4096))))
     >>> r = descriptor_reads(st, "f16", "K")
-    >>> r.shape, bool((r == gmma_blocks(st, "f16").expected(0, 2)).all())
+    >>> r.addresses().shape, bool((r.addresses() == r.expected).all())
     ((8, 1024), True)
     """
-    blocks = gmma_blocks(stage, dtype, block_mn)
+    blocks = stage_blocks(stage, dtype, block_mn)
+    if blocks is None:
+        return _straddled_reads(stage, dtype, major, block_mn, base_address, wgmma_layout, desc)  # type: ignore
     src = blocks if wgmma_layout is None else gmma_blocks(wgmma_layout, dtype, block_mn)
-    try:
-        d0 = unchecked_descriptor(src.block_layout(), dtype, major, base_address)
-    except LayoutError:
-        return None
-    e = element_bytes(dtype)
-    out = np.empty((blocks.count, size(blocks.tile[0])), dtype=np.int64)
-    for r in range(blocks.count):
-        step = e * src.block_offset(r)
-        if d0.violations() or step % 16:
-            return None
-        out[r] = decode_gmma_descriptor(d0.advance(step), dtype, major, blocks.block[0]).addresses()
-    return out
+    d0 = desc if desc is not None else _first_descriptor(src, dtype, major, base_address)
+    descs = block_descriptors(src, d0, dtype)
+    read = tuple(None if descs[r] is None else
+                 decode_gmma_descriptor(descs[r], dtype, major, blocks.block[0]).addresses()  # type: ignore[arg-type]
+                 for r in range(blocks.count))
+    return DescriptorReads(blocks.block, blocks.expected(base_address, element_bytes(dtype)), read, descs)
+
+
+def _straddled_reads(stage: Layout | ComposedLayout, dtype: str, major: str, block_mn: int, base_address: int,
+                     wgmma_layout: Layout | ComposedLayout | None, desc: GmmaDescriptor | None) -> DescriptorReads:
+    """Blocks that start inside a swizzle atom: block ``r`` at tile coordinate ``(mn0, k0)`` is read through the
+    descriptor of the whole-MN block (the stage's own, or ``desc``) advanced by the unswizzled offset of
+    ``(mn0, k0)``, as a kernel forms it; the hardware reads its canonical layout's first ``block_mn`` rows."""
+    src = stage if wgmma_layout is None else wgmma_layout
+    e, lay, src_lay = element_bytes(dtype), inner(stage), inner(src)
+    whole = gmma_blocks(src, dtype, None)
+    d0 = desc if desc is not None else _first_descriptor(whole, dtype, major, base_address)
+    mnk, block = size(lay[0]), (block_mn, whole.block[1])
+    count = (mnk // block_mn) * (size(lay[1]) // block[1])
+    i = np.arange(block_mn * block[1])
+    mn_l, k_l = block_crd(mnk, block, 0, i)
+    offs = base_address + e * np.asarray(stage.offsets(), dtype=np.int64)
+    exp = np.empty((count, i.size), dtype=np.int64)
+    reads: list[np.ndarray | None] = []
+    descs: list[GmmaDescriptor | None] = []
+    for r in range(count):
+        mn0, k0 = block_crd(mnk, block, r, 0)
+        exp[r] = offs[mn0 + mn_l + mnk * (k0 + k_l)]
+        d = _advanced(d0, e * (src_lay(mn0, k0) - src_lay(0, 0)))
+        descs.append(d)
+        reads.append(None if d is None else
+                     decode_gmma_descriptor(d, dtype, major, mnk).addresses()[mn_l + mnk * k_l])
+    return DescriptorReads(block, exp, tuple(reads), tuple(descs))

@@ -31,13 +31,16 @@ from layoutcheck.algebra.notation import as_subject
 from layoutcheck.algebra.swizzle import Subject, inner
 from layoutcheck.errors import LayoutError
 from layoutcheck.models.gmma import (
+    DescriptorReads,
     GmmaBlocks,
     GmmaDescriptor,
     base_offset_for,
+    block_crd,
     canonical_gmma,
-    decode_gmma_descriptor,
+    descriptor_reads,
     element_bytes,
     gmma_blocks,
+    stage_blocks,
     unchecked_descriptor,
 )
 from layoutcheck.models.tma import TmaBox
@@ -49,82 +52,6 @@ def _desc(x: GmmaDescriptor | int | None) -> GmmaDescriptor | None:
     if x is None or isinstance(x, GmmaDescriptor):
         return x
     return GmmaDescriptor.from_value(int(x))
-
-
-@dataclass(frozen=True, slots=True)
-class _Plan:
-    """Blocks of the stage and the descriptor of each (``None`` where the advanced word cannot be formed)."""
-
-    blocks: GmmaBlocks
-    descs: tuple[GmmaDescriptor | None, ...]
-
-
-def _plan(stage: Subject, dtype: str, major: str, base: int, block_mn: int | None,
-          desc: GmmaDescriptor | None, wgmma_layout: Subject | None) -> _Plan:
-    """Raises ``LayoutError`` when the layout the descriptor is built from is not canonical."""
-    blocks = gmma_blocks(stage, dtype, block_mn)
-    src = blocks if wgmma_layout is None else gmma_blocks(wgmma_layout, dtype, block_mn)
-    d0 = desc if desc is not None else unchecked_descriptor(src.block_layout(), dtype, major, base)
-    e = element_bytes(dtype)
-    out: list[GmmaDescriptor | None] = []
-    for r in range(src.count):
-        step = e * src.block_offset(r)
-        ok = not d0.violations() and step % 16 == 0
-        out.append(d0.advance(step) if ok else None)
-    return _Plan(blocks, tuple(out))
-
-
-def stage_blocks(stage: Subject, dtype: str, block_mn: int | None) -> GmmaBlocks | None:
-    """``gmma_blocks``, or ``None`` when ``block_mn`` divides the tile's MN extent but the blocks are no layout's
-    image: a block starts inside a swizzle atom (NVIDIA/Fuser#4771: 96-wide blocks on 64-wide SW128 atoms). Such a
-    stage is a wrong config, not an unreadable one: the kernel still forms a descriptor, and ``gmma_addresses``
-    finds the element it misreads. Shape errors (rank, K, extents not divisible) raise ``LayoutError``."""
-    gmma_blocks(stage, dtype, None)  # rank and K-extent errors
-    if block_mn is None or size(inner(stage)[0]) % block_mn:
-        return gmma_blocks(stage, dtype, block_mn)
-    try:
-        return gmma_blocks(stage, dtype, block_mn)
-    except LayoutError:
-        return None
-
-
-@dataclass(frozen=True, slots=True)
-class _Reads:
-    """Per block ``r``: the bytes the stage gives its elements (``expected[r, i]``, ``i`` colex over the block), the
-    bytes its descriptor reads (``None``: no descriptor can be formed) and the descriptor."""
-
-    block: tuple[int, int]
-    expected: np.ndarray
-    read: tuple[np.ndarray | None, ...]
-    descs: tuple[GmmaDescriptor | None, ...]
-
-
-def _straddled_reads(p: Any) -> _Reads:
-    """Blocks that start inside a swizzle atom: block ``r`` at tile coordinate ``(mn0, k0)`` is read through the
-    descriptor of the whole-MN block (the stage's own, or ``p.desc``) advanced by the unswizzled offset of
-    ``(mn0, k0)``, as a kernel forms it; the hardware reads its canonical layout's first ``block_mn`` rows."""
-    src = p.stage if p.wgmma_layout is None else p.wgmma_layout
-    e, lay = element_bytes(p.dtype), inner(p.stage)
-    whole = gmma_blocks(src, p.dtype, None)
-    d0 = p.desc if p.desc is not None else unchecked_descriptor(whole.block_layout(), p.dtype, p.major,
-                                                                 p.base_address)
-    mnk, (mb, kb) = size(lay[0]), (p.block_mn, whole.block[1])
-    nm, nk = mnk // mb, size(lay[1]) // kb
-    i = np.arange(mb * kb)
-    mn_l, k_l = i % mb, i // mb
-    offs = p.base_address + e * np.asarray(p.stage.offsets(), dtype=np.int64)
-    exp = np.empty((nm * nk, mb * kb), dtype=np.int64)
-    reads: list[np.ndarray | None] = []
-    descs: list[GmmaDescriptor | None] = []
-    for r in range(nm * nk):
-        mn0, k0 = (r % nm) * mb, (r // nm) * kb
-        exp[r] = offs[mn0 + mn_l + mnk * (k0 + k_l)]
-        step = e * (inner(src)(mn0, k0) - inner(src)(0, 0))
-        d = d0.advance(step) if not d0.violations() and step % 16 == 0 else None
-        descs.append(d)
-        reads.append(None if d is None else
-                     decode_gmma_descriptor(d, p.dtype, p.major, mnk).addresses()[mn_l + mnk * k_l])
-    return _Reads((mb, kb), exp, tuple(reads), tuple(descs))
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,8 +84,9 @@ class _WgmmaOperand(Property):
         extra = f", desc={self.desc}" if self.desc is not None else ""
         return extra + (f", wgmma_layout={self.wgmma_layout}" if self.wgmma_layout is not None else "")
 
-    def _plan_at(self, base: int) -> _Plan:
-        return _plan(self.stage, self.dtype, self.major, base, self.block_mn, self.desc, self.wgmma_layout)
+    def _reads_at(self, base: int) -> DescriptorReads:
+        """What each block's descriptor reads and where the stage puts it; ``LayoutError``: no canonical form."""
+        return descriptor_reads(self.stage, self.dtype, self.major, self.block_mn, base, self.wgmma_layout, self.desc)
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,14 +98,9 @@ class _StageClaim(_WgmmaOperand):
     def subject(self) -> str:
         return f"{self.stage}, {self.dtype}, {self.major}-major, base={self.base_address}{self._overrides()}"
 
-    def plan(self) -> _Plan:
-        return self._plan_at(self.base_address)
-
-    def _block_crd(self, block: tuple[int, int], r: int, i: int) -> tuple[int, int]:
-        """Tile coordinate ``(mn, k)`` of element ``i`` of block ``r`` (blocks ``block = (mb, kb)``)."""
-        mb, kb = block
-        nm = size(inner(self.stage)[0]) // mb
-        return (r % nm) * mb + i % mb, (r // nm) * kb + i // mb
+    def reads(self) -> DescriptorReads:
+        """What each block's descriptor reads and where the stage puts it; ``LayoutError``: no canonical form."""
+        return self._reads_at(self.base_address)
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,21 +109,6 @@ class GmmaAddresses(_StageClaim):
 
     name: ClassVar[str] = "gmma_addresses"
     bytes_per_point: ClassVar[int] = 64
-
-    def _read(self, plan: _Plan, r: int) -> np.ndarray | None:
-        d = plan.descs[r]
-        if d is None:
-            return None
-        return decode_gmma_descriptor(d, self.dtype, self.major, plan.blocks.block[0]).addresses()
-
-    def reads(self) -> _Reads:
-        """What each block's descriptor reads and where the stage puts it; ``LayoutError``: no canonical form."""
-        if stage_blocks(self.stage, self.dtype, self.block_mn) is None:
-            return _straddled_reads(self)
-        plan = self.plan()
-        exp = plan.blocks.expected(self.base_address, element_bytes(self.dtype))
-        return _Reads(plan.blocks.block, exp, tuple(self._read(plan, r) for r in range(plan.blocks.count)),
-                      plan.descs)
 
     def exhaustive(self) -> Decision:
         try:
@@ -234,7 +142,7 @@ class GmmaAddresses(_StageClaim):
         if w["kind"] == "field":
             return f"block {w['block']}: the descriptor cannot be formed (a field out of range or misaligned)"
         r, i = w["block"], w["i"]
-        mn, k = self._block_crd(rd.block, r, i)
+        mn, k = block_crd(size(inner(self.stage)[0]), rd.block, r, i)
         where = "" if stage_blocks(self.stage, self.dtype, self.block_mn) is not None else \
             f" (a {rd.block[0]}-wide block starting inside a swizzle atom)"
         return (f"element (mn={mn}, k={k}) of block {r}{where} ({rd.descs[r]}): the layout puts it at byte "
@@ -348,21 +256,20 @@ class TmaWgmma(_WgmmaOperand):
     def _sides(self) -> tuple[np.ndarray, np.ndarray] | None:
         """``(tma_bytes, wgmma_bytes)`` per tile element (flat colex over (MN, K)); ``None``: no descriptor."""
         tma = TmaCompatible(self.box, self.stage, self.modes)._sides()[0]  # the one TMA image model
+        if stage_blocks(self.stage, self.dtype, self.block_mn) is None:
+            return None  # a block starting inside a swizzle atom: no descriptor describes it
         try:
-            plan = self._plan_at(0)
+            rd = self._reads_at(0)
         except LayoutError:
             return None
-        blocks, mnk = plan.blocks, size(inner(self.stage)[0])
+        got = rd.addresses()
+        if got is None:
+            return None
+        mnk = size(inner(self.stage)[0])
         read = np.empty_like(tma)
-        mb, kb = blocks.block
-        nm = mnk // mb
-        i = np.arange(mb * kb)
-        for r, d in enumerate(plan.descs):
-            if d is None:
-                return None
-            mn = (r % nm) * mb + i % mb
-            k = (r // nm) * kb + i // mb
-            read[mn + mnk * k] = decode_gmma_descriptor(d, self.dtype, self.major, mb).addresses()
+        r, i = np.divmod(np.arange(got.size), got.shape[1])
+        mn, k = block_crd(mnk, rd.block, r, i)
+        read[mn + mnk * k] = got.ravel()
         return tma, read
 
     def exhaustive(self) -> Decision:

@@ -71,7 +71,7 @@ def _layout(v: Any, key: str) -> Layout | ComposedLayout:
     from layoutcheck.algebra.notation import evaluate_expression
 
     if isinstance(v, dict):
-        return _imported_layout(v)
+        return _imported_layout(v, key)
     if not isinstance(v, str):
         raise ValueError(f"expected a layout in CuTe notation as a string, found {brief(v)}")
     try:
@@ -87,8 +87,9 @@ def _layout(v: Any, key: str) -> Layout | ComposedLayout:
     return value
 
 
-def _imported_layout(v: dict) -> Any:
-    """``{ triton = "#ttg...", shape = [..] }`` -> a ``LinearLayout``; ``{ cute = "printout" }`` -> a CuTe layout."""
+def _imported_layout(v: dict, key: str = "layout") -> Any:
+    """``{ triton = "#ttg...", shape = [..] }`` -> a ``LinearLayout``; ``{ cute = "printout" }`` -> a CuTe layout;
+    ``{ tilelang = "Layout(...)" | "Fragment(...)" }`` -> its forward map (under ``tv``: a Fragment's TV layout)."""
     if "triton" in v:
         extra = set(v) - {"triton", "shape"}
         if extra:
@@ -107,7 +108,14 @@ def _imported_layout(v: dict) -> Any:
         if got is None:
             raise ValueError("the cute printout holds no layout")
         return got
-    raise ValueError(f"a layout table needs 'triton' (with 'shape') or 'cute', found keys {sorted(v)}")
+    if "tilelang" in v:
+        if set(v) != {"tilelang"}:
+            raise ValueError(f"unknown key {sorted(set(v) - {'tilelang'})[0]!r} in a tilelang layout (expected only "
+                             "'tilelang')")
+        from layoutcheck.importers.tilelang import as_subject, from_tilelang
+
+        return as_subject(from_tilelang(_str(v["tilelang"], "tilelang")), key)
+    raise ValueError(f"a layout table needs 'triton' (with 'shape'), 'cute' or 'tilelang', found keys {sorted(v)}")
 
 
 def _is_shape(t: Any) -> bool:

@@ -148,3 +148,23 @@ def test_swizzle_period(bms) -> None:
     if sw.bits:
         half = sw.period // 2
         assert not np.array_equal(sw(x + half), sw(x) + half)  # and no smaller power of two
+
+
+@pytest.mark.parametrize("bms", [(3, 4, 3), (2, 4, 3), (1, 4, 3), (0, 4, 3), (3, 7, 3), (2, 5, -3)])
+@pytest.mark.parametrize("old_bits,new_bits", [(8, 8), (8, 16), (8, 32), (8, 64), (16, 8), (32, 8), (8, 4)])
+def test_recast_swizzle_reads_the_same_bits(bms, old_bits, new_bits) -> None:
+    """Post of ``recast_swizzle``: ``sw(x / old) * old == result(x / new) * new`` at every shared unit offset."""
+    from layoutcheck.algebra.swizzle import recast_swizzle
+
+    sw = Swizzle(*bms)
+    got = recast_swizzle(sw, old_bits, new_bits)
+    unit = max(old_bits, new_bits)
+    x = np.arange(0, 4 * sw.period * old_bits, unit)
+    assert np.array_equal(sw(x // old_bits) * old_bits, got(x // new_bits) * new_bits)
+
+
+def test_recast_swizzle_below_bit_zero_is_an_error() -> None:
+    from layoutcheck.algebra.swizzle import recast_swizzle
+
+    with pytest.raises(LayoutError):
+        recast_swizzle(Swizzle(3, 2, 3), 8, 64)  # the 16-byte chunk bits lie inside one 8-byte element

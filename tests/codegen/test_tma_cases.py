@@ -174,3 +174,27 @@ def test_parse_source_counters() -> None:
     text = "==PROF== junk\n" + block.format(k="mma_gemm_sw32") + block.format(k="mma_gemm_sw64")
     assert parse_source_counters(text) == {k: {"LDSM": [16], "STS": [1024]} for k in ("mma_gemm_sw32",
                                                                                         "mma_gemm_sw64")}
+
+
+def test_sass_ops_counts_the_named_opcodes(tmp_path, monkeypatch) -> None:
+    """``_sass_ops`` (one nvcc + cuobjdump reader for validate and smem_ncu): opcodes counted with their modifiers,
+    ``LDSM`` not read as ``LDS``, ``extra`` opcodes only when asked; the arch reaches nvcc."""
+    import subprocess
+
+    from layoutcheck.gpu import validate
+
+    sass = "LDSM.16.M88.4 R4, [R2] ;\nLDS.128 R8, [R3] ;\nLDS.128 R8, [R5] ;\nHGMMA.64x64x16.F32 R24, gdesc[UR4] ;\n" \
+           "LDGSTS.E.BYPASS.128 [R1], desc[UR6][R2.64] ;\nSYNCS.ARRIVE.TRANS64 RZ, [UR4], RZ ;\n"
+    calls = []
+
+    def fake_run(cmd, **kw):
+        calls.append(cmd)
+        return subprocess.CompletedProcess(cmd, 0, sass if cmd[0] == "cuobjdump" else "", "")
+
+    monkeypatch.setattr(validate.subprocess, "run", fake_run)
+    assert validate._sass_ops("k", "// src", tmp_path) == {
+        "LDGSTS.E.BYPASS.128": 1, "LDS.128": 2, "LDSM.16.M88.4": 1, "SYNCS.ARRIVE.TRANS64": 1}
+    assert calls[0][1] == "-arch=sm_90"
+    got = validate._sass_ops("k", "// src", tmp_path, "sm_90a", ("HGMMA", "WARPGROUP"))
+    assert got == {"HGMMA.64": 1, "LDS.128": 2, "LDSM.16.M88.4": 1, "SYNCS.ARRIVE.TRANS64": 1}
+    assert calls[2][1] == "-arch=sm_90a" and not list(tmp_path.iterdir())  # sources and cubins removed

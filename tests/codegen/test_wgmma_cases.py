@@ -105,7 +105,7 @@ def test_kfirst_stages_are_the_spec_kinds_stages_and_differ_from_mn_first() -> N
     from layoutcheck.models.tma import mma_smem_layout
     from layoutcheck.spec.bind import WGMMA_ATOM_ORDER
 
-    assert len({c.name for c in KFIRST + TYPES}) == len(KFIRST + TYPES) == 15 + 13
+    assert len({c.name for c in KFIRST + TYPES}) == len(KFIRST + TYPES) == 15 + 17
     for sw in ("none", "32B", "64B", "128B"):
         kf = _stage("MN", sw, "f16", 128, 64, "cutlass").layout
         assert kf == mma_smem_layout("MN", sw, "float16", (128, 64), WGMMA_ATOM_ORDER["MN"])

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from layoutcheck.algebra.layout import Layout
 from layoutcheck.algebra.swizzle import ComposedLayout, Swizzle
 from layoutcheck.algebra.tiling import tile_to_shape
-from layoutcheck.errors import LayoutError
+from layoutcheck.errors import DescriptorError, LayoutError
 from layoutcheck.hw.copy import copy_atom
 from layoutcheck.models.datapath import (
     CONFLICT,
@@ -219,10 +219,11 @@ def test_descriptors_of_another_layout_are_blamed_on_the_wgmma():
 def test_descriptor_reads_agree_with_the_stage_exactly_when_described():
     st_ = mma_smem_layout("MN", "128B", "float16", (128, 64), "row")
     exp = gmma_blocks(st_, "f16", 64).expected(0, 2)
-    assert np.array_equal(descriptor_reads(st_, "f16", "MN", 64), exp)
-    assert descriptor_reads(st_, "f16", "K", 64) is None  # an MN-major layout is no canonical K layout
+    assert np.array_equal(descriptor_reads(st_, "f16", "MN", 64).addresses(), exp)
+    with pytest.raises(DescriptorError):  # an MN-major layout is no canonical K layout
+        descriptor_reads(st_, "f16", "K", 64)
     other = mma_smem_layout("MN", "64B", "float16", (128, 64), "row")
-    assert not np.array_equal(descriptor_reads(st_, "f16", "MN", 64, 0, other), exp)
+    assert not np.array_equal(descriptor_reads(st_, "f16", "MN", 64, 0, other).addresses(), exp)
 
 
 def test_epilogue_double_store_and_missed_half():

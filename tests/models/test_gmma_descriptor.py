@@ -121,3 +121,26 @@ def test_non_canonical_layouts_are_refused(layout, why: str) -> None:
 def test_mn_major_refusals() -> None:
     with pytest.raises(LayoutError, match="MN extent"):
         gmma_descriptor(ComposedLayout(Swizzle(3, 3, 3), 0, Layout((32, (8, 2)), (1, (64, 512)))), "f16", "MN")
+
+
+@pytest.mark.parametrize("major,swizzle,block_mn", [("K", "128B", 64), ("MN", "128B", 64), ("MN", "64B", 96),
+                                                    ("MN", "128B", 96), ("K", "none", 192)])
+def test_descriptor_reads_and_block_crd(major: str, swizzle: str, block_mn: int) -> None:
+    """``block_crd`` names the tile coordinate of ``expected[r, i]``; ``descriptor_reads`` is block 0's descriptor
+    advanced and decoded block by block (the straddled 96-wide SW128 blocks through the whole-MN descriptor)."""
+    from layoutcheck.models.gmma import block_crd, block_descriptors, descriptor_reads, stage_blocks
+
+    st = mma_smem_layout(major, swizzle, "float16", (192, 64), "row")
+    rd = descriptor_reads(st, "f16", major, block_mn, 2048)
+    r, i = np.divmod(np.arange(rd.expected.size), rd.expected.shape[1])
+    mn, k = block_crd(192, rd.block, r, i)
+    assert np.array_equal(rd.expected.ravel(), 2048 + 2 * st.offsets()[mn + 192 * k])
+    b = stage_blocks(st, "f16", block_mn)
+    if b is None:  # a block starts inside a swizzle atom: misread, and no descriptor describes a block
+        assert (major, swizzle, block_mn) == ("MN", "128B", 96) and not np.array_equal(rd.addresses(), rd.expected)
+        return
+    descs = block_descriptors(b, gmma_descriptor(b.block_layout(), "f16", major, 2048), "f16")
+    assert rd.descs == descs
+    for got, d in zip(rd.read, descs, strict=True):
+        assert np.array_equal(got, decode_gmma_descriptor(d, "f16", major, block_mn).addresses())
+    assert np.array_equal(rd.addresses(), rd.expected)
