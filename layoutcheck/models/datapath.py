@@ -206,12 +206,9 @@ def fragment(mma: TiledMMA, operand: str, tile: tuple[int, int], distinct: bool 
     val_off = frg[1].offsets(np.int64)
     idx = {"V": 0, "M": 1, "N": 2, "K": 3}
     shape = [mma.thr_size(idx[c]) for c in modes]
-    rows = []
-    for t in range(mma.size):
-        crd = mma.thr_coord(t)
-        c = [crd[idx[m]] for m in modes]
-        rows.append(c[0] + shape[0] * (c[1] + shape[1] * c[2]))
-    base = thr_off[np.array(rows)]
+    crd = mma.thr_coords()
+    c = [crd[:, idx[m]] for m in modes]
+    base = thr_off[c[0] + shape[0] * (c[1] + shape[1] * c[2])]
     keep = np.arange(base.size, dtype=np.int64)
     if distinct:  # equal thread offsets <=> equal fragments
         keep = np.sort(np.unique(base, return_index=True)[1]).astype(np.int64)
@@ -431,8 +428,18 @@ def _descriptor_operand(path: OperandPath) -> bool:
     return size(tv[0]) > 1 and not tv[0].offsets().any()
 
 
+@lru_cache(maxsize=32)
 def hops(path: Path) -> tuple[Hop, ...]:
-    """The hops of ``path`` in data-flow order (module docstring)."""
+    """The hops of ``path`` in data-flow order (module docstring). Computed once per path (binding, the subject's
+    text, the domain size and the decision all read them): their arrays are read-only."""
+    out = _hops(path)
+    for hop in out:
+        for a in (hop.src, hop.dst, hop.want_src, hop.want_dst, hop.element):
+            a.setflags(write=False)
+    return out
+
+
+def _hops(path: Path) -> tuple[Hop, ...]:
     if isinstance(path, OperandPath) and _descriptor_operand(path) != isinstance(path.read, WgmmaRead):
         how = "through its descriptors: read = \"wgmma\"" if _descriptor_operand(path) else "from registers"
         raise LayoutError(f"{path.mma.atom.name} reads operand {path.operand} {how}")

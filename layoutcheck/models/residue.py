@@ -19,6 +19,7 @@ range and the C interpreter prints into the ragged kernel.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -32,6 +33,16 @@ COUNTS = ("ceil_div", "div")
 PREDICATES = ("coord_lt_shape", "none", "tma")
 """``coord_lt_shape``: CuTe's identity-tensor predicate; ``none``: every access performed; ``tma``: the TMA unit
 clips each box element against the tensor's dimensions (out-of-bounds reads zero-filled, writes dropped)."""
+
+
+@lru_cache(maxsize=16)
+def _local_crd(t: ResidueTiling) -> np.ndarray:
+    """Tile-local coordinates of every access in (thread, value) order (one row each; read-only, computed once per
+    tiling: the exhaustive decision asks for them once per problem size)."""
+    local = t.local_offsets()
+    out = np.stack([(local // int(np.prod(t.tile[:d], dtype=np.int64))) % b for d, b in enumerate(t.tile)], axis=1)
+    out.setflags(write=False)
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,11 +122,9 @@ class ResidueTiling:
     def accesses(self, sizes: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
         """Global coordinates (one row per access, all tiles) and whether each is performed, for one size."""
         grid = self.grid(sizes)
-        local = self.local_offsets()
-        lcrd = np.stack([(local // int(np.prod(self.tile[:d], dtype=np.int64))) % b
-                         for d, b in enumerate(self.tile)], axis=1)
-        tiles = np.stack(np.meshgrid(*[np.arange(g) for g in grid], indexing="ij"), axis=-1).reshape(-1, len(grid))
-        crd = (tiles[:, None, :] * np.array(self.tile)[None, None, :] + lcrd[None, :, :]).reshape(-1, len(grid))
+        tiles = np.indices(grid).reshape(len(grid), -1).T  # row-major: the last mode fastest
+        crd = (tiles[:, None, :] * np.array(self.tile)[None, None, :] + _local_crd(self)[None, :, :]).reshape(
+            -1, len(grid))
         if self.predicate == "none":
             return crd, np.ones(len(crd), dtype=bool)
         return crd, np.all(crd < np.array(sizes)[None, :], axis=1)

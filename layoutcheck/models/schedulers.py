@@ -107,7 +107,11 @@ class TileScheduler:
             k = sl * self.per_split(gm) + j
             return k, n, lt(k, gm)
         c, i = idx
-        t = c + self.ctas * i
+        return self.linear_tile(c + self.ctas * i, gm, gn)
+
+    def linear_tile(self, t: Size, gm: Size, gn: Size) -> tuple[Size, Size, Pred]:
+        """``grouped``: ``(m, n, valid)`` of the linear tile index ``t = c + ctas*i`` (``tile`` reads ``(c, i)``
+        only through ``t``; ``(c, i) -> t`` is one-to-one for ``c < ctas``, Euclid)."""
         width = self.group * gn
         first = t // width * self.group
         h = minimum(gm - first, self.group)

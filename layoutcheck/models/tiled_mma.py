@@ -235,6 +235,23 @@ class TiledMMA:
             raise LayoutError(f"thread layout {vmnk} does not reach thread {tid} (atom_layout not compact)")
         return crd  # type: ignore[return-value]
 
+    def thr_coords(self) -> np.ndarray:
+        """``thr_coord`` of every thread at once: row ``tid`` is ``(v, m, n, k)`` (int64, ``size x 4``); the same
+        error as ``thr_coord`` for the first thread the layout does not reach.
+
+        >>> from layoutcheck.models.tiled_mma import make_tiled_mma
+        >>> make_tiled_mma("SM80_16x8x16_F32F16F16F32_TN", (2, 2, 1)).thr_coords()[[0, 33, 127]].tolist()
+        [[0, 0, 0, 0], [1, 1, 0, 0], [31, 1, 1, 0]]
+        """
+        vmnk = self.thr_layout_vmnk
+        tid = np.arange(self.size, dtype=np.int64)
+        crd = np.stack([np.broadcast_to(_flat_crd_of(vmnk[i], tid), tid.shape) for i in range(4)], axis=1)
+        back = sum(vmnk[i].offsets(np.int64)[crd[:, i]] for i in range(4))
+        bad = np.flatnonzero(back != tid)
+        if bad.size:
+            raise LayoutError(f"thread layout {vmnk} does not reach thread {int(bad[0])} (atom_layout not compact)")
+        return crd
+
     def get_slice(self, tid: int) -> ThrMMA:
         return ThrMMA(self, tid, self.thr_coord(tid))
 

@@ -16,6 +16,7 @@ range symbolically over the sizes (``engines/sizes_z3.py``). Both read the index
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -42,6 +43,10 @@ def _count(ranges: Ranges) -> int:
     for lo, hi in ranges:
         n *= hi - lo + 1
     return n
+
+
+_BATCH_POINTS = 1 << 18
+"""Launch indices screened per NumPy batch by ``ScheduleBijection.exhaustive`` (bounds a batch's memory)."""
 
 
 def _fmt(ranges: Ranges, names: tuple[str, ...]) -> str:
@@ -160,12 +165,62 @@ class ScheduleBijection(Property):
         return (b * (b + 1) // 2 - (a - 1) * a // 2) * (d * (d + 1) // 2 - (c - 1) * c // 2) * 2
 
     def exhaustive(self) -> Decision:
-        for gm, gn in itertools.product(range(self.grids[0][0], self.grids[0][1] + 1),
-                                        range(self.grids[1][0], self.grids[1][1] + 1)):
-            w = self.violation(gm, gn)
-            if w is not None:
-                return Decision(False, w)
+        """Every grid of the box, in ``itertools.product`` order (``GM`` slowest): the first failing grid's
+        ``violation`` is the witness. The grids are screened in batches (``failing_grids``: one NumPy evaluation of
+        the scheduler's tree over the launch indices of many grids at once); only a grid the screen flags is
+        enumerated alone, so the witness is the one the grid-by-grid loop finds."""
+        grids = list(itertools.product(range(self.grids[0][0], self.grids[0][1] + 1),
+                                       range(self.grids[1][0], self.grids[1][1] + 1)))
+        batch: list[tuple[int, int]] = []
+        points = 0
+        for k, (gm, gn) in enumerate(grids):
+            batch.append((gm, gn))
+            points += math.prod(self.scheduler.launch_bounds(gm, gn))
+            if points < _BATCH_POINTS and k + 1 < len(grids):
+                continue
+            for bad in self.failing_grids(batch) if len(batch) > 1 else batch:
+                w = self.violation(*bad)
+                if w is not None:
+                    return Decision(False, w)
+            batch, points = [], 0
         return Decision(True, None, {"grids": _count(self.grids)})
+
+    def failing_grids(self, grids: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        """The grids of ``grids`` (in their order) where some unmasked launch index lands outside the grid or some
+        tile is not hit exactly once: ``violation(gm, gn) is not None`` for exactly these.
+
+        Pre: ``grids`` non-empty. Post: the same decision as ``violation`` grid by grid: the scheduler's one tree
+        ``tile(idx, GM, GN)`` is evaluated with ``GM``, ``GN`` and the launch indices as variables (arrays holding
+        every grid's points side by side), where ``violation`` evaluates it with ``GM``, ``GN`` as ints -- the IR's
+        constructors are exact for every value below a variable's bound, so the values are the same.
+
+        >>> ScheduleBijection(TileScheduler("grouped", group=8, ctas=4, drop_partial_group=True), ((1, 9), (1, 2))
+        ...                   ).failing_grids([(8, 1), (9, 1), (9, 2)])
+        [(9, 1), (9, 2)]
+        """
+        s = self.scheduler
+        bounds = np.array([s.launch_bounds(gm, gn) for gm, gn in grids], dtype=np.int64)  # (grids, dims)
+        points = np.prod(bounds, axis=1)
+        gid = np.repeat(np.arange(len(grids)), points)
+        local = np.arange(gid.size, dtype=np.int64) - np.repeat(np.cumsum(points) - points, points)
+        env: dict[str, np.ndarray] = {}
+        for k in reversed(range(bounds.shape[1])):  # row-major decode of each grid's local point (order is free)
+            b = bounds[gid, k]
+            env[f"i{k}"], local = local % np.maximum(b, 1), local // np.maximum(b, 1)
+        gms, gns = (np.array(g, dtype=np.int64) for g in zip(*grids, strict=True))
+        env["GM"], env["GN"] = gms[gid], gns[gid]
+        names = tuple(var(f"i{k}", max(1, int(bounds[:, k].max()))) for k in range(bounds.shape[1]))
+        tree = s.tile(names, var("GM", int(gms.max()) + 1), var("GN", int(gns.max()) + 1))
+        m, n, valid = (np.broadcast_to(evaluate(x, env), gid.shape) for x in tree)
+        gm, gn = env["GM"], env["GN"]
+        outside = valid & ((m < 0) | (m >= gm) | (n < 0) | (n >= gn))
+        inside = valid & ~outside
+        first = np.cumsum(gms * gns) - gms * gns  # each grid's first tile in one array of every grid's tiles
+        counts = np.bincount((first[gid] + m + gm * n)[inside], minlength=int((gms * gns).sum()))
+        bad = np.zeros(len(grids), dtype=bool)
+        bad[gid[outside]] = True
+        bad[np.searchsorted(first, np.flatnonzero(counts != 1), side="right") - 1] = True
+        return [grids[int(k)] for k in np.flatnonzero(bad)]
 
     def violation(self, gm: int, gn: int) -> dict[str, Any] | None:
         """The first tile computed twice, never, or outside the grid, for one grid (NumPy over launch indices)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 HEAVY = ("numpy", "z3", "sympy", "cupy")
 
@@ -28,3 +29,13 @@ def test_help_and_calc_load_no_numpy() -> None:
 def test_numpy_ints_are_still_accepted() -> None:
     assert _loaded_after("import numpy, layoutcheck\nassert str(layoutcheck.Layout(numpy.int64(4))) == '4:1'") == \
         ["numpy"]
+
+
+def test_check_loads_z3_only_for_a_z3_query() -> None:
+    """``check`` of specs every claim of which an earlier engine decides imports neither z3 nor SymPy; a size-range
+    claim (``specs/ragged.toml``) needs z3."""
+    code = ("import contextlib, io\nfrom layoutcheck.cli import main\nwith contextlib.redirect_stdout(io.StringIO()):\n"
+            "    main(['check', '-q', {!r}])")
+    specs = Path(__file__).resolve().parents[2] / "specs"
+    assert _loaded_after(code.format(str(specs / "sm80_gemm.toml"))) == ["numpy"]
+    assert _loaded_after(code.format(str(specs / "ragged.toml"))) == ["numpy", "z3"]

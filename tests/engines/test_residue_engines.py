@@ -64,3 +64,41 @@ def test_dropped_partial_group_smallest_grid() -> None:
     r = prove(schedule_bijection(s, ((8, 1024), (1, 1024))), timeout=60)
     assert r.status is Verdict.REFUTED and r.counterexample.data["grid"] == [9, 1]
     assert r.counterexample.data["tile"] == [8, 0] and "no CTA" in r.counterexample.text
+
+
+def _query(limits_timeout: float = 60.0):
+    import time
+
+    from layoutcheck.engines.base import DEFAULT_MEMORY_BUDGET, Limits
+    from layoutcheck.engines.sizes_z3 import _IntQuery
+
+    return _IntQuery(Limits(limits_timeout, DEFAULT_MEMORY_BUDGET, None), time.monotonic() + limits_timeout)
+
+
+def _wrap_columns(self, t, gm, gn):  # m = t % GM, n = t // (2*GM): tiles of odd columns computed twice
+    from layoutcheck.expr.ir import lt
+
+    return t % gm, t // (gm * 2), lt(t, self.total(gm, gn))
+
+
+def _halve_last_column(self, t, gm, gn):  # the last column's rows halved: (2r, n) and (2r+1, n) both -> (r, n)
+    from layoutcheck.expr.ir import ite, lt
+
+    n = t // gm
+    return ite(lt(n, gn - 1), t % gm, t % gm // 2), n, lt(t, self.total(gm, gn))
+
+
+@pytest.mark.parametrize("wrong, grids, want", [(_wrap_columns, ((1, 12), (1, 6)), ([1, 2], [0, 0])),
+                                                (_wrap_columns, ((3, 40), (2, 9)), ([3, 2], [0, 0])),
+                                                (_halve_last_column, ((2, 12), (2, 6)), ([2, 2], [0, 1]))])
+def test_grouped_duplicates_over_the_linear_index_are_the_pairwise_query(monkeypatch, wrong, grids, want) -> None:
+    """A grouped scheduler that computes tiles twice: the query over ``t = c + ctas*i`` finds the same smallest grid
+    and tile as the pairwise query over ``(c, i)``, and the exhaustive engine agrees."""
+    from layoutcheck.engines.sizes_z3 import _duplicate, _duplicate_linear
+
+    monkeypatch.setattr(TileScheduler, "linear_tile", wrong)
+    prop = schedule_bijection(TileScheduler("grouped", group=3, ctas=5), grids)
+    linear, pairwise = _duplicate_linear(prop, _query()), _duplicate(prop, _query())
+    assert linear == pairwise and linear["kind"] == "duplicate" and (linear["grid"], linear["tile"]) == want
+    ex = prove(prop, engine="exhaustive")
+    assert ex.status is Verdict.REFUTED and ex.counterexample.data["grid"] == want[0]

@@ -253,3 +253,12 @@ def test_non_compact_atom_layout_and_bad_permutation() -> None:
 def test_tensor_value() -> None:
     t = Tensor(5, Layout((2, 3), (3, 1)))
     assert t(1) == 8 and t((1, 2)) == 10 and len(t) == 2 and "5 + (2,3):(3,1)" in repr(t) + str(t)
+
+
+@pytest.mark.parametrize("atom, atom_layout", [("SM80_16x8x16_F32F16F16F32_TN", (2, 2, 1)),
+                                               ("SM80_16x8x16_F32F16F16F32_TN", Layout((2, 2, 2), (2, 1, 4))),
+                                               ("UniversalFMA", (4, 2, 1)),
+                                               ("SM90_64x128x16_F32F16F16_SS", (2, 1, 1))])
+def test_thr_coords_is_thr_coord_of_every_thread(atom: str, atom_layout) -> None:
+    mma = make_tiled_mma(atom, atom_layout)
+    assert mma.thr_coords().tolist() == [list(mma.thr_coord(t)) for t in range(mma.size)]
