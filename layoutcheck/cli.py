@@ -146,13 +146,13 @@ def _tilelang_file(path: str) -> bool:
     """A ``.tir`` file, or a file other than a spec (``.toml``) whose text holds TileLang printouts."""
     from pathlib import Path
 
-    from layoutcheck.importers.tilelang_tir import is_tilelang_text
-
     p = Path(path)
     if path.endswith(".tir"):
         return True
     if path.endswith((".toml", ".ttgir", ".mlir")) or not p.is_file():
         return False
+    from layoutcheck.importers.tilelang_tir import is_tilelang_text  # only for a file that may be a log
+
     try:
         return is_tilelang_text(p.read_text(errors="replace"))
     except OSError:
