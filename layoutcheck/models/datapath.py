@@ -58,7 +58,7 @@ from layoutcheck.algebra.tiling import zipped_divide
 from layoutcheck.algebra.tv import make_layout_tv
 from layoutcheck.errors import DescriptorError, LayoutError
 from layoutcheck.hw.copy import CopyAtom, copy_atom, in_elements
-from layoutcheck.models.gmma import descriptor_reads
+from layoutcheck.models.gmma import block_index, descriptor_reads
 from layoutcheck.models.tiled_mma import TiledMMA
 from layoutcheck.models.tma import TmaBox, tile_image
 from layoutcheck.models.tmem import TmemLoad, load_cells
@@ -361,8 +361,7 @@ def _wgmma_hop(read: WgmmaRead, path: OperandPath, frag: Fragment) -> Hop:
     rows, v = np.arange(frag.tile.shape[0])[:, None], np.arange(frag.values)[None, :]
     first = frag.tile[rows, (v // va) * va]  # the element each value's wgmma starts at
     mn0, k0 = first % mn_ext, first // mn_ext
-    block = mn0 // mb + (mn_ext // mb) * (k0 // kb)
-    addr = reads[block, v % va]
+    addr = reads[block_index(mn_ext, (mb, kb), mn0, k0), v % va]
     return Hop("wgmma", name, ("smem", "regs"), addr.ravel(), regs, want, regs, regs, "regs")
 
 

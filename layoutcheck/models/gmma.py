@@ -301,6 +301,16 @@ def block_crd(mn_extent: int, block: tuple[int, int], r: int, i: int | np.ndarra
     return (r % nm) * mb + i % mb, (r // nm) * kb + i // mb
 
 
+def block_index(mn_extent: int, block: tuple[int, int], mn: int | np.ndarray, k: int | np.ndarray) -> int | np.ndarray:
+    """The block ``r`` holding tile coordinate ``(mn, k)``: the inverse of ``block_crd`` over its blocks.
+
+    >>> block_index(128, (64, 16), 65, 17)
+    3
+    """
+    mb, kb = block
+    return mn // mb + (mn_extent // mb) * (k // kb)
+
+
 @dataclass(frozen=True, slots=True)
 class DescriptorReads:
     """Per block ``r`` of a stage: the bytes the stage gives its elements (``expected[r, i]``, ``i`` colex over the
