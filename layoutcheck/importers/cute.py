@@ -126,6 +126,22 @@ def from_cute(x: Any) -> CuteImport:
     return CuteImport("layout", layout, {}, codomain)
 
 
+def _mojo_tuple(t: Any) -> str:
+    return "(" + ", ".join(_mojo_tuple(m) for m in t) + ")" if isinstance(t, tuple) else str(t)
+
+
+def mojo_str(layout: Layout) -> str:
+    """The layout as Mojo's ``print(layout)`` writes it: CuTe notation in one extra pair of parentheses, with a
+    space after every comma.
+
+    Post: ``parse_cute_layout(mojo_str(L))[0] == L``.
+
+    >>> mojo_str(Layout((2, 8), (4, 8)))
+    '((2, 8):(4, 8))'
+    """
+    return f"({_mojo_tuple(layout.shape)}:{_mojo_tuple(layout.stride)})"
+
+
 def table(layout: Subject) -> str:
     """A ``print_layout``-style table of a rank-2 layout (used to round-trip the format in tests)."""
     lay = inner(layout)
@@ -140,4 +156,4 @@ def table(layout: Subject) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["CuteImport", "from_cute", "parse_cute_layout", "parse_print_layout", "parse_tiled_mma", "table"]
+__all__ = ["CuteImport", "from_cute", "mojo_str", "parse_cute_layout", "parse_print_layout", "parse_tiled_mma", "table"]
