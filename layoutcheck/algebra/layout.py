@@ -361,7 +361,9 @@ def _fill(out: Any, modes: Sequence[tuple[int, int]], dtype: Any, xp: Any) -> An
     """Write the offsets of the flat layout ``modes`` (fastest first) into ``out`` (``len(out) == size``).
 
     Mode 0 is one ``arange``; mode ``k`` then copies the ``m`` offsets built so far ``s_k - 1`` times, each shifted
-    by ``j * d_k``: every element is written once, in order, into the one buffer.
+    by ``j * d_k``: every element is written once, in order, into the one buffer. A short run copied very often (a
+    small fast mode under a huge slow one) is first widened by a factor of the slow mode, so no step is a long loop
+    over a few elements.
     """
     if not modes:
         out[:] = 0
@@ -372,7 +374,14 @@ def _fill(out: Any, modes: Sequence[tuple[int, int]], dtype: Any, xp: Any) -> An
     else:
         out[:s0] = 0
     m = s0
-    for s, d in modes[1:]:
+    pending = list(modes[1:])
+    while pending:
+        s, d = pending.pop(0)
+        if m < 256 and m * s > 1 << 16:  # a short run copied very often: widen it first, (a*b):d == (a,b):(d,a*d)
+            f = next((f for f in range(min(s - 1, 4096 // m), 1, -1) if s % f == 0), 1)
+            if f > 1:
+                pending.insert(0, (s // f, d * f))
+                s = f
         step = xp.arange(d, s * d, d, dtype=dtype) if d else xp.zeros(s - 1, dtype=dtype)
         xp.add(out[None, :m], step[:, None], out=out[m:m * s].reshape(s - 1, m))
         m *= s
@@ -392,7 +401,11 @@ def evaluate(shape: tuple[int, ...], stride: tuple[int, ...], dtype: Any = None,
         dtype = offset_dtype(*offset_bounds(shape, stride))
     if xp is None:
         import numpy as xp  # NumPy loads on first evaluation, not with the algebra
-    return _fill(xp.empty(product(shape), dtype=dtype), _merged_modes(shape, stride), dtype, xp)
+    modes = _merged_modes(shape, stride)
+    if len(modes) == 1 and modes[0][1]:  # one strided run (every compact layout): arange writes it in place
+        s0, d0 = modes[0]
+        return xp.arange(0, s0 * d0, d0, dtype=dtype)
+    return _fill(xp.empty(product(shape), dtype=dtype), modes, dtype, xp)
 
 
 def evaluate_chunks(shape: tuple[int, ...], stride: tuple[int, ...], chunk: int = 1 << 16, dtype: Any = None,

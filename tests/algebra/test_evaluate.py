@@ -75,3 +75,19 @@ def test_call_agrees_with_pycute() -> None:
     assert [lay(i) for i in range(120)] == [ref(i) for i in range(120)]
     crds = [(a, (b, c), d) for a in range(4) for b in range(2) for c in range(3) for d in range(5)]
     assert [lay(c) for c in crds] == [ref(c) for c in crds]
+
+
+@pytest.mark.parametrize("lay", [Layout((4, 1 << 18), (1 << 18, 1)),  # a short fast run under a huge slow mode
+                                 Layout((2, 3, 65537 * 2), (7, 1, -2)),  # widened by a factor of the slow mode
+                                 Layout((3, 1 << 17), (0, 3)),  # a broadcast fast mode
+                                 Layout((2, 65537), (1, 2)),  # prime slow mode: no factor to widen by
+                                 Layout((16, 4, 8, 32), (1, 16, 64, 512)),  # one strided run: arange itself
+                                 Layout(1 << 12, -3)])
+def test_offsets_fast_paths_follow_the_definition(lay: Layout) -> None:
+    """The widening of a short run and the one-run arange give the definition's offsets at every index."""
+    n = product(lay.shape)
+    i = np.arange(n)
+    crd = np.stack(np.unravel_index(i, tuple(reversed(flatten(lay.shape)))))[::-1]  # colex coordinates
+    ref = sum(c * d for c, d in zip(crd, flatten(lay.stride), strict=True))
+    assert np.array_equal(lay.offsets(np.int64), ref)
+    assert lay.offsets().tolist() == ref.tolist()
