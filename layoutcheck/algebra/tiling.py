@@ -63,6 +63,26 @@ def _by_mode(op: Callable[[Layout, Tiler], Layout], a: Layout, tiler: tuple, nam
     return _make(tuple(shapes), tuple(strides))
 
 
+def _tiler_layout(op: Callable[[Layout, Tiler], Layout], a: Layout, tiler: Tiler,
+                  name: str) -> tuple[Layout, Layout | None, Layout | None]:
+    """``(A, tiler, None)`` with the tiler as a ``Layout`` (an int ``n`` is ``n:1``), or ``(A, None, result)`` where
+    the tiler decides alone: ``None`` keeps ``A``, a tuple applies ``op`` by mode. The one tiler dispatch of
+    ``logical_divide`` and ``logical_product``."""
+    if type(a) is not Layout:
+        a = as_layout(a)
+    if type(tiler) is Layout:
+        return a, tiler, None
+    if tiler is None:
+        return a, None, a
+    if is_int(tiler):
+        return a, Layout(tiler), None
+    if is_tuple(tiler):
+        return a, None, _by_mode(op, a, tiler, name)
+    if isinstance(tiler, Layout):
+        return a, tiler, None
+    raise LayoutError(f"{name}: bad tiler {tiler!r}")
+
+
 def _mode_tuples(a: Layout) -> tuple[tuple, tuple]:
     """The modes' shapes and strides of ``a`` as tuples (a rank-1 layout is its own single mode)."""
     shape, stride = a.shape, a.stride
@@ -81,17 +101,9 @@ def logical_divide(a: Layout, tiler: Tiler) -> Layout:
     >>> str(logical_divide(Layout(32, 1), 3))
     '(3,11):(1,3)'
     """
-    if type(a) is not Layout:
-        a = as_layout(a)
-    if type(tiler) is not Layout:
-        if tiler is None:
-            return a
-        if is_int(tiler):
-            tiler = Layout(tiler)
-        elif is_tuple(tiler):
-            return _by_mode(logical_divide, a, tiler, "logical_divide")
-        elif not isinstance(tiler, Layout):
-            raise LayoutError(f"logical_divide: bad tiler {tiler!r}")
+    a, tiler, done = _tiler_layout(logical_divide, a, tiler, "logical_divide")
+    if done is not None:
+        return done
     # the rest is complement(tiler, shape(coalesce(A))): the cotarget's leaves are A's coalesced sizes
     cotarget = [s for s, _ in _coalesce_modes(_leaf_modes(a))] or [1]
     rest_shape, rest_stride = _coalesced(_complement_modes(tiler, cotarget))
@@ -104,17 +116,9 @@ def logical_product(a: Layout, tiler: Tiler) -> Layout:
     >>> str(logical_product(Layout((2,2),(4,1)), Layout(6, 1)))
     '((2,2),(2,3)):((4,1),(2,8))'
     """
-    if type(a) is not Layout:
-        a = as_layout(a)
-    if type(tiler) is not Layout:
-        if tiler is None:
-            return a
-        if is_int(tiler):
-            tiler = Layout(tiler)
-        elif is_tuple(tiler):
-            return _by_mode(logical_product, a, tiler, "logical_product")
-        elif not isinstance(tiler, Layout):
-            raise LayoutError(f"logical_product: bad tiler {tiler!r}")
+    a, tiler, done = _tiler_layout(logical_product, a, tiler, "logical_product")
+    if done is not None:
+        return done
     copies = _make(*_coalesced(_complement_modes(a, (product(a.shape) * cosize(tiler),))))
     shape, stride = _compose(copies, tiler.shape, tiler.stride)
     return _make((a.shape, shape), (a.stride, stride))
