@@ -45,7 +45,7 @@ def _count(ranges: Ranges) -> int:
     return n
 
 
-_BATCH_POINTS = 1 << 18
+_BATCH_POINTS = 1 << 16
 """Launch indices screened per NumPy batch by ``ScheduleBijection.exhaustive`` (bounds a batch's memory)."""
 
 
@@ -87,14 +87,42 @@ class ResidueCover(Property):
     """One size at a time is held (48 bytes per access of the largest size); the total bounds the time."""
 
     def exhaustive(self) -> Decision:
+        """Pre-checked: ``tv`` owns every tile element once (``tile_local``). Then every size of the box is
+        screened per mode (``first_failing``, exact; a NumPy pass over each mode's range) and only the first failing
+        size is enumerated alone (``tiling.violation``): the witness is the one the size-by-size loop finds."""
         local = self.tile_local()
         if local is not None:
             return Decision(False, local)
-        for sizes in itertools.product(*[range(lo, hi + 1) for lo, hi in self.sizes]):
-            w = self.tiling.violation(sizes)
-            if w is not None:
-                return Decision(False, w)
-        return Decision(True, None, {"sizes": _count(self.sizes)})
+        first = self.first_failing()
+        if first is None:
+            return Decision(True, None, {"sizes": _count(self.sizes)})
+        w = self.tiling.violation(first)
+        if w is None:  # the screen and the enumeration disagree: decide by the enumeration alone (never PROVEN)
+            raise AssertionError(f"residue_cover: the per-mode screen flags sizes {first}, the enumeration does not")
+        return Decision(False, w)
+
+    def first_failing(self) -> tuple[int, ...] | None:
+        """The first size of the box in ``itertools.product`` order whose accesses break the claim, or ``None``.
+
+        Pre: ``tv`` is a bijection onto the tile (``tile_local() is None``). Then the accesses of one size are the
+        product over modes of ``t * b + x`` (``t`` below the mode's tile count ``g``, ``x`` below its extent ``b``):
+        each mode's coordinates are ``0 .. g*b - 1``, each once. Under ``coord < shape`` (and TMA's clipping) the
+        performed accesses are the product of ``0 .. min(g*b, s) - 1`` -- never out of bounds, and every element
+        owned once iff ``g*b >= s`` in every mode. With no predicate every access is performed: owned once and in
+        bounds iff ``g*b == s`` in every mode (a mode with no tile leaves every element unowned). So a size fails iff
+        one of its modes fails on its own, and the first failing size is the smallest of, per mode, the box's first
+        size with that mode at its first failing extent. ``tiling.tiles`` gives ``g`` (the same expression the
+        enumeration and the Z3 engine read), evaluated on each mode's range at once.
+        """
+        t = self.tiling
+        firsts: list[tuple[int, ...]] = []
+        for d, (lo, hi) in enumerate(self.sizes):
+            s = np.arange(lo, hi + 1, dtype=np.int64)
+            covered = np.asarray(t.tiles(s, d)) * t.tile[d]
+            bad = np.flatnonzero(covered != s if t.predicate == "none" else covered < s)
+            if bad.size:
+                firsts.append(tuple(int(s[bad[0]]) if k == d else r[0] for k, r in enumerate(self.sizes)))
+        return min(firsts) if firsts else None
 
     def tile_local(self) -> dict[str, Any] | None:
         """The size-independent half: ``tv`` is a bijection onto the tile (each element one thread and value)."""
