@@ -6,9 +6,10 @@ Z3 integer terms, so the formula proven is the one the exhaustive engine and the
 claim is split into quantifier-free queries whose negations must be ``unsat``:
 
 * ``residue_cover``: (1) the tile-local TV layout is a bijection onto the tile (size-independent: NumPy over one
-  tile); (2) no in-bounds element ``e`` lacks a performed access: ``e // B < grid(S)`` and the predicate holds at
-  ``e``; (3) no performed access is out of bounds. Tiles are disjoint boxes, so (1)-(3) give "exactly once".
-  Tile extents are constants: the queries are linear (``div``/``mod`` by constants).
+  tile); then (2) the accesses of a size are, per mode, ``0 .. tiles*b - 1`` once each, so a size breaks the claim
+  iff one of its modes does on its own (``ResidueCover.first_failing`` proves it): one query over the sizes alone,
+  "some mode fails" (``tiling.mode_fails``), linear (``div`` by constants). A failing size's smallest broken
+  coordinate follows from the same lemma (``ResidueCover.smallest_break``).
 * ``schedule_bijection``: no unmasked launch index lands outside the grid; no two land on one tile; every tile
   ``(m, n)`` is computed by the scheduler's own inverse ``index(m, n)`` (a witness: if that query finds a tile, it is
   re-checked by enumerating that grid, and a wrong inverse gives UNKNOWN, never REFUTED). Products of the grid sizes
@@ -25,7 +26,7 @@ from typing import Any
 
 from layoutcheck.engines.base import Limits
 from layoutcheck.engines.z3 import DEFAULT_RLIMIT, Z3, solve
-from layoutcheck.expr.ir import Expr, Pred, Size, Var, all_of, lt
+from layoutcheck.expr.ir import Expr, Pred, Size, Var, any_of
 from layoutcheck.expr.z3 import to_z3_ints
 from layoutcheck.properties.base import Decision, Undecided
 from layoutcheck.properties.residue import ResidueCover, ScheduleBijection
@@ -135,53 +136,27 @@ def _residue_cover(prop: ResidueCover, limits: Limits) -> Decision | Undecided:
     local = prop.tile_local()
     if local is not None:
         return Decision(False, local, {"tile": "tv layout"})
-    return _first([lambda q: _missing(prop, q), lambda q: _out_of_bounds(prop, q)], limits)
+    return _first([lambda q: _mode_fails(prop, q)], limits)
 
 
 def _sizes(prop: ResidueCover, q: _IntQuery) -> list[Var]:
     return [q.var(k, lo, hi + 1, hi + 1) for k, (lo, hi) in zip(prop.tiling.dims, prop.sizes, strict=True)]
 
 
-def _missing(prop: ResidueCover, q: _IntQuery) -> dict[str, Any] | Undecided | None:
-    """An in-bounds element whose owning tile is not launched, or whose access is predicated off."""
+def _mode_fails(prop: ResidueCover, q: _IntQuery) -> dict[str, Any] | Undecided | None:
+    """A size of the box where some mode fails on its own (``tiling.mode_fails``): with ``tv`` a bijection onto the
+    tile, exactly the sizes with an element owned by no performed access or a performed access out of bounds
+    (``ResidueCover.first_failing``). The smallest such size, then its smallest broken coordinate
+    (``ResidueCover.smallest_break``): the lexicographically smallest (size, coordinate) that breaks the claim."""
     t = prop.tiling
     sizes = _sizes(prop, q)
-    elem = [q.var(f"e_{k}", 0, s, s.upper - 1) for k, s in zip(t.dims, sizes, strict=True)]
-    grid = t.grid(tuple(sizes))
-    q.zs(grid)
-    launched = all_of(*(lt(e // b, g) for e, b, g in zip(elem, t.tile, grid, strict=True)))
-    q.solver.add(q.z3.Not(q.z(all_of(launched, t.performed(tuple(elem), tuple(sizes))))))
-    return _witness(q, sizes + elem, len(sizes), "owners")
-
-
-def _out_of_bounds(prop: ResidueCover, q: _IntQuery) -> dict[str, Any] | Undecided | None:
-    """A performed access of a launched tile outside the problem."""
-    t = prop.tiling
-    sizes = _sizes(prop, q)
-    grid = t.grid(tuple(sizes))
-    q.zs(grid)
-    tiles = [q.var(f"t_{k}", 0, g, s.upper) for k, g, s in zip(t.dims, grid, sizes, strict=True)]
-    local = [q.var(f"l_{k}", 0, b, b) for k, b in zip(t.dims, t.tile, strict=True)]
-    crd = t.coord(tuple(tiles), tuple(local))
-    zc = q.zs(crd)
-    q.solver.add(q.z(t.performed(crd, tuple(sizes))),
-                 q.z3.Or(*(c >= q.z(s) for c, s in zip(zc, sizes, strict=True))))
-    coords = [q.var(f"c_{k}", 0, 1 << 62) for k in t.dims]
-    q.solver.add(*(q.z(c) == x for c, x in zip(coords, zc, strict=True)))
-    return _witness(q, sizes + coords, len(sizes), "oob")
-
-
-def _witness(q: _IntQuery, variables: list[Any], n_sizes: int, kind: str) -> dict[str, Any] | Undecided | None:
+    q.solver.add(q.z(any_of(*(t.mode_fails(s, d) for d, s in enumerate(sizes)))))
     status, model = q.solve()
     if status == "unsat":
         return None
     if status == "unknown":
         return Undecided(model)
-    val = q.minimise(model, variables)
-    w: dict[str, Any] = {"kind": kind, "sizes": val[:n_sizes], "coord": val[n_sizes:]}
-    if kind == "owners":
-        w["count"] = 0
-    return w
+    return prop.smallest_break(tuple(q.minimise(model, sizes)))
 
 
 # -- schedule_bijection -------------------------------------------------------------------------------------------

@@ -3,10 +3,14 @@ its counterexamples are the smallest failing sizes, re-checked by enumeration.""
 
 from __future__ import annotations
 
+import math
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from layoutcheck import Layout, Verdict, prove
-from layoutcheck.models.residue import ResidueTiling
+from layoutcheck.models.residue import COUNTS, PREDICATES, ResidueTiling
 from layoutcheck.models.schedulers import TileScheduler
 from layoutcheck.properties.residue import residue_cover, schedule_bijection
 
@@ -102,3 +106,58 @@ def test_grouped_duplicates_over_the_linear_index_are_the_pairwise_query(monkeyp
     assert linear == pairwise and linear["kind"] == "duplicate" and (linear["grid"], linear["tile"]) == want
     ex = prove(prop, engine="exhaustive")
     assert ex.status is Verdict.REFUTED and ex.counterexample.data["grid"] == want[0]
+
+
+def _smallest_break(prop) -> dict | None:
+    """The definition of the Z3 engine's witness: the lexicographically smallest (size, coordinate) where an
+    in-bounds element is not owned exactly once by the performed accesses, or a performed access is out of bounds,
+    every size of the box and every element enumerated."""
+    import itertools
+    from collections import Counter
+
+    for sizes in itertools.product(*[range(lo, hi + 1) for lo, hi in prop.sizes]):
+        crd, done = prop.tiling.accesses(sizes)
+        live = [tuple(int(x) for x in c) for c in crd[done]]
+        owners = Counter(c for c in live if all(x < s for x, s in zip(c, sizes, strict=True)))
+        broken = [(list(c), "oob") for c in live if any(x >= s for x, s in zip(c, sizes, strict=True))]
+        broken += [(list(e), "owners") for e in itertools.product(*map(range, sizes)) if owners[e] != 1]
+        if broken:
+            coord, kind = min(broken)
+            e = tuple(coord)
+            return {"kind": kind, "sizes": list(sizes), "coord": coord, **({"count": owners[e]} if kind == "owners"
+                                                                             else {})}
+    return None
+
+
+@st.composite
+def _bijective_tv_covers(draw):
+    """``ResidueCover`` of every count and predicate, tile extents 1..5 in 1..3 modes, ``tv`` the identity or a
+    bijection onto the tile (the colex identity with its modes permuted), small boxes of sizes."""
+    rank = draw(st.integers(1, 3))
+    tile = tuple(draw(st.integers(1, 5)) for _ in range(rank))
+    tv = None
+    if rank > 1 and draw(st.booleans()):
+        perm = draw(st.permutations(range(rank)))
+        strides = [math.prod(tile[:d]) for d in range(rank)]
+        tv = Layout(tuple(tile[d] for d in perm), tuple(strides[d] for d in perm))
+    tiling = ResidueTiling(("M", "N", "K")[:rank], tile, draw(st.sampled_from(COUNTS)),
+                           draw(st.sampled_from(PREDICATES)), tv)
+    sizes = []
+    for _ in range(rank):
+        lo = draw(st.integers(1, 11))
+        sizes.append((lo, lo + draw(st.integers(0, 8 if rank < 3 else 3))))
+    return residue_cover(tiling, tuple(sizes))
+
+
+@settings(max_examples=120, deadline=None)
+@given(_bijective_tv_covers())
+def test_per_mode_query_is_the_definition(prop) -> None:
+    """The one per-mode query over the sizes (``tiling.mode_fails``) and the coordinate from the lemma
+    (``smallest_break``): the verdict of the exhaustive engine, and the lexicographically smallest (size, coordinate)
+    that breaks the claim -- the witness the queries over sizes and elements found by minimising."""
+    z, ex = prove(prop, engine="z3", timeout=60), prove(prop, engine="exhaustive")
+    assert z.status is ex.status is not Verdict.UNKNOWN
+    want = _smallest_break(prop)
+    assert (z.status is Verdict.REFUTED) is (want is not None)
+    if want is not None:
+        assert z.counterexample.data == want
