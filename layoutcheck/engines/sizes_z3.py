@@ -26,8 +26,9 @@ from typing import Any
 
 from layoutcheck.engines.base import Limits
 from layoutcheck.engines.z3 import DEFAULT_RLIMIT, Z3, solve
-from layoutcheck.expr.ir import Expr, Pred, Size, Var, any_of
+from layoutcheck.expr.ir import Expr, Pred, Size, Var, any_of, creation_order, var
 from layoutcheck.expr.z3 import to_z3_ints
+from layoutcheck.models.schedulers import TileScheduler
 from layoutcheck.properties.base import Decision, Undecided
 from layoutcheck.properties.residue import ResidueCover, ScheduleBijection
 
@@ -102,25 +103,39 @@ class _IntQuery:
         return val
 
 
-def _first(queries: list[Any], limits: Limits) -> Decision | Undecided:
+def _first(queries: list[Any], limits: Limits, share: bool = False) -> Decision | Undecided:
     """Run the queries (each returns ``None`` when unsat, a witness dict, or an ``Undecided``); the smallest
-    witness by problem size wins; any undecided query makes the whole claim undecided unless a witness exists."""
+    witness by problem size wins; any undecided query makes the whole claim undecided unless a witness exists.
+
+    Each query runs in a fresh context, or with ``share`` all in one, each between ``push`` and ``pop``: making a
+    context and a solver, and reading the common terms (the sizes, their bounds), is most of a small query's time.
+    Only for claims without a quotient by an unknown (``_quotients``): there Z3's nonlinear search depends on what
+    its context saw before, so each query of such a claim gets a context of its own."""
     deadline = time.monotonic() + limits.timeout
     found: list[dict[str, Any]] = []
     undecided: list[str] = []
     checks = 0
+    shared = _IntQuery(limits, deadline) if share else None
     for build in queries:
-        q = _IntQuery(limits, deadline)
+        q = shared if shared is not None else _IntQuery(limits, deadline)
+        if shared is not None:
+            q.solver.push()
         try:
             out = build(q)
         finally:
-            q.release()
+            if shared is not None:
+                q.solver.pop()
+            else:
+                q.release()
         checks += q.checks
+        q.checks = 0
         del q  # the context goes before the next is made (making one costs more while another is alive)
         if isinstance(out, Undecided):
             undecided.append(out.reason)
         elif out is not None:
             found.append(out)
+    if shared is not None:
+        shared.release()
     stats = {"checks": checks, "queries": len(queries)}
     if found:
         key = "sizes" if "sizes" in found[0] else "grid"
@@ -128,6 +143,13 @@ def _first(queries: list[Any], limits: Limits) -> Decision | Undecided:
     if undecided:
         return Undecided("; ".join(undecided), stats)
     return Decision(True, None, stats)
+
+
+def _quotients(*trees: Size | Pred) -> bool:
+    """Whether some tree divides by an unknown (``//``, ``%`` or ``ceil_div`` by a tree: nonlinear, and solved by a
+    search whose path, and so its time, follows everything the context saw before)."""
+    return any(n.op in ("div", "mod", "ceil_div") and isinstance(n.operands[1], Expr) and n.operands[1].op != "const"
+               for t in trees if isinstance(t, Expr) for n in creation_order(t))
 
 
 # -- residue_cover ------------------------------------------------------------------------------------------------
@@ -163,12 +185,11 @@ def _mode_fails(prop: ResidueCover, q: _IntQuery) -> dict[str, Any] | Undecided 
 @Z3.handles(ScheduleBijection)
 def _schedule_bijection(prop: ScheduleBijection, limits: Limits) -> Decision | Undecided:
     """Into the grid and injective, then onto: by counting where the scheduler has a closed-form count of its
-    unmasked indices (pigeonhole), else through its inverse ``index(m, n)``."""
-    onto = [lambda q: _count(prop, q)] if prop.scheduler.visits(1, 1) is not None else [lambda q: _unreached(prop, q)]
-    if prop.scheduler.kind == "grouped":
-        onto.append(lambda q: _loop_covers(prop, q))
-    twice = _duplicate_linear if prop.scheduler.kind == "grouped" else _duplicate
-    out = _first([lambda q: _outside(prop, q), lambda q: twice(prop, q), *onto], limits)
+    unmasked indices (pigeonhole), else through its inverse ``index(m, n)``. A scheduler with a linear launch index
+    (``TileScheduler.linearize``) is asked over it: the same statements with fewer unknowns."""
+    onto = _count if prop.scheduler.visits(1, 1) is not None else _unreached
+    out = _first([lambda q: _outside(prop, q), lambda q: _duplicate(prop, q), lambda q: onto(prop, q)], limits,
+                 share=not _quotients(*_formulas(prop)))
     if isinstance(out, Decision) and not out.holds and out.witness and out.witness["kind"] == "missing":
         gm, gn = out.witness["grid"]
         found = prop.violation(gm, gn)  # the grid is the smallest failing one; enumeration names the tile
@@ -179,22 +200,24 @@ def _schedule_bijection(prop: ScheduleBijection, limits: Limits) -> Decision | U
     return out
 
 
+def _formulas(prop: ScheduleBijection) -> tuple[Size | Pred, ...]:
+    """Every formula the claim's queries read, over free variables: launch bounds, the tile of a launch index, and
+    the count or the inverse (and the tile of the inverse)."""
+    s, gm, gn = prop.scheduler, var("GM", _FREE), var("GN", _FREE)
+    bounds = _bounds(s, gm, gn)
+    idx = tuple(var(f"i{k}", _FREE) for k in range(len(bounds)))
+    if s.visits(1, 1) is not None:
+        onto: tuple[Size | Pred, ...] = (s.visits(gm, gn),)
+    else:
+        inv = s.index(var("m", _FREE), var("n", _FREE), gm, gn)
+        onto = (*inv, *s.launch_bounds(gm, gn), *s.tile(inv, gm, gn))
+    return (*bounds, *_tile(s, idx, gm, gn), *onto)
+
+
 def _count(prop: ScheduleBijection, q: _IntQuery) -> dict[str, Any] | Undecided | None:
     """A grid where the number of unmasked launch indices differs from the number of tiles."""
     gm, gn = _grid(prop, q)
     q.solver.add(q.z(prop.scheduler.visits(gm, gn)) != q.z(gm * gn))
-    zero = q.z3.IntVal(0, ctx=q.ctx)
-    return _grid_witness(q, [gm, gn, zero, zero], "missing")
-
-
-def _loop_covers(prop: ScheduleBijection, q: _IntQuery) -> dict[str, Any] | Undecided | None:
-    """The persistent loop ``t = c + ctas*i`` reaches every ``t < total`` within its launch bounds (so exactly
-    ``total`` unmasked indices: distinct ``(c, i)`` give distinct ``t`` by Euclid)."""
-    s = prop.scheduler
-    gm, gn = _grid(prop, q)
-    t = q.var("t", 0, s.total(gm, gn))
-    bounds = q.zs(s.launch_bounds(gm, gn))
-    q.solver.add(q.z3.Not(q.z(t) / s.ctas < bounds[1]))
     zero = q.z3.IntVal(0, ctx=q.ctx)
     return _grid_witness(q, [gm, gn, zero, zero], "missing")
 
@@ -204,48 +227,51 @@ def _grid(prop: ScheduleBijection, q: _IntQuery) -> tuple[Var, Var]:
     return q.var("GM", a, b + 1, b + 1), q.var("GN", c, d + 1, d + 1)
 
 
+def _bounds(s: TileScheduler, gm: Var, gn: Var) -> tuple[Size, ...]:
+    """Exclusive bounds of a launch index: of the linear one where the scheduler has one (``linear_bounds``)."""
+    linear = s.linear_bounds(gm, gn)
+    return linear if linear is not None else s.launch_bounds(gm, gn)
+
+
+def _tile(s: TileScheduler, idx: tuple[Var, ...], gm: Var, gn: Var) -> tuple[Size, Size, Pred]:
+    """``(m, n, valid)`` of a launch index as ``_bounds`` bounds it."""
+    return s.tile(idx, gm, gn) if s.linear_bounds(gm, gn) is None else s.linear_tile(idx, gm, gn)
+
+
 def _launch(prop: ScheduleBijection, q: _IntQuery, gm: Var, gn: Var, tag: str) -> tuple[Var, ...]:
-    bounds = prop.scheduler.launch_bounds(gm, gn)
+    """One launch index as variables ``tag0, tag1, ...`` (a one-dimensional linear index: ``tag``)."""
+    bounds = _bounds(prop.scheduler, gm, gn)
     q.zs(bounds)
-    return tuple(q.var(f"{tag}{k}", 0, b) for k, b in enumerate(bounds))
+    one = len(bounds) == 1 and prop.scheduler.linear_bounds(gm, gn) is not None
+    return tuple(q.var(tag if one else f"{tag}{k}", 0, b) for k, b in enumerate(bounds))
 
 
 def _outside(prop: ScheduleBijection, q: _IntQuery) -> dict[str, Any] | Undecided | None:
     gm, gn = _grid(prop, q)
-    m, n, valid = q.zs(prop.scheduler.tile(_launch(prop, q, gm, gn, "i"), gm, gn))
+    m, n, valid = q.zs(_tile(prop.scheduler, _launch(prop, q, gm, gn, "i"), gm, gn))
     mv, nv = q.z3.Int("m", ctx=q.ctx), q.z3.Int("n", ctx=q.ctx)
     q.solver.add(valid, mv == m, nv == n, q.z3.Or(m < 0, m >= q.z(gm), n < 0, n >= q.z(gn)))
     return _grid_witness(q, [gm, gn, mv, nv], "outside")
 
 
 def _duplicate(prop: ScheduleBijection, q: _IntQuery) -> dict[str, Any] | Undecided | None:
+    """Two distinct launch indices on one tile. Over a linear index (one-to-one from the launch indices, so the
+    same statement) the pair is ordered, ``a < b`` lexicographically: the pair is unordered, so that loses nothing,
+    and the witness minimises the same ``(GM, GN, m, n)`` over the same set of failing points."""
     gm, gn = _grid(prop, q)
-    a, b = _launch(prop, q, gm, gn, "i"), _launch(prop, q, gm, gn, "j")
-    ma, na, va = q.zs(prop.scheduler.tile(a, gm, gn))
-    mb, nb, vb = q.zs(prop.scheduler.tile(b, gm, gn))
+    linear = prop.scheduler.linear_bounds(gm, gn) is not None
+    a, b = _launch(prop, q, gm, gn, "ta" if linear else "i"), _launch(prop, q, gm, gn, "tb" if linear else "j")
+    ma, na, va = q.zs(_tile(prop.scheduler, a, gm, gn))
+    mb, nb, vb = q.zs(_tile(prop.scheduler, b, gm, gn))
     mv, nv = q.z3.Int("m", ctx=q.ctx), q.z3.Int("n", ctx=q.ctx)
-    q.solver.add(va, vb, q.z3.Or(*(q.z(x) != q.z(y) for x, y in zip(a, b, strict=True))), ma == mb, na == nb,
-                 mv == ma, nv == na)
-    return _grid_witness(q, [gm, gn, mv, nv], "duplicate")
-
-
-def _duplicate_linear(prop: ScheduleBijection, q: _IntQuery) -> dict[str, Any] | Undecided | None:
-    """``grouped``: ``_duplicate``'s query over the linear tile index ``t = c + ctas*i`` instead of ``(c, i)``.
-
-    The same statement: ``tile`` reads a launch index only through ``t`` (``TileScheduler.linear_tile``), and
-    ``(c, i) -> c + ctas*i`` is one-to-one from ``c < ctas, i < I`` onto ``t < ctas*I`` (Euclid), so two distinct
-    launch indices on one tile are exactly two distinct ``t < ctas*I`` on one tile; the pair is unordered, so
-    ``ta < tb`` loses nothing. The witness minimises the same ``(GM, GN, m, n)`` over the same set of failing
-    points, so it is the pairwise query's. One variable per index instead of two: 4-7x fewer Z3 resource units."""
-    s = prop.scheduler
-    gm, gn = _grid(prop, q)
-    top = s.ctas * s.launch_bounds(gm, gn)[1]
-    q.zs((top,))
-    ta, tb = q.var("ta", 0, top), q.var("tb", 0, top)
-    ma, na, va = q.zs(s.linear_tile(ta, gm, gn))
-    mb, nb, vb = q.zs(s.linear_tile(tb, gm, gn))
-    mv, nv = q.z3.Int("m", ctx=q.ctx), q.z3.Int("n", ctx=q.ctx)
-    q.solver.add(va, vb, q.z(ta) < q.z(tb), ma == mb, na == nb, mv == ma, nv == na)
+    za, zb = q.zs(a), q.zs(b)
+    if not linear:
+        distinct = q.z3.Or(*(x != y for x, y in zip(za, zb, strict=True)))
+    else:
+        distinct = za[-1] < zb[-1]  # a < b lexicographically, built from the last coordinate up
+        for x, y in zip(za[-2::-1], zb[-2::-1], strict=True):
+            distinct = q.z3.Or(x < y, q.z3.And(x == y, distinct))
+    q.solver.add(va, vb, distinct, ma == mb, na == nb, mv == ma, nv == na)
     return _grid_witness(q, [gm, gn, mv, nv], "duplicate")
 
 
@@ -257,7 +283,7 @@ def _unreached(prop: ScheduleBijection, q: _IntQuery) -> dict[str, Any] | Undeci
     zi = q.zs(idx)
     zb = q.zs(s.launch_bounds(gm, gn))
     tm, tn, valid = q.zs(s.tile(idx, gm, gn))
-    inside = z3.And(*(z3.And(i >= 0, i < b) for i, b in zip(zi, zb, strict=True)))
+    inside = z3.And(*(z3.And(q.z(i >= 0), q.z(i < b)) for i, b in zip(zi, zb, strict=True)))  # ints fold: q.z
     q.solver.add(z3.Not(z3.And(inside, valid, tm == q.z(m), tn == q.z(n))))
     return _grid_witness(q, [gm, gn, m, n], "missing")
 
