@@ -10,13 +10,18 @@ claim is split into quantifier-free queries whose negations must be ``unsat``:
   iff one of its modes does on its own (``ResidueCover.first_failing`` proves it): one query over the sizes alone,
   "some mode fails" (``tiling.mode_fails``), linear (``div`` by constants). A failing size's smallest broken
   coordinate follows from the same lemma (``ResidueCover.smallest_break``).
-* ``schedule_bijection``: no unmasked launch index lands outside the grid; no two land on one tile; every tile
-  ``(m, n)`` is computed by the scheduler's own inverse ``index(m, n)`` (a witness: if that query finds a tile, it is
-  re-checked by enumerating that grid, and a wrong inverse gives UNKNOWN, never REFUTED). Products of the grid sizes
-  make these nonlinear; bounded ranges keep them decidable in practice, and a timeout is UNKNOWN.
+* ``schedule_bijection``: no unmasked launch index lands outside the grid; no two land on one tile; and every tile
+  is computed: where the scheduler counts its unmasked indices in closed form (``visits``), by that count equalling
+  ``GM*GN`` (pigeonhole), else through its own inverse ``index(m, n)`` (a witness: if that query finds a tile, it is
+  re-checked by enumerating that grid, and a wrong inverse gives UNKNOWN, never REFUTED). ``grouped`` and
+  ``split_k`` are asked over their linear launch index (``TileScheduler.linearize``, one-to-one by Euclid): the same
+  statements with fewer unknowns (``split_k``'s become linear). Products of the grid sizes and quotients by them
+  make the rest nonlinear; bounded ranges keep them decidable in practice, and a timeout is UNKNOWN.
 
 A ``sat`` model is minimised lexicographically (sizes first), so the counterexample is the smallest failing size.
-Every query runs in a fresh context under the wall-clock timeout and the deterministic ``rlimit``.
+Every query runs under the wall-clock timeout and the deterministic ``rlimit``, in a fresh context -- or, for a claim
+whose formulas divide by no unknown, in one context shared by its queries, each between ``push`` and ``pop``
+(``_first``: most of a small query's time is making the context and the solver).
 """
 
 from __future__ import annotations

@@ -18,6 +18,10 @@ mask out, is a bijection onto the grid: every tile computed once, none twice, no
   ``[s*per, min((s+1)*per, GM))`` with ``per = ceil_div(GM, splits)`` (CUTLASS's ``gemm_k_size``); the broken
   variant (``count = "div"``) takes ``per = GM / splits`` and loses the last ``GM % splits`` k-tiles.
 
+``grouped`` and ``split_k`` read a launch index only through a linear one (``linearize``: ``t = c + ctas*i``,
+``t = s*per + j``), one-to-one from the launch box onto ``linear_bounds`` (Euclid), so their claims can be asked over
+``t`` (``linear_tile``), and their unmasked indices counted in closed form (``visits``).
+
 Each scheduler also gives ``index(m, n)``, the launch index that should compute tile ``(m, n)`` -- the inverse map, a
 witness for surjectivity that the Z3 engine checks (a wrong inverse can only make a proof fail, never pass: a
 counterexample is re-checked by enumeration). The index math is written once in the size arithmetic of
