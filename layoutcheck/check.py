@@ -22,7 +22,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -244,8 +244,12 @@ _RANGE_KINDS = ("residue", "scheduler")
 """Config kinds whose claims hold for every problem size in a range: Z3 integer queries, 10-100x a layout proof."""
 
 
+_RANGE_WEIGHT = 100
+"""The weight of one size-range claim, in layout proofs."""
+
+
 def _weight(cfg: Any) -> int:
-    return len(cfg.properties) * (100 if cfg.kind in _RANGE_KINDS else 1)
+    return len(cfg.properties) * (_RANGE_WEIGHT if cfg.kind in _RANGE_KINDS else 1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -334,6 +338,10 @@ def _run_units(units: list[Unit], engine: str, timeout: float, jobs: int, memory
     # imported once here, before the workers fork, so they inherit the modules instead of each importing them
     from layoutcheck.engines.prove import prove  # noqa: F401
     from layoutcheck.spec.bind import build_property  # noqa: F401
+
+    if any(u.weight >= _RANGE_WEIGHT for u in units):  # size-range claims go to Z3: import it once, here
+        with suppress(ImportError):
+            import z3  # noqa: F401
 
     ctx = get_context("fork") if hasattr(os, "fork") else get_context()
     big_first = sorted(units, key=lambda u: -u.weight)  # the heaviest units start first: better packing
