@@ -25,6 +25,7 @@ Inputs are small integers, so every product and sum is exact in fp16/fp32 and "m
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -139,7 +140,8 @@ class MappedWord:
         self._host = rt.hostAlloc(4, rt.hostAllocMapped)
         self._word = ctypes.c_uint32.from_address(self._host)
         self._word.value = 0
-        self.device_pointer = np.uint64(rt.hostGetDevicePointer(self._host, 0))
+        # under unified addressing the device sees mapped host memory at an address the runtime reports
+        self.device_pointer = np.uint64(rt.pointerGetAttributes(self._host).devicePointer)
 
     def read_after(self, stream: Any) -> int:
         """The word once every kernel queued on ``stream`` so far has finished."""
@@ -147,8 +149,6 @@ class MappedWord:
         return int(self._word.value)
 
     def __del__(self) -> None:
-        import contextlib
-
         with contextlib.suppress(Exception):  # interpreter shutdown: the runtime may be gone already
             self._rt.freeHost(self._host)
 
