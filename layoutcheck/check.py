@@ -333,6 +333,7 @@ def _run_units(units: list[Unit], engine: str, timeout: float, jobs: int, memory
             yield run_unit(u, engine, timeout, memory)
         return
     from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
     from multiprocessing import get_context
 
     # imported once here, before the workers fork, so they inherit the modules instead of each importing them
@@ -348,4 +349,23 @@ def _run_units(units: list[Unit], engine: str, timeout: float, jobs: int, memory
     with ProcessPoolExecutor(max_workers=min(jobs, len(units)), mp_context=ctx) as pool:
         futures = {u: pool.submit(run_unit, u, engine, timeout, memory) for u in big_first}
         for u in units:  # in plan order, so progress and reports are deterministic
-            yield futures[u].result()
+            try:
+                yield futures[u].result()
+            except BrokenProcessPool:  # a worker died (a crash, the OOM killer): the run goes on without it
+                yield _isolated(u, engine, timeout, memory, ctx)
+
+
+def _isolated(unit: Unit, engine: str, timeout: float, memory: int | None, ctx: Any) -> list[Row]:
+    """``run_unit`` in a process of its own (after a worker died: each unit not yet done is retried alone, so only
+    the one that kills its process gets ERROR rows, naming what happened)."""
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    try:
+        with ProcessPoolExecutor(max_workers=1, mp_context=ctx) as pool:
+            return pool.submit(run_unit, unit, engine, timeout, memory).result()
+    except BrokenProcessPool as e:
+        cfg = _load(unit.file).configs[unit.index]
+        why = internal_message(RuntimeError(f"the process checking this config died ({e})"))
+        return [error_row(cfg.file, cfg.name, req.label, why, line=req.line or cfg.line, internal=True)
+                for req in cfg.properties]
