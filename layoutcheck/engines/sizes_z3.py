@@ -55,7 +55,7 @@ def _reuse_context_memory() -> None:
     to that block's size (up to its cap, 32 MiB): so the first three contexts of a process fault all their memory in
     afresh (8-11 ms each where a context otherwise takes 0.5-0.8 ms). Fixing the threshold at that cap first is
     where glibc's own adjustment heads after a few large frees; elsewhere than glibc nothing changes."""
-    with contextlib.suppress(OSError, AttributeError):  # not glibc: no mallopt
+    with contextlib.suppress(OSError, AttributeError, TypeError):  # not glibc: no mallopt
         ctypes.CDLL(None).mallopt(_M_MMAP_THRESHOLD, _GLIBC_MMAP_CAP)
 
 
