@@ -26,9 +26,6 @@ whose formulas divide by no unknown, in one context shared by its queries, each 
 
 from __future__ import annotations
 
-import contextlib
-import ctypes
-import functools
 import time
 from typing import Any
 
@@ -44,21 +41,6 @@ _FREE = 1 << 64
 """Upper bound of an expression variable whose range is only known symbolically (nothing simplifies by it)."""
 
 
-_M_MMAP_THRESHOLD, _GLIBC_MMAP_CAP = -3, 32 << 20
-
-
-@functools.cache
-def _reuse_context_memory() -> None:
-    """Let a freed Z3 context's memory (~17 MB, in blocks glibc maps and unmaps one by one) be reused by the next.
-
-    glibc returns a block above its ``mmap`` threshold to the system when it is freed, and then raises the threshold
-    to that block's size (up to its cap, 32 MiB): so the first three contexts of a process fault all their memory in
-    afresh (8-11 ms each where a context otherwise takes 0.5-0.8 ms). Fixing the threshold at that cap first is
-    where glibc's own adjustment heads after a few large frees; elsewhere than glibc nothing changes."""
-    with contextlib.suppress(OSError, AttributeError, TypeError):  # not glibc: no mallopt
-        ctypes.CDLL(None).mallopt(_M_MMAP_THRESHOLD, _GLIBC_MMAP_CAP)
-
-
 class _IntQuery:
     """A fresh context, solver and limits; integer variables with bounds; minimisation; one ``solve`` choke point.
 
@@ -68,7 +50,6 @@ class _IntQuery:
     def __init__(self, limits: Limits, deadline: float) -> None:
         import z3
 
-        _reuse_context_memory()
         self.z3, self.ctx = z3, z3.Context()
         self.solver = z3.Solver(ctx=self.ctx)
         self.solver.set("rlimit", limits.rlimit if limits.rlimit is not None else DEFAULT_RLIMIT)
