@@ -53,7 +53,7 @@ import numpy as np
 
 from layoutcheck.algebra.layout import Layout, size
 from layoutcheck.algebra.ops import composition
-from layoutcheck.algebra.swizzle import Subject
+from layoutcheck.algebra.swizzle import Subject, shared_offsets
 from layoutcheck.algebra.tiling import zipped_divide
 from layoutcheck.algebra.tv import make_layout_tv
 from layoutcheck.errors import DescriptorError, LayoutError
@@ -236,7 +236,7 @@ def copy_tv(threads: Layout, values: Layout, tile: tuple[int, int]) -> Layout:
 
 
 def _element_offsets(layout: Subject) -> np.ndarray:
-    return np.asarray(layout.offsets(np.int64), dtype=np.int64)
+    return shared_offsets(layout, np.int64)
 
 
 def _atom_sides(atom: CopyAtom, bits: int, direction: str) -> tuple[np.ndarray, int, int]:
@@ -367,7 +367,7 @@ def _wgmma_hop(read: WgmmaRead, path: OperandPath, frag: Fragment) -> Hop:
 
 def _inverse(layout: Layout) -> np.ndarray:
     """``inv[offset]`` = the index ``layout`` maps there (-1 where it maps nothing)."""
-    offs = layout.offsets(np.int64)
+    offs = shared_offsets(layout, np.int64)
     inv = np.full(int(offs.max()) + 1, -1, dtype=np.int64)
     inv[offs] = np.arange(offs.size)
     return inv

@@ -27,7 +27,7 @@ import numpy as np
 
 from layoutcheck.algebra.inttuple import is_int
 from layoutcheck.algebra.layout import Layout, size
-from layoutcheck.algebra.swizzle import ComposedLayout, Swizzle, inner
+from layoutcheck.algebra.swizzle import ComposedLayout, Swizzle, inner, shared_offsets
 from layoutcheck.algebra.tiling import zipped_divide
 from layoutcheck.errors import DescriptorError, LayoutError
 from layoutcheck.hw.smem import SWIZZLE_MODES, SWIZZLE_SPAN_BYTES
@@ -192,7 +192,7 @@ class SmemOperand:
 
     def addresses(self) -> np.ndarray:
         """Byte address of every element, flat colex over ``(MN, K)``."""
-        return self.base_address + self.element_bytes * self.layout.offsets()
+        return self.base_address + self.element_bytes * shared_offsets(self.layout)
 
     def __str__(self) -> str:
         return f"{self.base_address} + {self.element_bytes}B * ({self.layout})"
@@ -248,7 +248,7 @@ class GmmaBlocks:
 
     def expected(self, base_address: int, e: int) -> np.ndarray:
         """``[r, i]``: byte address the stage layout gives element ``i`` (colex in the block) of block ``r``."""
-        offs = self.tile.offsets().reshape(self.count, size(self.tile[0]))
+        offs = shared_offsets(self.tile).reshape(self.count, size(self.tile[0]))
         return base_address + e * self.swizzle(offs + self.offset)
 
 

@@ -36,7 +36,7 @@ import numpy as np
 
 from layoutcheck.algebra.inttuple import is_int
 from layoutcheck.algebra.layout import Layout, size
-from layoutcheck.algebra.swizzle import ComposedLayout, Swizzle
+from layoutcheck.algebra.swizzle import ComposedLayout, Swizzle, shared_offsets
 from layoutcheck.algebra.tiling import tile_to_shape
 from layoutcheck.errors import LayoutError
 from layoutcheck.hw.smem import gmma_smem_atom
@@ -294,7 +294,7 @@ def tile_image(box: TmaBox, layout: Any, modes: Sequence[int], base_address: int
     else:
         off, lay = 0, layout
     tile, es = tuple(size(m) for m in lay), box.esize
-    plain = lay.offsets(np.int64).reshape(tile, order="F")
+    plain = shared_offsets(lay, np.int64).reshape(tile, order="F")
     crd = np.indices(tile)
     n = [box.counts[d] for d in modes]
     origin = tuple(crd[i] - crd[i] % n[i] for i in range(len(tile)))
