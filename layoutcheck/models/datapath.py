@@ -274,15 +274,15 @@ def row_addresses(atom: CopyAtom, bits: int, frag: np.ndarray, offsets: np.ndarr
                           f"{t_n} threads")
     inv = np.full(int(table.max()) + 1, -1, dtype=np.int64)
     inv[table.T.ravel()] = np.arange(table.size)  # reference element -> lane + ta * value
-    t = np.arange(t_n)[:, None]
-    v = np.arange(v_n)[None, :]
-    lane, group, chunk, a = t % ta, t // ta, v // va, v % va
-    row, j = np.divmod(table[lane, a], r)
+    # thread t = group * ta + lane, value v = chunk * va + a; the row's first element and the step j into the row
+    # depend on (lane, a) only: computed once on the atom, then gathered over every (group, chunk)
+    row, j = np.divmod(table, r)
     first = inv[row * r]
-    t0 = group * ta + first % ta
-    v0 = chunk * va + first // ta
-    c0 = frag[t0, v0]
-    return np.where(c0 >= 0, offsets[np.maximum(c0, 0)] + j, -1)  # -1: an element the kernel cannot place
+    groups, chunks = t_n // ta, v_n // va
+    c0 = frag.reshape(groups, ta, chunks, va)[np.arange(groups)[:, None, None, None], (first % ta)[None, :, None, :],
+                                              np.arange(chunks)[None, None, :, None], (first // ta)[None, :, None, :]]
+    out = np.where(c0 >= 0, offsets[np.maximum(c0, 0)] + j[None, :, None, :], -1)  # -1: the kernel cannot place it
+    return out.reshape(t_n, v_n)
 
 
 # -- hops of a path ------------------------------------------------------------------------------------------------
@@ -469,14 +469,20 @@ class Trace:
 
 
 def _apply(tokens: np.ndarray, hop: Hop) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    ok = (hop.src >= 0) & (hop.src < tokens.size)
-    vals = np.where(ok, tokens[np.clip(hop.src, 0, max(tokens.size - 1, 0))], UNWRITTEN)
-    live = hop.dst >= 0  # a move to location -1 (an element the kernel cannot place) writes nothing
-    dst = hop.dst[live]
+    src, dst = hop.src, hop.dst
+    if src.size and src.min() >= 0 and src.max() < tokens.size:  # every read inside the source (the usual case)
+        vals = tokens[src]
+    else:
+        ok = (src >= 0) & (src < tokens.size)
+        vals = np.where(ok, tokens[np.clip(src, 0, max(tokens.size - 1, 0))], UNWRITTEN)
+    moved = vals
+    if dst.size and dst.min() < 0:  # a move to location -1 (an element the kernel cannot place) writes nothing
+        live = dst >= 0
+        dst, moved = dst[live], vals[live]
     extent = int(dst.max()) + 1 if dst.size else 0
     counts = np.bincount(dst, minlength=extent)
     out = np.full(extent, UNWRITTEN, dtype=np.int64)
-    out[dst] = vals[live]
+    out[dst] = moved
     out[counts > 1] = CONFLICT
     return out, counts, vals
 

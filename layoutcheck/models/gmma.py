@@ -22,6 +22,7 @@ tile) in 16-byte units is ``((8,8),2):((8,64),1)``: W = 8, SBO = 64 u = 1024 B, 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -372,6 +373,24 @@ def descriptor_reads(stage: Layout | ComposedLayout, dtype: str, major: str, blo
     >>> r.addresses().shape, bool((r.addresses() == r.expected).all())
     ((8, 1024), True)
     """
+    return _descriptor_reads(stage, dtype, major, block_mn, base_address, wgmma_layout, desc)
+
+
+@lru_cache(maxsize=16)
+def _descriptor_reads(stage: Layout | ComposedLayout, dtype: str, major: str, block_mn: int | None,
+                      base_address: int, wgmma_layout: Layout | ComposedLayout | None,
+                      desc: GmmaDescriptor | None) -> DescriptorReads:
+    """``descriptor_reads``, once per stage and arguments (a config's claims and its data path all read it); the
+    arrays are read-only."""
+    rd = _reads(stage, dtype, major, block_mn, base_address, wgmma_layout, desc)
+    for a in (rd.expected, *rd.read):
+        if a is not None:
+            a.setflags(write=False)
+    return rd
+
+
+def _reads(stage: Layout | ComposedLayout, dtype: str, major: str, block_mn: int | None, base_address: int,
+           wgmma_layout: Layout | ComposedLayout | None, desc: GmmaDescriptor | None) -> DescriptorReads:
     blocks = stage_blocks(stage, dtype, block_mn)
     if blocks is None:
         return _straddled_reads(stage, dtype, major, block_mn, base_address, wgmma_layout, desc)  # type: ignore
