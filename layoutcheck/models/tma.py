@@ -295,7 +295,9 @@ def tile_image(box: TmaBox, layout: Any, modes: Sequence[int], base_address: int
         off, lay = 0, layout
     tile, es = tuple(size(m) for m in lay), box.esize
     plain = shared_offsets(lay, np.int64).reshape(tile, order="F")
-    crd = np.indices(tile)
+    # one open grid per mode when the modes are a permutation of the box dims (broadcasting gives the same values
+    # as the dense grid, without the rank x tile index arrays)
+    crd = np.indices(tile, sparse=sorted(modes) == list(range(len(tile))))
     n = [box.counts[d] for d in modes]
     origin = tuple(crd[i] - crd[i] % n[i] for i in range(len(tile)))
     dst = base_address + es * (off + plain[origin])
