@@ -23,7 +23,6 @@ it lists (checked there too).
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 from functools import cache
 
@@ -180,6 +179,8 @@ def mma_atom(name: str | MmaAtom) -> MmaAtom:
     if atom is not None:
         return atom
     names = mma_atom_names()
-    close = difflib.get_close_matches(name, names, n=3, cutoff=0.4)
+    from difflib import get_close_matches  # only a miss pays for the import
+
+    close = get_close_matches(name, names, n=3, cutoff=0.4)
     hint = f"; did you mean {', '.join(close)}?" if close else f"; known atoms: {', '.join(names)}"
     raise LayoutError(f"unknown MMA atom {name!r}{hint}")

@@ -23,7 +23,6 @@ expression that evaluates to a shape or a positive int is read as its column-maj
 from __future__ import annotations
 
 import re
-from difflib import get_close_matches
 from typing import Any
 
 from layoutcheck.algebra.layout import Layout
@@ -50,6 +49,8 @@ def suggest(word: str, options: Any) -> str:
     >>> suggest("injectve", ["injective", "tma_compatible"])
     " (did you mean 'injective'?)"
     """
+    from difflib import get_close_matches  # only a misspelt key pays for the import
+
     near = get_close_matches(word, sorted(options), n=2)
     return f" (did you mean {' or '.join(repr(n) for n in near)}?)" if near else ""
 
