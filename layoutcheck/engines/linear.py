@@ -23,6 +23,7 @@ constants. Each decision costs ``O(n^2)`` word operations: a ``2**32``-element d
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from layoutcheck.algebra.gf2 import Echelon, echelon, span_prefix
@@ -56,7 +57,20 @@ class Affine:
 
 def to_affine(x: Subject | LinearLayout) -> Affine | str:
     """The GF(2) affine form of ``x`` (a CuTe layout, a swizzled one, or a ``LinearLayout`` on its flat views), or
-    the reason it has none."""
+    the reason it has none (once per subject: ``supports`` and the handler both ask)."""
+    try:
+        hash(x)
+    except TypeError:  # a subject that cannot be hashed is not kept
+        return _affine_form(x)
+    return _cached_affine(x)
+
+
+@lru_cache(maxsize=64)
+def _cached_affine(x: Subject | LinearLayout) -> Affine | str:
+    return _affine_form(x)
+
+
+def _affine_form(x: Subject | LinearLayout) -> Affine | str:
     if isinstance(x, LinearLayout):
         return Affine(x.columns(), 0)
     got = gf2_columns(x)
