@@ -30,7 +30,6 @@ from layoutcheck.algebra.gf2 import Echelon, echelon, span_prefix
 from layoutcheck.algebra.linear_layout import LinearLayout, gf2_columns
 from layoutcheck.algebra.swizzle import Subject
 from layoutcheck.engines.base import HandlerEngine, Limits, register_engine
-from layoutcheck.models.banks.access import byte_addresses
 from layoutcheck.models.banks.gf2 import gf2_wavefronts
 from layoutcheck.models.banks.model import _merged
 from layoutcheck.properties.banks import ConflictFree, _instruction_report, misaligned_witness
@@ -208,7 +207,7 @@ def _conflict_free_gf2(prop: ConflictFree, limits: Any) -> Decision | Undecided:
     mis = misaligned_witness(prop)
     if mis is not None:  # the hardware faults before any bank is counted
         return Decision(False, mis)
-    addrs = byte_addresses(prop.smem, prop.access)
+    addrs = prop.addresses
     k = prop.access.kind
     if (addrs[:, : k.address_lanes] < 0).any():
         return Undecided("unsupported: inactive lanes")
