@@ -61,7 +61,7 @@ from layoutcheck.hw.copy import CopyAtom, copy_atom, in_elements
 from layoutcheck.models.gmma import block_index, descriptor_reads
 from layoutcheck.models.tiled_mma import TiledMMA
 from layoutcheck.models.tma import TmaBox, tile_image
-from layoutcheck.models.tmem import TmemLoad, load_cells
+from layoutcheck.models.tmem import TmemLoad, loads_cells
 
 UNWRITTEN = -1
 """Token of a location no hop wrote (or a read outside the tile)."""
@@ -377,10 +377,10 @@ def _inverse(layout: Layout) -> np.ndarray:
 def _tmem_cells(read: TmemRead) -> tuple[np.ndarray, np.ndarray]:
     """``(threads, cells[row, v])``: the TMEM cell (``lane + 128 * column``) value ``v`` of each thread reads, the
     loads of a warp taken in order (32-bit elements)."""
-    cells = [load_cells(load) for load in read.loads]
-    thread = np.concatenate([32 * load.warp + c["thread"] for load, c in zip(read.loads, cells, strict=True)])
-    order_key = np.concatenate([li * (1 << 20) + c["element"] for li, c in enumerate(cells)])  # load, then element
-    cell = np.concatenate([c["lane"] + 128 * c["column"] for c in cells])
+    c = loads_cells(read.loads)
+    thread = 32 * np.array([load.warp for load in read.loads], dtype=np.int64)[c["load"]] + c["thread"]
+    order_key = c["load"] * (1 << 20) + c["element"]  # load, then element
+    cell = c["lane"] + 128 * c["column"]
     threads, counts = np.unique(thread, return_counts=True)
     if np.any(counts != counts[0]):
         raise LayoutError("the tcgen05.ld loads give the threads different numbers of values")
