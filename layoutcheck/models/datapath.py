@@ -391,13 +391,16 @@ def _tmem_cells(read: TmemRead) -> tuple[np.ndarray, np.ndarray]:
     return out
 
 
+@lru_cache(maxsize=8)
 def tmem_fragment(read: TmemRead) -> Fragment:
     """The registers the loads fill: ``tile[row, v]`` = the C element the epilogue *believes* value ``v`` holds (the
-    ``assumed`` accumulator's element at the cell it reads; -1 for a cell outside it)."""
+    ``assumed`` accumulator's element at the cell it reads; -1 for a cell outside it). Once per read (the hops and
+    the tokens of a path all start from it): the arrays are read-only."""
     threads, cells = _tmem_cells(read)
     inv = _inverse(read.assumed if read.assumed is not None else read.accumulator)
     ok = cells < inv.size
     tile_idx = np.where(ok, inv[np.where(ok, cells, 0)], -1)
+    tile_idx.setflags(write=False)
     return Fragment(threads, tile_idx)
 
 

@@ -140,6 +140,20 @@ def canonical_gmma(smem_layout: Layout | ComposedLayout, dtype: str, major: str)
     >>> c.atom.name, 16 * c.lbo, 16 * c.sbo
     ('SW128', 16, 1024)
     """
+    try:
+        hash((smem_layout, dtype, major))
+    except TypeError:
+        return _canonical(smem_layout, dtype, major)
+    return _cached_canonical(smem_layout, dtype, major)
+
+
+@lru_cache(maxsize=32)
+def _cached_canonical(smem_layout: Layout | ComposedLayout, dtype: str, major: str) -> CanonicalForm:
+    """``canonical_gmma`` once per block layout: each claim of a stage and its descriptor reads recognise it."""
+    return _canonical(smem_layout, dtype, major)
+
+
+def _canonical(smem_layout: Layout | ComposedLayout, dtype: str, major: str) -> CanonicalForm:
     return canonical_form(smem_layout, dtype, 8 * element_bytes(dtype), major, tuple(ATOMS.values()), "GMMA",
                           GMMA_K_BYTES)
 
@@ -260,6 +274,20 @@ def gmma_blocks(stage: Layout | ComposedLayout, dtype: str, block_mn: int | None
     >>> b.count, b.block_offset(1), b.block_offset(4)
     (8, 16, 4096)
     """
+    try:
+        hash(stage)
+    except TypeError:  # not a layout value: the cut below names what is wrong
+        return _blocks(stage, dtype, block_mn)
+    return _cached_blocks(stage, dtype, block_mn)
+
+
+@lru_cache(maxsize=32)
+def _cached_blocks(stage: Layout | ComposedLayout, dtype: str, block_mn: int | None) -> GmmaBlocks:
+    """``gmma_blocks`` once per stage: a config's claims, its descriptor reads and its data path all cut it."""
+    return _blocks(stage, dtype, block_mn)
+
+
+def _blocks(stage: Layout | ComposedLayout, dtype: str, block_mn: int | None) -> GmmaBlocks:
     sw, off, lay = split(stage)
     if len(lay) != 2:
         raise LayoutError(f"a GMMA stage tile is a rank-2 (MN, K) layout, found {lay}")

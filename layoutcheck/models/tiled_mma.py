@@ -32,6 +32,7 @@ Deviation from the C++: CuTe's C TV layout indexes ``(ThrV,(ThrM,ThrN))`` with a
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -158,6 +159,7 @@ class TiledMMA:
             p if is_int(p) else size(p) for p in (self.permutation_mnk(i) for i in range(3)))
 
     # -- thrfrg ----------------------------------------------------------------------------------------------------
+    @lru_cache(maxsize=64)  # noqa: B019 -- TiledMMA values are immutable; a config's claims and data path share them
     def _thrfrg(self, t: Layout, i0: int, i1: int, tv: Layout) -> Layout:
         what = "MNK"[i0] + "MNK"[i1]
         if len(t) < 2:

@@ -30,6 +30,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -348,6 +349,21 @@ def mma_smem_layout(major: str, swizzle: str, dtype: str, tile: tuple[int, int],
     >>> str(mma_smem_layout("K", "128B", "float16", (64, 128)))
     'Sw<3,3,3> o 0 o (64,(64,2)):(64,(1,4096))'
     """
+    try:
+        key = (major, swizzle, dtype, tuple(tile), order)
+        hash(key)
+    except TypeError:  # a value no stage is made of: the checks below name it
+        return _stage_layout(major, swizzle, dtype, tile, order)
+    return _cached_stage_layout(*key)
+
+
+@lru_cache(maxsize=32)
+def _cached_stage_layout(major: str, swizzle: str, dtype: str, tile: tuple[int, int], order: str) -> ComposedLayout:
+    """``mma_smem_layout`` once per arguments: a config's claims and its data path tile the same stage."""
+    return _stage_layout(major, swizzle, dtype, tile, order)
+
+
+def _stage_layout(major: str, swizzle: str, dtype: str, tile: Any, order: str) -> ComposedLayout:
     if order not in ("col", "row"):
         raise LayoutError(f"atom order {order!r}: expected 'col' (MN first) or 'row' (K first)")
     atom = gmma_smem_atom(major, _MODE_OF[tma_swizzle(swizzle).name], 8 * tma_dtype(dtype).bytes)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -276,7 +277,23 @@ def vector_access(smem: Subject, kind: str | AccessKind, elem_bits: int) -> Acce
 
 
 def default_access(smem: Subject, kind: str | AccessKind, elem_bits: int) -> Access:
-    """``matrix_access`` for ldmatrix/stmatrix kinds, ``vector_access`` otherwise."""
+    """``matrix_access`` for ldmatrix/stmatrix kinds, ``vector_access`` otherwise (once per layout, kind and width:
+    a config's claims share it; ``elems`` is read-only)."""
+    try:
+        hash((smem, kind, elem_bits))
+    except TypeError:
+        return _default_access(smem, kind, elem_bits)
+    return _cached_access(smem, kind, elem_bits)
+
+
+@lru_cache(maxsize=32)
+def _cached_access(smem: Subject, kind: str | AccessKind, elem_bits: int) -> Access:
+    acc = _default_access(smem, kind, elem_bits)
+    acc.elems.setflags(write=False)
+    return acc
+
+
+def _default_access(smem: Subject, kind: str | AccessKind, elem_bits: int) -> Access:
     k = access_kind(kind)
     return matrix_access(smem, k, elem_bits) if k.is_matrix else vector_access(smem, k, elem_bits)
 
