@@ -147,7 +147,7 @@ def canonical_gmma(smem_layout: Layout | ComposedLayout, dtype: str, major: str)
     return _cached_canonical(smem_layout, dtype, major)
 
 
-@lru_cache(maxsize=32)
+@lru_cache(maxsize=32, typed=True)
 def _cached_canonical(smem_layout: Layout | ComposedLayout, dtype: str, major: str) -> CanonicalForm:
     """``canonical_gmma`` once per block layout: each claim of a stage and its descriptor reads recognise it."""
     return _canonical(smem_layout, dtype, major)
@@ -281,7 +281,7 @@ def gmma_blocks(stage: Layout | ComposedLayout, dtype: str, block_mn: int | None
     return _cached_blocks(stage, dtype, block_mn)
 
 
-@lru_cache(maxsize=32)
+@lru_cache(maxsize=32, typed=True)
 def _cached_blocks(stage: Layout | ComposedLayout, dtype: str, block_mn: int | None) -> GmmaBlocks:
     """``gmma_blocks`` once per stage: a config's claims, its descriptor reads and its data path all cut it."""
     return _blocks(stage, dtype, block_mn)
@@ -404,7 +404,7 @@ def descriptor_reads(stage: Layout | ComposedLayout, dtype: str, major: str, blo
     return _descriptor_reads(stage, dtype, major, block_mn, base_address, wgmma_layout, desc)
 
 
-@lru_cache(maxsize=16)
+@lru_cache(maxsize=16, typed=True)
 def _descriptor_reads(stage: Layout | ComposedLayout, dtype: str, major: str, block_mn: int | None,
                       base_address: int, wgmma_layout: Layout | ComposedLayout | None,
                       desc: GmmaDescriptor | None) -> DescriptorReads:

@@ -349,12 +349,10 @@ def mma_smem_layout(major: str, swizzle: str, dtype: str, tile: tuple[int, int],
     >>> str(mma_smem_layout("K", "128B", "float16", (64, 128)))
     'Sw<3,3,3> o 0 o (64,(64,2)):(64,(1,4096))'
     """
-    try:
-        key = (major, swizzle, dtype, tuple(tile), order)
-        hash(key)
-    except TypeError:  # a value no stage is made of: the checks below name it
-        return _stage_layout(major, swizzle, dtype, tile, order)
-    return _cached_stage_layout(*key)
+    if not (all(type(x) is str for x in (major, swizzle, dtype, order)) and type(tile) is tuple
+            and all(type(t) is int for t in tile)):
+        return _stage_layout(major, swizzle, dtype, tile, order)  # other values: validated (and refused) every time
+    return _cached_stage_layout(major, swizzle, dtype, tile, order)
 
 
 @lru_cache(maxsize=32)

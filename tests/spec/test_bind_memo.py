@@ -55,3 +55,22 @@ def test_get_reads_the_last_value_of_a_key():
     cfg = Config("c", "tma", "f.toml", 1, (("modes", (0, 1)), ("layout", Layout(4)), ("modes", (1, 0))), ())
     assert cfg.get("modes") == dict(cfg.values)["modes"] == (1, 0)
     assert cfg.get("layout") == Layout(4) and cfg.get("missing", 7) == 7 and cfg.get("missing") is None
+
+
+def test_memoised_builders_never_alias_an_equal_value_of_another_type():
+    """``True == 1`` and ``2.0 == 2``: a value the builder refuses is refused even after the equal int was built."""
+    import pytest
+
+    from layoutcheck.errors import LayoutError
+    from layoutcheck.models.gmma import gmma_blocks
+    from layoutcheck.models.tiled_mma import make_tiled_mma
+    from layoutcheck.models.tma import mma_smem_layout
+
+    assert make_tiled_mma("SM80_16x8x16_F32F16F16F32_TN", (1, 2, 1)).size == 64
+    with pytest.raises(LayoutError):
+        make_tiled_mma("SM80_16x8x16_F32F16F16F32_TN", (True, 2, 1))
+    stage = mma_smem_layout("K", "128B", "float16", (64, 64))
+    assert mma_smem_layout("K", "128B", "float16", (64, 64)) is stage
+    with pytest.raises(LayoutError):
+        mma_smem_layout("K", "128B", "float16", [64, 64])  # a list is not a tile here, cached or not
+    assert gmma_blocks(stage, "f16", 64).count == gmma_blocks(stage, "f16", True and 64).count

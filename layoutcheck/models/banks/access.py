@@ -286,7 +286,7 @@ def default_access(smem: Subject, kind: str | AccessKind, elem_bits: int) -> Acc
     return _cached_access(smem, kind, elem_bits)
 
 
-@lru_cache(maxsize=32)
+@lru_cache(maxsize=32, typed=True)
 def _cached_access(smem: Subject, kind: str | AccessKind, elem_bits: int) -> Access:
     acc = _default_access(smem, kind, elem_bits)
     acc.elems.setflags(write=False)
