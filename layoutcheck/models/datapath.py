@@ -279,9 +279,10 @@ def row_addresses(atom: CopyAtom, bits: int, frag: np.ndarray, offsets: np.ndarr
     row, j = np.divmod(table, r)
     first = inv[row * r]
     groups, chunks = t_n // ta, v_n // va
-    c0 = frag.reshape(groups, ta, chunks, va)[np.arange(groups)[:, None, None, None], (first % ta)[None, :, None, :],
-                                              np.arange(chunks)[None, None, :, None], (first // ta)[None, :, None, :]]
-    out = np.where(c0 >= 0, offsets[np.maximum(c0, 0)] + j[None, :, None, :], -1)  # -1: the kernel cannot place it
+    t0 = (np.arange(groups) * ta)[:, None, None, None] + (first % ta)[None, :, None, :]  # [group, lane, chunk, a]
+    v0 = (np.arange(chunks) * va)[None, None, :, None] + (first // ta)[None, :, None, :]
+    c0 = np.ravel(frag).take(t0 * v_n + v0)
+    out = np.where(c0 >= 0, np.take(offsets, np.maximum(c0, 0)) + j[None, :, None, :], -1)  # -1: cannot place it
     return out.reshape(t_n, v_n)
 
 
