@@ -168,22 +168,37 @@ def per_element() -> None:
 
 
 def whole_domain() -> None:
+    """``offsets()`` of a rank-6 2^24 layout against a NumPy copy of its result: wall clock (the result is written by
+    several threads when large, which thread CPU time would not count), copy and offsets interleaved; also with one
+    thread (``algebra.layout._THREADS = 1``)."""
+    import layoutcheck.algebra.layout as layout_module
+
     L = Layout((16, 16, 16, 16, 16, 16), (1, 4096, 16, 65536, 256, 1048576))
     ref = L.offsets()
-    ours, copy = [], []
-    for _ in range(9):
-        ours.append(_time(L.offsets, 1))
-        copy.append(_time(ref.copy, 1))
-    dt = statistics.median(ours)
     n = size(L)
+
+    def wall(fn: Callable[[], object]) -> float:
+        t = time.perf_counter()
+        fn()
+        return time.perf_counter() - t
+
+    threads = layout_module._THREADS
+    for label, k in ((f"up to {threads} threads", threads), ("one thread", 1)):
+        layout_module._THREADS = k
+        ours, copy = [], []
+        for _ in range(15):
+            ours.append(wall(L.offsets))
+            copy.append(wall(ref.copy))
+        dt, ratio = statistics.median(ours), statistics.median(map(operator.truediv, ours, copy))
+        print(f"whole-domain evaluation {L} ({label}): {n} elements ({ref.dtype}) in {dt * 1e3:.1f} ms (median of "
+              f"15, wall) = {n / dt / 1e6:.0f} M elements/s; a NumPy copy of the result "
+              f"{statistics.median(copy) * 1e3:.1f} ms: ratio {ratio:.2f} (target <= 1.0)")
+    layout_module._THREADS = threads
     tracemalloc.start()
     L.offsets()
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
-    print(f"whole-domain evaluation {L}: {n} elements ({ref.dtype}) in {dt * 1e3:.1f} ms (median of 9) = "
-          f"{n / dt / 1e6:.0f} M elements/s, peak {peak / n:.1f} bytes/element; a NumPy copy of the result "
-          f"{statistics.median(copy) * 1e3:.1f} ms: ratio {statistics.median(map(operator.truediv, ours, copy)):.2f} "
-          "(target <= 1.0)")
+    print(f"  peak {peak / n:.1f} bytes/element")
 
 
 if __name__ == "__main__":

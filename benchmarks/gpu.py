@@ -6,9 +6,9 @@ oracle is the inverse layout's expression evaluated on the device: 8 B read per 
 first compile is excluded (one warm-up run). Reports seconds and GB/s: the ownership kernel (12 B per element: owner
 store + count atomic), the compare (8 B per element) against a device-to-device copy measured in the same run (the
 reference) and against the HBM peak, and the previous compare (oracle maps built with ``Layout.offsets(xp=cupy)``).
-The compare is timed two ways: ``compare`` is the whole ``case.compare`` call (reset the counter, launch, read the
-count back), ``compare_kernel`` the fused kernel alone between two events. ``--sweep`` also times the kernel for
-other unroll factors (``-DLC_UNROLL``) and grid sizes.
+The compare is timed two ways: ``compare`` is the whole ``case.compare`` call (launch, wait for the stream, read
+the count its last CTA wrote to host-mapped memory), ``compare_kernel`` the fused kernel alone between two events.
+``--sweep`` also times the kernel for other unroll factors (``-DLC_UNROLL``) and grid sizes.
 
 Usage: ``python benchmarks/gpu.py [N] [--repeats R] [--sweep]``; prints one JSON line.
 """
@@ -61,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     import cupy
     import numpy as np
 
-    from layoutcheck.codegen.cases import COMPARE_BLOCK, big_ownership_case, compare_grid
+    from layoutcheck.codegen.cases import COMPARE_BLOCK, MappedWord, big_ownership_case, compare_grid
     from layoutcheck.gpu.runner import compiled
 
     t_gen = time.perf_counter()
@@ -93,12 +93,13 @@ def main(argv: list[str] | None = None) -> int:
     props = cupy.cuda.runtime.getDeviceProperties(0)
     peak = 2 * props["memoryClockRate"] * 1e3 * props["memoryBusWidth"] / 8  # DDR: two transfers per clock
     compare_bw, copy_bw = 8 * checked / fused, 16 * checked / copy
-    bad_buf = cupy.zeros(1, cupy.uint32)
+    state, result = cupy.zeros(2, cupy.uint32), MappedWord(cupy)
 
     def kernel_s(unroll: int | None, grid: int) -> float:
         opts = ("-std=c++17",) + ((f"-DLC_UNROLL={unroll}",) if unroll else ())
         k = cupy.RawKernel(case.compare_source, f"{case.name}_compare", options=opts)
-        return _median_s(lambda: k((grid,), (COMPARE_BLOCK,), (out[0], out[1], np.uint32(checked), bad_buf)),
+        return _median_s(lambda: k((grid,), (COMPARE_BLOCK,), (out[0], out[1], np.uint32(checked), state,
+                                                                   result.device_pointer)),
                          args.repeats)
 
     wave = compare_grid(cupy)

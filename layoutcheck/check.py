@@ -22,7 +22,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -244,8 +244,12 @@ _RANGE_KINDS = ("residue", "scheduler")
 """Config kinds whose claims hold for every problem size in a range: Z3 integer queries, 10-100x a layout proof."""
 
 
+_RANGE_WEIGHT = 100
+"""The weight of one size-range claim, in layout proofs."""
+
+
 def _weight(cfg: Any) -> int:
-    return len(cfg.properties) * (100 if cfg.kind in _RANGE_KINDS else 1)
+    return len(cfg.properties) * (_RANGE_WEIGHT if cfg.kind in _RANGE_KINDS else 1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -329,15 +333,39 @@ def _run_units(units: list[Unit], engine: str, timeout: float, jobs: int, memory
             yield run_unit(u, engine, timeout, memory)
         return
     from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
     from multiprocessing import get_context
 
     # imported once here, before the workers fork, so they inherit the modules instead of each importing them
     from layoutcheck.engines.prove import prove  # noqa: F401
     from layoutcheck.spec.bind import build_property  # noqa: F401
 
+    if any(u.weight >= _RANGE_WEIGHT for u in units):  # size-range claims go to Z3: import it once, here
+        with suppress(ImportError):
+            import z3  # noqa: F401
+
     ctx = get_context("fork") if hasattr(os, "fork") else get_context()
     big_first = sorted(units, key=lambda u: -u.weight)  # the heaviest units start first: better packing
     with ProcessPoolExecutor(max_workers=min(jobs, len(units)), mp_context=ctx) as pool:
         futures = {u: pool.submit(run_unit, u, engine, timeout, memory) for u in big_first}
         for u in units:  # in plan order, so progress and reports are deterministic
-            yield futures[u].result()
+            try:
+                yield futures[u].result()
+            except BrokenProcessPool:  # a worker died (a crash, the OOM killer): the run goes on without it
+                yield _isolated(u, engine, timeout, memory, ctx)
+
+
+def _isolated(unit: Unit, engine: str, timeout: float, memory: int | None, ctx: Any) -> list[Row]:
+    """``run_unit`` in a process of its own (after a worker died: each unit not yet done is retried alone, so only
+    the one that kills its process gets ERROR rows, naming what happened)."""
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    try:
+        with ProcessPoolExecutor(max_workers=1, mp_context=ctx) as pool:
+            return pool.submit(run_unit, unit, engine, timeout, memory).result()
+    except BrokenProcessPool as e:
+        cfg = _load(unit.file).configs[unit.index]
+        why = internal_message(RuntimeError(f"the process checking this config died ({e})"))
+        return [error_row(cfg.file, cfg.name, req.label, why, line=req.line or cfg.line, internal=True)
+                for req in cfg.properties]

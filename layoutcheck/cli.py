@@ -117,11 +117,12 @@ def cmd_check(args: argparse.Namespace) -> int:
     rows += check_paths(paths, args.engine, args.timeout, args.jobs, args.include_broken, progress.update, planned,
                         memory=args.memory)
     print(format_table(rows, colour=use_colour(sys.stdout)))
-    writers = _writers()
-    for name in REPORTS:
-        path = getattr(args, name, None)
-        if path:
-            writers[name](rows, path)
+    if any(reports.values()):  # the writers (HTML pulls in the pictures) load only when a report is asked for
+        writers = _writers()
+        for name in REPORTS:
+            path = getattr(args, name, None)
+            if path:
+                writers[name](rows, path)
     return exit_code(rows)
 
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from math import gcd
 from typing import TYPE_CHECKING, Any
 
@@ -391,8 +392,10 @@ def _fill(out: Any, modes: Sequence[tuple[int, int]], dtype: Any, xp: Any) -> An
 def evaluate(shape: tuple[int, ...], stride: tuple[int, ...], dtype: Any = None, xp: Any = None) -> Any:
     """Offsets of the flat layout ``shape:stride`` over its whole domain, colexicographically.
 
-    Built fastest mode first into one preallocated buffer (one write per element); ``dtype=None`` picks ``int32``
-    when every offset fits, else ``int64``. ``xp`` is the array module (NumPy, or CuPy to build it on the GPU).
+    Each element is written once: a large layout as the outer sum of a cache-sized row (its fastest modes) and the
+    rows' starts (NumPy: a few threads, each a block of rows), a small one fastest mode first into one buffer.
+    ``dtype=None`` picks ``int32`` when every offset fits, else ``int64``. ``xp`` is the array module (NumPy, or
+    CuPy to build it on the GPU).
 
     >>> evaluate((4, 2), (2, 1)).tolist()
     [0, 2, 4, 6, 1, 3, 5, 7]
@@ -402,10 +405,53 @@ def evaluate(shape: tuple[int, ...], stride: tuple[int, ...], dtype: Any = None,
     if xp is None:
         import numpy as xp  # NumPy loads on first evaluation, not with the algebra
     modes = _merged_modes(shape, stride)
-    if len(modes) == 1 and modes[0][1]:  # one strided run (every compact layout): arange writes it in place
+    n = product(shape)
+    if n > _ROW << 2:  # large: one outer sum of a cache-sized row and the rows' starts, each element written once
+        inner, outer = _split_rows(modes, _ROW)
+        base = _fill(xp.empty(product(tuple(s for s, _ in inner)), dtype=dtype), inner, dtype, xp)
+        if len(base) * 16 >= _ROW:  # a row worth streaming (else the modes do not split well: fill them in turn)
+            starts = _fill(xp.empty(n // len(base), dtype=dtype), outer, dtype, xp)
+            out = xp.empty(n, dtype=dtype)
+            _outer_sum(starts, base, out.reshape(len(starts), len(base)), xp)
+            return out
+    if len(modes) == 1 and modes[0][1]:  # one strided run: arange writes it in place
         s0, d0 = modes[0]
         return xp.arange(0, s0 * d0, d0, dtype=dtype)
-    return _fill(xp.empty(product(shape), dtype=dtype), modes, dtype, xp)
+    return _fill(xp.empty(n, dtype=dtype), modes, dtype, xp)
+
+
+def _outer_sum(starts: Any, base: Any, out: Any, xp: Any) -> None:
+    """``out[r, :] = starts[r] + base`` for every row; a large NumPy result is written by a few threads at once, each
+    a contiguous block of rows (the ufunc releases the GIL; plain threads, started per call, so a process forked
+    later inherits no pool)."""
+    import os
+    import threading
+
+    parts = 1
+    if out.size >= _THREADED and xp.__name__ == "numpy":
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+        parts = max(1, min(_THREADS, cores, len(starts)))
+    if parts == 1:
+        xp.add(starts[:, None], base[None, :], out=out)
+        return
+    cut = [len(starts) * i // parts for i in range(parts + 1)]
+    threads = [threading.Thread(target=xp.add, args=(starts[a:b, None], base[None, :]), kwargs={"out": out[a:b]})
+               for a, b in pairwise(cut[1:])]
+    for t in threads:
+        t.start()
+    xp.add(starts[:cut[1], None], base[None, :], out=out[:cut[1]])
+    for t in threads:
+        t.join()
+
+
+_THREADED = 1 << 21
+"""Elements from which ``offsets()`` writes its result with several threads (below, starting them costs more)."""
+_THREADS = 4
+"""At most this many threads write one result (the memory's bandwidth, not the cores, bounds it beyond)."""
+_ROW = 1 << 14
+"""Elements of the row ``evaluate`` adds to every row start for a large layout: small enough to stay in the L1/L2
+cache while the result streams to memory (a NumPy ``arange`` or a fill pass over a large array reads back what it
+wrote; the outer sum only writes)."""
 
 
 def evaluate_chunks(shape: tuple[int, ...], stride: tuple[int, ...], chunk: int = 1 << 16, dtype: Any = None,

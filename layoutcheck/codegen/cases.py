@@ -25,6 +25,7 @@ Inputs are small integers, so every product and sum is exact in fp16/fp32 and "m
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -105,11 +106,10 @@ def _ownership_case(config: str, tv: Layout, tile: tuple[int, int], tensor: Layo
         if fused and hasattr(xp, "RawKernel"):  # on the GPU: one pass against the inverse layout, no host oracle
             if not kernel:
                 kernel.extend([xp.RawKernel(fused, f"{name}_compare", options=("-std=c++17",)),
-                               xp.empty(1, dtype=xp.uint32), compare_grid(xp)])
-            fn, bad, grid = kernel
-            bad.data.memset_async(0, 4)
-            fn((grid,), (COMPARE_BLOCK,), (out[0], out[1], np.uint32(n), bad))
-            if int(bad.get()[0]) == 0:
+                               xp.zeros(2, dtype=xp.uint32), MappedWord(xp), compare_grid(xp)])
+            fn, state, result, grid = kernel
+            fn((grid,), (COMPARE_BLOCK,), (out[0], out[1], np.uint32(n), state, result.device_pointer))
+            if result.read_after(xp.cuda.get_current_stream()) == 0:
                 return n, 0, "fused one-pass compare vs the inverse layout"
         return reference(out, xp)  # on the host, or to describe a mismatch
 
@@ -126,6 +126,31 @@ def _ownership_case(config: str, tv: Layout, tile: tuple[int, int], tensor: Layo
         return n, int(bad.sum()), f"missed {missed}, multiply owned {multi}"
 
     return KernelCase("ownership", config, name, src, nb, T, inputs, (0, 1), compare, compare_source=fused)
+
+
+class MappedWord:
+    """One 32-bit word of page-locked host memory the GPU writes directly (``cudaHostAllocMapped``): a kernel's
+    result read back with a stream synchronisation instead of a device-to-host copy. ``xp`` is CuPy."""
+
+    def __init__(self, xp: Any) -> None:
+        import ctypes
+
+        rt = xp.cuda.runtime
+        self._rt = rt
+        self._host = rt.hostAlloc(4, rt.hostAllocMapped)
+        self._word = ctypes.c_uint32.from_address(self._host)
+        self._word.value = 0
+        # under unified addressing the device sees mapped host memory at an address the runtime reports
+        self.device_pointer = np.uint64(rt.pointerGetAttributes(self._host).devicePointer)
+
+    def read_after(self, stream: Any) -> int:
+        """The word once every kernel queued on ``stream`` so far has finished."""
+        stream.synchronize()
+        return int(self._word.value)
+
+    def __del__(self) -> None:
+        with contextlib.suppress(Exception):  # interpreter shutdown: the runtime may be gone already
+            self._rt.freeHost(self._host)
 
 
 COMPARE_BLOCK = 256

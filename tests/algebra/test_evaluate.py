@@ -82,9 +82,13 @@ def test_call_agrees_with_pycute() -> None:
                                  Layout((3, 1 << 17), (0, 3)),  # a broadcast fast mode
                                  Layout((2, 65537), (1, 2)),  # prime slow mode: no factor to widen by
                                  Layout((16, 4, 8, 32), (1, 16, 64, 512)),  # one strided run: arange itself
-                                 Layout(1 << 12, -3)])
+                                 Layout(1 << 12, -3),
+                                 Layout((16,) * 6, (1, 4096, 16, 65536, 256, 1048576)),  # 2^24: rows, threads
+                                 Layout((5, 3, 7, 1 << 16), (1 << 20, 1, 5, -35)),  # large, rows cut mid-mode
+                                 Layout((1 << 21, 3), (3, 1))])  # large, the row a factor of one huge mode
 def test_offsets_fast_paths_follow_the_definition(lay: Layout) -> None:
-    """The widening of a short run and the one-run arange give the definition's offsets at every index."""
+    """The widening of a short run, the one-run arange and the outer sum of a cache-sized row (written by several
+    threads when large) give the definition's offsets at every index."""
     n = product(lay.shape)
     i = np.arange(n)
     crd = np.stack(np.unravel_index(i, tuple(reversed(flatten(lay.shape)))))[::-1]  # colex coordinates

@@ -259,6 +259,31 @@ def test_jobs_give_the_same_rows_in_the_same_order(capsys, tmp_path):
     assert key == [(r["config"], r["property"], r["status"]) for r in json.loads(b.read_text())["results"]]
 
 
+def test_a_worker_that_dies_costs_only_its_own_config(capsys, tmp_path, monkeypatch):
+    """-j: a config whose check kills its process (a crash, the OOM killer) gets internal ERROR rows; every other
+    config of the run is still checked and reported."""
+    import os
+
+    from layoutcheck import check
+
+    real = check.check_property
+
+    def dies_on_bad(cfg, req, *a, **k):
+        if cfg.name == "bad":
+            os._exit(9)
+        return real(cfg, req, *a, **k)
+
+    monkeypatch.setattr(check, "check_property", dies_on_bad)  # forked workers inherit the patch
+    body = '[[config]]\nname = "{}"\nkind = "layout"\nlayout = "4:1"\nproperties = ["injective"]\n'
+    for i, name in enumerate(("ok1", "bad", "ok2", "ok3")):
+        spec(tmp_path, body.format(name), f"{i}.toml")
+    out = tmp_path / "r.json"
+    code = run(capsys, "check", "-q", "-j", "2", str(tmp_path), "--json", str(out))[0]
+    rows = {r["config"]: r for r in json.loads(out.read_text())["results"]}
+    assert code == 4 and rows["bad"]["status"] == "ERROR" and "died" in rows["bad"]["reason"]
+    assert all(rows[n]["status"] == "PROVEN" for n in ("ok1", "ok2", "ok3"))
+
+
 def test_help_does_not_import_numpy():
     import subprocess
     import sys

@@ -1,7 +1,9 @@
 // One-pass check of an ownership map (the output of {{OWNER_KERNEL}}): element e must hold the id t + T*v of the
 // (thread, value) that the inverse layout maps it to, and a write count of exactly 1. The oracle is computed on the
 // device from the inverse layout's expression; both maps are streamed once (16-byte loads, LC_UNROLL of each per
-// thread in flight, one grid-stride wave of CTAs), so the check runs at memory bandwidth. {{DESCRIPTION}}
+// thread in flight, one grid-stride wave of CTAs), so the check runs at memory bandwidth. The last CTA to finish
+// writes the mismatch count to ``result`` (host-mapped: the caller reads it after a stream synchronisation, no copy)
+// and resets the device counters in ``state`` for the next call (no memset). {{DESCRIPTION}}
 // Generated inverse map: element offset e -> colex index t + T*v + T*V*b
 //   {{INVERSE}}
 __device__ __forceinline__ unsigned expected_owner(const unsigned e) { return ({{INVERSE}}) % {{IDS}}u; }
@@ -16,7 +18,8 @@ __device__ __forceinline__ unsigned wrong(const unsigned owner, const unsigned c
 
 extern "C" __global__ void __launch_bounds__(256) {{KERNEL}}(const unsigned* __restrict__ owner,
                                                          const unsigned* __restrict__ count, const unsigned n,
-                                                         unsigned* __restrict__ bad) {
+                                                         unsigned* __restrict__ state,
+                                                         volatile unsigned* __restrict__ result) {
   const unsigned step = gridDim.x * blockDim.x;
   const unsigned n4 = n / 4u;
   const uint4* __restrict__ owner4 = reinterpret_cast<const uint4*>(owner);
@@ -50,6 +53,14 @@ extern "C" __global__ void __launch_bounds__(256) {{KERNEL}}(const unsigned* __r
     local += __shfl_down_sync(0xffffffffu, local, s);
   }
   if ((threadIdx.x & 31u) == 0u && local != 0u) {
-    atomicAdd(bad, local);
+    atomicAdd(&state[0], local);  // state[0]: mismatches so far in this call
+  }
+  __threadfence();  // this CTA's count is visible device-wide before the CTA reports that it is done
+  __syncthreads();
+  if (threadIdx.x == 0u && atomicAdd(&state[1], 1u) == gridDim.x - 1u) {  // state[1]: CTAs done; this one is last
+    __threadfence();
+    *result = atomicExch(&state[0], 0u);  // every CTA's count, and the counters reset for the next call
+    state[1] = 0u;
+    __threadfence_system();
   }
 }
