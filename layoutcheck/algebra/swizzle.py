@@ -190,7 +190,7 @@ def shared_offsets(x: Subject, dtype: Any = None) -> np.ndarray:
     return _shared_offsets(x, dtype)
 
 
-@lru_cache(maxsize=64, typed=True)
+@lru_cache(maxsize=32, typed=True)  # at most 16 MiB kept
 def _shared_offsets(x: Subject, dtype: Any) -> np.ndarray:
     out = x.offsets(dtype)
     out.setflags(write=False)
