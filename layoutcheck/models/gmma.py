@@ -401,7 +401,12 @@ def descriptor_reads(stage: Layout | ComposedLayout, dtype: str, major: str, blo
     >>> r.addresses().shape, bool((r.addresses() == r.expected).all())
     ((8, 1024), True)
     """
-    return _descriptor_reads(stage, dtype, major, block_mn, base_address, wgmma_layout, desc)
+    args = (stage, dtype, major, block_mn, base_address, wgmma_layout, desc)
+    try:
+        hash(args)
+    except TypeError:  # not layout values: the reading below names what is wrong
+        return _reads(*args)
+    return _descriptor_reads(*args)
 
 
 @lru_cache(maxsize=16, typed=True)
