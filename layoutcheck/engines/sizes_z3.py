@@ -6,16 +6,22 @@ Z3 integer terms, so the formula proven is the one the exhaustive engine and the
 claim is split into quantifier-free queries whose negations must be ``unsat``:
 
 * ``residue_cover``: (1) the tile-local TV layout is a bijection onto the tile (size-independent: NumPy over one
-  tile); (2) no in-bounds element ``e`` lacks a performed access: ``e // B < grid(S)`` and the predicate holds at
-  ``e``; (3) no performed access is out of bounds. Tiles are disjoint boxes, so (1)-(3) give "exactly once".
-  Tile extents are constants: the queries are linear (``div``/``mod`` by constants).
-* ``schedule_bijection``: no unmasked launch index lands outside the grid; no two land on one tile; every tile
-  ``(m, n)`` is computed by the scheduler's own inverse ``index(m, n)`` (a witness: if that query finds a tile, it is
-  re-checked by enumerating that grid, and a wrong inverse gives UNKNOWN, never REFUTED). Products of the grid sizes
-  make these nonlinear; bounded ranges keep them decidable in practice, and a timeout is UNKNOWN.
+  tile); then (2) the accesses of a size are, per mode, ``0 .. tiles*b - 1`` once each, so a size breaks the claim
+  iff one of its modes does on its own (``ResidueCover.first_failing`` proves it): one query over the sizes alone,
+  "some mode fails" (``tiling.mode_fails``), linear (``div`` by constants). A failing size's smallest broken
+  coordinate follows from the same lemma (``ResidueCover.smallest_break``).
+* ``schedule_bijection``: no unmasked launch index lands outside the grid; no two land on one tile; and every tile
+  is computed: where the scheduler counts its unmasked indices in closed form (``visits``), by that count equalling
+  ``GM*GN`` (pigeonhole), else through its own inverse ``index(m, n)`` (a witness: if that query finds a tile, it is
+  re-checked by enumerating that grid, and a wrong inverse gives UNKNOWN, never REFUTED). ``grouped`` and
+  ``split_k`` are asked over their linear launch index (``TileScheduler.linearize``, one-to-one by Euclid): the same
+  statements with fewer unknowns (``split_k``'s become linear). Products of the grid sizes and quotients by them
+  make the rest nonlinear; bounded ranges keep them decidable in practice, and a timeout is UNKNOWN.
 
 A ``sat`` model is minimised lexicographically (sizes first), so the counterexample is the smallest failing size.
-Every query runs in a fresh context under the wall-clock timeout and the deterministic ``rlimit``.
+Every query runs under the wall-clock timeout and the deterministic ``rlimit``, in a fresh context -- or, for a claim
+whose formulas divide by no unknown, in one context shared by its queries, each between ``push`` and ``pop``
+(``_first``: most of a small query's time is making the context and the solver).
 """
 
 from __future__ import annotations
@@ -25,8 +31,9 @@ from typing import Any
 
 from layoutcheck.engines.base import Limits
 from layoutcheck.engines.z3 import DEFAULT_RLIMIT, Z3, solve
-from layoutcheck.expr.ir import Expr, Pred, Size, Var, all_of, lt
+from layoutcheck.expr.ir import Expr, Pred, Size, Var, any_of, creation_order, var
 from layoutcheck.expr.z3 import to_z3_ints
+from layoutcheck.models.schedulers import TileScheduler
 from layoutcheck.properties.base import Decision, Undecided
 from layoutcheck.properties.residue import ResidueCover, ScheduleBijection
 
@@ -101,25 +108,39 @@ class _IntQuery:
         return val
 
 
-def _first(queries: list[Any], limits: Limits) -> Decision | Undecided:
+def _first(queries: list[Any], limits: Limits, share: bool = False) -> Decision | Undecided:
     """Run the queries (each returns ``None`` when unsat, a witness dict, or an ``Undecided``); the smallest
-    witness by problem size wins; any undecided query makes the whole claim undecided unless a witness exists."""
+    witness by problem size wins; any undecided query makes the whole claim undecided unless a witness exists.
+
+    Each query runs in a fresh context, or with ``share`` all in one, each between ``push`` and ``pop``: making a
+    context and a solver, and reading the common terms (the sizes, their bounds), is most of a small query's time.
+    Only for claims without a quotient by an unknown (``_quotients``): there Z3's nonlinear search depends on what
+    its context saw before, so each query of such a claim gets a context of its own."""
     deadline = time.monotonic() + limits.timeout
     found: list[dict[str, Any]] = []
     undecided: list[str] = []
     checks = 0
+    shared = _IntQuery(limits, deadline) if share else None
     for build in queries:
-        q = _IntQuery(limits, deadline)
+        q = shared if shared is not None else _IntQuery(limits, deadline)
+        if shared is not None:
+            q.solver.push()
         try:
             out = build(q)
         finally:
-            q.release()
+            if shared is not None:
+                q.solver.pop()
+            else:
+                q.release()
         checks += q.checks
+        q.checks = 0
         del q  # the context goes before the next is made (making one costs more while another is alive)
         if isinstance(out, Undecided):
             undecided.append(out.reason)
         elif out is not None:
             found.append(out)
+    if shared is not None:
+        shared.release()
     stats = {"checks": checks, "queries": len(queries)}
     if found:
         key = "sizes" if "sizes" in found[0] else "grid"
@@ -129,71 +150,51 @@ def _first(queries: list[Any], limits: Limits) -> Decision | Undecided:
     return Decision(True, None, stats)
 
 
+def _quotients(*trees: Size | Pred) -> bool:
+    """Whether some tree divides by an unknown (``//``, ``%`` or ``ceil_div`` by a tree: nonlinear, and solved by a
+    search whose path, and so its time, follows everything the context saw before)."""
+    return any(n.op in ("div", "mod", "ceil_div") and isinstance(n.operands[1], Expr) and n.operands[1].op != "const"
+               for t in trees if isinstance(t, Expr) for n in creation_order(t))
+
+
 # -- residue_cover ------------------------------------------------------------------------------------------------
 @Z3.handles(ResidueCover)
 def _residue_cover(prop: ResidueCover, limits: Limits) -> Decision | Undecided:
     local = prop.tile_local()
     if local is not None:
         return Decision(False, local, {"tile": "tv layout"})
-    return _first([lambda q: _missing(prop, q), lambda q: _out_of_bounds(prop, q)], limits)
+    return _first([lambda q: _mode_fails(prop, q)], limits)
 
 
 def _sizes(prop: ResidueCover, q: _IntQuery) -> list[Var]:
     return [q.var(k, lo, hi + 1, hi + 1) for k, (lo, hi) in zip(prop.tiling.dims, prop.sizes, strict=True)]
 
 
-def _missing(prop: ResidueCover, q: _IntQuery) -> dict[str, Any] | Undecided | None:
-    """An in-bounds element whose owning tile is not launched, or whose access is predicated off."""
+def _mode_fails(prop: ResidueCover, q: _IntQuery) -> dict[str, Any] | Undecided | None:
+    """A size of the box where some mode fails on its own (``tiling.mode_fails``): with ``tv`` a bijection onto the
+    tile, exactly the sizes with an element owned by no performed access or a performed access out of bounds
+    (``ResidueCover.first_failing``). The smallest such size, then its smallest broken coordinate
+    (``ResidueCover.smallest_break``): the lexicographically smallest (size, coordinate) that breaks the claim."""
     t = prop.tiling
     sizes = _sizes(prop, q)
-    elem = [q.var(f"e_{k}", 0, s, s.upper - 1) for k, s in zip(t.dims, sizes, strict=True)]
-    grid = t.grid(tuple(sizes))
-    q.zs(grid)
-    launched = all_of(*(lt(e // b, g) for e, b, g in zip(elem, t.tile, grid, strict=True)))
-    q.solver.add(q.z3.Not(q.z(all_of(launched, t.performed(tuple(elem), tuple(sizes))))))
-    return _witness(q, sizes + elem, len(sizes), "owners")
-
-
-def _out_of_bounds(prop: ResidueCover, q: _IntQuery) -> dict[str, Any] | Undecided | None:
-    """A performed access of a launched tile outside the problem."""
-    t = prop.tiling
-    sizes = _sizes(prop, q)
-    grid = t.grid(tuple(sizes))
-    q.zs(grid)
-    tiles = [q.var(f"t_{k}", 0, g, s.upper) for k, g, s in zip(t.dims, grid, sizes, strict=True)]
-    local = [q.var(f"l_{k}", 0, b, b) for k, b in zip(t.dims, t.tile, strict=True)]
-    crd = t.coord(tuple(tiles), tuple(local))
-    zc = q.zs(crd)
-    q.solver.add(q.z(t.performed(crd, tuple(sizes))),
-                 q.z3.Or(*(c >= q.z(s) for c, s in zip(zc, sizes, strict=True))))
-    coords = [q.var(f"c_{k}", 0, 1 << 62) for k in t.dims]
-    q.solver.add(*(q.z(c) == x for c, x in zip(coords, zc, strict=True)))
-    return _witness(q, sizes + coords, len(sizes), "oob")
-
-
-def _witness(q: _IntQuery, variables: list[Any], n_sizes: int, kind: str) -> dict[str, Any] | Undecided | None:
+    q.solver.add(q.z(any_of(*(t.mode_fails(s, d) for d, s in enumerate(sizes)))))
     status, model = q.solve()
     if status == "unsat":
         return None
     if status == "unknown":
         return Undecided(model)
-    val = q.minimise(model, variables)
-    w: dict[str, Any] = {"kind": kind, "sizes": val[:n_sizes], "coord": val[n_sizes:]}
-    if kind == "owners":
-        w["count"] = 0
-    return w
+    return prop.smallest_break(tuple(q.minimise(model, sizes)))
 
 
 # -- schedule_bijection -------------------------------------------------------------------------------------------
 @Z3.handles(ScheduleBijection)
 def _schedule_bijection(prop: ScheduleBijection, limits: Limits) -> Decision | Undecided:
     """Into the grid and injective, then onto: by counting where the scheduler has a closed-form count of its
-    unmasked indices (pigeonhole), else through its inverse ``index(m, n)``."""
-    onto = [lambda q: _count(prop, q)] if prop.scheduler.visits(1, 1) is not None else [lambda q: _unreached(prop, q)]
-    if prop.scheduler.kind == "grouped":
-        onto.append(lambda q: _loop_covers(prop, q))
-    twice = _duplicate_linear if prop.scheduler.kind == "grouped" else _duplicate
-    out = _first([lambda q: _outside(prop, q), lambda q: twice(prop, q), *onto], limits)
+    unmasked indices (pigeonhole), else through its inverse ``index(m, n)``. A scheduler with a linear launch index
+    (``TileScheduler.linearize``) is asked over it: the same statements with fewer unknowns."""
+    onto = _count if prop.scheduler.visits(1, 1) is not None else _unreached
+    out = _first([lambda q: _outside(prop, q), lambda q: _duplicate(prop, q), lambda q: onto(prop, q)], limits,
+                 share=not _quotients(*_formulas(prop)))
     if isinstance(out, Decision) and not out.holds and out.witness and out.witness["kind"] == "missing":
         gm, gn = out.witness["grid"]
         found = prop.violation(gm, gn)  # the grid is the smallest failing one; enumeration names the tile
@@ -204,22 +205,24 @@ def _schedule_bijection(prop: ScheduleBijection, limits: Limits) -> Decision | U
     return out
 
 
+def _formulas(prop: ScheduleBijection) -> tuple[Size | Pred, ...]:
+    """Every formula the claim's queries read, over free variables: launch bounds, the tile of a launch index, and
+    the count or the inverse (and the tile of the inverse)."""
+    s, gm, gn = prop.scheduler, var("GM", _FREE), var("GN", _FREE)
+    bounds = _bounds(s, gm, gn)
+    idx = tuple(var(f"i{k}", _FREE) for k in range(len(bounds)))
+    if s.visits(1, 1) is not None:
+        onto: tuple[Size | Pred, ...] = (s.visits(gm, gn),)
+    else:
+        inv = s.index(var("m", _FREE), var("n", _FREE), gm, gn)
+        onto = (*inv, *s.launch_bounds(gm, gn), *s.tile(inv, gm, gn))
+    return (*bounds, *_tile(s, idx, gm, gn), *onto)
+
+
 def _count(prop: ScheduleBijection, q: _IntQuery) -> dict[str, Any] | Undecided | None:
     """A grid where the number of unmasked launch indices differs from the number of tiles."""
     gm, gn = _grid(prop, q)
     q.solver.add(q.z(prop.scheduler.visits(gm, gn)) != q.z(gm * gn))
-    zero = q.z3.IntVal(0, ctx=q.ctx)
-    return _grid_witness(q, [gm, gn, zero, zero], "missing")
-
-
-def _loop_covers(prop: ScheduleBijection, q: _IntQuery) -> dict[str, Any] | Undecided | None:
-    """The persistent loop ``t = c + ctas*i`` reaches every ``t < total`` within its launch bounds (so exactly
-    ``total`` unmasked indices: distinct ``(c, i)`` give distinct ``t`` by Euclid)."""
-    s = prop.scheduler
-    gm, gn = _grid(prop, q)
-    t = q.var("t", 0, s.total(gm, gn))
-    bounds = q.zs(s.launch_bounds(gm, gn))
-    q.solver.add(q.z3.Not(q.z(t) / s.ctas < bounds[1]))
     zero = q.z3.IntVal(0, ctx=q.ctx)
     return _grid_witness(q, [gm, gn, zero, zero], "missing")
 
@@ -229,48 +232,51 @@ def _grid(prop: ScheduleBijection, q: _IntQuery) -> tuple[Var, Var]:
     return q.var("GM", a, b + 1, b + 1), q.var("GN", c, d + 1, d + 1)
 
 
+def _bounds(s: TileScheduler, gm: Var, gn: Var) -> tuple[Size, ...]:
+    """Exclusive bounds of a launch index: of the linear one where the scheduler has one (``linear_bounds``)."""
+    linear = s.linear_bounds(gm, gn)
+    return linear if linear is not None else s.launch_bounds(gm, gn)
+
+
+def _tile(s: TileScheduler, idx: tuple[Var, ...], gm: Var, gn: Var) -> tuple[Size, Size, Pred]:
+    """``(m, n, valid)`` of a launch index as ``_bounds`` bounds it."""
+    return s.tile(idx, gm, gn) if s.linear_bounds(gm, gn) is None else s.linear_tile(idx, gm, gn)
+
+
 def _launch(prop: ScheduleBijection, q: _IntQuery, gm: Var, gn: Var, tag: str) -> tuple[Var, ...]:
-    bounds = prop.scheduler.launch_bounds(gm, gn)
+    """One launch index as variables ``tag0, tag1, ...`` (a one-dimensional linear index: ``tag``)."""
+    bounds = _bounds(prop.scheduler, gm, gn)
     q.zs(bounds)
-    return tuple(q.var(f"{tag}{k}", 0, b) for k, b in enumerate(bounds))
+    one = len(bounds) == 1 and prop.scheduler.linear_bounds(gm, gn) is not None
+    return tuple(q.var(tag if one else f"{tag}{k}", 0, b) for k, b in enumerate(bounds))
 
 
 def _outside(prop: ScheduleBijection, q: _IntQuery) -> dict[str, Any] | Undecided | None:
     gm, gn = _grid(prop, q)
-    m, n, valid = q.zs(prop.scheduler.tile(_launch(prop, q, gm, gn, "i"), gm, gn))
+    m, n, valid = q.zs(_tile(prop.scheduler, _launch(prop, q, gm, gn, "i"), gm, gn))
     mv, nv = q.z3.Int("m", ctx=q.ctx), q.z3.Int("n", ctx=q.ctx)
     q.solver.add(valid, mv == m, nv == n, q.z3.Or(m < 0, m >= q.z(gm), n < 0, n >= q.z(gn)))
     return _grid_witness(q, [gm, gn, mv, nv], "outside")
 
 
 def _duplicate(prop: ScheduleBijection, q: _IntQuery) -> dict[str, Any] | Undecided | None:
+    """Two distinct launch indices on one tile. Over a linear index (one-to-one from the launch indices, so the
+    same statement) the pair is ordered, ``a < b`` lexicographically: the pair is unordered, so that loses nothing,
+    and the witness minimises the same ``(GM, GN, m, n)`` over the same set of failing points."""
     gm, gn = _grid(prop, q)
-    a, b = _launch(prop, q, gm, gn, "i"), _launch(prop, q, gm, gn, "j")
-    ma, na, va = q.zs(prop.scheduler.tile(a, gm, gn))
-    mb, nb, vb = q.zs(prop.scheduler.tile(b, gm, gn))
+    linear = prop.scheduler.linear_bounds(gm, gn) is not None
+    a, b = _launch(prop, q, gm, gn, "ta" if linear else "i"), _launch(prop, q, gm, gn, "tb" if linear else "j")
+    ma, na, va = q.zs(_tile(prop.scheduler, a, gm, gn))
+    mb, nb, vb = q.zs(_tile(prop.scheduler, b, gm, gn))
     mv, nv = q.z3.Int("m", ctx=q.ctx), q.z3.Int("n", ctx=q.ctx)
-    q.solver.add(va, vb, q.z3.Or(*(q.z(x) != q.z(y) for x, y in zip(a, b, strict=True))), ma == mb, na == nb,
-                 mv == ma, nv == na)
-    return _grid_witness(q, [gm, gn, mv, nv], "duplicate")
-
-
-def _duplicate_linear(prop: ScheduleBijection, q: _IntQuery) -> dict[str, Any] | Undecided | None:
-    """``grouped``: ``_duplicate``'s query over the linear tile index ``t = c + ctas*i`` instead of ``(c, i)``.
-
-    The same statement: ``tile`` reads a launch index only through ``t`` (``TileScheduler.linear_tile``), and
-    ``(c, i) -> c + ctas*i`` is one-to-one from ``c < ctas, i < I`` onto ``t < ctas*I`` (Euclid), so two distinct
-    launch indices on one tile are exactly two distinct ``t < ctas*I`` on one tile; the pair is unordered, so
-    ``ta < tb`` loses nothing. The witness minimises the same ``(GM, GN, m, n)`` over the same set of failing
-    points, so it is the pairwise query's. One variable per index instead of two: 4-7x fewer Z3 resource units."""
-    s = prop.scheduler
-    gm, gn = _grid(prop, q)
-    top = s.ctas * s.launch_bounds(gm, gn)[1]
-    q.zs((top,))
-    ta, tb = q.var("ta", 0, top), q.var("tb", 0, top)
-    ma, na, va = q.zs(s.linear_tile(ta, gm, gn))
-    mb, nb, vb = q.zs(s.linear_tile(tb, gm, gn))
-    mv, nv = q.z3.Int("m", ctx=q.ctx), q.z3.Int("n", ctx=q.ctx)
-    q.solver.add(va, vb, q.z(ta) < q.z(tb), ma == mb, na == nb, mv == ma, nv == na)
+    za, zb = q.zs(a), q.zs(b)
+    if not linear:
+        distinct = q.z3.Or(*(x != y for x, y in zip(za, zb, strict=True)))
+    else:
+        distinct = za[-1] < zb[-1]  # a < b lexicographically, built from the last coordinate up
+        for x, y in zip(za[-2::-1], zb[-2::-1], strict=True):
+            distinct = q.z3.Or(x < y, q.z3.And(x == y, distinct))
+    q.solver.add(va, vb, distinct, ma == mb, na == nb, mv == ma, nv == na)
     return _grid_witness(q, [gm, gn, mv, nv], "duplicate")
 
 
@@ -282,7 +288,7 @@ def _unreached(prop: ScheduleBijection, q: _IntQuery) -> dict[str, Any] | Undeci
     zi = q.zs(idx)
     zb = q.zs(s.launch_bounds(gm, gn))
     tm, tn, valid = q.zs(s.tile(idx, gm, gn))
-    inside = z3.And(*(z3.And(i >= 0, i < b) for i, b in zip(zi, zb, strict=True)))
+    inside = z3.And(*(z3.And(q.z(i >= 0), q.z(i < b)) for i, b in zip(zi, zb, strict=True)))  # ints fold: q.z
     q.solver.add(z3.Not(z3.And(inside, valid, tm == q.z(m), tn == q.z(n))))
     return _grid_witness(q, [gm, gn, m, n], "missing")
 

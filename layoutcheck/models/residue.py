@@ -26,7 +26,7 @@ import numpy as np
 
 from layoutcheck.algebra.layout import Layout, size
 from layoutcheck.errors import LayoutError
-from layoutcheck.expr.ir import Pred, Size, all_of, ceil_div, lt
+from layoutcheck.expr.ir import Pred, Size, all_of, any_of, ceil_div, lt
 
 COUNTS = ("ceil_div", "div")
 """How the number of tiles per mode is computed: CuTe's ``ceil_div`` or a (wrong) truncating ``/``."""
@@ -100,6 +100,20 @@ class ResidueTiling:
         if self.predicate == "none":
             return all_of()
         return all_of(*(lt(c, s) for c, s in zip(crd, sizes, strict=True)))
+
+    def mode_fails(self, extent: Size, d: int) -> Pred:
+        """Whether mode ``d`` alone breaks the cover at this extent, when ``tv`` is a bijection onto the tile: the
+        mode's accesses are ``0 .. tiles*b - 1`` once each, so under a predicate (``coord < shape``, TMA's clipping)
+        it fails iff they stop short of the extent, with none iff they differ from it
+        (``properties.residue.ResidueCover.first_failing`` proves the reduction).
+
+        >>> t = ResidueTiling(("M",), (4,), count="div")
+        >>> t.mode_fails(8, 0), t.mode_fails(9, 0)
+        (False, True)
+        """
+        covered = self.tiles(extent, d) * self.tile[d]
+        short = lt(covered, extent)
+        return short if self.predicate != "none" else any_of(short, lt(extent, covered))
 
     def owner(self, crd: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """``(tile coordinate, tile-local coordinate)`` of a global coordinate (tiles are disjoint boxes)."""

@@ -18,6 +18,10 @@ mask out, is a bijection onto the grid: every tile computed once, none twice, no
   ``[s*per, min((s+1)*per, GM))`` with ``per = ceil_div(GM, splits)`` (CUTLASS's ``gemm_k_size``); the broken
   variant (``count = "div"``) takes ``per = GM / splits`` and loses the last ``GM % splits`` k-tiles.
 
+``grouped`` and ``split_k`` read a launch index only through a linear one (``linearize``: ``t = c + ctas*i``,
+``t = s*per + j``), one-to-one from the launch box onto ``linear_bounds`` (Euclid), so their claims can be asked over
+``t`` (``linear_tile``), and their unmasked indices counted in closed form (``visits``).
+
 Each scheduler also gives ``index(m, n)``, the launch index that should compute tile ``(m, n)`` -- the inverse map, a
 witness for surjectivity that the Z3 engine checks (a wrong inverse can only make a proof fail, never pass: a
 counterexample is re-checked by enumeration). The index math is written once in the size arithmetic of
@@ -70,11 +74,16 @@ class TileScheduler:
 
     def visits(self, gm: Size, gn: Size) -> Size | None:
         """How many launch indices are unmasked, where that has a closed form (``None`` for ``swizzle``): then an
-        injective map into the grid is onto iff this equals ``gm * gn`` (pigeonhole)."""
+        injective map into the grid is onto iff this equals ``gm * gn`` (pigeonhole). ``grouped`` and ``split_k``
+        read a launch index only through their linear index (``linearize``), one-to-one onto the box
+        ``linear_bounds`` (Euclid), and mask exactly its ``t >= total`` (resp. ``t >= gm``): so ``min(total,
+        ctas*I)``, resp. ``min(gm, splits*per) * gn``."""
         if self.kind == "plain":
             return gm * gn
-        if self.kind == "grouped":  # (c, i) -> t = c + ctas*i is one-to-one onto [0, total) (Euclid; proven too)
-            return self.total(gm, gn)
+        if self.kind == "grouped":
+            return minimum(self.total(gm, gn), self.linear_bounds(gm, gn)[0])
+        if self.kind == "split_k":
+            return minimum(gm, self.linear_bounds(gm, gn)[0]) * gn
         return None
 
     def per_split(self, gm: Size) -> Size:
@@ -102,16 +111,39 @@ class TileScheduler:
             s = 1 << self.log
             m, n = bx // s, by * s + bx % s
             return m, n, all_of(lt(m, gm), lt(n, gn))
+        return self.linear_tile(self.linearize(idx, gm, gn), gm, gn)
+
+    def linear_bounds(self, gm: Size, gn: Size) -> tuple[Size, ...] | None:
+        """Exclusive bounds of the linear launch index (``linearize``; ``None`` for ``plain`` and ``swizzle``):
+        ``grouped`` ``(ctas*I,)``, ``split_k`` ``(splits*per, gn)`` with ``I``, ``per`` the launch bounds."""
+        if self.kind == "grouped":
+            return (self.ctas * self.launch_bounds(gm, gn)[1],)
+        if self.kind == "split_k":
+            return (self.splits * self.per_split(gm), gn)
+        return None
+
+    def linearize(self, idx: tuple[Size, ...], gm: Size, gn: Size) -> tuple[Size, ...]:
+        """``grouped``: ``(c, i) -> (c + ctas*i,)``; ``split_k``: ``(s, j, n) -> (s*per + j, n)``. Both are one-to-one
+        from the launch bounds onto ``linear_bounds`` (Euclid: ``c < ctas``, ``j < per``), and ``tile`` reads a launch
+        index only through this, so a claim over launch indices is the same claim over linear indices.
+
+        >>> TileScheduler("split_k", splits=4).linearize((2, 1, 0), 10, 1)
+        (7, 0)
+        """
         if self.kind == "split_k":
             sl, j, n = idx
-            k = sl * self.per_split(gm) + j
-            return k, n, lt(k, gm)
+            return sl * self.per_split(gm) + j, n
         c, i = idx
-        return self.linear_tile(c + self.ctas * i, gm, gn)
+        return (c + self.ctas * i,)
 
-    def linear_tile(self, t: Size, gm: Size, gn: Size) -> tuple[Size, Size, Pred]:
-        """``grouped``: ``(m, n, valid)`` of the linear tile index ``t = c + ctas*i`` (``tile`` reads ``(c, i)``
-        only through ``t``; ``(c, i) -> t`` is one-to-one for ``c < ctas``, Euclid)."""
+    def linear_tile(self, lin: tuple[Size, ...], gm: Size, gn: Size) -> tuple[Size, Size, Pred]:
+        """``(m, n, valid)`` of a linear launch index (``linearize``): ``split_k``'s ``(t, n)`` computes k-tile
+        ``t`` unless ``t >= gm``; ``grouped``'s ``(t,)`` rasterises ``t`` in groups of ``group`` rows unless
+        ``t >= total``."""
+        if self.kind == "split_k":
+            t, n = lin
+            return t, n, lt(t, gm)
+        (t,) = lin
         width = self.group * gn
         first = t // width * self.group
         h = minimum(gm - first, self.group)

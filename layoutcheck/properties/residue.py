@@ -111,18 +111,45 @@ class ResidueCover(Property):
         owned once iff ``g*b >= s`` in every mode. With no predicate every access is performed: owned once and in
         bounds iff ``g*b == s`` in every mode (a mode with no tile leaves every element unowned). So a size fails iff
         one of its modes fails on its own, and the first failing size is the smallest of, per mode, the box's first
-        size with that mode at its first failing extent. ``tiling.tiles`` gives ``g`` (the same expression the
-        enumeration and the Z3 engine read), evaluated on each mode's range at once.
+        size with that mode at its first failing extent. ``tiling.mode_fails`` states the per-mode test (the same
+        tree the Z3 engine proves over the whole range), evaluated here on each mode's range at once.
         """
         t = self.tiling
         firsts: list[tuple[int, ...]] = []
         for d, (lo, hi) in enumerate(self.sizes):
             s = np.arange(lo, hi + 1, dtype=np.int64)
-            covered = np.asarray(t.tiles(s, d)) * t.tile[d]
-            bad = np.flatnonzero(covered != s if t.predicate == "none" else covered < s)
+            bad = np.flatnonzero(np.broadcast_to(evaluate(t.mode_fails(var("s", hi + 1), d), {"s": s}), s.shape))
             if bad.size:
                 firsts.append(tuple(int(s[bad[0]]) if k == d else r[0] for k, r in enumerate(self.sizes)))
         return min(firsts) if firsts else None
+
+    def smallest_break(self, sizes: tuple[int, ...]) -> dict[str, Any]:
+        """The lexicographically smallest coordinate that breaks the claim at ``sizes``: an element owned by no
+        performed access (``owners``) or a performed access out of bounds (``oob``), whichever is smaller.
+
+        Pre: ``tv`` is a bijection onto the tile and some mode of ``sizes`` fails (``tiling.mode_fails``).
+        Post: the smallest ``(kind, coord)`` over every such element and access of this size. With ``c_d = g*b``
+        the reach of mode ``d`` (``first_failing``), the unowned elements are those in bounds with some
+        ``e_d >= c_d`` (so ``c_d < s_d``); without a predicate, and only if every mode has a tile, the accesses out
+        of bounds are those with some ``x_d >= s_d`` (so ``c_d > s_d``). The smallest of those of mode ``d`` is zero
+        but ``c_d`` (resp. ``s_d``) in mode ``d``, and every member of the set is at least one of these candidates,
+        so the answer is the smallest candidate.
+
+        >>> ResidueCover(ResidueTiling(("M", "N"), (4, 4), predicate="none"), ((1, 9), (1, 9))).smallest_break((1, 1))
+        {'kind': 'oob', 'sizes': [1, 1], 'coord': [0, 1]}
+        >>> ResidueCover(ResidueTiling(("M", "N"), (4, 4), count="div"), ((1, 9), (1, 9))).smallest_break((5, 9))
+        {'kind': 'owners', 'sizes': [5, 9], 'coord': [0, 8], 'count': 0}
+        """
+        reach = [int(g) * b for g, b in zip(self.tiling.grid(sizes), self.tiling.tile, strict=True)]
+        every = self.tiling.predicate == "none" and min(reach) > 0
+        found: list[tuple[list[int], str]] = []
+        for d, (c, s) in enumerate(zip(reach, sizes, strict=True)):
+            if c < s:
+                found.append(([c if k == d else 0 for k in range(len(sizes))], "owners"))
+            elif c > s and every:
+                found.append(([s if k == d else 0 for k in range(len(sizes))], "oob"))
+        coord, kind = min(found)
+        return {"kind": kind, "sizes": list(sizes), "coord": coord, **({"count": 0} if kind == "owners" else {})}
 
     def tile_local(self) -> dict[str, Any] | None:
         """The size-independent half: ``tv`` is a bijection onto the tile (each element one thread and value)."""

@@ -3,10 +3,14 @@ its counterexamples are the smallest failing sizes, re-checked by enumeration.""
 
 from __future__ import annotations
 
+import math
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from layoutcheck import Layout, Verdict, prove
-from layoutcheck.models.residue import ResidueTiling
+from layoutcheck.models.residue import COUNTS, PREDICATES, ResidueTiling
 from layoutcheck.models.schedulers import TileScheduler
 from layoutcheck.properties.residue import residue_cover, schedule_bijection
 
@@ -75,15 +79,17 @@ def _query(limits_timeout: float = 60.0):
     return _IntQuery(Limits(limits_timeout, DEFAULT_MEMORY_BUDGET, None), time.monotonic() + limits_timeout)
 
 
-def _wrap_columns(self, t, gm, gn):  # m = t % GM, n = t // (2*GM): tiles of odd columns computed twice
+def _wrap_columns(self, lin, gm, gn):  # m = t % GM, n = t // (2*GM): tiles of odd columns computed twice
     from layoutcheck.expr.ir import lt
 
+    (t,) = lin
     return t % gm, t // (gm * 2), lt(t, self.total(gm, gn))
 
 
-def _halve_last_column(self, t, gm, gn):  # the last column's rows halved: (2r, n) and (2r+1, n) both -> (r, n)
+def _halve_last_column(self, lin, gm, gn):  # the last column's rows halved: (2r, n) and (2r+1, n) both -> (r, n)
     from layoutcheck.expr.ir import ite, lt
 
+    (t,) = lin
     n = t // gm
     return ite(lt(n, gn - 1), t % gm, t % gm // 2), n, lt(t, self.total(gm, gn))
 
@@ -94,11 +100,149 @@ def _halve_last_column(self, t, gm, gn):  # the last column's rows halved: (2r, 
 def test_grouped_duplicates_over_the_linear_index_are_the_pairwise_query(monkeypatch, wrong, grids, want) -> None:
     """A grouped scheduler that computes tiles twice: the query over ``t = c + ctas*i`` finds the same smallest grid
     and tile as the pairwise query over ``(c, i)``, and the exhaustive engine agrees."""
-    from layoutcheck.engines.sizes_z3 import _duplicate, _duplicate_linear
+    from layoutcheck.engines.sizes_z3 import _duplicate
 
     monkeypatch.setattr(TileScheduler, "linear_tile", wrong)
     prop = schedule_bijection(TileScheduler("grouped", group=3, ctas=5), grids)
-    linear, pairwise = _duplicate_linear(prop, _query()), _duplicate(prop, _query())
+    linear = _duplicate(prop, _query())
+    monkeypatch.setattr(TileScheduler, "linear_bounds", lambda self, gm, gn: None)  # the query over (c, i)
+    pairwise = _duplicate(prop, _query())
     assert linear == pairwise and linear["kind"] == "duplicate" and (linear["grid"], linear["tile"]) == want
+    monkeypatch.undo()
+    monkeypatch.setattr(TileScheduler, "linear_tile", wrong)
     ex = prove(prop, engine="exhaustive")
     assert ex.status is Verdict.REFUTED and ex.counterexample.data["grid"] == want[0]
+
+
+def _smallest_break(prop) -> dict | None:
+    """The definition of the Z3 engine's witness: the lexicographically smallest (size, coordinate) where an
+    in-bounds element is not owned exactly once by the performed accesses, or a performed access is out of bounds,
+    every size of the box and every element enumerated."""
+    import itertools
+    from collections import Counter
+
+    for sizes in itertools.product(*[range(lo, hi + 1) for lo, hi in prop.sizes]):
+        crd, done = prop.tiling.accesses(sizes)
+        live = [tuple(int(x) for x in c) for c in crd[done]]
+        owners = Counter(c for c in live if all(x < s for x, s in zip(c, sizes, strict=True)))
+        broken = [(list(c), "oob") for c in live if any(x >= s for x, s in zip(c, sizes, strict=True))]
+        broken += [(list(e), "owners") for e in itertools.product(*map(range, sizes)) if owners[e] != 1]
+        if broken:
+            coord, kind = min(broken)
+            e = tuple(coord)
+            return {"kind": kind, "sizes": list(sizes), "coord": coord, **({"count": owners[e]} if kind == "owners"
+                                                                             else {})}
+    return None
+
+
+@st.composite
+def _bijective_tv_covers(draw):
+    """``ResidueCover`` of every count and predicate, tile extents 1..5 in 1..3 modes, ``tv`` the identity or a
+    bijection onto the tile (the colex identity with its modes permuted), small boxes of sizes."""
+    rank = draw(st.integers(1, 3))
+    tile = tuple(draw(st.integers(1, 5)) for _ in range(rank))
+    tv = None
+    if rank > 1 and draw(st.booleans()):
+        perm = draw(st.permutations(range(rank)))
+        strides = [math.prod(tile[:d]) for d in range(rank)]
+        tv = Layout(tuple(tile[d] for d in perm), tuple(strides[d] for d in perm))
+    tiling = ResidueTiling(("M", "N", "K")[:rank], tile, draw(st.sampled_from(COUNTS)),
+                           draw(st.sampled_from(PREDICATES)), tv)
+    sizes = []
+    for _ in range(rank):
+        lo = draw(st.integers(1, 11))
+        sizes.append((lo, lo + draw(st.integers(0, 8 if rank < 3 else 3))))
+    return residue_cover(tiling, tuple(sizes))
+
+
+@settings(max_examples=120, deadline=None)
+@given(_bijective_tv_covers())
+def test_per_mode_query_is_the_definition(prop) -> None:
+    """The one per-mode query over the sizes (``tiling.mode_fails``) and the coordinate from the lemma
+    (``smallest_break``): the verdict of the exhaustive engine, and the lexicographically smallest (size, coordinate)
+    that breaks the claim -- the witness the queries over sizes and elements found by minimising."""
+    z, ex = prove(prop, engine="z3", timeout=60), prove(prop, engine="exhaustive")
+    assert z.status is ex.status is not Verdict.UNKNOWN
+    want = _smallest_break(prop)
+    assert (z.status is Verdict.REFUTED) is (want is not None)
+    if want is not None:
+        assert z.counterexample.data == want
+
+
+def _scheduler_reference(prop) -> dict | None:
+    """The definition of the Z3 engine's scheduler witness, by enumerating every grid of the box in order: for each
+    query (outside, duplicate, onto) its first failing grid and the smallest tile there; the smallest of these by
+    (grid, tile), the first query on a tie; a ``missing`` one is named by enumerating its grid (``violation``).
+    Onto is by count (``visits``, tile (0, 0)) where the scheduler has one, else by its inverse ``index``."""
+    import itertools
+
+    import numpy as np
+
+    s = prop.scheduler
+    firsts: dict[str, tuple] = {}
+    for gm, gn in itertools.product(*[range(lo, hi + 1) for lo, hi in prop.grids]):
+        tiles = [s.tile(idx, gm, gn) for idx in itertools.product(*map(range, s.launch_bounds(gm, gn)))]
+        live = [(int(m), int(n)) for m, n, ok in tiles if ok]
+        outside = [t for t in live if not (0 <= t[0] < gm and 0 <= t[1] < gn)]
+        twice = [t for t in set(live) if live.count(t) > 1 and t not in outside]
+        if s.visits(1, 1) is not None:
+            missing = [(0, 0)] if int(np.asarray(s.visits(gm, gn))) != gm * gn else []
+        else:
+            def reached(m, n, gm=gm, gn=gn):
+                idx = s.index(m, n, gm, gn)
+                if not all(0 <= i < b for i, b in zip(idx, s.launch_bounds(gm, gn), strict=True)):
+                    return False
+                tm, tn, ok = s.tile(idx, gm, gn)
+                return bool(ok) and (tm, tn) == (m, n)
+            missing = [(m, n) for m, n in itertools.product(range(gm), range(gn)) if not reached(m, n)]
+        for kind, bad in (("outside", outside), ("duplicate", twice), ("missing", missing)):
+            if bad and kind not in firsts:
+                firsts[kind] = ([gm, gn], list(min(bad)))
+    found = [(g, t, k) for k in ("outside", "duplicate", "missing") if k in firsts for g, t in [firsts[k]]]
+    if not found:
+        return None
+    grid, tile, kind = min(found, key=lambda f: (f[0], f[1]))
+    if kind == "missing":
+        return prop.violation(*grid)
+    return {"kind": kind, "grid": grid, "tile": tile, **({"count": 2} if kind == "duplicate" else {})}
+
+
+@st.composite
+def _schedulers(draw):
+    """Every scheduler kind with small parameters, correct and broken, over small boxes of grids."""
+    kind = draw(st.sampled_from(("plain", "swizzle", "grouped", "split_k")))
+    s = {"plain": lambda: TileScheduler("plain"),
+         "swizzle": lambda: TileScheduler("swizzle", log=draw(st.integers(0, 2))),
+         "grouped": lambda: TileScheduler("grouped", group=draw(st.integers(1, 4)), ctas=draw(st.integers(1, 6)),
+                                          drop_partial_group=draw(st.booleans())),
+         "split_k": lambda: TileScheduler("split_k", splits=draw(st.integers(1, 5)),
+                                          count=draw(st.sampled_from(("ceil_div", "div"))))}[kind]()
+    grids = []
+    for _ in range(2):
+        lo = draw(st.integers(1, 6))
+        grids.append((lo, lo + draw(st.integers(0, 4))))
+    return schedule_bijection(s, tuple(grids))
+
+
+@settings(max_examples=80, deadline=None)
+@given(_schedulers())
+def test_scheduler_queries_are_the_definition(prop) -> None:
+    """Over a linear launch index (``linearize``), with the count ``visits`` for onto, in one context where no
+    formula divides by an unknown: the exhaustive engine's verdict, and the witness the definition gives."""
+    z, ex = prove(prop, engine="z3", timeout=60), prove(prop, engine="exhaustive")
+    assert z.status is ex.status is not Verdict.UNKNOWN
+    want = _scheduler_reference(prop)
+    assert (z.status is Verdict.REFUTED) is (want is not None)
+    if want is not None:
+        assert z.counterexample.data == want
+
+
+@pytest.mark.parametrize("kind", ["split_k", "swizzle"])
+def test_formulas_that_fold_to_constants(kind: str) -> None:
+    """A launch bound or an inverse coordinate that the IR folds to an int (``GM // 2`` for ``GM <= 1``, ``GN // 8``
+    for ``GN <= 7``) is still a term of the query's context (main raised z3's 'Context mismatch' for the first)."""
+    s = TileScheduler("split_k", splits=2, count="div") if kind == "split_k" else TileScheduler("swizzle", log=3)
+    prop = schedule_bijection(s, ((1, 1), (1, 1)) if kind == "split_k" else ((1, 3), (1, 7)))
+    z, ex = prove(prop, engine="z3", timeout=60), prove(prop, engine="exhaustive")
+    assert z.status is ex.status is not Verdict.UNKNOWN
+    assert z.status is Verdict.PROVEN or z.counterexample.data == ex.counterexample.data

@@ -89,3 +89,29 @@ def test_broken_schedulers_drop_tiles() -> None:
     assert (8, 0) not in _brute(drop, 9, 2) and len(_brute(drop, 16, 2)) == 32
     floor = TileScheduler("split_k", splits=4, count="div")
     assert sorted(_brute(floor, 10, 1)) == [(k, 0) for k in range(8)]  # k-tiles 8 and 9 lost
+
+
+_COUNTED = [TileScheduler("plain"), TileScheduler("grouped", group=3, ctas=5),
+            TileScheduler("grouped", group=3, ctas=5, drop_partial_group=True),
+            TileScheduler("grouped", group=1, ctas=1), TileScheduler("grouped", group=4, ctas=7),
+            TileScheduler("split_k", splits=3),
+            TileScheduler("split_k", splits=3, count="div"), TileScheduler("split_k", splits=1)]
+
+
+@pytest.mark.parametrize("s", _COUNTED, ids=lambda s: s.describe())
+def test_visits_counts_the_unmasked_launch_indices(s: TileScheduler) -> None:
+    """The closed-form count the Z3 engine's pigeonhole argument rests on, against every launch index."""
+    for gm, gn in itertools.product(range(1, 14), range(1, 5)):
+        unmasked = sum(1 for idx in itertools.product(*map(range, s.launch_bounds(gm, gn))) if s.tile(idx, gm, gn)[2])
+        assert s.visits(gm, gn) == unmasked, (gm, gn)
+
+
+@pytest.mark.parametrize("s", [s for s in _COUNTED if s.kind != "plain"], ids=lambda s: s.describe())
+def test_linearize_is_one_to_one_onto_its_box_and_tile_reads_only_it(s: TileScheduler) -> None:
+    """``linearize`` maps the launch box one-to-one onto the box ``linear_bounds`` (Euclid), and ``tile`` is
+    ``linear_tile`` of it: the Z3 queries over linear indices state the same claims."""
+    for gm, gn in itertools.product(range(1, 14), range(1, 5)):
+        launch = list(itertools.product(*map(range, s.launch_bounds(gm, gn))))
+        lin = [s.linearize(idx, gm, gn) for idx in launch]
+        assert sorted(lin) == list(itertools.product(*map(range, s.linear_bounds(gm, gn)))), (gm, gn)
+        assert all(s.tile(i, gm, gn) == s.linear_tile(x, gm, gn) for i, x in zip(launch, lin, strict=True))
