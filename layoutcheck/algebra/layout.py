@@ -50,8 +50,8 @@ from layoutcheck.errors import LayoutError, ShapeStrideMismatch
 
 def format_inttuple(t: IntTuple) -> str:
     """CuTe notation of a nested tuple: ``(4,(2,2))``; an int prints bare."""
-    if is_tuple(t):
-        return "(" + ",".join(format_inttuple(m) for m in t) + ")"
+    if type(t) is tuple:  # is_tuple, inlined: every layout and claim printed runs through here
+        return "(" + ",".join([format_inttuple(m) for m in t]) + ")"
     return str(t)
 
 

@@ -34,21 +34,28 @@ class _Parser:
         self.text = text
         self.pos = 0
         self.functions = functions or {}
+        self._scanned: tuple[int, tuple[str, str, int], int] = (-1, ("end", "", 0), 0)  # (pos, token, its end)
 
     # -- tokens ---------------------------------------------------------------------------------------------------
+    def _scan(self) -> tuple[tuple[str, str, int], int]:
+        """The token at ``pos`` and the position after it (scanned once per position: the grammar peeks often)."""
+        at, tok, end = self._scanned
+        if at != self.pos:
+            m = _TOKEN.match(self.text, self.pos)  # every alternative takes a character: no match <=> only blanks
+            if m is None:
+                tok, end = ("end", "", len(self.text.rstrip())), self.pos
+            else:
+                kind = m.lastgroup or "bad"
+                tok, end = (kind, m.group(kind), m.start(kind)), m.end()
+            self._scanned = (self.pos, tok, end)
+        return tok, end
+
     def _peek(self) -> tuple[str, str, int]:
-        m = _TOKEN.match(self.text, self.pos)
-        if not m or m.end() == m.start() or self.text[self.pos:].strip() == "":
-            return ("end", "", len(self.text.rstrip()))
-        kind = m.lastgroup or "bad"
-        return (kind, m.group(kind), m.start(kind))
+        return self._scan()[0]
 
     def _next(self) -> tuple[str, str, int]:
-        tok = self._peek()
-        if tok[0] != "end":
-            m = _TOKEN.match(self.text, self.pos)
-            assert m
-            self.pos = m.end()
+        tok, end = self._scan()
+        self.pos = end
         return tok
 
     def _fail(self, what: str, pos: int | None = None) -> ParseError:

@@ -17,6 +17,7 @@ Worked example, ``Sw<3,4,3>`` on byte offsets (the 128-byte TMA/GMMA swizzle): b
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -166,6 +167,34 @@ Subject = Layout | ComposedLayout
 def inner(x: Subject) -> Layout:
     """The plain layout of ``x`` (the layout under the swizzle of a composed layout)."""
     return x.layout if isinstance(x, ComposedLayout) else x
+
+
+SHARED_OFFSETS_MAX = 1 << 16
+"""The largest subject whose offsets ``shared_offsets`` keeps (a tile of shared memory; 512 KiB as int64)."""
+
+
+def shared_offsets(x: Subject, dtype: Any = None) -> np.ndarray:
+    """``x.offsets(dtype)`` as a read-only array, computed once per (subject, dtype) for subjects of at most
+    ``SHARED_OFFSETS_MAX`` points: a config's claims and the models behind them read the same layout's offsets many
+    times. Larger subjects are evaluated on every call (still read-only).
+
+    Pre: ``x`` a ``Layout`` or ``ComposedLayout``. Post: ``shared_offsets(x, d)[i] == x(i)`` for ``0 <= i < size``.
+
+    >>> shared_offsets(Layout((2, 2), (2, 1))).tolist()
+    [0, 2, 1, 3]
+    """
+    if composed_size(x) > SHARED_OFFSETS_MAX:
+        out = x.offsets(dtype)
+        out.setflags(write=False)
+        return out
+    return _shared_offsets(x, dtype)
+
+
+@lru_cache(maxsize=32, typed=True)  # at most 16 MiB kept
+def _shared_offsets(x: Subject, dtype: Any) -> np.ndarray:
+    out = x.offsets(dtype)
+    out.setflags(write=False)
+    return out
 
 
 def composed_size(x: Layout | ComposedLayout) -> int:

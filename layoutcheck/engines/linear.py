@@ -23,13 +23,13 @@ constants. Each decision costs ``O(n^2)`` word operations: a ``2**32``-element d
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from layoutcheck.algebra.gf2 import Echelon, echelon, span_prefix
 from layoutcheck.algebra.linear_layout import LinearLayout, gf2_columns
 from layoutcheck.algebra.swizzle import Subject
 from layoutcheck.engines.base import HandlerEngine, Limits, register_engine
-from layoutcheck.models.banks.access import byte_addresses
 from layoutcheck.models.banks.gf2 import gf2_wavefronts
 from layoutcheck.models.banks.model import _merged
 from layoutcheck.properties.banks import ConflictFree, _instruction_report, misaligned_witness
@@ -56,7 +56,20 @@ class Affine:
 
 def to_affine(x: Subject | LinearLayout) -> Affine | str:
     """The GF(2) affine form of ``x`` (a CuTe layout, a swizzled one, or a ``LinearLayout`` on its flat views), or
-    the reason it has none."""
+    the reason it has none (once per subject: ``supports`` and the handler both ask)."""
+    try:
+        hash(x)
+    except TypeError:  # a subject that cannot be hashed is not kept
+        return _affine_form(x)
+    return _cached_affine(x)
+
+
+@lru_cache(maxsize=64)
+def _cached_affine(x: Subject | LinearLayout) -> Affine | str:
+    return _affine_form(x)
+
+
+def _affine_form(x: Subject | LinearLayout) -> Affine | str:
     if isinstance(x, LinearLayout):
         return Affine(x.columns(), 0)
     got = gf2_columns(x)
@@ -194,7 +207,7 @@ def _conflict_free_gf2(prop: ConflictFree, limits: Any) -> Decision | Undecided:
     mis = misaligned_witness(prop)
     if mis is not None:  # the hardware faults before any bank is counted
         return Decision(False, mis)
-    addrs = byte_addresses(prop.smem, prop.access)
+    addrs = prop.addresses
     k = prop.access.kind
     if (addrs[:, : k.address_lanes] < 0).any():
         return Undecided("unsupported: inactive lanes")

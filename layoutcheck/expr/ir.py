@@ -122,6 +122,8 @@ class Expr:
 
 @dataclass(frozen=True, slots=True)
 class Const(Expr):
+    """An integer constant."""
+
     value: int
     op: ClassVar[str] = "const"
 
@@ -157,6 +159,8 @@ class Var(Expr):
 
 @dataclass(frozen=True, slots=True)
 class Sum(Expr):
+    """``terms[0] + terms[1] + ...``."""
+
     terms: tuple[Expr, ...]
     op: ClassVar[str] = "add"
 
@@ -227,6 +231,8 @@ class Mod(Expr):
 
 @dataclass(frozen=True, slots=True)
 class Xor(Expr):
+    """Bitwise ``a ^ b``."""
+
     a: Expr
     b: Expr
     op: ClassVar[str] = "xor"
@@ -242,6 +248,8 @@ class Xor(Expr):
 
 @dataclass(frozen=True, slots=True)
 class And(Expr):
+    """Bitwise ``x & mask``."""
+
     x: Expr
     mask: int
     op: ClassVar[str] = "and"
@@ -261,6 +269,8 @@ class And(Expr):
 
 @dataclass(frozen=True, slots=True)
 class Shr(Expr):
+    """``x >> k``."""
+
     x: Expr
     k: int
     op: ClassVar[str] = "shr"
@@ -276,6 +286,8 @@ class Shr(Expr):
 
 @dataclass(frozen=True, slots=True)
 class Shl(Expr):
+    """``x << k``."""
+
     x: Expr
     k: int
     op: ClassVar[str] = "shl"

@@ -31,7 +31,6 @@ that width) and so on.
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 from functools import cache
 
@@ -203,7 +202,9 @@ def copy_atom(name: str | CopyAtom) -> CopyAtom:
     key = name.replace(" ", "")
     if key in atoms:
         return atoms[key]
-    close = difflib.get_close_matches(key, list(atoms), n=3, cutoff=0.4)
+    from difflib import get_close_matches  # only a miss pays for the import
+
+    close = get_close_matches(key, list(atoms), n=3, cutoff=0.4)
     hint = f"; did you mean {', '.join(close)}?" if close else f"; known atoms: {', '.join(sorted(atoms))}"
     raise LayoutError(f"unknown copy atom {name!r}{hint}")
 

@@ -23,7 +23,6 @@ it lists (checked there too).
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 from functools import cache
 
@@ -91,6 +90,7 @@ def _sm80(name: str, mnk: tuple[int, int, int], a: Layout, b: Layout, c: Layout,
                    f"{_TRAITS} MMA_Traits<{name}>; {_PTX.format(shape=section)}")
 
 
+@cache
 def _table() -> dict[str, MmaAtom]:
     atoms = [
         # (T1,V1) -> (M1,K1) etc.; CuTe's compact Layout<Shape<_1,_1>> is (_1,_1):(_0,_0) (size-1 modes get stride 0)
@@ -138,8 +138,24 @@ def _atoms() -> dict[str, MmaAtom]:
     return _table() | wgmma_atoms()
 
 
+@cache
+def _names() -> frozenset[str]:
+    from layoutcheck.hw.wgmma import wgmma_atom_names
+
+    return frozenset(_table()) | frozenset(wgmma_atom_names())
+
+
+def _lookup(name: str) -> MmaAtom | None:
+    """The atom called ``name`` or ``None``; a wgmma atom is built on first use (912 of them, a config needs one)."""
+    from layoutcheck.hw.wgmma import wgmma_atom
+
+    if name in _table():
+        return _table()[name]
+    return wgmma_atom(name) if name in _names() else None
+
+
 def mma_atom_names() -> list[str]:
-    return sorted(_atoms())
+    return sorted(_names())
 
 
 def all_mma_atoms() -> list[MmaAtom]:
@@ -157,11 +173,14 @@ def mma_atom(name: str | MmaAtom) -> MmaAtom:
     """
     if isinstance(name, MmaAtom):
         return name
-    atoms = _atoms()
     if not isinstance(name, str):
         raise LayoutError(f"MMA atom must be a name or an MmaAtom, found {name!r}")
-    if name in atoms:
-        return atoms[name]
-    close = difflib.get_close_matches(name, list(atoms), n=3, cutoff=0.4)
-    hint = f"; did you mean {', '.join(close)}?" if close else f"; known atoms: {', '.join(sorted(atoms))}"
+    atom = _lookup(name)
+    if atom is not None:
+        return atom
+    names = mma_atom_names()
+    from difflib import get_close_matches  # only a miss pays for the import
+
+    close = get_close_matches(name, names, n=3, cutoff=0.4)
+    hint = f"; did you mean {', '.join(close)}?" if close else f"; known atoms: {', '.join(names)}"
     raise LayoutError(f"unknown MMA atom {name!r}{hint}")

@@ -134,18 +134,36 @@ def _atom(family: WgmmaFamily, n: int, a_source: str) -> MmaAtom:
 
 
 @cache
+def _index() -> dict[str, tuple[WgmmaFamily, int, str]]:
+    """CuTe name -> (family, N, A source) of every wgmma atom: the names without building the atoms."""
+    return {wgmma_name(f, n, src): (f, n, src) for f in FAMILIES for n in f.ns for src in ("SS", "RS")}
+
+
+def wgmma_atom_names() -> list[str]:
+    """Every wgmma atom's CuTe name (SS and RS, every legal N of every family), in table order."""
+    return list(_index())
+
+
+@cache
+def wgmma_atom(name: str) -> MmaAtom:
+    """The wgmma atom called ``name``, built on first use; ``KeyError`` when not a wgmma atom.
+
+    >>> str(wgmma_atom("SM90_64x8x16_F32F16F16_SS").tv_layout_C)
+    '((4,8,4),(2,2,1)):((128,1,16),(64,8,512))'
+    """
+    return _atom(*_index()[name])
+
+
+@cache
 def wgmma_atoms() -> dict[str, MmaAtom]:
     """Every wgmma atom by CuTe name (SS and RS, every legal N of every family): 912 atoms."""
-    return {a.name: a for f in FAMILIES for n in f.ns for src in ("SS", "RS") for a in (_atom(f, n, src),)}
+    return {name: wgmma_atom(name) for name in _index()}
 
 
 @cache
 def wgmma_family(name: str) -> WgmmaFamily:
     """The family of atom ``name`` (its operand types, K and RS layout); ``KeyError`` when not a wgmma atom."""
-    for f in FAMILIES:
-        if f"_{f.tag}_" in name and name in wgmma_atoms():
-            return f
-    raise KeyError(name)
+    return _index()[name][0]
 
 
 # -- the shared-memory matrix descriptor (wgmma's A and B operands) ---------------------------------------------------

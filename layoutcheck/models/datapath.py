@@ -53,7 +53,7 @@ import numpy as np
 
 from layoutcheck.algebra.layout import Layout, size
 from layoutcheck.algebra.ops import composition
-from layoutcheck.algebra.swizzle import Subject
+from layoutcheck.algebra.swizzle import Subject, shared_offsets
 from layoutcheck.algebra.tiling import zipped_divide
 from layoutcheck.algebra.tv import make_layout_tv
 from layoutcheck.errors import DescriptorError, LayoutError
@@ -61,7 +61,7 @@ from layoutcheck.hw.copy import CopyAtom, copy_atom, in_elements
 from layoutcheck.models.gmma import block_index, descriptor_reads
 from layoutcheck.models.tiled_mma import TiledMMA
 from layoutcheck.models.tma import TmaBox, tile_image
-from layoutcheck.models.tmem import TmemLoad, load_cells
+from layoutcheck.models.tmem import TmemLoad, loads_cells
 
 UNWRITTEN = -1
 """Token of a location no hop wrote (or a read outside the tile)."""
@@ -236,7 +236,7 @@ def copy_tv(threads: Layout, values: Layout, tile: tuple[int, int]) -> Layout:
 
 
 def _element_offsets(layout: Subject) -> np.ndarray:
-    return np.asarray(layout.offsets(np.int64), dtype=np.int64)
+    return shared_offsets(layout, np.int64)
 
 
 def _atom_sides(atom: CopyAtom, bits: int, direction: str) -> tuple[np.ndarray, int, int]:
@@ -274,15 +274,16 @@ def row_addresses(atom: CopyAtom, bits: int, frag: np.ndarray, offsets: np.ndarr
                           f"{t_n} threads")
     inv = np.full(int(table.max()) + 1, -1, dtype=np.int64)
     inv[table.T.ravel()] = np.arange(table.size)  # reference element -> lane + ta * value
-    t = np.arange(t_n)[:, None]
-    v = np.arange(v_n)[None, :]
-    lane, group, chunk, a = t % ta, t // ta, v // va, v % va
-    row, j = np.divmod(table[lane, a], r)
+    # thread t = group * ta + lane, value v = chunk * va + a; the row's first element and the step j into the row
+    # depend on (lane, a) only: computed once on the atom, then gathered over every (group, chunk)
+    row, j = np.divmod(table, r)
     first = inv[row * r]
-    t0 = group * ta + first % ta
-    v0 = chunk * va + first // ta
-    c0 = frag[t0, v0]
-    return np.where(c0 >= 0, offsets[np.maximum(c0, 0)] + j, -1)  # -1: an element the kernel cannot place
+    groups, chunks = t_n // ta, v_n // va
+    t0 = (np.arange(groups) * ta)[:, None, None, None] + (first % ta)[None, :, None, :]  # [group, lane, chunk, a]
+    v0 = (np.arange(chunks) * va)[None, None, :, None] + (first // ta)[None, :, None, :]
+    c0 = np.ravel(frag).take(t0 * v_n + v0)
+    out = np.where(c0 >= 0, np.take(offsets, np.maximum(c0, 0)) + j[None, :, None, :], -1)  # -1: cannot place it
+    return out.reshape(t_n, v_n)
 
 
 # -- hops of a path ------------------------------------------------------------------------------------------------
@@ -367,7 +368,7 @@ def _wgmma_hop(read: WgmmaRead, path: OperandPath, frag: Fragment) -> Hop:
 
 def _inverse(layout: Layout) -> np.ndarray:
     """``inv[offset]`` = the index ``layout`` maps there (-1 where it maps nothing)."""
-    offs = layout.offsets(np.int64)
+    offs = shared_offsets(layout, np.int64)
     inv = np.full(int(offs.max()) + 1, -1, dtype=np.int64)
     inv[offs] = np.arange(offs.size)
     return inv
@@ -377,10 +378,10 @@ def _inverse(layout: Layout) -> np.ndarray:
 def _tmem_cells(read: TmemRead) -> tuple[np.ndarray, np.ndarray]:
     """``(threads, cells[row, v])``: the TMEM cell (``lane + 128 * column``) value ``v`` of each thread reads, the
     loads of a warp taken in order (32-bit elements)."""
-    cells = [load_cells(load) for load in read.loads]
-    thread = np.concatenate([32 * load.warp + c["thread"] for load, c in zip(read.loads, cells, strict=True)])
-    order_key = np.concatenate([li * (1 << 20) + c["element"] for li, c in enumerate(cells)])  # load, then element
-    cell = np.concatenate([c["lane"] + 128 * c["column"] for c in cells])
+    c = loads_cells(read.loads)
+    thread = 32 * np.array([load.warp for load in read.loads], dtype=np.int64)[c["load"]] + c["thread"]
+    order_key = c["load"] * (1 << 20) + c["element"]  # load, then element
+    cell = c["lane"] + 128 * c["column"]
     threads, counts = np.unique(thread, return_counts=True)
     if np.any(counts != counts[0]):
         raise LayoutError("the tcgen05.ld loads give the threads different numbers of values")
@@ -391,13 +392,16 @@ def _tmem_cells(read: TmemRead) -> tuple[np.ndarray, np.ndarray]:
     return out
 
 
+@lru_cache(maxsize=8)
 def tmem_fragment(read: TmemRead) -> Fragment:
     """The registers the loads fill: ``tile[row, v]`` = the C element the epilogue *believes* value ``v`` holds (the
-    ``assumed`` accumulator's element at the cell it reads; -1 for a cell outside it)."""
+    ``assumed`` accumulator's element at the cell it reads; -1 for a cell outside it). Once per read (the hops and
+    the tokens of a path all start from it): the arrays are read-only."""
     threads, cells = _tmem_cells(read)
     inv = _inverse(read.assumed if read.assumed is not None else read.accumulator)
     ok = cells < inv.size
     tile_idx = np.where(ok, inv[np.where(ok, cells, 0)], -1)
+    tile_idx.setflags(write=False)
     return Fragment(threads, tile_idx)
 
 
@@ -469,14 +473,20 @@ class Trace:
 
 
 def _apply(tokens: np.ndarray, hop: Hop) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    ok = (hop.src >= 0) & (hop.src < tokens.size)
-    vals = np.where(ok, tokens[np.clip(hop.src, 0, max(tokens.size - 1, 0))], UNWRITTEN)
-    live = hop.dst >= 0  # a move to location -1 (an element the kernel cannot place) writes nothing
-    dst = hop.dst[live]
+    src, dst = hop.src, hop.dst
+    if src.size and src.min() >= 0 and src.max() < tokens.size:  # every read inside the source (the usual case)
+        vals = tokens[src]
+    else:
+        ok = (src >= 0) & (src < tokens.size)
+        vals = np.where(ok, tokens[np.clip(src, 0, max(tokens.size - 1, 0))], UNWRITTEN)
+    moved = vals
+    if dst.size and dst.min() < 0:  # a move to location -1 (an element the kernel cannot place) writes nothing
+        live = dst >= 0
+        dst, moved = dst[live], vals[live]
     extent = int(dst.max()) + 1 if dst.size else 0
     counts = np.bincount(dst, minlength=extent)
     out = np.full(extent, UNWRITTEN, dtype=np.int64)
-    out[dst] = vals[live]
+    out[dst] = moved
     out[counts > 1] = CONFLICT
     return out, counts, vals
 

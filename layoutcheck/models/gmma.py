@@ -22,12 +22,13 @@ tile) in 16-byte units is ``((8,8),2):((8,64),1)``: W = 8, SBO = 64 u = 1024 B, 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
 from layoutcheck.algebra.inttuple import is_int
 from layoutcheck.algebra.layout import Layout, size
-from layoutcheck.algebra.swizzle import ComposedLayout, Swizzle, inner
+from layoutcheck.algebra.swizzle import ComposedLayout, Swizzle, inner, shared_offsets
 from layoutcheck.algebra.tiling import zipped_divide
 from layoutcheck.errors import DescriptorError, LayoutError
 from layoutcheck.hw.smem import SWIZZLE_MODES, SWIZZLE_SPAN_BYTES
@@ -139,6 +140,20 @@ def canonical_gmma(smem_layout: Layout | ComposedLayout, dtype: str, major: str)
     >>> c.atom.name, 16 * c.lbo, 16 * c.sbo
     ('SW128', 16, 1024)
     """
+    try:
+        hash((smem_layout, dtype, major))
+    except TypeError:
+        return _canonical(smem_layout, dtype, major)
+    return _cached_canonical(smem_layout, dtype, major)
+
+
+@lru_cache(maxsize=32, typed=True)
+def _cached_canonical(smem_layout: Layout | ComposedLayout, dtype: str, major: str) -> CanonicalForm:
+    """``canonical_gmma`` once per block layout: each claim of a stage and its descriptor reads recognise it."""
+    return _canonical(smem_layout, dtype, major)
+
+
+def _canonical(smem_layout: Layout | ComposedLayout, dtype: str, major: str) -> CanonicalForm:
     return canonical_form(smem_layout, dtype, 8 * element_bytes(dtype), major, tuple(ATOMS.values()), "GMMA",
                           GMMA_K_BYTES)
 
@@ -192,7 +207,7 @@ class SmemOperand:
 
     def addresses(self) -> np.ndarray:
         """Byte address of every element, flat colex over ``(MN, K)``."""
-        return self.base_address + self.element_bytes * self.layout.offsets()
+        return self.base_address + self.element_bytes * shared_offsets(self.layout)
 
     def __str__(self) -> str:
         return f"{self.base_address} + {self.element_bytes}B * ({self.layout})"
@@ -248,7 +263,7 @@ class GmmaBlocks:
 
     def expected(self, base_address: int, e: int) -> np.ndarray:
         """``[r, i]``: byte address the stage layout gives element ``i`` (colex in the block) of block ``r``."""
-        offs = self.tile.offsets().reshape(self.count, size(self.tile[0]))
+        offs = shared_offsets(self.tile).reshape(self.count, size(self.tile[0]))
         return base_address + e * self.swizzle(offs + self.offset)
 
 
@@ -259,6 +274,20 @@ def gmma_blocks(stage: Layout | ComposedLayout, dtype: str, block_mn: int | None
     >>> b.count, b.block_offset(1), b.block_offset(4)
     (8, 16, 4096)
     """
+    try:
+        hash(stage)
+    except TypeError:  # not a layout value: the cut below names what is wrong
+        return _blocks(stage, dtype, block_mn)
+    return _cached_blocks(stage, dtype, block_mn)
+
+
+@lru_cache(maxsize=32, typed=True)
+def _cached_blocks(stage: Layout | ComposedLayout, dtype: str, block_mn: int | None) -> GmmaBlocks:
+    """``gmma_blocks`` once per stage: a config's claims, its descriptor reads and its data path all cut it."""
+    return _blocks(stage, dtype, block_mn)
+
+
+def _blocks(stage: Layout | ComposedLayout, dtype: str, block_mn: int | None) -> GmmaBlocks:
     sw, off, lay = split(stage)
     if len(lay) != 2:
         raise LayoutError(f"a GMMA stage tile is a rank-2 (MN, K) layout, found {lay}")
@@ -372,6 +401,29 @@ def descriptor_reads(stage: Layout | ComposedLayout, dtype: str, major: str, blo
     >>> r.addresses().shape, bool((r.addresses() == r.expected).all())
     ((8, 1024), True)
     """
+    args = (stage, dtype, major, block_mn, base_address, wgmma_layout, desc)
+    try:
+        hash(args)
+    except TypeError:  # not layout values: the reading below names what is wrong
+        return _reads(*args)
+    return _descriptor_reads(*args)
+
+
+@lru_cache(maxsize=16, typed=True)
+def _descriptor_reads(stage: Layout | ComposedLayout, dtype: str, major: str, block_mn: int | None,
+                      base_address: int, wgmma_layout: Layout | ComposedLayout | None,
+                      desc: GmmaDescriptor | None) -> DescriptorReads:
+    """``descriptor_reads``, once per stage and arguments (a config's claims and its data path all read it); the
+    arrays are read-only."""
+    rd = _reads(stage, dtype, major, block_mn, base_address, wgmma_layout, desc)
+    for a in (rd.expected, *rd.read):
+        if a is not None:
+            a.setflags(write=False)
+    return rd
+
+
+def _reads(stage: Layout | ComposedLayout, dtype: str, major: str, block_mn: int | None, base_address: int,
+           wgmma_layout: Layout | ComposedLayout | None, desc: GmmaDescriptor | None) -> DescriptorReads:
     blocks = stage_blocks(stage, dtype, block_mn)
     if blocks is None:
         return _straddled_reads(stage, dtype, major, block_mn, base_address, wgmma_layout, desc)  # type: ignore

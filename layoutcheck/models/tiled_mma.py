@@ -32,6 +32,7 @@ Deviation from the C++: CuTe's C TV layout indexes ``(ThrV,(ThrM,ThrN))`` with a
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -158,6 +159,7 @@ class TiledMMA:
             p if is_int(p) else size(p) for p in (self.permutation_mnk(i) for i in range(3)))
 
     # -- thrfrg ----------------------------------------------------------------------------------------------------
+    @lru_cache(maxsize=64)  # noqa: B019 -- TiledMMA values are immutable; a config's claims and data path share them
     def _thrfrg(self, t: Layout, i0: int, i1: int, tv: Layout) -> Layout:
         what = "MNK"[i0] + "MNK"[i1]
         if len(t) < 2:
@@ -322,6 +324,23 @@ def make_tiled_mma(atom: str | MmaAtom, atom_layout: Any = (1, 1, 1),
     >>> t.size, t.tile_size_mnk, str(t.thr_layout_vmnk)
     (128, (32, 32, 16), '(32,2,2,1):(1,32,64,128)')
     """
+    if not (isinstance(atom, (str, MmaAtom)) and _plain(atom_layout) and _plain(permutation)):
+        return _tiled(atom, atom_layout, permutation)  # lists, bools, floats: validated (and refused) every time
+    return _cached_tiled(atom, atom_layout, permutation)
+
+
+def _plain(x: Any) -> bool:
+    """Python ints, ``None`` and layouts, nested in tuples: arguments equal only when they are the same values."""
+    return type(x) is int or x is None or isinstance(x, Layout) or (type(x) is tuple and all(map(_plain, x)))
+
+
+@lru_cache(maxsize=16)
+def _cached_tiled(atom: str | MmaAtom, atom_layout: Any, permutation: Any) -> TiledMMA:
+    """``make_tiled_mma`` once per arguments: a tiled-MMA config and the data paths of the same MMA share it."""
+    return _tiled(atom, atom_layout, permutation)
+
+
+def _tiled(atom: str | MmaAtom, atom_layout: Any, permutation: Any) -> TiledMMA:
     a = mma_atom(atom)
     al = _atom_layout(atom_layout)
     perm = _permutation(permutation)

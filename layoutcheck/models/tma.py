@@ -30,13 +30,14 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
 from layoutcheck.algebra.inttuple import is_int
 from layoutcheck.algebra.layout import Layout, size
-from layoutcheck.algebra.swizzle import ComposedLayout, Swizzle
+from layoutcheck.algebra.swizzle import ComposedLayout, Swizzle, shared_offsets
 from layoutcheck.algebra.tiling import tile_to_shape
 from layoutcheck.errors import LayoutError
 from layoutcheck.hw.smem import gmma_smem_atom
@@ -294,8 +295,10 @@ def tile_image(box: TmaBox, layout: Any, modes: Sequence[int], base_address: int
     else:
         off, lay = 0, layout
     tile, es = tuple(size(m) for m in lay), box.esize
-    plain = lay.offsets(np.int64).reshape(tile, order="F")
-    crd = np.indices(tile)
+    plain = shared_offsets(lay, np.int64).reshape(tile, order="F")
+    # one open grid per mode when the modes are a permutation of the box dims (broadcasting gives the same values
+    # as the dense grid, without the rank x tile index arrays)
+    crd = np.indices(tile, sparse=sorted(modes) == list(range(len(tile))))
     n = [box.counts[d] for d in modes]
     origin = tuple(crd[i] - crd[i] % n[i] for i in range(len(tile)))
     dst = base_address + es * (off + plain[origin])
@@ -346,6 +349,19 @@ def mma_smem_layout(major: str, swizzle: str, dtype: str, tile: tuple[int, int],
     >>> str(mma_smem_layout("K", "128B", "float16", (64, 128)))
     'Sw<3,3,3> o 0 o (64,(64,2)):(64,(1,4096))'
     """
+    if not (all(type(x) is str for x in (major, swizzle, dtype, order)) and type(tile) is tuple
+            and all(type(t) is int for t in tile)):
+        return _stage_layout(major, swizzle, dtype, tile, order)  # other values: validated (and refused) every time
+    return _cached_stage_layout(major, swizzle, dtype, tile, order)
+
+
+@lru_cache(maxsize=32)
+def _cached_stage_layout(major: str, swizzle: str, dtype: str, tile: tuple[int, int], order: str) -> ComposedLayout:
+    """``mma_smem_layout`` once per arguments: a config's claims and its data path tile the same stage."""
+    return _stage_layout(major, swizzle, dtype, tile, order)
+
+
+def _stage_layout(major: str, swizzle: str, dtype: str, tile: Any, order: str) -> ComposedLayout:
     if order not in ("col", "row"):
         raise LayoutError(f"atom order {order!r}: expected 'col' (MN first) or 'row' (K first)")
     atom = gmma_smem_atom(major, _MODE_OF[tma_swizzle(swizzle).name], 8 * tma_dtype(dtype).bytes)

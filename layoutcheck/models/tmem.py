@@ -18,6 +18,7 @@ against a data path: every accumulator cell read exactly once, no warp outside i
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -96,6 +97,28 @@ def load_cells(load: TmemLoad, element_bits: int = 32) -> dict[str, np.ndarray]:
         raise LayoutError(f"TMEM cells hold 32-bit or 16-bit elements, not {element_bits}-bit")
     t, e, lane, column, half = _atom_cells(load.atom, element_bits)
     return {"thread": t, "element": e, "lane": load.lane + lane, "column": load.column + column, "half": half}
+
+
+def loads_cells(loads: Sequence[TmemLoad], element_bits: int = 32) -> dict[str, np.ndarray]:
+    """``load_cells`` of every load concatenated in order, plus ``load`` (the index into ``loads`` of each entry).
+
+    Pre: ``loads`` not empty. Post: entry ``j * m + i`` is cell ``i`` of ``load_cells(loads[j])`` when every load
+    issues one atom of ``m`` cells (that case is one broadcast, not a loop over the loads).
+
+    >>> c = loads_cells(epilogue_loads("SM100_TMEM_LOAD_32dp32b1x", (0, 1)))
+    >>> int(c["lane"][32 + 5]), int(c["load"][32 + 5])
+    (37, 1)
+    """
+    if len({x.atom for x in loads}) != 1 or element_bits not in (16, 32):
+        parts = [load_cells(x, element_bits) for x in loads]
+        parts = [c | {"load": np.full(c["thread"].size, j)} for j, c in enumerate(parts)]
+        return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+    t, e, lane, column, half = _atom_cells(loads[0].atom, element_bits)
+    lanes = np.array([[x.lane] for x in loads], dtype=lane.dtype)
+    columns = np.array([[x.column] for x in loads], dtype=column.dtype)
+    k = len(loads)
+    return {"thread": np.tile(t, k), "element": np.tile(e, k), "lane": (lanes + lane).ravel(),
+            "column": (columns + column).ravel(), "half": np.tile(half, k), "load": np.repeat(np.arange(k), t.size)}
 
 
 @lru_cache(maxsize=256)

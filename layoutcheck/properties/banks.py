@@ -11,7 +11,7 @@ engine decides ``ConflictFreeAtEveryBase`` with ``s`` symbolic. Importing this m
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
@@ -42,7 +42,7 @@ def _as_access(smem: Subject, access: Access | str | AccessKind, elem_bits: int 
 
 
 def _instruction_report(prop: Any, i: int) -> dict[str, Any]:
-    addrs = byte_addresses(prop.smem, prop.access)[i]
+    addrs = prop.addresses[i]
     rep = max(breakdown(prop.access.kind, addrs), key=lambda p: p.wavefronts)
     lanes = list(rep.bank_lanes)
     return {"kind": "conflict", "instruction": i, "phase": rep.phase, "bank": rep.bank, "words": list(rep.words),
@@ -72,7 +72,7 @@ def _coords_text(coords: list[list[int]]) -> str:
 def misaligned_witness(prop: Any) -> dict[str, Any] | None:
     """The ``misaligned`` witness: the first lane whose vector address is not a multiple of the access size (the
     hardware faults on it, so no bank count exists): ``instruction``, ``lane``, ``address``, tile ``coord``."""
-    bad = first_misaligned(prop.access.kind, byte_addresses(prop.smem, prop.access))
+    bad = first_misaligned(prop.access.kind, prop.addresses)
     if bad is None:
         return None
     i, lane, addr = bad
@@ -80,7 +80,7 @@ def misaligned_witness(prop: Any) -> dict[str, Any] | None:
 
 
 def _recheck_misaligned(prop: Any, w: dict[str, Any]) -> bool:
-    addrs = byte_addresses(prop.smem, prop.access)
+    addrs = prop.addresses
     i, lane = w["instruction"], w["lane"]
     return (0 <= i < addrs.shape[0] and 0 <= lane < prop.access.kind.address_lanes and int(addrs[i, lane]) ==
             w["address"] >= 0 and w["address"] % prop.access.kind.bytes != 0)
@@ -94,9 +94,15 @@ def _explain_misaligned(prop: Any, w: dict[str, Any]) -> str:
 class _AccessClaim(Property):
     """What the bank claims over one ``access`` of an ``smem`` layout share: the subject, the domain (32 lanes per
     instruction), and the refutation every engine reports first (a misaligned vector faults before any bank is
-    counted)."""
+    counted). ``addresses``: the ``(instructions, 32)`` byte address of each lane (-1: inactive), computed once, at
+    construction, where it also validates the access against the layout (read-only)."""
 
     __slots__ = ()
+
+    def _set_addresses(self) -> None:
+        addrs = byte_addresses(self.smem, self.access)  # validates vectors and bounds at construction
+        addrs.setflags(write=False)
+        object.__setattr__(self, "addresses", addrs)
 
     def subjects(self) -> tuple[Subject, ...]:
         return (self.smem,)
@@ -115,12 +121,13 @@ class ConflictFree(_AccessClaim):
 
     smem: Subject
     access: Access
+    addresses: np.ndarray = field(init=False, repr=False, compare=False)
     name: ClassVar[str] = "conflict_free"
     bytes_per_point: ClassVar[int] = 256
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "smem", as_subject(self.smem, "shared-memory layout"))
-        byte_addresses(self.smem, self.access)  # validates vectors and bounds at construction
+        self._set_addresses()
 
     def subject(self) -> str:
         return f"{self.smem}, {self.access}"
@@ -133,8 +140,7 @@ class ConflictFree(_AccessClaim):
         stats = {"instructions": an.instructions, "wavefronts": an.wavefronts, "ideal": an.ideal}
         if an.conflicts == 0:
             return Decision(True, None, stats)
-        bad = int(np.flatnonzero(an.per_instruction > ideal_batch(self.access.kind,
-                                                                  byte_addresses(self.smem, self.access)))[0])
+        bad = int(np.flatnonzero(an.per_instruction > ideal_batch(self.access.kind, self.addresses))[0])
         return Decision(False, _instruction_report(self, bad), stats)
 
     def recheck(self, w: dict[str, Any]) -> bool:
@@ -165,6 +171,7 @@ class WavefrontCount(_AccessClaim):
     access: Access
     n: int | None = None
     max: int | None = None
+    addresses: np.ndarray = field(init=False, repr=False, compare=False)
     name: ClassVar[str] = "wavefront_count"
     bytes_per_point: ClassVar[int] = 256
 
@@ -172,14 +179,14 @@ class WavefrontCount(_AccessClaim):
         object.__setattr__(self, "smem", as_subject(self.smem, "shared-memory layout"))
         if (self.n is None) == (self.max is None):
             raise LayoutError("wavefront_count needs exactly one of n (exact total) or max (upper bound)")
-        byte_addresses(self.smem, self.access)
+        self._set_addresses()
 
     def subject(self) -> str:
         bound = f"== {self.n}" if self.n is not None else f"<= {self.max}"
         return f"{self.smem}, {self.access}, {bound}"
 
     def _total(self) -> int:
-        return int(wavefronts_batch(self.access.kind, byte_addresses(self.smem, self.access)).sum())
+        return int(wavefronts_batch(self.access.kind, self.addresses).sum())
 
     def _holds(self, t: int) -> bool:
         return t == self.n if self.n is not None else t <= (self.max or 0)

@@ -15,7 +15,7 @@ import numpy as np
 
 from layoutcheck.algebra.layout import Layout, size
 from layoutcheck.algebra.notation import as_subject
-from layoutcheck.algebra.swizzle import ComposedLayout, Subject, Swizzle, inner
+from layoutcheck.algebra.swizzle import ComposedLayout, Subject, Swizzle, inner, shared_offsets
 from layoutcheck.errors import LayoutError
 from layoutcheck.hw.tma import LIMITS
 from layoutcheck.models.tma import TmaBox, byte_swizzle, mma_smem_layout, tile_image, tma_dtype
@@ -97,7 +97,7 @@ class TmaCompatible(Property):
     def _sides(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         swz, off, lay = _split(self.layout)
         actual, dst = tile_image(self.box, self.layout, self.modes, self.base_address)  # the one TMA image model
-        expected = self.box.esize * swz(off + lay.offsets(np.int64))
+        expected = self.box.esize * swz(off + shared_offsets(lay, np.int64))
         return actual, expected, dst
 
     def exhaustive(self) -> Decision:

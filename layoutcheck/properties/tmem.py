@@ -30,7 +30,7 @@ from layoutcheck.algebra.swizzle import ComposedLayout
 from layoutcheck.errors import LayoutError
 from layoutcheck.hw.copy import copy_atom
 from layoutcheck.hw.tcgen05 import TMEM, BitField
-from layoutcheck.models.tmem import TmemLoad, allocation_ok, lane_column, load_cells
+from layoutcheck.models.tmem import TmemLoad, allocation_ok, lane_column, load_cells, loads_cells
 from layoutcheck.models.umma import decode_umma_descriptor, umma_descriptor
 from layoutcheck.properties.base import Decision, Property, smallest_collision
 
@@ -42,11 +42,7 @@ def _crd(layout: Layout, i: int) -> str:
 
 def _reads(loads: tuple[TmemLoad, ...]) -> dict[str, np.ndarray]:
     """The 32-bit cells every (load, thread, register) moves, concatenated over ``loads``."""
-    parts = []
-    for j, x in enumerate(loads):
-        c = load_cells(x)
-        parts.append(c | {"load": np.full(c["thread"].size, j)})
-    return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+    return loads_cells(loads)
 
 
 def _cell_index(lane: np.ndarray, column: np.ndarray, half: np.ndarray, element_bits: int) -> np.ndarray:

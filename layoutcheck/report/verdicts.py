@@ -19,18 +19,19 @@ and an interrupted run leaves the previous report (or none) behind.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import tempfile
-import xml.etree.ElementTree as ET
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from layoutcheck.check import STATUSES, Row, exit_code
 from layoutcheck.errors import ReportError
+
+if TYPE_CHECKING:  # the JSON and JUnit writers import their modules when a report is written
+    import xml.etree.ElementTree as ET
 
 SCHEMA_VERSION = 2
 
@@ -113,6 +114,8 @@ def _error(r: Row) -> dict[str, Any] | None:
 
 
 def write_json(rows: list[Row], path: str) -> None:
+    import json
+
     with atomic_open(path) as f:
         json.dump(to_json(rows), f, indent=2)
         f.write("\n")
@@ -122,6 +125,8 @@ def write_json(rows: list[Row], path: str) -> None:
 def to_junit(rows: list[Row]) -> ET.ElementTree:
     """One testsuite per spec file, one testcase per (config, property): REFUTED is a ``failure`` carrying the
     counterexample; ERROR (unreadable config) and UNKNOWN are ``error``s (``type`` says which) carrying the reason."""
+    import xml.etree.ElementTree as ET
+
     root = ET.Element("testsuites", name="layoutcheck")
     by_file: dict[str, list[Row]] = {}
     for r in rows:
@@ -147,6 +152,8 @@ def to_junit(rows: list[Row]) -> ET.ElementTree:
 
 
 def _detail(r: Row) -> str:
+    import json
+
     lines = [f"{r.config} / {r.property}: {r.status} [{r.engine}]"]
     if r.counterexample:
         lines.append(f"counterexample: {r.counterexample}")
@@ -158,6 +165,8 @@ def _detail(r: Row) -> str:
 
 
 def write_junit(rows: list[Row], path: str) -> None:
+    import xml.etree.ElementTree as ET
+
     tree = to_junit(rows)
     ET.indent(tree)
     with atomic_open(path, "wb") as f:

@@ -25,6 +25,7 @@ that is not one) raises ``Unsound``, which the check turns into a REFUTED row wi
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache, wraps
 from typing import Any
 
 from layoutcheck.algebra.inttuple import flatten, prefix_product
@@ -81,6 +82,22 @@ class Unsound(Exception):
         self.claim, self.what, self.key = claim, what, key
 
 
+def per_config(fn: Callable[[Config], Any]) -> Callable[[Config], Any]:
+    """``fn(cfg)`` computed once per config (its claims share the subject it builds); a config whose values cannot be
+    hashed is built again on each call. Pre: ``fn`` is a pure function of the config; an exception is not kept."""
+    memo = lru_cache(maxsize=8)(fn)
+
+    @wraps(fn)
+    def call(cfg: Config) -> Any:
+        try:
+            hash(cfg)
+        except TypeError:
+            return fn(cfg)
+        return memo(cfg)
+
+    return call
+
+
 def subject(cfg: Config, req: PropertyRequest | None = None) -> Any:
     """The layout-like object a config describes (for ``show``/``vectors`` and for the property binding)."""
     if cfg.kind in ("layout",):
@@ -94,6 +111,7 @@ def subject(cfg: Config, req: PropertyRequest | None = None) -> Any:
     raise cfg.error("kind", f"kind {cfg.kind!r} has no layout subject")
 
 
+@per_config
 def smem_layout(cfg: Config) -> Layout | ComposedLayout:
     """The config's shared-memory layout: ``layout`` as written, or a GMMA ``atom`` tiled to ``tile``."""
     if cfg.get("layout") is not None:
@@ -115,6 +133,7 @@ def smem_layout(cfg: Config) -> Layout | ComposedLayout:
     return ComposedLayout(a.element_swizzle, 0, tiled)
 
 
+@per_config
 def tiled_mma(cfg: Config) -> TiledMMA:
     """Build the config's TiledMMA; a ``permutation`` entry that is not a permutation raises ``Unsound``."""
     try:

@@ -10,6 +10,7 @@ layout, as CuTe does; they take plain layouts only (the algebra acts on the layo
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 from layoutcheck.algebra.inttuple import is_int
@@ -50,11 +51,17 @@ def _layout_first(fn: Any) -> Any:
 def calc_functions() -> dict[str, Any]:
     """The function table of ``layoutcheck calc``: the public algebra functions, plus ``shape``/``stride``/``get``.
 
-    Post: every name of ``CALC_FUNCTIONS`` and ``shape``, ``stride``, ``get``, ``layout`` maps to a callable.
+    Post: every name of ``CALC_FUNCTIONS`` and ``shape``, ``stride``, ``get``, ``layout`` maps to a callable (a fresh
+    dict over one table built on first use: a spec evaluates one expression per layout value).
 
     >>> calc_functions()["coalesce"](Layout((2, 4), (1, 2)))
     Layout(8:1)
     """
+    return dict(_table())
+
+
+@cache
+def _table() -> dict[str, Any]:
     from layoutcheck.algebra import layout, notation, ops, swizzle, tiling, tv
 
     modules = (layout, ops, tiling, swizzle, tv, notation)

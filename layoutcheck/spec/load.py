@@ -27,6 +27,7 @@ from __future__ import annotations
 import os
 import re
 import tomllib
+from functools import lru_cache
 from typing import Any
 
 from layoutcheck.errors import LayoutError, SpecError
@@ -57,7 +58,7 @@ def _scan_lines(text: str) -> tuple[dict[str, int], list[tuple[int, dict[str, in
     top: dict[str, int] = {}
     blocks: list[tuple[int, dict[str, int]]] = []
     current: dict[str, int] | None = top
-    for n, line in enumerate(text.splitlines(), 1):
+    for n, line in enumerate(_lines(text), 1):
         if _HEADER.match(line):
             blocks.append((n, {}))
             current = blocks[-1][1]
@@ -71,8 +72,14 @@ def _scan_lines(text: str) -> tuple[dict[str, int], list[tuple[int, dict[str, in
     return top, blocks
 
 
+@lru_cache(maxsize=4)
+def _lines(text: str) -> tuple[str, ...]:
+    """``text.splitlines()``, once per text (every property request of a file looks up its line)."""
+    return tuple(text.splitlines())
+
+
 def _find_line(text: str, needle: str, start: int) -> int:
-    for n, line in enumerate(text.splitlines()[start - 1:], start):
+    for n, line in enumerate(_lines(text)[start - 1:], start):
         if needle in line:
             return n
     return start

@@ -139,7 +139,11 @@ class Config:
     description: str = ""
 
     def get(self, key: str, default: Any = None) -> Any:
-        return dict(self.values).get(key, default)
+        """The value of ``key`` (the last one written, as ``dict(values)`` would keep), else ``default``."""
+        for k, v in reversed(self.values):
+            if k == key:
+                return v
+        return default
 
     def line_of(self, key: str) -> int:
         """The line of ``key`` in the file (the ``[[config]]`` header line when the key is not written)."""

@@ -23,7 +23,7 @@ expression that evaluates to a shape or a positive int is read as its column-maj
 from __future__ import annotations
 
 import re
-from difflib import get_close_matches
+from functools import lru_cache
 from typing import Any
 
 from layoutcheck.algebra.layout import Layout
@@ -50,6 +50,8 @@ def suggest(word: str, options: Any) -> str:
     >>> suggest("injectve", ["injective", "tma_compatible"])
     " (did you mean 'injective'?)"
     """
+    from difflib import get_close_matches  # only a misspelt key pays for the import
+
     near = get_close_matches(word, sorted(options), n=2)
     return f" (did you mean {' or '.join(repr(n) for n in near)}?)" if near else ""
 
@@ -68,12 +70,19 @@ def brief(v: Any) -> str:
 # -- value checkers (one per key) ---------------------------------------------------------------------------------
 def _layout(v: Any, key: str) -> Layout | ComposedLayout:
     """CuTe notation, or a ``layoutcheck calc`` expression that evaluates to a layout."""
-    from layoutcheck.algebra.notation import evaluate_expression
-
     if isinstance(v, dict):
         return _imported_layout(v, key)
     if not isinstance(v, str):
         raise ValueError(f"expected a layout in CuTe notation as a string, found {brief(v)}")
+    return _layout_text(v)
+
+
+@lru_cache(maxsize=256)
+def _layout_text(v: str) -> Layout | ComposedLayout:
+    """A layout written as text, read once per distinct text (specs repeat their atoms' and tiles' layouts); an
+    error is raised again on every reading."""
+    from layoutcheck.algebra.notation import evaluate_expression
+
     try:
         value = evaluate_expression(v, calc_functions())
     except (TypeError, AttributeError, IndexError, KeyError, ZeroDivisionError, RecursionError, OverflowError) as e:

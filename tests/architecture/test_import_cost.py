@@ -39,3 +39,25 @@ def test_check_loads_z3_only_for_a_z3_query() -> None:
     specs = Path(__file__).resolve().parents[2] / "specs"
     assert _loaded_after(code.format(str(specs / "sm80_gemm.toml"))) == ["numpy"]
     assert _loaded_after(code.format(str(specs / "ragged.toml"))) == ["numpy", "z3"]
+
+
+def test_checking_the_corpus_loads_no_report_or_hint_modules() -> None:
+    """The check core (what ``check`` runs before writing any report) loads neither the JSON/JUnit writers' modules
+    nor difflib (only a misspelt name asks for a hint)."""
+    specs = Path(__file__).resolve().parents[2] / "specs"
+    code = f"from layoutcheck.check import check_paths\nassert check_paths([{str(specs)!r}])"
+    probe = f"import sys\n{code}\nprint(' '.join(m for m in ('json', 'xml.etree', 'difflib') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == []
+
+
+def test_a_wgmma_config_builds_only_its_atoms() -> None:
+    """Hardware tables are built on first use, per entry: checking the SM90 data paths builds the few wgmma atoms
+    they name, not the table of 912."""
+    spec = Path(__file__).resolve().parents[2] / "specs" / "datapath_sm90.toml"
+    probe = (f"from layoutcheck.check import check_paths\nassert check_paths([{str(spec)!r}])\n"
+             "from layoutcheck.hw.wgmma import wgmma_atom, wgmma_atoms\n"
+             "print(wgmma_atom.cache_info().currsize, wgmma_atoms.cache_info().currsize)")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    built, table = map(int, out.stdout.split())
+    assert 1 <= built <= 8 and table == 0

@@ -332,3 +332,54 @@ def test_generated_sm80_paths(case, other):
     assert (fault is None) == np.array_equal(written.offsets(), path.smem.offsets())
     if fault is not None:
         assert fault["stage"] == 0 and fault["kind"] == "misplaced"
+
+
+def _row_addresses_by_definition(atom, bits, frag, offsets, direction):
+    """``row_addresses`` one (thread, value) at a time, as its docstring defines it: the hardware touches
+    ``offsets[tile index of the row's first element] + (position in the row)``; -1 where that element is not placed."""
+    from layoutcheck.models.datapath import _atom_sides
+
+    table, ta, r = _atom_sides(copy_atom(atom), bits, direction)
+    va = table.shape[1]
+    where = {int(table[lane, a]): (lane, a) for lane in range(ta) for a in range(va)}  # reference element -> slot
+    out = np.empty(frag.shape, dtype=np.int64)
+    for t in range(frag.shape[0]):
+        for v in range(frag.shape[1]):
+            row, j = divmod(int(table[t % ta, v % va]), r)
+            lane0, a0 = where[row * r]
+            c0 = int(frag[(t // ta) * ta + lane0, (v // va) * va + a0])
+            out[t, v] = offsets[c0] + j if c0 >= 0 else -1
+    return out
+
+
+@pytest.mark.parametrize("atom, direction", [("SM75_U32x4_LDSM_N", "read"), ("SM75_U16x8_LDSM_T", "read"),
+                                             ("SM90_U32x4_STSM_N", "write"), ("UniversalCopy<uint128_t>", "copy")])
+@given(st.integers(1, 3), st.integers(1, 3), st.integers(0, 2**32 - 1))
+def test_row_addresses_match_their_definition(atom, direction, groups, chunks, seed):
+    from layoutcheck.models.datapath import _atom_sides
+
+    table, ta, _ = _atom_sides(copy_atom(atom), 16, direction)
+    rng = np.random.default_rng(seed)
+    frag = rng.integers(-1, 512, size=(groups * ta, chunks * table.shape[1]))
+    offsets = rng.integers(0, 1 << 20, size=512)
+    got = row_addresses(copy_atom(atom), 16, frag, offsets, direction)
+    assert got.dtype == np.int64
+    assert np.array_equal(got, _row_addresses_by_definition(atom, 16, frag, offsets, direction))
+
+
+@given(st.lists(st.integers(-1, 9), min_size=1, max_size=12), st.data())
+def test_apply_moves_tokens_as_defined(src, data):
+    """Each move carries ``tokens[src]`` (UNWRITTEN when ``src`` is outside) to ``dst`` (nothing when -1); a location
+    written twice holds CONFLICT; in range or not, the fast path and the masked one agree with the definition."""
+    dst = data.draw(st.lists(st.integers(-1, 9), min_size=len(src), max_size=len(src)))
+    tokens = np.arange(100, 108, dtype=np.int64)
+    out, counts, read = _apply(tokens, _hop(src, dst))
+    want_read = [int(tokens[s]) if 0 <= s < tokens.size else UNWRITTEN for s in src]
+    live = [d for d in dst if d >= 0]
+    extent = max(live) + 1 if live else 0
+    want = [UNWRITTEN] * extent
+    for d, x in zip(dst, want_read, strict=True):
+        if d >= 0:
+            want[d] = CONFLICT if live.count(d) > 1 else x
+    assert read.tolist() == want_read and out.tolist() == want
+    assert counts.tolist() == [live.count(d) for d in range(extent)]

@@ -159,3 +159,22 @@ def test_sf_layout_equals_cutlass_tile_atom_to_shape_sfa(r: dict) -> None:
     ours = sf_layout(r["mn"], r["k"], r["vec"])
     assert size(ref) == size(ours) and np.array_equal(ref.offsets(), ours.offsets())
     assert prove(scale_ownership(ours, r["vec"])).status is Verdict.PROVEN
+
+
+@pytest.mark.parametrize("atom", LOAD_ATOMS[::5])
+@pytest.mark.parametrize("bits", [32, 16])
+def test_loads_cells_is_each_loads_cells_in_order(atom, bits):
+    """One broadcast over the loads of one atom equals ``load_cells`` of each load concatenated (and ``load`` its
+    index); mixed atoms take the per-load path."""
+    from layoutcheck.models.tmem import loads_cells
+
+    loads = _epilogue(atom, 64, (0,))
+    other = LOAD_ATOMS[0] if atom != LOAD_ATOMS[0] else LOAD_ATOMS[1]
+    for ls in (loads, (*loads, TmemLoad(other, 1, 32, 256))):
+        got = loads_cells(ls, bits)
+        parts = [load_cells(x, bits) for x in ls]
+        want = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+        want["load"] = np.concatenate([np.full(p["thread"].size, j) for j, p in enumerate(parts)])
+        assert list(got) == list(want)
+        for k in want:
+            assert got[k].dtype == want[k].dtype and np.array_equal(got[k], want[k]), k

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -21,7 +22,7 @@ import numpy as np
 from layoutcheck.algebra.inttuple import product
 from layoutcheck.algebra.layout import Layout, size
 from layoutcheck.algebra.notation import as_subject
-from layoutcheck.algebra.swizzle import Subject, inner
+from layoutcheck.algebra.swizzle import Subject, inner, shared_offsets
 from layoutcheck.errors import LayoutError
 from layoutcheck.expr.numpy import evaluate
 from layoutcheck.expr.parse import parse
@@ -88,7 +89,7 @@ def byte_addresses(smem: Subject, access: Access) -> np.ndarray:
         i, lane, j = map(int, np.argwhere(e >= n)[0])
         raise LayoutError(f"access {access}: instruction {i} lane {lane} touches element {e[i, lane, j]} outside "
                           f"the layout {smem} of size {n}")
-    offs = smem.offsets()[np.where(active, e, 0)]
+    offs = shared_offsets(smem)[np.where(active, e, 0)]
     step = (offs[:, :, 1:] - offs[:, :, :1]) != np.arange(1, e.shape[2])
     if (step & active[:, :, 1:]).any():
         i, lane, _ = map(int, np.argwhere(step & active[:, :, 1:])[0])
@@ -211,7 +212,7 @@ def _contiguous_mode(smem: Subject, elem_bits: int) -> tuple[int, int, int]:
     if len(lay) != 2:
         raise LayoutError(f"a canonical access needs a rank-2 (rows, cols) layout, found {smem}")
     rows, cols = size(lay[0]), size(lay[1])
-    f = smem.offsets().reshape(cols, rows).T
+    f = shared_offsets(smem).reshape(cols, rows).T
     if rows > 1 and f[1, 0] - f[0, 0] == 1:
         return rows, cols, 0
     if cols > 1 and f[0, 1] - f[0, 0] == 1:
@@ -276,7 +277,23 @@ def vector_access(smem: Subject, kind: str | AccessKind, elem_bits: int) -> Acce
 
 
 def default_access(smem: Subject, kind: str | AccessKind, elem_bits: int) -> Access:
-    """``matrix_access`` for ldmatrix/stmatrix kinds, ``vector_access`` otherwise."""
+    """``matrix_access`` for ldmatrix/stmatrix kinds, ``vector_access`` otherwise (once per layout, kind and width:
+    a config's claims share it; ``elems`` is read-only)."""
+    try:
+        hash((smem, kind, elem_bits))
+    except TypeError:
+        return _default_access(smem, kind, elem_bits)
+    return _cached_access(smem, kind, elem_bits)
+
+
+@lru_cache(maxsize=32, typed=True)
+def _cached_access(smem: Subject, kind: str | AccessKind, elem_bits: int) -> Access:
+    acc = _default_access(smem, kind, elem_bits)
+    acc.elems.setflags(write=False)
+    return acc
+
+
+def _default_access(smem: Subject, kind: str | AccessKind, elem_bits: int) -> Access:
     k = access_kind(kind)
     return matrix_access(smem, k, elem_bits) if k.is_matrix else vector_access(smem, k, elem_bits)
 

@@ -55,7 +55,6 @@ def gf2_wavefronts(kind: str | AccessKind, addrs: np.ndarray, group: int = 0) ->
     if ((w[..., :1] ^ xor) != w).any():
         return None
     worst = 0
-    for c in cols.reshape(-1, bits):
-        c = [int(x) for x in c]
+    for c in set(map(tuple, cols.reshape(-1, bits).tolist())):  # each distinct column set once: same set, same ranks
         worst = max(worst, 1 << (rank(c) - rank([x % BANKS for x in c])))
     return worst
