@@ -1,7 +1,5 @@
 """``python -m layoutcheck``: the same as the ``layoutcheck`` command."""
 
-import sys
+from layoutcheck.cli import entry
 
-from layoutcheck.cli import main
-
-sys.exit(main())
+entry()

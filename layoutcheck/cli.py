@@ -20,7 +20,7 @@ import os
 import re
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 from layoutcheck.errors import (
     EXIT_ERROR,
@@ -497,6 +497,24 @@ def _version() -> str:
     from layoutcheck.version import __version__
 
     return __version__
+
+
+def entry() -> NoReturn:
+    """The ``layoutcheck`` command (and ``python -m layoutcheck``): ``main()`` on ``sys.argv``, then exit.
+
+    ``check`` leaves without the interpreter's teardown once its output is flushed (``os._exit``): every report is
+    written and closed, the workers are joined, and what is left -- freeing each module's objects, z3's among them --
+    took 35-45 ms of a 0.5 s run. The other commands (``gpu`` cleans up temporary build directories) exit normally.
+    """
+    code = main()
+    if sys.argv[1:2] == ["check"]:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except (BrokenPipeError, ValueError):  # output closed by the reader (head(1)) or by the caller
+            pass
+        os._exit(code)
+    sys.exit(code)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -16,7 +16,6 @@ range symbolically over the sizes (``engines/sizes_z3.py``). Both read the index
 from __future__ import annotations
 
 import itertools
-import math
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -226,19 +225,30 @@ class ScheduleBijection(Property):
         enumerated alone, so the witness is the one the grid-by-grid loop finds."""
         grids = list(itertools.product(range(self.grids[0][0], self.grids[0][1] + 1),
                                        range(self.grids[1][0], self.grids[1][1] + 1)))
-        batch: list[tuple[int, int]] = []
-        points = 0
-        for k, (gm, gn) in enumerate(grids):
-            batch.append((gm, gn))
-            points += math.prod(self.scheduler.launch_bounds(gm, gn))
-            if points < _BATCH_POINTS and k + 1 < len(grids):
-                continue
+        ends = np.cumsum(np.prod(self.screen_bounds(grids), axis=1))  # launch indices up to each grid
+        start, done = 0, 0
+        while start < len(grids):  # a batch: grids up to the first whose points reach _BATCH_POINTS, or the rest
+            stop = min(int(np.searchsorted(ends, done + _BATCH_POINTS, side="left")) + 1, len(grids))
+            batch = grids[start:stop]
             for bad in self.failing_grids(batch) if len(batch) > 1 else batch:
                 w = self.violation(*bad)
                 if w is not None:
                     return Decision(False, w)
-            batch, points = [], 0
+            start, done = stop, int(ends[stop - 1])
         return Decision(True, None, {"grids": _count(self.grids)})
+
+    def screen_bounds(self, grids: list[tuple[int, int]]) -> np.ndarray:
+        """Per grid (one row each), the exclusive bounds of the indices ``failing_grids`` enumerates: the scheduler's
+        linear launch index where it has one (``linear_bounds``, the launch box's image under the one-to-one
+        ``linearize``: the same number of points), else its launch indices; the scheduler's own expressions,
+        evaluated for every grid at once."""
+        s = self.scheduler
+        gms, gns = (np.array(g, dtype=np.int64) for g in zip(*grids, strict=True))
+        GM, GN = var("GM", int(gms.max()) + 1), var("GN", int(gns.max()) + 1)
+        box = s.linear_bounds(GM, GN)
+        box = box if box is not None else s.launch_bounds(GM, GN)
+        env = {"GM": gms, "GN": gns}
+        return np.stack([np.broadcast_to(evaluate(b, env), gms.shape) for b in box], axis=1).astype(np.int64)
 
     def failing_grids(self, grids: list[tuple[int, int]]) -> list[tuple[int, int]]:
         """The grids of ``grids`` (in their order) where some unmasked launch index lands outside the grid or some
@@ -247,14 +257,17 @@ class ScheduleBijection(Property):
         Pre: ``grids`` non-empty. Post: the same decision as ``violation`` grid by grid: the scheduler's one tree
         ``tile(idx, GM, GN)`` is evaluated with ``GM``, ``GN`` and the launch indices as variables (arrays holding
         every grid's points side by side), where ``violation`` evaluates it with ``GM``, ``GN`` as ints -- the IR's
-        constructors are exact for every value below a variable's bound, so the values are the same.
+        constructors are exact for every value below a variable's bound, so the values are the same. Where the
+        scheduler has a linear launch index, its ``linear_tile`` is evaluated over the linear box instead
+        (``screen_bounds``): ``tile`` is ``linear_tile`` after the one-to-one ``linearize``, so every grid sees the
+        same multiset of tiles.
 
         >>> ScheduleBijection(TileScheduler("grouped", group=8, ctas=4, drop_partial_group=True), ((1, 9), (1, 2))
         ...                   ).failing_grids([(8, 1), (9, 1), (9, 2)])
         [(9, 1), (9, 2)]
         """
         s = self.scheduler
-        bounds = np.array([s.launch_bounds(gm, gn) for gm, gn in grids], dtype=np.int64)  # (grids, dims)
+        bounds = self.screen_bounds(grids)  # (grids, dims)
         points = np.prod(bounds, axis=1)
         gid = np.repeat(np.arange(len(grids)), points)
         local = np.arange(gid.size, dtype=np.int64) - np.repeat(np.cumsum(points) - points, points)
@@ -265,7 +278,9 @@ class ScheduleBijection(Property):
         gms, gns = (np.array(g, dtype=np.int64) for g in zip(*grids, strict=True))
         env["GM"], env["GN"] = gms[gid], gns[gid]
         names = tuple(var(f"i{k}", max(1, int(bounds[:, k].max()))) for k in range(bounds.shape[1]))
-        tree = s.tile(names, var("GM", int(gms.max()) + 1), var("GN", int(gns.max()) + 1))
+        GM, GN = var("GM", int(gms.max()) + 1), var("GN", int(gns.max()) + 1)
+        linear = s.linear_bounds(GM, GN) is not None  # then the points are linear indices: one tree fewer to walk
+        tree = s.linear_tile(names, GM, GN) if linear else s.tile(names, GM, GN)
         m, n, valid = (np.broadcast_to(evaluate(x, env), gid.shape) for x in tree)
         gm, gn = env["GM"], env["GN"]
         outside = valid & ((m < 0) | (m >= gm) | (n < 0) | (n >= gn))
