@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -295,6 +296,25 @@ def plan(paths: Sequence[str], include_broken: bool = False) -> Plan:
                                         key=e.key))
             units += [Unit(f, i, len(c.properties), _weight(c)) for i, c in enumerate(spec.configs)]
     return Plan(units, errors, list(dict.fromkeys(order)))
+
+
+AUTO_MAX_JOBS = 8
+"""The most worker processes ``auto_jobs`` starts (the serial start-up bounds the gain beyond)."""
+AUTO_MIN_WEIGHT = 100
+"""The smallest run (in ``Unit.weight``: layout proofs; one size-range claim weighs 100) that ``auto_jobs`` spreads
+over workers: below it, starting them costs more than they save."""
+
+
+def auto_jobs(p: Plan) -> int:
+    """The workers ``check -j auto`` uses for ``p``: the usable cores (at most ``AUTO_MAX_JOBS`` and the number of
+    units) when the run weighs at least ``AUTO_MIN_WEIGHT`` and workers are forked (Linux), else 1.
+
+    Post: ``1 <= auto_jobs(p) <= max(1, len(p.units))``; the rows do not depend on it (only the wall time does).
+    """
+    if not sys.platform.startswith("linux") or len(p.units) < 2 or sum(u.weight for u in p.units) < AUTO_MIN_WEIGHT:
+        return 1
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(1, min(cores, AUTO_MAX_JOBS, len(p.units)))
 
 
 def run_unit(unit: Unit, engine: str = "auto", timeout: float = DEFAULT_TIMEOUT, memory: int | None = None

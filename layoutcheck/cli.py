@@ -90,7 +90,7 @@ def _writers() -> dict[str, Callable[[list[Any], str], None]]:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from layoutcheck.check import check_paths, exit_code, plan
+    from layoutcheck.check import auto_jobs, check_paths, exit_code, plan
     from layoutcheck.report.verdicts import Progress, check_report_paths, format_table, use_colour
 
     paths = args.paths or _default_paths()
@@ -114,7 +114,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     progress.start(f"loading {len(inputs)} spec files")
     rows = [r for f in ttgir for r in ttgir_rows(f, args.engine, args.timeout, args.banks)]
     rows += [r for f in tilelang for r in tilelang_rows(f, args.engine, args.timeout)]
-    rows += check_paths(paths, args.engine, args.timeout, args.jobs, args.include_broken, progress.update, planned,
+    jobs = auto_jobs(planned) if args.jobs == "auto" else args.jobs
+    rows += check_paths(paths, args.engine, args.timeout, jobs, args.include_broken, progress.update, planned,
                         memory=args.memory)
     print(format_table(rows, colour=use_colour(sys.stdout)))
     if any(reports.values()):  # the writers (HTML pulls in the pictures) load only when a report is asked for
@@ -353,8 +354,9 @@ def _add_check(sub: Any) -> None:
     c.add_argument("--html", metavar="FILE", help="write a self-contained HTML report with counterexample pictures")
     c.add_argument("--sarif", metavar="FILE", help="write a SARIF 2.1.0 report (code-scanning annotations)")
     _engine_args(c)
-    c.add_argument("-j", "--jobs", type=_positive_int, default=1, metavar="N",
-                   help="worker processes (one config per task; 0 < N)")
+    c.add_argument("-j", "--jobs", type=_jobs, default="auto", metavar="N",
+                   help="worker processes (one config per task; 0 < N); 'auto' (the default): the usable cores, up "
+                        "to 8, when the run is large enough to gain from them (Linux), else 1")
     c.add_argument("--include-broken", action="store_true", help="also check specs under broken/ directories")
     c.add_argument("-q", "--quiet", action="store_true", help="no progress bar (it is shown only on a terminal)")
     c.add_argument("--banks", action="store_true", help="for .ttgir files: also prove the shared-memory copies "
@@ -461,6 +463,10 @@ def _memory_size(s: str) -> int:
     if v <= 0:
         raise argparse.ArgumentTypeError(f"expected a positive size, found {s[:40]!r}")
     return v
+
+
+def _jobs(s: str) -> int | str:
+    return "auto" if s == "auto" else _positive_int(s)
 
 
 def _positive_int(s: str) -> int:
