@@ -39,6 +39,7 @@ from layoutcheck.hw.wgmma import (
     GMMA_LAYOUT_TYPE,
     GMMA_PATTERN_BYTES,
 )
+from layoutcheck.memo import memoised
 from layoutcheck.models.canonical import CanonicalForm, SwizzleAtom, canonical_form, canonical_layout, split
 
 _MODE_OF_TYPE = {v: k for k, v in GMMA_LAYOUT_TYPE.items()}
@@ -130,26 +131,18 @@ ATOMS: dict[str, SwizzleAtom] = {m: SwizzleAtom(m, Swizzle(b, 4, 3), SWIZZLE_SPA
 """wgmma's swizzle atoms (``hw.smem``): ``Swizzle<B,4,3>`` on byte addresses, rows of span / 16 16-byte units."""
 
 
+@memoised(32)
 def canonical_gmma(smem_layout: Layout | ComposedLayout, dtype: str, major: str) -> CanonicalForm:
     """The canonical GMMA form of an ``(MN, K)`` operand layout; ``DescriptorError`` naming the failed condition.
 
     Pre: ``smem_layout`` rank 2 ``(MN, K)`` in elements, K = 32 bytes (one dense wgmma).
     Post: ``decode_gmma_descriptor`` of the resulting descriptor reads every element where ``smem_layout`` puts it.
+    Once per block layout (``memoised``): each claim of a stage and its descriptor reads recognise it.
 
     >>> c = canonical_gmma(ComposedLayout(Swizzle(3,3,3), 0, Layout(((8,8),16),((64,512),1))), "f16", "K")
     >>> c.atom.name, 16 * c.lbo, 16 * c.sbo
     ('SW128', 16, 1024)
     """
-    try:
-        hash((smem_layout, dtype, major))
-    except TypeError:
-        return _canonical(smem_layout, dtype, major)
-    return _cached_canonical(smem_layout, dtype, major)
-
-
-@lru_cache(maxsize=32, typed=True)
-def _cached_canonical(smem_layout: Layout | ComposedLayout, dtype: str, major: str) -> CanonicalForm:
-    """``canonical_gmma`` once per block layout: each claim of a stage and its descriptor reads recognise it."""
     return _canonical(smem_layout, dtype, major)
 
 

@@ -161,9 +161,13 @@ def test_per_mode_query_is_the_definition(prop) -> None:
     """The one per-mode query over the sizes (``tiling.mode_fails``) and the coordinate from the lemma
     (``smallest_break``): the verdict of the exhaustive engine, and the lexicographically smallest (size, coordinate)
     that breaks the claim -- the witness the queries over sizes and elements found by minimising."""
+    _z3_is_the_definition(prop, _smallest_break(prop))
+
+
+def _z3_is_the_definition(prop, want: dict | None) -> None:
+    """The Z3 engine's verdict is the exhaustive engine's, and its witness is ``want`` (``None``: the claim holds)."""
     z, ex = prove(prop, engine="z3", timeout=60), prove(prop, engine="exhaustive")
     assert z.status is ex.status is not Verdict.UNKNOWN
-    want = _smallest_break(prop)
     assert (z.status is Verdict.REFUTED) is (want is not None)
     if want is not None:
         assert z.counterexample.data == want
@@ -229,12 +233,7 @@ def _schedulers(draw):
 def test_scheduler_queries_are_the_definition(prop) -> None:
     """Over a linear launch index (``linearize``), with the count ``visits`` for onto, in one context where no
     formula divides by an unknown: the exhaustive engine's verdict, and the witness the definition gives."""
-    z, ex = prove(prop, engine="z3", timeout=60), prove(prop, engine="exhaustive")
-    assert z.status is ex.status is not Verdict.UNKNOWN
-    want = _scheduler_reference(prop)
-    assert (z.status is Verdict.REFUTED) is (want is not None)
-    if want is not None:
-        assert z.counterexample.data == want
+    _z3_is_the_definition(prop, _scheduler_reference(prop))
 
 
 @pytest.mark.parametrize("kind", ["split_k", "swizzle"])

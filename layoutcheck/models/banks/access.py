@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -27,6 +26,7 @@ from layoutcheck.errors import LayoutError
 from layoutcheck.expr.numpy import evaluate
 from layoutcheck.expr.parse import parse
 from layoutcheck.hw.banks import AccessKind, access_kind
+from layoutcheck.memo import memoised
 from layoutcheck.models.banks.model import PhaseReport, breakdown, ideal_batch, wavefronts_batch
 
 
@@ -276,18 +276,10 @@ def vector_access(smem: Subject, kind: str | AccessKind, elem_bits: int) -> Acce
     return Access(k, elems.reshape(-1, 32, v), elem_bits, f"{k} row-major vectors")
 
 
+@memoised(32)
 def default_access(smem: Subject, kind: str | AccessKind, elem_bits: int) -> Access:
     """``matrix_access`` for ldmatrix/stmatrix kinds, ``vector_access`` otherwise (once per layout, kind and width:
     a config's claims share it; ``elems`` is read-only)."""
-    try:
-        hash((smem, kind, elem_bits))
-    except TypeError:
-        return _default_access(smem, kind, elem_bits)
-    return _cached_access(smem, kind, elem_bits)
-
-
-@lru_cache(maxsize=32, typed=True)
-def _cached_access(smem: Subject, kind: str | AccessKind, elem_bits: int) -> Access:
     acc = _default_access(smem, kind, elem_bits)
     acc.elems.setflags(write=False)
     return acc

@@ -1,0 +1,44 @@
+"""Memoising pure functions within one process: a config's claims share what they would each recompute.
+
+``memoised(maxsize)`` caches per arguments with typed keys (``True`` or ``2.0`` never hits the entry of an equal
+int) when the arguments hash; unhashable arguments are computed every time. Nothing outlives the process, and
+callers keep arrays they return read-only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import lru_cache, wraps
+from typing import Any, TypeVar
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def memoised(maxsize: int) -> Callable[[F], F]:
+    """Decorator: ``f(*args)`` once per distinct hashable ``args`` (at most ``maxsize`` kept, least recently used
+    dropped); for unhashable ``args``, ``f(*args)`` every time.
+
+    >>> calls = []
+    >>> @memoised(4)
+    ... def square(x):
+    ...     calls.append(x)
+    ...     return x * x
+    >>> square(3), square(3), square([3][0]), len(calls)
+    (9, 9, 9, 1)
+    """
+
+    def decorate(f: F) -> F:
+        cached = lru_cache(maxsize=maxsize, typed=True)(f)
+
+        @wraps(f)
+        def call(*args: Any) -> Any:
+            try:
+                hash(args)
+            except TypeError:
+                return f(*args)
+            return cached(*args)
+
+        call.cache_clear = cached.cache_clear  # type: ignore[attr-defined]
+        return call  # type: ignore[return-value]
+
+    return decorate
