@@ -16,6 +16,7 @@ same limits; if a step is not decided the witness found so far is reported, stil
 from __future__ import annotations
 
 import time
+from math import prod
 from typing import Any
 
 from layoutcheck.algebra.layout import flat_modes
@@ -23,10 +24,19 @@ from layoutcheck.algebra.swizzle import ComposedLayout, Subject, inner
 from layoutcheck.engines.base import HandlerEngine, Limits, register_engine
 from layoutcheck.expr.ir import Expr, add, band, const, div, mul, var
 from layoutcheck.expr.lower import index_ast, swizzle_ast
-from layoutcheck.expr.z3 import to_z3
+from layoutcheck.expr.z3 import to_z3, width_of
+from layoutcheck.importers.tilelang import TileLang
 from layoutcheck.properties.banks import ConflictFreeAtEveryBase
 from layoutcheck.properties.base import Decision, Property, Undecided, subject_size
 from layoutcheck.properties.layout import Equivalent, InBounds, Injective, Onto, Surjective
+from layoutcheck.properties.tilelang import (
+    TileLangBijective,
+    TileLangInBounds,
+    TileLangInjective,
+    out_witness,
+    output_dims,
+    slots,
+)
 from layoutcheck.properties.tv import ExactCover, Vectorizable
 
 DEFAULT_RLIMIT = 50_000_000
@@ -265,3 +275,106 @@ def _z3_every_base(prop: ConflictFreeAtEveryBase, limits: Any) -> Decision | Und
     units = {o: unit(o) for o in {o for p in pairs for o in p}}
     q.solver.add(z3.Or([z3.And(units[a][1] == units[b][1], units[a][0] != units[b][0]) for a, b in pairs]))
     return _decide(q, [s], lambda v: {"kind": "base", "s": v["s"]}, {"pairs": len(pairs)})
+
+
+# -- TileLang maps on their own expressions (T.max / T.min / T.if_then_else / comparisons) -------------------------
+# The domain is one variable per input coordinate (``_i``, ``_j``, ..., ``_rep``), each below its extent; the flat
+# index is colexicographic (``_i`` fastest), so minimising the coordinates slowest first yields the smallest flat
+# index: the point the exhaustive engine reports first, in its witness format.
+def _tl_query(x: TileLang, limits: Limits, copies: tuple[str, ...]) -> tuple[_Query, list[dict[str, Any]]]:
+    """A query over ``len(copies)`` copies of ``x``'s domain (variable ``name + copy`` each), wide enough for every
+    sub-expression, the flat index and the extents; per copy, the environment ``name -> variable``."""
+    dims = output_dims(x)
+    top = max([prod(n for _, n in x.domain), *(n for _, _, n in dims)])
+    q = _Query(width_of(*(e for _, e, _ in dims), extra=top), limits)
+    return q, [{name: q.var(name + c, n) for name, n in x.domain} for c in copies]
+
+
+def _tl_outputs(q: _Query, x: TileLang, env: dict[str, Any]) -> list[Any]:
+    """The terms of ``x``'s output coordinates (``output_dims``) over ``env``."""
+    memo: dict[Expr, Any] = {}
+    return [to_z3(e, env, q.width, q.ctx, memo) for _, e, _ in output_dims(x)]
+
+
+def _tl_flat(q: _Query, x: TileLang, env: dict[str, Any]) -> Any:
+    """The colexicographic flat index term of ``env``'s point (``_i`` fastest)."""
+    out, stride = q.const(0), 1
+    for name, n in x.domain:
+        out, stride = out + env[name] * q.const(stride), stride * n
+    return out
+
+
+def _tl_slowest_first(x: TileLang, env: dict[str, Any]) -> list[Any]:
+    return [env[name] for name, _ in reversed(x.domain)]
+
+
+def _tl_index(x: TileLang, vals: dict[str, int], copy: str) -> int:
+    """The flat index of a minimised model's point (the inverse of ``properties.tilelang``'s ``_point``)."""
+    i, stride = 0, 1
+    for name, n in x.domain:
+        i, stride = i + vals[name + copy] * stride, stride * n
+    return i
+
+
+def _tl_guarded(build: Any, x: TileLang, limits: Limits) -> Decision | Undecided:
+    """``build(x, limits)``, with an expression Z3 cannot encode (a divisor that may be 0, a type clash) UNKNOWN."""
+    import z3
+
+    try:
+        return build(x, limits)
+    except (ValueError, z3.Z3Exception) as exc:
+        return Undecided(f"unsupported: this TileLang expression has no bit-vector encoding ({exc})")
+
+
+def _tl_outside(x: TileLang, limits: Limits) -> Decision | Undecided:
+    """``exists p: some output coordinate of p outside [0, extent)`` must be ``unsat``; else the first such ``p``."""
+    q, (env,) = _tl_query(x, limits, ("",))
+    ys = _tl_outputs(q, x, env)
+    q.solver.add(q.z3.Or([q.z3.Or(y < q.const(0), y >= q.const(n)) for y, (_, _, n) in zip(ys, output_dims(x),
+                                                                                          strict=True)]))
+    return _decide(q, _tl_slowest_first(x, env), lambda v: out_witness(x, _tl_index(x, v, "")), {})
+
+
+def _tl_collision(x: TileLang, limits: Limits) -> Decision | Undecided:
+    """``exists p < p': outputs(p) == outputs(p')`` must be ``unsat``; else the smallest ``(p, p')`` (flat)."""
+    q, (a, b) = _tl_query(x, limits, ("@i", "@j"))
+    ya, yb = _tl_outputs(q, x, a), _tl_outputs(q, x, b)
+    q.solver.add(_tl_flat(q, x, a) < _tl_flat(q, x, b), *(u == w for u, w in zip(ya, yb, strict=True)))
+    return _decide(q, _tl_slowest_first(x, a) + _tl_slowest_first(x, b),
+                   lambda v: {"kind": "collision", "i": _tl_index(x, v, "@i"), "j": _tl_index(x, v, "@j")}, {})
+
+
+def _tl_bijective(x: TileLang, limits: Limits) -> Decision | Undecided:
+    """In bounds, then injective (the exhaustive engine's order of witnesses); with as many points as slots that is
+    a bijection; with fewer, the first slot no point reaches needs a quantifier (not encoded: UNKNOWN)."""
+    t0 = time.monotonic()
+    first = _tl_outside(x, limits)
+    if not (isinstance(first, Decision) and first.holds):
+        return first
+    left = Limits(limits.timeout - (time.monotonic() - t0), limits.memory_budget, limits.rlimit)
+    if left.timeout <= 0:
+        return Undecided("timeout")
+    second = _tl_collision(x, left)
+    if not (isinstance(second, Decision) and second.holds):
+        return second
+    points, n = prod(n for _, n in x.domain), slots(x)
+    if points < n:  # in bounds and injective: some slot is missed, but which one first is a counting question
+        return Undecided(f"unsupported: {points} points for {n} slots miss a slot; finding the first needs a "
+                         "quantifier (not encoded)")
+    return Decision(True, None, {"checks": first.stats.get("checks", 0) + second.stats.get("checks", 0),
+                                 "width": second.stats.get("width")})
+
+
+@Z3.handles(TileLangInBounds)
+def _tilelang_in_bounds(prop: TileLangInBounds, limits: Limits) -> Decision | Undecided:
+    return _tl_guarded(_tl_outside, prop.x, limits)
+
+
+@Z3.handles(TileLangInjective)
+def _tilelang_injective(prop: TileLangInjective, limits: Limits) -> Decision | Undecided:
+    return _tl_guarded(_tl_collision, prop.x, limits)
+
+
+@Z3.handles(TileLangBijective)
+def _tilelang_bijective(prop: TileLangBijective, limits: Limits) -> Decision | Undecided:
+    return _tl_guarded(_tl_bijective, prop.x, limits)

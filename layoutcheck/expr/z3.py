@@ -44,6 +44,75 @@ def z3_int_alu(z3: Any) -> dict[str, Callable[..., Any]]:
     }
 
 
+def _corners(f: Callable[[int, int], int], a: tuple[int, int], b: tuple[int, int]) -> tuple[int, int]:
+    """The range of ``f`` over a box where ``f`` is monotone in each argument: its values at the four corners."""
+    vs = [f(x, y) for x in a for y in b]
+    return min(vs), max(vs)
+
+
+def _floor_range(a: tuple[int, int], b: tuple[int, int]) -> tuple[int, int]:
+    if b[0] <= 0 <= b[1]:
+        raise ValueError("a divisor whose range holds 0")
+    return _corners(lambda x, y: x // y, a, b)
+
+
+def _mod_range(b: tuple[int, int]) -> tuple[int, int]:
+    """Floor ``x mod y`` has the sign of ``y`` and ``|x mod y| < |y|``."""
+    _floor_range((0, 0), b)
+    return min(0, b[0] + 1), max(0, b[1] - 1)
+
+
+def _bits_range(*rs: tuple[int, int]) -> tuple[int, int]:
+    """A range of ``&``/``|``/``^`` of operands in ``rs``: ``[0, 2^b)`` when none is negative, else ``[-2^b, 2^b)``."""
+    b = max(max(abs(lo), abs(hi)) for lo, hi in rs).bit_length()
+    return (0 if all(lo >= 0 for lo, _ in rs) else -(1 << b)), (1 << b) - 1
+
+
+_RANGE: dict[str, Callable[..., tuple[int, int]]] = {
+    "const": lambda v: (v, v), "var": lambda name, upper: (0, upper - 1),
+    "add": lambda *r: (sum(lo for lo, _ in r), sum(hi for _, hi in r)), "sub": lambda a, b: (a[0] - b[1], a[1] - b[0]),
+    "neg": lambda a: (-a[1], -a[0]), "not": lambda a: (-a[1] - 1, -a[0] - 1),
+    "mul": lambda a, b: _corners(lambda x, y: x * y, a, b), "div": _floor_range,
+    "ceil_div": lambda a, b: (-_floor_range((-a[1], -a[0]), b)[1], -_floor_range((-a[1], -a[0]), b)[0]),
+    "mod": lambda a, b: _mod_range(b),
+    "xor": _bits_range, "or": _bits_range, "and": _bits_range,
+    "shr": lambda a, b: _corners(lambda x, y: x >> y, a, (max(0, b[0]), max(0, b[1]))),
+    "shl": lambda a, b: _corners(lambda x, y: x << y, a, (max(0, b[0]), max(0, b[1]))),
+    "min": lambda a, b: (min(a[0], b[0]), min(a[1], b[1])), "max": lambda a, b: (max(a[0], b[0]), max(a[1], b[1])),
+    "ite": lambda c, a, b: (min(a[0], b[0]), max(a[1], b[1])),
+    "lt": lambda a, b: (0, 1), "land": lambda *c: (0, 1), "lor": lambda *c: (0, 1), "lnot": lambda a: (0, 1),
+}
+"""Operation -> the range ``[lo, hi]`` of its value from its operands' ranges (interval arithmetic, sound for every
+integer value; a predicate's range is ``[0, 1]``)."""
+
+
+def value_range(e: Expr) -> tuple[int, int]:
+    """An interval ``[lo, hi]`` holding every value of ``e`` over its variables' ranges.
+
+    Pre: no ``div``/``mod``/``ceil_div`` by an operand whose range holds 0 (else ``ValueError``).
+    Post: ``lo <= evaluate(e, env) <= hi`` for every ``env`` with ``0 <= env[v] < upper(v)``.
+
+    >>> from layoutcheck.expr.ir import var
+    >>> value_range(var("i", 8) - var("j", 4) * 3)
+    (-9, 7)
+    """
+    return fold(e, _RANGE, lift=lambda k: (k, k))
+
+
+def width_of(*exprs: Expr, extra: int = 0) -> int:
+    """Bits so that ``to_z3`` of every ``exprs`` (each sub-tree, and the ``a + b`` inside ``ceil_div``) and the
+    integer ``extra`` never overflow: the widest sub-tree's magnitude, a sign bit and a margin.
+
+    >>> from layoutcheck.expr.ir import var
+    >>> width_of(var("i", 256) * 4)
+    13
+    """
+    memo: dict[Expr, tuple[int, int]] = {}
+    for e in exprs:
+        fold(e, _RANGE, lift=lambda k: (k, k), memo=memo)
+    return max([abs(extra).bit_length(), *(abs(v).bit_length() for r in memo.values() for v in r)]) + 3
+
+
 def _key(x: Expr) -> str:
     """``div``/``mod``/``ceil_div`` of an operand that may be negative take the floor forms (``sdiv``...)."""
     if x.op in ("div", "mod", "ceil_div") and not all(o.nonneg for o in x.operands if isinstance(o, Expr)):

@@ -40,14 +40,24 @@ from layoutcheck.properties.base import Decision, Property
 from layoutcheck.properties.ttgir import Claim
 
 
-def _dims(x: TileLang) -> list[tuple[str, Any, int]]:
-    """``(name, expression, extent)`` of every output coordinate: a Fragment's thread first, then its registers."""
+def output_dims(x: TileLang) -> list[tuple[str, Any, int]]:
+    """``(name, expression, extent)`` of every output coordinate: a Fragment's thread first, then its registers
+    (the coordinates ``in_bounds`` bounds and ``injective`` compares)."""
     index = [(f"output coordinate {k}", e, n) for k, (e, n) in enumerate(zip(x.forward_index, x.output_shape,
                                                                            strict=True))]
     if isinstance(x, TileLangFragment):
         return [("thread", x.forward_thread, x.thread), *[(f"register coordinate {k}", e, n) for k, (_, e, n)
                                                             in enumerate(index)]]
     return index
+
+
+def out_witness(x: TileLang, i: int) -> dict[str, Any] | None:
+    """The ``out`` witness of domain point ``i`` (its first output coordinate past its extent, evaluated at that one
+    point), or ``None`` when every coordinate there is in bounds."""
+    for k, (c, (_, _, n)) in enumerate(zip(_at(x, i), output_dims(x), strict=True)):
+        if not 0 <= c < n:
+            return {"kind": "out", "i": i, "dim": k, "value": c, "extent": n}
+    return None
 
 
 def _point(x: TileLang, i: int) -> dict[str, int]:
@@ -66,23 +76,21 @@ def _show(x: TileLang, i: int) -> str:
 def _at(x: TileLang, i: int) -> tuple[int, ...]:
     """The output coordinates of domain point ``i``, evaluated at that one point (the re-check's own path)."""
     env = _point(x, i)
-    return tuple(int(evaluate(e, env)) for _, e, _ in _dims(x))
+    return tuple(int(evaluate(e, env)) for _, e, _ in output_dims(x))
 
 
 def _table(x: TileLang) -> np.ndarray:
     """Output coordinates at every domain point: shape ``(points, dims)``."""
-    return np.stack([offsets_of(e, x.domain) for _, e, _ in _dims(x)], axis=1)
+    return np.stack([offsets_of(e, x.domain) for _, e, _ in output_dims(x)], axis=1)
 
 
 def _outside(x: TileLang, table: np.ndarray) -> dict[str, Any] | None:
     """The first domain point with a coordinate past its extent, as an ``out`` witness."""
-    ext = np.array([n for _, _, n in _dims(x)], dtype=np.int64)
+    ext = np.array([n for _, _, n in output_dims(x)], dtype=np.int64)
     bad = (table < 0) | (table >= ext)
     if not bad.any():
         return None
-    i = int(np.flatnonzero(bad.any(axis=1))[0])
-    k = int(np.flatnonzero(bad[i])[0])
-    return {"kind": "out", "i": i, "dim": k, "value": int(table[i, k]), "extent": int(ext[k])}
+    return out_witness(x, int(np.flatnonzero(bad.any(axis=1))[0]))
 
 
 def _collision(table: np.ndarray) -> dict[str, Any] | None:
@@ -115,12 +123,12 @@ class _OnTileLang(Property):
             if not 0 <= w["i"] < n:
                 return False
             got = _at(x, w["i"])[w["dim"]]
-            return got == w["value"] and not 0 <= got < _dims(x)[w["dim"]][2]
+            return got == w["value"] and not 0 <= got < output_dims(x)[w["dim"]][2]
         if w["kind"] == "collision":
             return 0 <= w["i"] < w["j"] < n and _at(x, w["i"]) == _at(x, w["j"])
         if w["kind"] == "missing":
             slot = tuple(w["slot"])
-            ext = [m for _, _, m in _dims(x)]
+            ext = [m for _, _, m in output_dims(x)]
             return (all(0 <= c < m for c, m in zip(slot, ext, strict=True))
                     and not (_table(x) == np.array(slot)).all(axis=1).any())
         return False
@@ -128,7 +136,7 @@ class _OnTileLang(Property):
     def explain(self, w: dict[str, Any]) -> str:
         x: TileLang = self.x  # type: ignore[attr-defined]
         if w["kind"] == "out":
-            name = _dims(x)[w["dim"]][0]
+            name = output_dims(x)[w["dim"]][0]
             return (f"{_show(x, w['i'])} -> {name} = {w['value']}, outside its printed extent {w['extent']}")
         if w["kind"] == "collision":
             return f"{_show(x, w['i'])} and {_show(x, w['j'])} both map to {_slot(x, _at(x, w['i']))}"
@@ -147,7 +155,7 @@ def _slot(x: TileLang, coords: tuple[int, ...]) -> str:
 def _missing(x: TileLang, table: np.ndarray) -> dict[str, Any] | None:
     """The first output slot (first coordinate fastest) no point reaches, as a ``missing`` witness; ``table`` in
     bounds."""
-    ext = [n for _, _, n in _dims(x)]
+    ext = [n for _, _, n in output_dims(x)]
     flat = np.zeros(table.shape[0], dtype=np.int64)
     for k in reversed(range(len(ext))):
         flat = flat * ext[k] + table[:, k]
@@ -162,9 +170,9 @@ def _missing(x: TileLang, table: np.ndarray) -> dict[str, Any] | None:
     return {"kind": "missing", "slot": slot, "points": int(table.shape[0]), "slots": prod(ext)}
 
 
-def _slots(x: TileLang) -> int:
+def slots(x: TileLang) -> int:
     """How many output slots the printout declares: a Layout's offsets, a Fragment's threads x registers."""
-    return prod(n for _, _, n in _dims(x))
+    return prod(n for _, _, n in output_dims(x))
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,7 +232,7 @@ def tilelang_properties(x: TileLang) -> list[Property]:
     ['in_bounds', 'bijective']
     """
     points = prod(n for _, n in x.domain)
-    return [TileLangInBounds(x), TileLangBijective(x) if points == _slots(x) else TileLangInjective(x)]
+    return [TileLangInBounds(x), TileLangBijective(x) if points == slots(x) else TileLangInjective(x)]
 
 
 def tilelang_property(name: str, x: TileLang) -> Property:
@@ -254,5 +262,5 @@ def tilelang_claims(text: str) -> list[Claim]:
     return out
 
 
-__all__ = ["TileLangBijective", "TileLangInBounds", "TileLangInjective", "tilelang_claims", "tilelang_properties",
-           "tilelang_property"]
+__all__ = ["TileLangBijective", "TileLangInBounds", "TileLangInjective", "out_witness", "output_dims", "slots",
+           "tilelang_claims", "tilelang_properties", "tilelang_property"]
