@@ -11,6 +11,14 @@ Every query runs in a fresh ``z3.Context`` with a deterministic ``rlimit`` *and*
 choke point (``_solve``) that maps ``unknown`` to UNKNOWN with ``reason_unknown()``: a timeout never proves.
 A ``sat`` model is decoded into a witness and minimised lexicographically by binary search (each step under the
 same limits; if a step is not decided the witness found so far is reported, still re-checked by evaluation).
+
+TileLang maps with no CuTe or linear form (``T.max``/``T.min``/``T.if_then_else``/comparisons: the claims of
+``properties.tilelang``) are encoded on their own expressions, one variable per input coordinate; ``W`` comes from
+interval arithmetic over every sub-expression (``expr.z3.width_of``). Minimising the coordinates slowest first gives
+the smallest flat (colexicographic) index, so the witness is the one the exhaustive engine reports first, in its
+format: ``out`` at the first point with a coordinate past its extent, ``collision`` at the smallest pair ``i < j``.
+A ``bijective`` claim with fewer points than slots, in bounds and injective, misses a slot; which one first needs a
+quantifier, so it is UNKNOWN here (the exhaustive engine names it).
 """
 
 from __future__ import annotations

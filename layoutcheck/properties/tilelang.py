@@ -20,8 +20,10 @@ with the first such input coordinate -- not an unreadable one. Worked example: T
 
 ``tilelang_claims(text)`` lists these claims for every layout of a log or of lowered TIR (what ``layoutcheck check
 FILE`` proves for such a file, as it does for a ``.ttgir`` module). Every claim is decided by the exhaustive engine
-on the expression IR's NumPy interpreter (``domain_size`` points); each witness is re-evaluated at its one point
-before it is reported.
+on the expression IR's NumPy interpreter (``domain_size`` points) and, past its memory budget, by the Z3 engine on
+the same expressions (``layoutcheck.engines.z3``: the same first witness; a ``bijective`` with fewer points than
+slots whose only fault is a missed slot stays UNKNOWN there); each witness is re-evaluated at its one point before it
+is reported.
 """
 
 from __future__ import annotations

@@ -59,16 +59,17 @@ HAND_MADE = [
     # a reflection: correct into (24, 16), broken (negative coordinate) when the reflection overshoots
     "Layout((16, 16) -> (24, 16), transform: (_i, _j) -> (T.Select(_i < 8, _i, 23 - _i), _j))",
     "Layout((16, 16) -> (16, 16), transform: (_i, _j) -> (T.Select(_i < 8, _i, 7 - _i), _j))",
-    # max / min: a folded square (2-d: collision, 1-d: collision), and a lower triangle stored densely
+    # max / min: a folded square (2-d and 1-d: collisions); a transposed upper triangle sent past the extent
     "Layout((8, 8) -> (8, 8), transform: (_i, _j) -> (T.max(_i, _j), T.min(_i, _j)))",
     "Layout((8, 8) -> (64,), transform: (_i, _j) -> (T.max(_i, _j) * 8 + T.min(_i, _j),))",
     "Layout((8, 8) -> (64,), transform: (_i, _j) -> (T.if_then_else(_j <= _i, _i * 8 + _j, _j * 8 + _i + 64),))",
     # a conditional xor swizzle, correct and with the condition wrong in one row
     "Layout((4, 8) -> (32,), transform: (_i, _j) -> (_i * 8 + T.bitwise_xor(_j, T.Select(_i % 2 == 1, 1, 0)),))",
     "Layout((4, 8) -> (32,), transform: (_i, _j) -> (_i * 8 + T.bitwise_xor(_j, T.Select(_i == 3, 8, 0)),))",
-    # fragments: a tail over 64 threads (correct), and one whose tail threads run past the thread count
+    # fragments: a column tail in a third register of 64 threads (correct), one whose tail threads run past the
+    # thread count, and replicas of a folded square (collisions)
     "Fragment((16, 12) -> (3,), replicate: 1, thread: 64, forward_thread: T.if_then_else(_j < 8, _i * 4 + _j // 2, "
-    "_i * 2 + (_j - 8) // 2), forward_index: (T.if_then_else(_j < 8, _j % 2, 2),))",
+    "_i * 4 + (_j - 8)), forward_index: (T.if_then_else(_j < 8, _j % 2, 2),))",
     "Fragment((16, 12) -> (3,), replicate: 1, thread: 32, forward_thread: T.if_then_else(_j < 8, _i * 2 + _j // 4, "
     "_i * 4 + (_j - 8)), forward_index: (T.if_then_else(_j < 8, _j % 4, 2),))",
     "Fragment((8, 8) -> (2,), replicate: 2, thread: 64, forward_thread: _rep * 32 + T.max(_i, _j) * 4 + _j // 2, "
