@@ -102,8 +102,22 @@ def conditional_maps(draw: st.DrawFn) -> str:
     return f"Layout(({m}, {n}) -> ({draw(st.integers(1, 80))},), transform: (_i, _j) -> ({form},))"
 
 
+@st.composite
+def conditional_fragments(draw: st.DrawFn) -> str:
+    """A 2-d TileLang Fragment with replicas: thread and register each an affine piece under ``if_then_else`` or
+    ``max`` (any verdict)."""
+    m, n, rep = draw(st.integers(1, 6)), draw(st.integers(1, 6)), draw(st.integers(1, 2))
+    a, b = _affine(draw(PIECE)), _affine(draw(PIECE))
+    c = draw(st.integers(0, n))
+    thread = draw(st.sampled_from([f"_rep * 16 + T.if_then_else(_j < {c}, {a}, {b}) % 16",
+                                   f"T.max({a}, {b}) + _rep * {draw(st.integers(0, 20))}"]))
+    index = draw(st.sampled_from([f"T.if_then_else(_j < {c}, 0, 1)", f"T.min(_j, {draw(st.integers(0, 3))})"]))
+    return (f"Fragment(({m}, {n}) -> ({draw(st.integers(1, 3))},), replicate: {rep}, thread: "
+            f"{draw(st.integers(1, 40))}, forward_thread: {thread}, forward_index: ({index},))")
+
+
 @settings(max_examples=40, deadline=None)
-@given(conditional_maps())
+@given(st.one_of(conditional_maps(), conditional_fragments()))
 def test_z3_agrees_with_exhaustive_on_generated_conditional_maps(text: str) -> None:
     x = parse_tilelang(text)
     for name in CLAIMS:
@@ -136,6 +150,14 @@ def test_z3_decides_a_map_past_the_exhaustive_budget(body: str, witnesses: dict[
         assert r.engine == "z3", r.reason
         assert r.status is (Verdict.REFUTED if name in witnesses else Verdict.PROVEN), r.reason
         assert (r.counterexample.data if r.counterexample else None) == witnesses.get(name)
+
+
+def test_an_exhausted_resource_limit_is_unknown_never_proven() -> None:
+    x = parse_tilelang(f"Layout(({BIG}, {BIG}) -> ({BIG * BIG},), transform: (_i, _j) -> (T.max(_i, _j) * {BIG} + "
+                       "T.min(_i, _j),))")
+    for name in CLAIMS:
+        r = prove(tilelang_property(name, x), engine="z3", rlimit=100)
+        assert r.status is Verdict.UNKNOWN and "resource limit" in r.reason
 
 
 def test_a_bijection_with_fewer_points_than_slots_is_unknown_not_proven() -> None:
