@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import time
 from math import prod
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from layoutcheck.algebra.layout import flat_modes
 from layoutcheck.algebra.swizzle import ComposedLayout, Subject, inner
@@ -33,19 +33,14 @@ from layoutcheck.engines.base import HandlerEngine, Limits, register_engine
 from layoutcheck.expr.ir import Expr, add, band, const, div, mul, var
 from layoutcheck.expr.lower import index_ast, swizzle_ast
 from layoutcheck.expr.z3 import to_z3, width_of
-from layoutcheck.importers.tilelang import TileLang
 from layoutcheck.properties.banks import ConflictFreeAtEveryBase
 from layoutcheck.properties.base import Decision, Property, Undecided, subject_size
 from layoutcheck.properties.layout import Equivalent, InBounds, Injective, Onto, Surjective
-from layoutcheck.properties.tilelang import (
-    TileLangBijective,
-    TileLangInBounds,
-    TileLangInjective,
-    out_witness,
-    output_dims,
-    slots,
-)
 from layoutcheck.properties.tv import ExactCover, Vectorizable
+
+if TYPE_CHECKING:  # the TileLang claims load with their importers, only when a TileLang file is read
+    from layoutcheck.importers.tilelang import TileLang
+    from layoutcheck.properties.tilelang import TileLangBijective, TileLangInBounds, TileLangInjective
 
 DEFAULT_RLIMIT = 50_000_000
 """z3 resource units per query (deterministic across machines, unlike the wall clock)."""
@@ -162,7 +157,23 @@ def _decide(q: _Query, variables: list[Any], witness: Any, stats: dict[str, Any]
     return Decision(False, witness(vals), {**stats, "checks": q.checks})
 
 
+_BY_NAME: dict[str, Any] = {}
+"""Handlers of properties whose modules ``check`` need not load (``module.Class`` -> handler): a property of such a
+module exists only once its module is imported, so the handler imports it lazily and the engine stays light."""
+
+
+def _handles_named(qualname: str) -> Any:
+    def register(fn: Any) -> Any:
+        _BY_NAME[qualname] = fn
+        return fn
+
+    return register
+
+
 class Z3Engine(HandlerEngine):
+    def handler(self, prop: Property) -> Any:
+        return super().handler(prop) or _BY_NAME.get(f"{type(prop).__module__}.{type(prop).__qualname__}")
+
     def precondition(self, prop: Property) -> str | None:
         if isinstance(prop, Surjective) and subject_size(prop.layout) > prop.codomain:
             return "unsupported: a surjection from a larger domain needs counting (quantifiers); not encoded"
@@ -292,6 +303,8 @@ def _z3_every_base(prop: ConflictFreeAtEveryBase, limits: Any) -> Decision | Und
 def _tl_query(x: TileLang, limits: Limits, copies: tuple[str, ...]) -> tuple[_Query, list[dict[str, Any]]]:
     """A query over ``len(copies)`` copies of ``x``'s domain (variable ``name + copy`` each), wide enough for every
     sub-expression, the flat index and the extents; per copy, the environment ``name -> variable``."""
+    from layoutcheck.properties.tilelang import output_dims
+
     dims = output_dims(x)
     top = max([prod(n for _, n in x.domain), *(n for _, _, n in dims)])
     q = _Query(width_of(*(e for _, e, _ in dims), extra=top), limits)
@@ -300,6 +313,8 @@ def _tl_query(x: TileLang, limits: Limits, copies: tuple[str, ...]) -> tuple[_Qu
 
 def _tl_outputs(q: _Query, x: TileLang, env: dict[str, Any]) -> list[Any]:
     """The terms of ``x``'s output coordinates (``output_dims``) over ``env``."""
+    from layoutcheck.properties.tilelang import output_dims
+
     memo: dict[Expr, Any] = {}
     return [to_z3(e, env, q.width, q.ctx, memo) for _, e, _ in output_dims(x)]
 
@@ -336,6 +351,8 @@ def _tl_guarded(build: Any, x: TileLang, limits: Limits) -> Decision | Undecided
 
 def _tl_outside(x: TileLang, limits: Limits) -> Decision | Undecided:
     """``exists p: some output coordinate of p outside [0, extent)`` must be ``unsat``; else the first such ``p``."""
+    from layoutcheck.properties.tilelang import out_witness, output_dims
+
     q, (env,) = _tl_query(x, limits, ("",))
     ys = _tl_outputs(q, x, env)
     q.solver.add(q.z3.Or([q.z3.Or(y < q.const(0), y >= q.const(n)) for y, (_, _, n) in zip(ys, output_dims(x),
@@ -355,6 +372,8 @@ def _tl_collision(x: TileLang, limits: Limits) -> Decision | Undecided:
 def _tl_bijective(x: TileLang, limits: Limits) -> Decision | Undecided:
     """In bounds, then injective (the exhaustive engine's order of witnesses); with as many points as slots that is
     a bijection; with fewer, the first slot no point reaches needs a quantifier (not encoded: UNKNOWN)."""
+    from layoutcheck.properties.tilelang import slots
+
     t0 = time.monotonic()
     first = _tl_outside(x, limits)
     if not (isinstance(first, Decision) and first.holds):
@@ -373,16 +392,16 @@ def _tl_bijective(x: TileLang, limits: Limits) -> Decision | Undecided:
                                  "width": second.stats.get("width")})
 
 
-@Z3.handles(TileLangInBounds)
+@_handles_named("layoutcheck.properties.tilelang.TileLangInBounds")
 def _tilelang_in_bounds(prop: TileLangInBounds, limits: Limits) -> Decision | Undecided:
     return _tl_guarded(_tl_outside, prop.x, limits)
 
 
-@Z3.handles(TileLangInjective)
+@_handles_named("layoutcheck.properties.tilelang.TileLangInjective")
 def _tilelang_injective(prop: TileLangInjective, limits: Limits) -> Decision | Undecided:
     return _tl_guarded(_tl_collision, prop.x, limits)
 
 
-@Z3.handles(TileLangBijective)
+@_handles_named("layoutcheck.properties.tilelang.TileLangBijective")
 def _tilelang_bijective(prop: TileLangBijective, limits: Limits) -> Decision | Undecided:
     return _tl_guarded(_tl_bijective, prop.x, limits)
