@@ -44,6 +44,10 @@ BROKEN = {  # config -> (stage text, first element text)
     "sm90_C_stmatrix_sw64_tma_store_sw128": ("stage 1/2 stmatrix", "thread 0, value 2"),
     "sm90_C_stmatrix_trans_into_N_contiguous": ("stage 1/2 stmatrix [SM90_U16x8_STSM_T]", "thread 4, value 0"),
     "sm100_layoutB_read_as_F": ("stage 1/3 tcgen05.ld", "thread 0, value 32 (accumulator (m,n) = (0,64))"),
+    "sm100_A_tma_128B_umma_64B": ("stage 2/2 umma [UMMA descriptors (K-major)]",
+                                  "the MMA's A operand (m,k) = (1,0) comes from smem byte 64"),
+    "sm100_B_MN_descriptor_lbo_sbo_swapped": ("stage 2/2 umma [UMMA descriptors (MN-major)]",
+                                              "the MMA's B operand (n,k) = (64,0) comes from smem byte 1024"),
 }
 
 
