@@ -169,3 +169,21 @@ def test_generated_mainloops_agree_with_tma_wgmma(major, stage_sw, tma_sw, desc_
     assert ours.status == theirs.status
     if stage_sw == tma_sw == desc_sw:  # (a TMA box and descriptors that agree with each other may also be right)
         assert str(ours.status) == "PROVEN"
+
+
+def test_umma_mainloop_witness_is_rechecked_and_needs_no_atom():
+    """The SM100 mainloop needs no tiled MMA (a tcgen05.mma reads both operands through descriptors); its witness
+    names the UMMA stage and an operand (m,k), and is re-checked; a register read without an atom is still an error."""
+    spec = load_spec(str(SPECS / "broken" / "datapath_sm100_umma_swizzle.toml"))
+    cfg = spec.configs[0]
+    prop = build_property(cfg, cfg.properties[0])
+    d = prop.exhaustive()
+    assert not d.holds and d.witness == {"path": "A", "stage": 1, "kind": "misplaced", "i": 1}
+    assert prop.recheck(d.witness) and not prop.recheck({**d.witness, "i": 0})
+    assert prop.witness_element(d.witness)[1] == 1
+    assert "umma [UMMA descriptors (K-major)]" in prop.subject()
+    text = SPECS.joinpath("broken", "datapath_sm100_umma_swizzle.toml").read_text().replace(
+        'read = "umma"', 'read = "wgmma"')
+    bad = parse_spec(text, "x.toml").configs[0]
+    with pytest.raises(SpecError, match="needs the config's tiled MMA"):
+        build_property(bad, bad.properties[0])
