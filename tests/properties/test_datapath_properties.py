@@ -187,3 +187,16 @@ def test_umma_mainloop_witness_is_rechecked_and_needs_no_atom():
     bad = parse_spec(text, "x.toml").configs[0]
     with pytest.raises(SpecError, match="needs the config's tiled MMA"):
         build_property(bad, bad.properties[0])
+
+
+def test_descriptor_smem_builds_the_wgmma_descriptors_too():
+    """``descriptor_smem`` (the layout the descriptors are built from) is one key for wgmma and UMMA reads: the SM90
+    N-major B with descriptors from MN-first atoms is misread at the same element as its SM100 twin."""
+    text = SPECS.joinpath("broken", "datapath_sm90_tma_swizzle.toml").read_text().replace(
+        'descriptor_swizzle = "64B"',
+        'descriptor_smem = "make_composed_layout(Sw<3,3,3>, tile_to_shape((64,8):(1,64), (256,64)))"')
+    cfg = parse_spec(text, "x.toml").configs[1]
+    prop = build_property(cfg, cfg.properties[0])
+    d = prop.exhaustive()
+    assert not d.holds and prop.recheck(d.witness)
+    assert "(n,k) = (64,0)) comes from smem byte 1024" in prop.explain(d.witness)
