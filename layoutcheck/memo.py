@@ -15,8 +15,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def memoised(maxsize: int) -> Callable[[F], F]:
-    """Decorator: ``f(*args)`` once per distinct hashable ``args`` (at most ``maxsize`` kept, least recently used
-    dropped); for unhashable ``args``, ``f(*args)`` every time.
+    """Decorator: ``f(*args, **kwargs)`` once per distinct hashable arguments (at most ``maxsize`` kept, least
+    recently used dropped; a call spelling an argument by keyword is its own entry); unhashable ones every time.
 
     >>> calls = []
     >>> @memoised(4)
@@ -31,12 +31,12 @@ def memoised(maxsize: int) -> Callable[[F], F]:
         cached = lru_cache(maxsize=maxsize, typed=True)(f)
 
         @wraps(f)
-        def call(*args: Any) -> Any:
+        def call(*args: Any, **kwargs: Any) -> Any:
             try:
-                hash(args)
+                hash((args, *kwargs.items()))
             except TypeError:
-                return f(*args)
-            return cached(*args)
+                return f(*args, **kwargs)
+            return cached(*args, **kwargs)
 
         call.cache_clear = cached.cache_clear  # type: ignore[attr-defined]
         return call  # type: ignore[return-value]

@@ -23,13 +23,13 @@ constants. Each decision costs ``O(n^2)`` word operations: a ``2**32``-element d
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 from layoutcheck.algebra.gf2 import Echelon, echelon, span_prefix
 from layoutcheck.algebra.linear_layout import LinearLayout, gf2_columns
 from layoutcheck.algebra.swizzle import Subject
 from layoutcheck.engines.base import HandlerEngine, Limits, register_engine
+from layoutcheck.memo import memoised
 from layoutcheck.models.banks.gf2 import gf2_wavefronts
 from layoutcheck.models.banks.model import _merged
 from layoutcheck.properties.banks import ConflictFree, _instruction_report, misaligned_witness
@@ -54,18 +54,10 @@ class Affine:
         return out
 
 
+@memoised(64)
 def to_affine(x: Subject | LinearLayout) -> Affine | str:
     """The GF(2) affine form of ``x`` (a CuTe layout, a swizzled one, or a ``LinearLayout`` on its flat views), or
     the reason it has none (once per subject: ``supports`` and the handler both ask)."""
-    try:
-        hash(x)
-    except TypeError:  # a subject that cannot be hashed is not kept
-        return _affine_form(x)
-    return _cached_affine(x)
-
-
-@lru_cache(maxsize=64)
-def _cached_affine(x: Subject | LinearLayout) -> Affine | str:
     return _affine_form(x)
 
 

@@ -22,7 +22,6 @@ tile) in 16-byte units is ``((8,8),2):((8,64),1)``: W = 8, SBO = 64 u = 1024 B, 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 
@@ -260,23 +259,15 @@ class GmmaBlocks:
         return base_address + e * self.swizzle(offs + self.offset)
 
 
+@memoised(32)
 def gmma_blocks(stage: Layout | ComposedLayout, dtype: str, block_mn: int | None = None) -> GmmaBlocks:
-    """Cut an ``(MN, BK)`` stage layout into wgmma operand blocks of ``(block_mn, K = 32 bytes)``.
+    """Cut an ``(MN, BK)`` stage layout into wgmma operand blocks of ``(block_mn, K = 32 bytes)`` (once per stage: a
+    config's claims, its descriptor reads and its data path all cut it).
 
     >>> b = gmma_blocks(ComposedLayout(Swizzle(3,3,3), 0, Layout((64,(64,2)),(64,(1,4096)))), "f16")
     >>> b.count, b.block_offset(1), b.block_offset(4)
     (8, 16, 4096)
     """
-    try:
-        hash(stage)
-    except TypeError:  # not a layout value: the cut below names what is wrong
-        return _blocks(stage, dtype, block_mn)
-    return _cached_blocks(stage, dtype, block_mn)
-
-
-@lru_cache(maxsize=32, typed=True)
-def _cached_blocks(stage: Layout | ComposedLayout, dtype: str, block_mn: int | None) -> GmmaBlocks:
-    """``gmma_blocks`` once per stage: a config's claims, its descriptor reads and its data path all cut it."""
     return _blocks(stage, dtype, block_mn)
 
 
@@ -377,6 +368,7 @@ def _first_descriptor(src: GmmaBlocks, dtype: str, major: str, base_address: int
         raise DescriptorError(str(err)) from None
 
 
+@memoised(16)
 def descriptor_reads(stage: Layout | ComposedLayout, dtype: str, major: str, block_mn: int | None = None,
                      base_address: int = 0, wgmma_layout: Layout | ComposedLayout | None = None,
                      desc: GmmaDescriptor | None = None) -> DescriptorReads:
@@ -394,22 +386,8 @@ def descriptor_reads(stage: Layout | ComposedLayout, dtype: str, major: str, blo
     >>> r.addresses().shape, bool((r.addresses() == r.expected).all())
     ((8, 1024), True)
     """
-    args = (stage, dtype, major, block_mn, base_address, wgmma_layout, desc)
-    try:
-        hash(args)
-    except TypeError:  # not layout values: the reading below names what is wrong
-        return _reads(*args)
-    return _descriptor_reads(*args)
-
-
-@lru_cache(maxsize=16, typed=True)
-def _descriptor_reads(stage: Layout | ComposedLayout, dtype: str, major: str, block_mn: int | None,
-                      base_address: int, wgmma_layout: Layout | ComposedLayout | None,
-                      desc: GmmaDescriptor | None) -> DescriptorReads:
-    """``descriptor_reads``, once per stage and arguments (a config's claims and its data path all read it); the
-    arrays are read-only."""
     rd = _reads(stage, dtype, major, block_mn, base_address, wgmma_layout, desc)
-    for a in (rd.expected, *rd.read):
+    for a in (rd.expected, *rd.read):  # kept for the config's other claims and its data path: read-only
         if a is not None:
             a.setflags(write=False)
     return rd

@@ -25,7 +25,6 @@ that is not one) raises ``Unsound``, which the check turns into a REFUTED row wi
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import lru_cache, wraps
 from typing import Any
 
 from layoutcheck.algebra.inttuple import flatten, prefix_product
@@ -33,6 +32,7 @@ from layoutcheck.algebra.layout import Layout, size
 from layoutcheck.algebra.swizzle import ComposedLayout
 from layoutcheck.errors import LayoutError, SpecError
 from layoutcheck.hw.mma import mma_atom
+from layoutcheck.memo import memoised
 from layoutcheck.models.banks.access import Access, access_from_expr, access_from_tv, access_kind
 from layoutcheck.models.tiled_mma import TiledMMA, make_tiled_mma
 from layoutcheck.models.tma import TmaBox, mma_smem_layout
@@ -85,17 +85,7 @@ class Unsound(Exception):
 def per_config(fn: Callable[[Config], Any]) -> Callable[[Config], Any]:
     """``fn(cfg)`` computed once per config (its claims share the subject it builds); a config whose values cannot be
     hashed is built again on each call. Pre: ``fn`` is a pure function of the config; an exception is not kept."""
-    memo = lru_cache(maxsize=8)(fn)
-
-    @wraps(fn)
-    def call(cfg: Config) -> Any:
-        try:
-            hash(cfg)
-        except TypeError:
-            return fn(cfg)
-        return memo(cfg)
-
-    return call
+    return memoised(8)(fn)
 
 
 def subject(cfg: Config, req: PropertyRequest | None = None) -> Any:
