@@ -479,3 +479,18 @@ def test_the_tma_stage_is_blamed_before_the_umma_one():
     path = _sm100_operand("K", "128B", "float16", (128, 64), None, tma_swizzle="64B")
     f = first_fault(path)
     assert f["stage"] == 0 and f["kind"] == "misplaced"
+
+
+def test_cp_async_into_a_umma_stage():
+    """The load may be cp.async (CUTLASS's SM100 cp.async mainloops): 16-byte copies into a K-major SW128 stage, read
+    through UMMA descriptors, are a right path; the same copies written unswizzled are blamed on the cp.async."""
+    from layoutcheck.models.datapath import UmmaRead
+    smem = mma_smem_layout("K", "128B", "float16", (128, 64), "col")
+    tv = copy_tv(Layout((16, 8), (8, 1)), Layout((1, 8)), (128, 64))
+    gmem = Layout((128, 64), (64, 1))
+    ok = OperandPath("A", None, (128, 64), 16, "f16", smem, ThreadCopy(CP16, tv, gmem), UmmaRead("K"))
+    assert first_fault(ok) is None
+    bad = OperandPath("A", None, (128, 64), 16, "f16", smem, ThreadCopy(CP16, tv, gmem, Layout((128, 64), (64, 1))),
+                      UmmaRead("K"))
+    f = first_fault(bad)
+    assert f["stage"] == 0 and f["kind"] == "misplaced"
