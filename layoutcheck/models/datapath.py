@@ -9,7 +9,10 @@ A data path is a sequence of *hops*; each hop moves elements from the locations 
              (or in what the tcgen05.ld loads deliver)
     tmem     a tensor-memory cell ``lane + 128 * column`` (``layoutcheck.models.tmem``)
 
+    operand  ``mn + MN*k``: the coordinate of the MMA's A / B operand a tcgen05.mma reads (SM100: no registers)
+
     mainloop (A, B):  global --(cp.async | TMA box)--> smem --(ldmatrix | wgmma descriptors)--> regs
+    SM100 mainloop:   global --TMA box--> smem --UMMA descriptors--> operand
     epilogue (C):     [tmem --tcgen05.ld-->] regs --(stmatrix | st.shared)--> smem --(st.global | TMA store)--> global
 
 For every element it moves a hop gives the locations the hardware *actually* reads and writes and the ones the
@@ -23,6 +26,8 @@ layouts, nothing is tabled here:
   (``layoutcheck.hw.copy``); register ``(t, v)`` gets byte ``j`` of its row;
 - a TMA box writes (a TMA store reads) the image of ``layoutcheck.models.tma.tile_image``;
 - a wgmma reads each ``(MN-block, K-block)`` through its descriptor (``layoutcheck.models.gmma.descriptor_reads``);
+- a tcgen05.mma reads each K block through its UMMA descriptor (``layoutcheck.models.umma.umma_reads``: block 0's
+  descriptor advanced, decoded by ``decode_umma_descriptor``) into operand coordinate ``(mn, k)``;
 - a tcgen05.ld moves the cells ``layoutcheck.models.tmem.load_cells`` says; the epilogue believes each register holds
   the element its *assumed* data path puts in that cell, the MMA wrote its own (apache/tvm#20075 mixes them up).
 
@@ -62,6 +67,7 @@ from layoutcheck.models.gmma import block_index, descriptor_reads
 from layoutcheck.models.tiled_mma import TiledMMA
 from layoutcheck.models.tma import TmaBox, tile_image
 from layoutcheck.models.tmem import TmemLoad, loads_cells
+from layoutcheck.models.umma import umma_reads
 
 UNWRITTEN = -1
 """Token of a location no hop wrote (or a read outside the tile)."""
@@ -108,6 +114,15 @@ class WgmmaRead:
 
 
 @dataclass(frozen=True, slots=True)
+class UmmaRead:
+    """A tcgen05.mma reading its operand through UMMA descriptors built from ``umma_layout`` (``None``: the path's
+    layout); the operand space is the MMA's ``(MN, K)`` coordinate, one K block of 256 bits per instruction."""
+
+    major: str
+    umma_layout: Subject | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class TmemRead:
     """tcgen05.ld of an accumulator in tensor memory: the MMA wrote ``accumulator`` (its data path, ``(M_cta, N) ->
     lane + 128 * column``), the epilogue issues ``loads`` and believes the accumulator is laid out as ``assumed``
@@ -121,16 +136,17 @@ class TmemRead:
 @dataclass(frozen=True, slots=True)
 class OperandPath:
     """``global -> load -> smem -> read -> the MMA's operand fragment``; ``smem`` is the ``(MN, K)`` layout declared
-    for the stage buffer, ``tile`` = ``(MN, K)`` of the CTA tile."""
+    for the stage buffer, ``tile`` = ``(MN, K)`` of the CTA tile; ``mma`` is ``None`` for a tcgen05.mma
+    (``UmmaRead``: the operand is its ``(MN, K)`` coordinate)."""
 
     operand: str
-    mma: TiledMMA
+    mma: TiledMMA | None
     tile: tuple[int, int]
     dtype_bits: int
     dtype: str
     smem: Subject
     load: ThreadCopy | TmaCopy
-    read: MatrixCopy | WgmmaRead
+    read: MatrixCopy | WgmmaRead | UmmaRead
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,7 +177,7 @@ class Hop:
     """One hop's moves: element ``i`` goes from ``src[i]`` to ``dst[i]`` (actual) / ``want_src[i]`` to
     ``want_dst[i]`` (intended); ``element[i]`` names it (a tile index, or a register ``row*V + v``)."""
 
-    stage: str  # "cp.async", "tma", "ldmatrix", "wgmma", "stmatrix", "st.shared", "st.global", "tma store"
+    stage: str  # "cp.async", "tma", "ldmatrix", "wgmma", "umma", "stmatrix", "st.shared", "st.global", "tma store"
     instr: str
     spaces: tuple[str, str]
     src: np.ndarray
@@ -169,7 +185,7 @@ class Hop:
     want_src: np.ndarray
     want_dst: np.ndarray
     element: np.ndarray
-    element_space: str  # "global" or "regs"
+    element_space: str  # "global", "regs" or "operand"
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -366,6 +382,26 @@ def _wgmma_hop(read: WgmmaRead, path: OperandPath, frag: Fragment) -> Hop:
     return Hop("wgmma", name, ("smem", "regs"), addr.ravel(), regs, want, regs, regs, "regs")
 
 
+def _umma_hop(read: UmmaRead, path: OperandPath) -> Hop:
+    """Operand coordinate ``i = mn + MN*k`` is read from the byte its K block's descriptor decodes to."""
+    es = max(1, path.dtype_bits // 8)
+    mn_ext, n = path.tile[0], path.tile[0] * path.tile[1]
+    idx = np.arange(n, dtype=np.int64)
+    want = es * _element_offsets(path.smem)
+    name = f"UMMA descriptors ({read.major}-major)"
+    try:
+        rd = umma_reads(path.smem, path.dtype, read.major, 0, read.umma_layout)
+        reads = rd.addresses()
+    except DescriptorError:
+        reads = None
+    if reads is None:  # no descriptor describes the layout: nothing the MMA reads is right
+        return Hop("umma", name, ("smem", "operand"), np.full_like(idx, -1), idx, want, idx, idx, "operand")
+    mb, kb = rd.block
+    mn, k = idx % mn_ext, idx // mn_ext
+    addr = reads[block_index(mn_ext, rd.block, mn, k), mn % mb + mb * (k % kb)]
+    return Hop("umma", name, ("smem", "operand"), addr, idx, want, idx, idx, "operand")
+
+
 def _inverse(layout: Layout) -> np.ndarray:
     """``inv[offset]`` = the index ``layout`` maps there (-1 where it maps nothing)."""
     offs = shared_offsets(layout, np.int64)
@@ -418,10 +454,22 @@ def path_fragment(path: Path) -> Fragment:
     wgmma reading its operand from shared memory."""
     if isinstance(path, EpiloguePath) and path.tmem is not None:
         return tmem_fragment(path.tmem)
+    if isinstance(path, OperandPath) and isinstance(path.read, UmmaRead):
+        return operand_fragment(path.tile)
     if path.mma is None:
         raise LayoutError(f"the {path.operand} path needs the tiled MMA (the config's 'atom')")
     distinct = isinstance(path, OperandPath) and isinstance(path.read, WgmmaRead)
     return fragment(path.mma, path.operand, path.tile, distinct)
+
+
+@lru_cache(maxsize=8)
+def operand_fragment(tile: tuple[int, int]) -> Fragment:
+    """A tcgen05.mma's shared-memory operand as a fragment: one row, value ``i`` = operand coordinate ``i``."""
+    n = tile[0] * tile[1]
+    f = Fragment(np.zeros(1, dtype=np.int64), np.arange(n, dtype=np.int64).reshape(1, n))
+    f.threads.setflags(write=False)
+    f.tile.setflags(write=False)
+    return f
 
 
 def _descriptor_operand(path: OperandPath) -> bool:
@@ -443,7 +491,10 @@ def hops(path: Path) -> tuple[Hop, ...]:
 
 
 def _hops(path: Path) -> tuple[Hop, ...]:
-    if isinstance(path, OperandPath) and _descriptor_operand(path) != isinstance(path.read, WgmmaRead):
+    umma = isinstance(path, OperandPath) and isinstance(path.read, UmmaRead)
+    if isinstance(path, OperandPath) and not umma and path.mma is None:
+        raise LayoutError(f"the {path.operand} path needs the tiled MMA (the config's 'atom')")
+    if isinstance(path, OperandPath) and not umma and _descriptor_operand(path) != isinstance(path.read, WgmmaRead):
         how = "through its descriptors: read = \"wgmma\"" if _descriptor_operand(path) else "from registers"
         raise LayoutError(f"{path.mma.atom.name} reads operand {path.operand} {how}")
     n = path.tile[0] * path.tile[1]
@@ -452,6 +503,7 @@ def _hops(path: Path) -> tuple[Hop, ...]:
         load = (_thread_copy_hop(path.load, path.smem, path.dtype_bits, n, True) if isinstance(path.load, ThreadCopy)
                 else _tma_hop(path.load, path.smem, path.dtype_bits, n, True))
         read = (_wgmma_hop(path.read, path, frag) if isinstance(path.read, WgmmaRead)
+                else _umma_hop(path.read, path) if isinstance(path.read, UmmaRead)
                 else _matrix_hop(path.read, frag, path.smem, path.dtype_bits, False))
         return load, read
     write = _matrix_hop(path.write, frag, path.smem, path.dtype_bits, True)
@@ -565,6 +617,7 @@ def first_fault(path: Path) -> dict[str, Any] | None:
 
 __all__ = [
     "CONFLICT", "UNWRITTEN", "EpiloguePath", "Fragment", "Hop", "MatrixCopy", "OperandPath", "Path", "ThreadCopy",
-    "TmaCopy", "TmemRead", "Trace", "WgmmaRead", "copy_tv", "end_to_end_ok", "expected_tokens", "first_fault",
-    "fragment", "hops", "initial_tokens", "path_fragment", "row_addresses", "tmem_fragment", "trace",
+    "TmaCopy", "TmemRead", "Trace", "UmmaRead", "WgmmaRead", "copy_tv", "end_to_end_ok", "expected_tokens",
+    "first_fault", "fragment", "hops", "initial_tokens", "operand_fragment", "path_fragment", "row_addresses",
+    "tmem_fragment", "trace",
 ]

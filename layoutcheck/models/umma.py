@@ -19,12 +19,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from layoutcheck.algebra.layout import Layout
-from layoutcheck.algebra.swizzle import ComposedLayout, Swizzle
+from layoutcheck.algebra.swizzle import ComposedLayout, Swizzle, shared_offsets
 from layoutcheck.errors import DescriptorError
 from layoutcheck.hw.tcgen05 import (
     C_FORMATS,
     DTYPE_BITS,
+    K_BITS_PER_MMA,
     MAX_SHIFT,
     MMA_KINDS,
     UMMA_INSTR_DESCRIPTOR,
@@ -37,6 +40,7 @@ from layoutcheck.hw.tcgen05 import (
     umma_swizzle,
 )
 from layoutcheck.models.canonical import CanonicalForm, SwizzleAtom, canonical_form, canonical_layout, major_of
+from layoutcheck.models.gmma import DescriptorReads, GmmaBlocks, gmma_blocks
 
 
 # -- the shared-memory descriptor ----------------------------------------------------------------------------------
@@ -170,6 +174,58 @@ def decode_umma_descriptor(desc: UmmaDescriptor | int, dtype: str, major: str,
     bits = _dtype_bits(dtype)
     lay = canonical_layout(ATOMS[d.swizzle.name], major, bits, shape, d.leading_byte_offset, d.stride_byte_offset)
     return ComposedLayout(element_swizzle(d.swizzle, bits), d.start_address_bytes * 8 // bits, lay)
+
+
+# -- a mainloop's reads of a stage ---------------------------------------------------------------------------------
+def umma_blocks(stage: Layout | ComposedLayout, dtype: str) -> GmmaBlocks:
+    """Cut an ``(MN, BK)`` stage layout into the ``(MN, K)`` blocks successive tcgen05.mma instructions read: the
+    whole MN extent, K = ``K_BITS_PER_MMA`` (256 bits, the 32 bytes of a wgmma's K: ``models.gmma.gmma_blocks``
+    makes the one cut of both).
+
+    >>> b = umma_blocks(ComposedLayout(Swizzle(3, 3, 3), 0, Layout((128, 64), (64, 1))), "f16")
+    >>> b.count, b.block, b.block_offset(1)
+    (4, (128, 16), 16)
+    """
+    blocks = gmma_blocks(stage, dtype, None)
+    if blocks.block[1] * DTYPE_BITS.get(dtype, 0) != K_BITS_PER_MMA:
+        raise DescriptorError(f"{dtype}: a tcgen05.mma reads {K_BITS_PER_MMA} bits of K per row, the stage's "
+                              f"blocks are {blocks.block[1]} elements")
+    return blocks
+
+
+def _umma_advanced(d0: UmmaDescriptor, step: int) -> UmmaDescriptor | None:
+    """``d0`` advanced ``step`` bytes (CuTe's ``DescriptorIterator``); ``None`` when it cannot be formed."""
+    try:
+        return d0.advance(step)
+    except DescriptorError:
+        return None
+
+
+def umma_reads(stage: Layout | ComposedLayout, dtype: str, major: str, base_address: int = 0,
+               umma_layout: Layout | ComposedLayout | None = None) -> DescriptorReads:
+    """What a mainloop's tcgen05.mma instructions read of each K block of ``stage`` (``umma_blocks``): block 0's
+    descriptor (``umma_descriptor``, built from ``umma_layout`` when given, else from ``stage``) advanced by the
+    block's unswizzled byte offset, decoded (``decode_umma_descriptor``), next to where ``stage`` puts each element.
+
+    Pre: ``stage`` is ``(MN, BK)`` with BK a multiple of one instruction's K; the buffer starts at ``base_address``,
+    aligned to the swizzle pattern. Post: ``read[r] == expected[r]`` for every ``r`` exactly when the descriptors
+    read ``stage``; ``read[r][i]`` is the byte ``decode_umma_descriptor(descs[r], ...)`` gives element ``i`` (colex
+    over the block). ``DescriptorError``: no descriptor describes the layout.
+
+    >>> st = ComposedLayout(Swizzle(3, 3, 3), 0, Layout((128, 64), (64, 1)))
+    >>> r = umma_reads(st, "f16", "K")
+    >>> r.addresses().shape, bool((r.addresses() == r.expected).all())
+    ((4, 2048), True)
+    """
+    blocks = umma_blocks(stage, dtype)
+    src = blocks if umma_layout is None else umma_blocks(umma_layout, dtype)
+    e = DTYPE_BITS[dtype] // 8
+    d0 = umma_descriptor(src.block_layout(), dtype, major, base_address)
+    descs = tuple(_umma_advanced(d0, e * src.block_offset(r)) for r in range(blocks.count))
+    read = tuple(None if d is None else
+                 e * shared_offsets(decode_umma_descriptor(d, dtype, major, blocks.block), np.int64)
+                 for d in descs)
+    return DescriptorReads(blocks.block, blocks.expected(base_address, e), read, descs)  # type: ignore[arg-type]
 
 
 # -- the instruction descriptor -------------------------------------------------------------------------------------

@@ -4,14 +4,16 @@
 
 - A / B: ``global -> (cp.async | TMA box) -> smem -> (ldmatrix | wgmma descriptors) -> registers`` puts in value
   ``v`` of thread ``t`` exactly the element the MMA atom's A / B layout (tiled over the CTA tile) says it holds;
+  on SM100 ``global -> TMA box -> smem -> UMMA descriptors`` gives the tcgen05.mma element ``(m,k)`` / ``(n,k)`` at
+  operand coordinate ``(m,k)`` / ``(n,k)``;
 - C: ``accumulators -> (stmatrix | st.shared) -> smem -> (st.global | TMA store) -> global`` writes every element of
   the C tile exactly once, with the accumulator that holds it, and nothing outside the tile.
 
 The verdict is the composition's (a stage off the declared layouts that another stage undoes is still a right path);
 a wrong path is REFUTED naming the first stage that departs from the declared layouts (or doubles, drops or reads an
 unwritten element) and, in CuTe coordinates, its first element: a global ``(m,k)`` for a global -> smem hop, a
-``thread, value`` for a register hop. The model (the hardware's semantics of every hop) is
-``layoutcheck.models.datapath``; this module states and explains the claim.
+``thread, value`` for a register hop, an operand ``(m,k)`` for a UMMA descriptor hop. The model (the hardware's
+semantics of every hop) is ``layoutcheck.models.datapath``; this module states and explains the claim.
 """
 
 from __future__ import annotations
@@ -126,7 +128,7 @@ class DataPathClaim(Property):
             return p.smem, min(i, p.tile[0] * p.tile[1] - 1)
         if hop.element_space == "regs":
             return p.smem, int(path_fragment(p).tile.ravel()[int(hop.element[i])])
-        return p.smem, int(hop.element[i])
+        return p.smem, int(hop.element[i])  # a global or operand element: its tile index
 
     def explain(self, w: dict[str, Any]) -> str:
         p = self._path(w)
@@ -163,6 +165,8 @@ def _crd(p: Path, idx: int) -> str:
 
 def _element(p: Path, hop: Hop, i: int) -> str:
     """Move ``i`` of ``hop`` in CuTe coordinates."""
+    if hop.element_space == "operand":
+        return f"the MMA's {p.operand} operand {_crd(p, int(hop.element[i]))}"
     if hop.element_space == "regs":
         frag = path_fragment(p)
         row, v = divmod(i, frag.values)
@@ -182,6 +186,8 @@ def _loc(p: Path, space: str, loc: int) -> str:
         return f"TMEM (lane {loc % 128}, column {loc // 128})" if loc >= 0 else "no TMEM cell"
     if space == "smem":
         return "no smem byte (no descriptor describes the layout)" if loc < 0 else f"smem byte {loc}"
+    if space == "operand":
+        return f"operand {_crd(p, loc)}"
     if space == "global":
         n = p.tile[0] * p.tile[1]
         if loc < 0:

@@ -10,7 +10,10 @@ the operands' ``dtype``, and one table per path (``A``, ``B``, ``C``; those give
            load = "tma"               box (driver order: contiguous dim first); tma_swizzle (default ``swizzle``);
                                       modes (default: K-major (1, 0), MN-major (0, 1)); global_shape
            read = <copy atom>         ldmatrix / UniversalCopy; read_smem (the layout its addresses use)
-           read = "wgmma"             descriptors of the stage (``descriptor_swizzle``: built from that layout instead)
+           read = "wgmma"             descriptors of the stage (``descriptor_swizzle``: built from that layout instead;
+                                      ``descriptor_smem``: from that layout)
+           read = "umma"              SM100: tcgen05.mma's UMMA descriptors of the stage, one per 256-bit K block
+                                      (``descriptor_swizzle`` / ``descriptor_smem`` as for wgmma); no ``atom`` needed
     C      smem | swizzle             the (M, N) epilogue layout (``swizzle``: N-contiguous GMMA atoms); dtype
            tmem_atom                  accumulators in tensor memory, read by tcgen05.ld first: data_path (the MMA's
                                       letter, default D), assumed_data_path (the epilogue's belief), warps, rows,
@@ -36,6 +39,7 @@ from layoutcheck.models.datapath import (
     ThreadCopy,
     TmaCopy,
     TmemRead,
+    UmmaRead,
     WgmmaRead,
     copy_tv,
     hops,
@@ -125,7 +129,7 @@ def _plain(x: Any, what: str) -> Layout:
 
 
 def _operand(cfg: Config, mma: TiledMMA | None, tile: tuple[int, ...], name: str, t: dict[str, Any]) -> OperandPath:
-    if mma is None:
+    if mma is None and t.get("read") != "umma":
         raise LayoutError(f"the {name} path needs the config's tiled MMA ('atom')")
     dtype = cfg.get("dtype")
     m, n, k = tile
@@ -146,12 +150,14 @@ def _operand(cfg: Config, mma: TiledMMA | None, tile: tuple[int, ...], name: str
         raise LayoutError(f"load = {kind!r}: expected \"cp.async\" or \"tma\"")
     rd = t.get("read")
     if rd is None:
-        raise LayoutError("the path needs 'read': a copy atom (e.g. \"SM75_U32x4_LDSM_N\") or \"wgmma\"")
-    if rd == "wgmma":
-        wl = None
+        raise LayoutError("the path needs 'read': a copy atom (e.g. \"SM75_U32x4_LDSM_N\"), \"wgmma\" or \"umma\"")
+    if rd in ("wgmma", "umma"):
+        wl = t.get("descriptor_smem")
         if t.get("descriptor_swizzle") is not None:
             wl = mma_smem_layout(major, t["descriptor_swizzle"], TMA_DTYPES[dtype], shape, WGMMA_ATOM_ORDER[major])
-        read: MatrixCopy | WgmmaRead = WgmmaRead(major, wl)
+        read: MatrixCopy | WgmmaRead | UmmaRead = WgmmaRead(major, wl) if rd == "wgmma" else UmmaRead(major, wl)
+        if rd == "umma":
+            mma = None  # a tcgen05.mma reads both operands from its descriptors: the operand is its (MN, K) tile
     else:
         read = MatrixCopy(rd, t.get("read_smem"))
     return OperandPath(name, mma, shape, DTYPE_BITS[dtype], dtype, smem, load, read)

@@ -317,7 +317,8 @@ _CHECKERS |= {"lhs": _layout, "rhs": _layout, "wgmma_layout": _layout}  # compos
 
 # -- whole-kernel data paths (kind "datapath"): one table per operand path -------------------------------------------
 _PATH_KEYS: dict[str, Any] = {
-    "smem": _layout, "write_smem": _layout, "read_smem": _layout, "gmem": _layout, "threads": _layout,
+    "smem": _layout, "write_smem": _layout, "read_smem": _layout, "descriptor_smem": _layout, "gmem": _layout,
+    "threads": _layout,
     "values": _layout, "tv": _layout,
     "box": lambda v, k: _ints(v, k, 1, (1, 5)), "modes": lambda v, k: _ints(v, k, 0, (1, 5)),
     "global_shape": lambda v, k: _ints(v, k, 1, (1, 5)),

@@ -383,3 +383,114 @@ def test_apply_moves_tokens_as_defined(src, data):
             want[d] = CONFLICT if live.count(d) > 1 else x
     assert read.tolist() == want_read and out.tolist() == want
     assert counts.tolist() == [live.count(d) for d in range(extent)]
+
+
+# -- SM100 mainloop: TMA -> smem -> UMMA descriptors -> tcgen05.mma operand ----------------------------------------
+def _ptx_canonical_byte(d, major: str, bits: int, mn: int, k: int) -> int:
+    """The byte a tcgen05 descriptor ``d`` reads for operand element ``(mn, k)`` of its block, from its fields and the
+    PTX ISA's canonical layouts (9.7.16.4.1, written out here, not taken from ``models.canonical``): 16-byte chunks of
+    ``t`` elements, ``w`` chunks per swizzle row, then ``Swizzle<log2 w, 4, 3>`` on the address."""
+    e8, t = bits // 8, 128 // bits
+    w = {"SWIZZLE_NONE": 1, "SWIZZLE_32B": 2, "SWIZZLE_64B": 4, "SWIZZLE_128B": 8}[d.swizzle.name]
+    lbo, sbo = 16 * d.leading_byte_offset, 16 * d.stride_byte_offset
+    if major == "K" and w == 1:  # 8 x 16-byte core matrices: rows 16 B apart, SBO steps 8 rows, LBO steps K chunks
+        off = (mn % 8) * 16 + (mn // 8) * sbo + (k // t) * lbo + (k % t) * e8
+    elif major == "K":  # rows w*16 B apart, SBO steps 8-row groups, K runs along the row
+        off = (mn % 8) * 16 * w + (mn // 8) * sbo + k * e8
+    else:  # MN runs along the row (w*t elements), LBO steps MN rows, SBO steps 8-row K groups
+        off = (mn % (w * t)) * e8 + (mn // (w * t)) * lbo + (k % 8) * 16 * w + (k // 8) * sbo
+    a = d.start_address_bytes + off
+    b = w.bit_length() - 1
+    return a ^ (((a >> 7) & ((1 << b) - 1)) << 4)
+
+
+SM100_MAINLOOPS = [  # (major, swizzle, dtype, (MN, K), descriptor swizzle)
+    ("K", "128B", "float16", (128, 64), None), ("K", "128B", "float16", (256, 64), None),
+    ("MN", "128B", "bfloat16", (128, 64), None), ("K", "64B", "float16", (128, 32), None),
+    ("MN", "32B", "float16", (128, 32), None), ("K", "none", "float16", (64, 32), None),
+    ("K", "128B", "uint8", (128, 128), None), ("K", "128B", "float16", (128, 64), "64B"),
+    ("MN", "128B", "bfloat16", (128, 64), "64B"),
+]
+_SHORT = {"float16": "f16", "bfloat16": "bf16", "uint8": "e4m3"}
+
+
+def _sm100_operand(major, swizzle, dtype, shape, desc_swizzle, tma_swizzle=None):
+    from layoutcheck.models.datapath import UmmaRead
+    smem = mma_smem_layout(major, swizzle, dtype, shape, "col" if major == "K" else "row")
+    desc = None if desc_swizzle is None else mma_smem_layout(major, desc_swizzle, dtype, shape,
+                                                             "col" if major == "K" else "row")
+    es = 1 if dtype == "uint8" else 2
+    sw = tma_swizzle or swizzle
+    dims = (shape[1], shape[0]) if major == "K" else shape  # driver order: the contiguous dim first
+    inner = {"none": 16, "32B": 32, "64B": 64, "128B": 128}[sw] // es  # one swizzle span (INTER: one 16-byte chunk)
+    box = TmaBox(dtype, dims, (es * dims[0],), (min(inner, dims[0]), dims[1]), swizzle=sw)
+    return OperandPath("A", None, shape, 8 * es, _SHORT[dtype], smem,
+                       TmaCopy(box, (1, 0) if major == "K" else (0, 1)), UmmaRead(major, desc))
+
+
+@pytest.mark.parametrize("case", SM100_MAINLOOPS, ids=lambda c: "-".join(str(x) for x in c))
+def test_umma_hop_reads_what_each_descriptor_decodes_to_element_by_element(case):
+    from layoutcheck.models.umma import umma_reads
+    major, _, _, shape, desc_swizzle = case
+    path = _sm100_operand(*case)
+    hop = hops(path)[1]
+    assert hop.stage == "umma" and hop.spaces == ("smem", "operand") and hop.element_space == "operand"
+    rd = umma_reads(path.smem, path.dtype, major, 0, path.read.umma_layout)
+    mb, kb = rd.block
+    assert mb == shape[0] and kb * path.dtype_bits == 256  # one instruction: the whole MN, 256 bits of K
+    for i in range(0, shape[0] * shape[1], 7 if shape[0] * shape[1] > 8192 else 1):
+        mn, k = i % shape[0], i // shape[0]
+        d = rd.descs[k // kb]
+        assert d.advance(0).value == d.value
+        assert hop.src[i] == _ptx_canonical_byte(d, major, path.dtype_bits, mn, k % kb), (mn, k)
+    assert (first_fault(path) is None) == (desc_swizzle is None)
+    if desc_swizzle is not None:
+        f = first_fault(path)
+        assert f["stage"] == 1 and f["kind"] == "misplaced"
+
+
+def test_umma_hop_start_addresses_advance_per_k_block():
+    """K-major SW128 f16: the K blocks' descriptors start 32 bytes apart inside the 128-byte rows (CuTe's
+    DescriptorIterator advances the start address by 2 x 16 B), MN-major SW128 ones an atom group of 8 K rows apart."""
+    from layoutcheck.models.umma import umma_reads
+    k = _sm100_operand("K", "128B", "float16", (128, 64), None)
+    assert [d.start_address_bytes for d in umma_reads(k.smem, "f16", "K").descs] == [0, 32, 64, 96]
+    mn = _sm100_operand("MN", "128B", "bfloat16", (128, 64), None)
+    assert [d.start_address_bytes for d in umma_reads(mn.smem, "bf16", "MN").descs] == [0, 2048, 4096, 6144]
+
+
+def test_a_non_canonical_stage_is_misread_at_the_umma_stage():
+    """A plain row-major K-major stage (32-byte rows: what an unswizzled 16 x 64 TMA box writes) is no canonical UMMA
+    layout (core-matrix rows must be 16 bytes apart): REFUTED at the UMMA hop, nothing read, not an input error."""
+    from layoutcheck.models.datapath import UmmaRead
+    from layoutcheck.properties.datapath import datapath
+    smem = Layout((64, 16), (16, 1))
+    box = TmaBox("float16", (16, 64), (32,), (16, 64))
+    path = OperandPath("B", None, (64, 16), 16, "f16", smem, TmaCopy(box, (1, 0)), UmmaRead("K"))
+    assert (hops(path)[1].src == -1).all()
+    claim = datapath([path])
+    d = claim.exhaustive()
+    assert not d.holds and d.witness["stage"] == 1 and claim.recheck(d.witness)
+    assert "operand (n,k) = (0,0) comes from no smem byte" in claim.explain(d.witness)
+
+
+def test_the_tma_stage_is_blamed_before_the_umma_one():
+    """TMA writes 64-byte swizzled atoms into a stage the UMMA descriptors read as 128-byte ones: stage 1 (tma)."""
+    path = _sm100_operand("K", "128B", "float16", (128, 64), None, tma_swizzle="64B")
+    f = first_fault(path)
+    assert f["stage"] == 0 and f["kind"] == "misplaced"
+
+
+def test_cp_async_into_a_umma_stage():
+    """The load may be cp.async (CUTLASS's SM100 cp.async mainloops): 16-byte copies into a K-major SW128 stage, read
+    through UMMA descriptors, are a right path; the same copies written unswizzled are blamed on the cp.async."""
+    from layoutcheck.models.datapath import UmmaRead
+    smem = mma_smem_layout("K", "128B", "float16", (128, 64), "col")
+    tv = copy_tv(Layout((16, 8), (8, 1)), Layout((1, 8)), (128, 64))
+    gmem = Layout((128, 64), (64, 1))
+    ok = OperandPath("A", None, (128, 64), 16, "f16", smem, ThreadCopy(CP16, tv, gmem), UmmaRead("K"))
+    assert first_fault(ok) is None
+    bad = OperandPath("A", None, (128, 64), 16, "f16", smem, ThreadCopy(CP16, tv, gmem, Layout((128, 64), (64, 1))),
+                      UmmaRead("K"))
+    f = first_fault(bad)
+    assert f["stage"] == 0 and f["kind"] == "misplaced"

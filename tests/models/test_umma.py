@@ -24,6 +24,7 @@ from layoutcheck.models.umma import (
     runtime_instr_descriptor,
     umma_descriptor,
     umma_instr_descriptor,
+    umma_reads,
 )
 
 DATA = json.loads((Path(__file__).parents[1] / "data" / "umma_descriptors.json").read_text())
@@ -184,3 +185,29 @@ def test_encode_inverts_decode(case) -> None:
     base = start - start % repeat  # the swizzle pattern's origin; the tile starts (start % repeat) bytes into it
     again = umma_descriptor(ComposedLayout(lay.swizzle, (start - base) // eb, lay.layout), dtype, major, base)
     assert again.value == value
+
+
+def _tiles() -> dict[tuple, list[dict]]:
+    """CUTLASS's rows grouped by operand tile: every K block of one stage tile."""
+    groups: dict[tuple, list[dict]] = {}
+    for r in DATA["umma_smem"]:
+        groups.setdefault((r["dtype"], r["major"], r["atom"], r["tile_layout"], r["base_address"]), []).append(r)
+    return groups
+
+
+def test_umma_reads_forms_cutlass_descriptor_of_every_k_block() -> None:
+    """The data path's mainloop reading (``umma_reads``: block 0's descriptor advanced by each K block's offset) forms,
+    for every stage tile CUTLASS built, the very descriptor ``make_umma_desc`` built for each of its K blocks."""
+    n = 0
+    for (dtype, major, atom, tile_text, base), rows in _tiles().items():
+        bits = DTYPE_BITS[dtype]
+        tile = ComposedLayout(element_swizzle(umma_swizzle(atom), bits), 0,
+                              parse_layout(tile_text.split(" o ")[-1].replace("_", "")))
+        rd = umma_reads(tile, dtype, major, base)
+        assert rd.block == (rows[0]["mn"], rows[0]["k_mma"])
+        for r in rows:
+            assert rd.descs[r["k_block"]].value == int(r["value"], 16), (tile_text, r["k_block"])
+            n += 1
+        if base % 1024 == 0:  # the descriptors read the stage exactly where it puts every element
+            assert np.array_equal(rd.addresses(), rd.expected)
+    assert n == len(DATA["umma_smem"])

@@ -44,6 +44,10 @@ BROKEN = {  # config -> (stage text, first element text)
     "sm90_C_stmatrix_sw64_tma_store_sw128": ("stage 1/2 stmatrix", "thread 0, value 2"),
     "sm90_C_stmatrix_trans_into_N_contiguous": ("stage 1/2 stmatrix [SM90_U16x8_STSM_T]", "thread 4, value 0"),
     "sm100_layoutB_read_as_F": ("stage 1/3 tcgen05.ld", "thread 0, value 32 (accumulator (m,n) = (0,64))"),
+    "sm100_A_tma_128B_umma_64B": ("stage 2/2 umma [UMMA descriptors (K-major)]",
+                                  "the MMA's A operand (m,k) = (1,0) comes from smem byte 64"),
+    "sm100_B_MN_descriptor_lbo_sbo_swapped": ("stage 2/2 umma [UMMA descriptors (MN-major)]",
+                                              "the MMA's B operand (n,k) = (64,0) comes from smem byte 1024"),
 }
 
 
@@ -165,3 +169,34 @@ def test_generated_mainloops_agree_with_tma_wgmma(major, stage_sw, tma_sw, desc_
     assert ours.status == theirs.status
     if stage_sw == tma_sw == desc_sw:  # (a TMA box and descriptors that agree with each other may also be right)
         assert str(ours.status) == "PROVEN"
+
+
+def test_umma_mainloop_witness_is_rechecked_and_needs_no_atom():
+    """The SM100 mainloop needs no tiled MMA (a tcgen05.mma reads both operands through descriptors); its witness
+    names the UMMA stage and an operand (m,k), and is re-checked; a register read without an atom is still an error."""
+    spec = load_spec(str(SPECS / "broken" / "datapath_sm100_umma_swizzle.toml"))
+    cfg = spec.configs[0]
+    prop = build_property(cfg, cfg.properties[0])
+    d = prop.exhaustive()
+    assert not d.holds and d.witness == {"path": "A", "stage": 1, "kind": "misplaced", "i": 1}
+    assert prop.recheck(d.witness) and not prop.recheck({**d.witness, "i": 0})
+    assert prop.witness_element(d.witness)[1] == 1
+    assert "umma [UMMA descriptors (K-major)]" in prop.subject()
+    text = SPECS.joinpath("broken", "datapath_sm100_umma_swizzle.toml").read_text().replace(
+        'read = "umma"', 'read = "wgmma"')
+    bad = parse_spec(text, "x.toml").configs[0]
+    with pytest.raises(SpecError, match="needs the config's tiled MMA"):
+        build_property(bad, bad.properties[0])
+
+
+def test_descriptor_smem_builds_the_wgmma_descriptors_too():
+    """``descriptor_smem`` (the layout the descriptors are built from) is one key for wgmma and UMMA reads: the SM90
+    N-major B with descriptors from MN-first atoms is misread at the same element as its SM100 twin."""
+    text = SPECS.joinpath("broken", "datapath_sm90_tma_swizzle.toml").read_text().replace(
+        'descriptor_swizzle = "64B"',
+        'descriptor_smem = "make_composed_layout(Sw<3,3,3>, tile_to_shape((64,8):(1,64), (256,64)))"')
+    cfg = parse_spec(text, "x.toml").configs[1]
+    prop = build_property(cfg, cfg.properties[0])
+    d = prop.exhaustive()
+    assert not d.holds and prop.recheck(d.witness)
+    assert "(n,k) = (64,0)) comes from smem byte 1024" in prop.explain(d.witness)
