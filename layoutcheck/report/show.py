@@ -129,12 +129,15 @@ def _bank_colour(b: int) -> str:
 
 
 def banks_grid(x: Layout | ComposedLayout, dtype_bits: int, conflicts: frozenset[tuple[int, int]] = frozenset(),
-               note: str = "") -> Grid:
-    """Each cell shows ``offset`` and ``b<bank>``, coloured by bank; ``conflicts`` cells are outlined."""
+               note: str = "", tags: dict[tuple[int, int], str] | None = None) -> Grid:
+    """Each cell shows ``offset`` and ``b<bank>`` (and its tag, e.g. the lane ``L3``), coloured by bank;
+    ``conflicts`` cells are outlined."""
     offs = offsets_grid(x)
     banks = bank_of(offs, dtype_bits)
-    text = [[f"{int(o)} b{int(b)}" for o, b in zip(orow, brow, strict=True)] for orow, brow in zip(offs, banks,
-                                                                                                   strict=True)]
+    tags = tags or {}
+    text = [[f"{int(o)} b{int(b)}" + (f" {tags[m, n]}" if (m, n) in tags else "")
+             for n, (o, b) in enumerate(zip(orow, brow, strict=True))]
+            for m, (orow, brow) in enumerate(zip(offs, banks, strict=True))]
     fill = [[_bank_colour(int(b)) for b in brow] for brow in banks]
     return Grid(f"banks of {x} ({dtype_bits}-bit elements)", text, fill, conflicts, note)
 
@@ -207,29 +210,49 @@ def build_grid(expr: str, tv: tuple[int, int] | None, banks: str | None, access:
         bits = DTYPE_BITS.get(banks.lower())
         if bits is None:
             raise LayoutError(f"show --banks: unknown dtype {banks!r} (known: {', '.join(DTYPE_BITS)})")
-        conflicts, note = access_conflicts(x, bits, access) if access else (frozenset(), "")
-        return banks_grid(x, bits, conflicts, note)
+        conflicts, note, tags = access_conflicts(x, bits, access) if access else (frozenset(), "", {})
+        return banks_grid(x, bits, conflicts, note, tags)
     if access:
         raise LayoutError("show: --access goes with --banks DTYPE")
     return plain_grid(x)
 
 
-def access_conflicts(x: Any, bits: int, access: Any) -> tuple[frozenset[tuple[int, int]], str]:
-    """Cells touched by a lane in a bank conflict, as the bank model counts it (``conflict_lanes``: per phase, or
-    per merged group for 64/128-bit loads whose phases merge), so the picture agrees with the verdict.
+def access_conflicts(x: Any, bits: int, access: Any) -> tuple[frozenset[tuple[int, int]], str, dict[tuple[int, int],
+                                                                                              str]]:
+    """Which elements pair up in a bank conflict, as the bank model counts it (``conflict_lanes``: per phase, or per
+    merged group for 64/128-bit loads whose phases merge), so the picture agrees with the verdict.
 
-    ``access`` is a kind name (the canonical tile access, ``default_access``) or an ``Access``.
+    Returns (outlined cells, legend, tags): the first conflict -- the first instruction and phase (or merged group)
+    with one, its worst bank (``breakdown``) -- is outlined and each of its cells tagged with its lane ``L<lane>``, so
+    the lanes that pair up are named even where every phase conflicts; the elements of every other conflicting lane
+    are tagged ``*``. ``access`` is a kind name (the canonical tile access, ``default_access``) or an ``Access``.
     """
     from layoutcheck.models.banks import access as bk
-    from layoutcheck.models.banks.model import conflict_lanes
+    from layoutcheck.models.banks.model import breakdown, conflict_lanes
 
     acc = access if isinstance(access, bk.Access) else bk.default_access(x, access, bits)
-    flags = conflict_lanes(acc.kind, bk.byte_addresses(x, acc))
+    addrs = bk.byte_addresses(x, acc)
+    flags = conflict_lanes(acc.kind, addrs)
     rows, _ = grid_shape(x)
-    cells = {(int(e) % rows, int(e) // rows) for i, ln in np.argwhere(flags) for e in acc.elems[i, ln] if e >= 0}
-    note = (f"outlined: elements whose lane is in a bank conflict under {acc.kind}" if cells
-            else f"no bank conflicts under {acc.kind}")
-    return frozenset(cells), note
+
+    def cells(i: int, lanes: Any) -> list[tuple[tuple[int, int], int]]:
+        return [((int(e) % rows, int(e) // rows), int(ln)) for ln in lanes for e in acc.elems[i, ln] if e >= 0]
+
+    if not flags.any():
+        return frozenset(), f"no bank conflicts under {acc.kind}", {}
+    i = int(np.argwhere(flags.any(axis=1))[0][0])
+    first = next(p for p in breakdown(acc.kind, addrs[i]) if len(p.words) > 1)
+    tags = {c: "*" for n in range(flags.shape[0]) for c, _ in cells(n, np.flatnonzero(flags[n]))}
+    outlined = cells(i, first.bank_lanes)
+    lanes_of: dict[tuple[int, int], list[int]] = {}
+    for c, ln in outlined:
+        lanes_of.setdefault(c, []).append(ln)
+    tags |= {c: "L" + ",".join(map(str, sorted(set(lns)))) for c, lns in lanes_of.items()}
+    phases = sum(len(p.words) > 1 for n in np.flatnonzero(flags.any(axis=1)) for p in breakdown(acc.kind, addrs[n]))
+    legend = (f"outlined: instruction {i}, {first.label}: lanes {list(first.bank_lanes)} (tags L<lane>) hit bank "
+              f"{first.bank} with {len(first.words)} distinct words -- 1 of {phases} conflicting phase(s) under "
+              f"{acc.kind}; '*' marks the elements of the other conflicting lanes")
+    return frozenset(c for c, _ in outlined), legend, tags
 
 
 def run_show(expr: str, tv: tuple[int, int] | None = None, banks: str | None = None, access: str | None = None,
