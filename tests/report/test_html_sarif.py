@@ -50,7 +50,7 @@ def test_html_has_a_picture_per_refuted_row(reports):
     # picture; a 64x256 tile is over the report's cell limit)
     assert text.count("<svg") + text.count('class="why"') == refuted and text.count("<svg") >= refuted - 2
     assert "lanes (rows) x banks (columns)" in text and "owned by no (thread, value) or by several" in text
-    assert "the misplaced element of the box" in text
+    assert "(src) lands at smem byte" in text and "(dst)" in text
 
 
 def _chromium() -> str | None:
