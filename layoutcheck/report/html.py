@@ -118,12 +118,17 @@ def picture(row: Row) -> Grid | None:
     """The picture of a REFUTED row's counterexample, or ``None`` when its kind has none."""
     from layoutcheck.spec.bind import Unsound, build_property
 
-    w = row.counterexample_data
     cfg, req = _request(row)
     try:
         prop = build_property(cfg, req)
     except Unsound as u:  # the broken law's own subject (a permutation) carries the witness
         prop = u.claim
+    return witness_picture(prop, row.counterexample_data, row.counterexample or "")
+
+
+def witness_picture(prop: Any, w: dict[str, Any], text: str = "") -> Grid | None:
+    """The picture of a claim's counterexample ``w`` (its ``data``; ``text`` its words), or ``None`` when its kind
+    has none (the table in the module docstring); ``NoPicture`` when it is too large."""
     kind = w.get("kind")
     if prop.name == "exact_cover":
         shape = prop.tile if isinstance(prop.tile, tuple) else (prop.tile,)
@@ -133,7 +138,7 @@ def picture(row: Row) -> Grid | None:
     if prop.name in ("conflict_free", "wavefront_count") and kind == "conflict":
         return lanes_banks_grid(prop, int(w["instruction"]), int(w["bank"]), list(w["lanes"]), w.get("phase"))
     if kind in ("misaligned",) and "coord" in w:
-        return _outlined(prop.subjects()[0], [], f"misaligned: {row.counterexample}", coords=[tuple(w["coord"])])
+        return _outlined(prop.subjects()[0], [], f"misaligned: {text}", coords=[tuple(w["coord"])])
     if prop.name == "tma_compatible" and kind == "place":
         return tma_place_grid(prop, int(w["i"]))
     if prop.name == "tma_compatible" and kind == "divide":

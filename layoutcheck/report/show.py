@@ -50,6 +50,10 @@ class Grid:
     def cols(self) -> int:
         return len(self.text[0]) if self.text else 0
 
+    def _repr_svg_(self) -> str:
+        """Jupyter shows a picture as its SVG."""
+        return render_svg(self)
+
 
 def _inner(x: Layout | ComposedLayout) -> Layout:
     return x.layout if isinstance(x, ComposedLayout) else x
@@ -277,3 +281,75 @@ def run_show(expr: str, tv: tuple[int, int] | None = None, banks: str | None = N
                 f.write(render(g))
             return f"wrote {g.rows}x{g.cols} picture of {g.title} -> {path}"
     return render_text(g)
+
+
+# -- notebooks (Jupyter calls the values' _repr_svg_ / _repr_html_, which call these) ------------------------------
+NOTEBOOK_CELLS = 4096
+"""A notebook draws pictures up to this many cells; a larger value shows its text repr."""
+
+
+def picture(x: Layout | ComposedLayout, tile: tuple[int, ...] | None = None) -> Grid:
+    """The picture ``show`` draws: the layout's grid, or with ``tile`` ``(M, N)`` (or ``(M,)``) the TV layout ``x``
+    over that tile (each cell naming its owners ``T<t>V<v>``).
+
+    >>> picture(Layout((2, 2), (1, 2))).text, picture(Layout((2, 2), (1, 2)), (2, 2)).text[1]
+    ([['0', '2'], ['1', '3']], ['T1V0', 'T1V1'])
+    """
+    if tile is None:
+        return plain_grid(x)
+    rows, cols = (tile[0], tile[1]) if len(tile) > 1 else (tile[0], 1)
+    return tv_grid(x, rows, cols)
+
+
+def notebook_svg(x: Layout | ComposedLayout, tile: tuple[int, ...] | None = None) -> str | None:
+    """The SVG of ``picture(x, tile)``, or ``None`` (Jupyter then shows the text) when it cannot be drawn: rank
+    above 2, more than ``NOTEBOOK_CELLS`` cells, a TV layout that leaves its tile."""
+    try:
+        rows, cols = (tile[0], tile[1] if len(tile) > 1 else 1) if tile else grid_shape(x)
+        if rows * cols > NOTEBOOK_CELLS:
+            return None
+        return render_svg(picture(x, tile))
+    except LayoutError:
+        return None
+
+
+def _svg_or_why(x: Any, tile: tuple[int, ...] | None) -> str:
+    svg = notebook_svg(x, tile)
+    return svg if svg is not None else f"<p><i>{html.escape(str(x))}: no picture (rank above 2, a TV layout that " \
+                                       f"leaves its tile, or over {NOTEBOOK_CELLS} cells)</i></p>"
+
+
+def tv_layouts_html(title: str, parts: list[tuple[str, Any, tuple[int, ...]]]) -> str:
+    """HTML for a value made of TV layouts (an MMA atom, a tiled MMA): ``title``, then per ``(label, tv, tile)`` a
+    heading and the TV picture over the tile, as CuTe's ``print_svg`` draws A, B and C."""
+    out = [f"<div><b>{html.escape(title)}</b>"]
+    for label, tv, tile in parts:
+        out.append(f"<div><b>{html.escape(label)}</b> {html.escape(str(tv))} over "
+                   f"{'x'.join(map(str, tile))}</div>{_svg_or_why(tv, tile)}")
+    return "\n".join(out) + "</div>"
+
+
+def mma_parts(tv_a: Any, tv_b: Any, tv_c: Any, m: int, n: int, k: int) -> list[tuple[str, Any, tuple[int, ...]]]:
+    """The (label, TV layout, tile) of an MMA's operands: A over M x K, B over N x K, C over M x N."""
+    return [("A", tv_a, (m, k)), ("B", tv_b, (n, k)), ("C", tv_c, (m, n))]
+
+
+def result_html(result: Any) -> str:
+    """HTML for a ``layoutcheck.result.Result``: its verdict line, the counterexample or reason, and for a REFUTED
+    claim the picture of its counterexample (the HTML report's, ``report.html.witness_picture``)."""
+    from layoutcheck.report.html import witness_picture
+
+    colour = {"PROVEN": "#d8f5d8", "REFUTED": "#ffd6d6", "UNKNOWN": "#fff2c4"}.get(str(result.status), "#f0d8ff")
+    head = (f'<div><span style="background:{colour};padding:1px 6px"><b>{html.escape(str(result.status))}</b></span>'
+            f" {html.escape(str(result.property))} [{html.escape(result.engine)}, {result.time_s * 1e3:.1f} ms]")
+    ce = result.counterexample
+    if ce is None:
+        return head + (f"<br>reason: {html.escape(result.reason)}" if result.reason else "") + "</div>"
+    out = [head, f"<br>counterexample: {html.escape(str(ce))}"]
+    try:
+        g = witness_picture(result.property, dict(ce.data), str(ce))
+    except Exception:  # noqa: BLE001 -- a picture is a courtesy (NoPicture: too large); the verdict stands without it
+        g = None
+    if g is not None and g.rows * g.cols <= NOTEBOOK_CELLS:
+        out.append(render_svg(g))
+    return "\n".join(out) + "</div>"
