@@ -348,7 +348,7 @@ def result_html(result: Any) -> str:
     out = [head, f"<br>counterexample: {html.escape(str(ce))}"]
     try:
         g = witness_picture(result.property, dict(ce.data), str(ce))
-    except Exception:  # noqa: BLE001 -- a picture is a courtesy (NoPicture: too large); the verdict stands without it
+    except Exception:  # a picture is a courtesy (NoPicture: too large); the verdict stands without it
         g = None
     if g is not None and g.rows * g.cols <= NOTEBOOK_CELLS:
         out.append(render_svg(g))
