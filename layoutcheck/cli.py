@@ -423,7 +423,7 @@ def _add_vectors(sub: Any) -> None:
     v.add_argument("--format", choices=("npz", "json", "csv", "h"), required=True,
                    help="npz (NumPy arrays), json (flat lists), csv (one line per thread, value) or h (a C header of "
                         "static const arrays for a CUDA unit test)")
-    v.add_argument("-o", "--output", required=True, metavar="FILE")
+    v.add_argument("-o", "--output", required=True, metavar="FILE", help="the file to write")
     v.add_argument("--partial", action="store_true",
                    help="write vectors even when the map is not an exact cover (elements missed or owned twice)")
     v.set_defaults(func=cmd_vectors)
