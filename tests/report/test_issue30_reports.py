@@ -217,3 +217,18 @@ def test_results_render_their_verdict_and_counterexample_picture():
     assert "<b>REFUTED</b>" in html and "counterexample:" in html and 'stroke="#e00000"' in html
     good = lc.prove(lc.bijective(lc.parse_layout("(8,8):(8,1)")))
     assert "<b>PROVEN</b>" in good._repr_html_() and "<svg" not in good._repr_html_()
+
+
+# -- bank pictures ----------------------------------------------------------------------------------------------------
+def test_a_bank_picture_where_every_phase_conflicts_names_the_lanes_that_pair_up():
+    """ldmatrix.x4 on an unswizzled (64,64) f16 tile: every phase is 8-way. The picture outlines one conflict (its
+    8 lanes' 8-element rows, tagged L0..L7, all in bank 0) instead of every cell, and marks the rest '*'."""
+    from layoutcheck.report.show import build_grid
+
+    g = build_grid("(64,64):(64,1)", None, "f16", "ldsm_x4")
+    tags = {g.text[m][n].split()[-1] for m, n in g.alert}
+    assert tags == {f"L{lane}" for lane in range(8)} and len(g.alert) == 8 * 8
+    assert {g.text[m][n].split()[1] for m, n in g.alert} <= {"b0", "b1", "b2", "b3"}  # a 16 B row spans 4 banks
+    assert all(g.text[m][n].endswith(" *") for m in range(64) for n in range(64) if (m, n) not in g.alert)
+    assert "instruction 0, phase 0 (lanes 0-7): lanes [0, 1, 2, 3, 4, 5, 6, 7]" in g.legend
+    assert "1 of 64 conflicting phase(s)" in g.legend  # 4096 elements / 256 per ldmatrix.x4 = 16, x 4 phases
