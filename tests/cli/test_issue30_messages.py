@@ -150,3 +150,26 @@ def test_show_and_import_help(capsys):
     assert "--svg FILE write the picture as an SVG file" in out and "--html FILE write the picture as a" in out
     assert main(["import", "--help"]) == 0
     assert "formats are tried in this order" in " ".join(capsys.readouterr().out.split())
+
+
+# -- access_expr -------------------------------------------------------------------------------------------------------
+ACCESS = ('format = 1\n[[config]]\nname = "c"\nkind = "smem"\ndtype = "f16"\nlayout = "{layout}"\naccess = "sts128"\n'
+          'access_expr = "s*256 + lane*8"\naccess_ranges = {{ s = {s} }}\n'
+          'properties = ["conflict_free", {{ name = "wavefront_count", n = 8 }}]\n')
+
+
+def test_the_documented_access_expr_example_is_proven(tmp_path, capsys):
+    spec = tmp_path / "a.toml"
+    spec.write_text(ACCESS.format(layout="(64,8):(1,64)", s=2))
+    assert main(["check", "-q", str(spec)]) == 0
+
+
+@pytest.mark.parametrize(("layout", "s", "what"), [("(8,64):(64,1)", 2, "not one contiguous vector"),
+                                                   ("(64,8):(1,64)", 3, "touches element 512 outside the layout")])
+def test_access_expr_errors_name_the_key_its_line_and_its_meaning(tmp_path, capsys, layout, s, what):
+    spec = tmp_path / "a.toml"
+    spec.write_text(ACCESS.format(layout=layout, s=s))
+    assert main(["check", "-q", str(spec)]) == 2
+    out = capsys.readouterr().out
+    assert "key 'access_expr'" in out and f"({spec}:8)" in out and what in out
+    assert "access_expr is the first element of each lane's vector, as a colex index into the layout's domain" in out
