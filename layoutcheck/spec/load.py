@@ -134,6 +134,10 @@ def parse_spec(text: str, file: str = "<spec>", strict: bool = True) -> Spec:
         m = re.search(r"\(at line (\d+), column (\d+)\)", msg)
         where = f"{file}:{m.group(1)}" if m else file
         raise SpecError(f"{where}: invalid TOML: {re.sub(r' ?[(]at line.*', '', msg)}") from None
+    except RecursionError:  # arrays or tables nested thousands deep: tomllib recurses per level
+        line = next((n for n, ln in enumerate(text.splitlines(), 1) if max(ln.count("["), ln.count("{")) > 64), 1)
+        raise SpecError(f"{file}:{line}: invalid TOML: nesting deeper than the TOML reader follows", file=file,
+                        line=line) from None
     except ValueError as e:  # e.g. an integer of more than 4300 digits (sys.set_int_max_str_digits)
         line = next((n for n, ln in enumerate(text.splitlines(), 1) if re.search(r"\d{4000}", ln)), 1)
         raise SpecError(f"{file}:{line}: invalid value: {_one_line(e)} (integers in a spec are at most 2**40)",

@@ -36,6 +36,18 @@ def test_deep_nesting_is_one_short_line_in_every_report(tmp_path, capsys, depth)
     assert "deep.toml:5" in out  # the line of the key
 
 
+@pytest.mark.parametrize("depth", [300, 100_000])
+def test_deeply_nested_toml_is_one_error_row_and_the_run_goes_on(tmp_path, capsys, depth):
+    deep = tmp_path / "deep.toml"
+    deep.write_text(_spec("c", tile="[" * depth + "4" + "]" * depth))
+    good = tmp_path / "good.toml"
+    good.write_text(_spec("g"))
+    assert main(["check", "-q", str(deep), str(good)]) == 2
+    out = capsys.readouterr().out
+    assert f"({deep}:6)" in out and "1 proven" in out and len(out) < 800
+    assert "nesting deeper than the TOML reader follows" in out or "found [[[[" in out
+
+
 def test_nesting_up_to_the_limit_is_read_and_proved():
     lay = parse_layout(_nested(MAX_NESTING))
     from layoutcheck import injective, prove
