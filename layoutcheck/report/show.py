@@ -6,10 +6,14 @@ Three pictures, one grid each (rows = mode 0, columns = mode 1 of a rank-2 layou
     tv     cell (m, n) of an M x N tile shows its owners "T5V2"        (CuTe print_latex / print_svg of a TV layout)
            tile index m + M*n; coloured by thread
     banks  cell (m, n) shows the offset and bank of L(m, n)            bank = (offset * bytes / 4) % 32
-           coloured by bank; with an access kind, lanes of a phase that hit one bank in different words are outlined
-           in red (needs ``layoutcheck.models.banks``)
+           coloured by bank; with an access kind, the first conflict (the lanes of one phase that hit one bank in
+           different words) is outlined in red, each element tagged with its lane ``L<lane>``, and the elements of
+           every other conflicting lane tagged ``*`` (needs ``layoutcheck.models.banks``)
 
-Pictures are capped at ``MAX_CELLS`` cells.
+Pictures are capped at ``MAX_CELLS`` cells. Notebooks: the values' ``_repr_svg_`` / ``_repr_html_`` (``Layout``,
+``ComposedLayout``, ``MmaAtom``, ``TiledMMA``, ``Result``) call ``notebook_svg``, ``tv_layouts_html`` and
+``result_html`` here, so Jupyter shows the pictures ``show`` draws (up to ``NOTEBOOK_CELLS`` cells, else the text);
+``picture(tv, tile)`` is a TV layout over its tile.
 """
 
 from __future__ import annotations
