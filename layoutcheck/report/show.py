@@ -269,12 +269,12 @@ def run_show(expr: str, tv: tuple[int, int] | None = None, banks: str | None = N
 
     >>> print(run_show("(2,2):(1,2)"))  # doctest: +NORMALIZE_WHITESPACE
     (2,2):(1,2)
-           0    1
-        +----+----+
-     0  |  0 |  2 |
-        +----+----+
-     1  |  1 |  3 |
-        +----+----+
+        0   1
+      +---+---+
+    0 | 0 | 2 |
+      +---+---+
+    1 | 1 | 3 |
+      +---+---+
     """
     from layoutcheck.report.verdicts import atomic_open
 
