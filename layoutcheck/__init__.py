@@ -115,6 +115,8 @@ _LAZY = {
     "OperandPath": "layoutcheck.models.datapath",
     "EpiloguePath": "layoutcheck.models.datapath",
     "datapath": "layoutcheck.properties.datapath",
+    # notebooks, issue #30: lc.picture(tv, (16, 8)) draws a TV layout over its tile in Jupyter
+    "picture": "layoutcheck.report.show",
 }
 
 

@@ -73,7 +73,8 @@ def _default_paths() -> list[str]:
     raise UsageError("check: no spec paths given and no specs/ directory here")
 
 
-REPORTS: dict[str, str] = {"junit": "write_junit", "json": "write_json", "html": "write_html", "sarif": "write_sarif"}
+REPORTS: dict[str, str] = {"junit": "write_junit", "json": "write_json", "html": "write_html", "sarif": "write_sarif",
+                           "markdown": "write_markdown"}
 """``check --FLAG FILE`` -> the writer in ``layoutcheck.report`` (``write_X(rows, path)``)."""
 
 
@@ -83,10 +84,11 @@ def _writers() -> dict[str, Callable[[list[Any], str], None]]:
     out: dict[str, Callable[[list[Any], str], None]] = {"junit": write_junit, "json": write_json}
     try:
         from layoutcheck.report.html import write_html
+        from layoutcheck.report.markdown import write_markdown
         from layoutcheck.report.sarif import write_sarif
     except ImportError:  # pragma: no cover
         return out
-    return out | {"html": write_html, "sarif": write_sarif}
+    return out | {"html": write_html, "sarif": write_sarif, "markdown": write_markdown}
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -346,13 +348,18 @@ def _guarded(fn: Callable[[], Any], what: str) -> Any:
 
 # -- argument parsing -----------------------------------------------------------------------------------------------
 def _add_check(sub: Any) -> None:
-    c = sub.add_parser("check", help="prove every property of every config in spec files (the CI gate)")
+    c = sub.add_parser("check", help="prove every property of every config in spec files (the CI gate)",
+                       description="Prove every property of every config in spec files (the CI gate): one row per "
+                                   "(config, property), PROVEN, REFUTED (with a counterexample), UNKNOWN or ERROR.",
+                       epilog=CHECK_EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
     c.add_argument("paths", nargs="*", help="spec files or directories (default: specs/); a .ttgir module, a .tir file "
                                             "or a TileLang log is checked for what it implies")
     c.add_argument("--junit", metavar="FILE", help="write a JUnit XML report")
     c.add_argument("--json", metavar="FILE", help="write a JSON report (schema in docs/user-guide.md)")
     c.add_argument("--html", metavar="FILE", help="write a self-contained HTML report with counterexample pictures")
     c.add_argument("--sarif", metavar="FILE", help="write a SARIF 2.1.0 report (code-scanning annotations)")
+    c.add_argument("--markdown", metavar="FILE", help="write a Markdown summary (for a PR comment or "
+                                                      "$GITHUB_STEP_SUMMARY)")
     _engine_args(c)
     c.add_argument("-j", "--jobs", type=_jobs, default="auto", metavar="N",
                    help="worker processes (one config per task; 0 < N); 'auto' (the default): the usable cores, up "
@@ -364,9 +371,21 @@ def _add_check(sub: Any) -> None:
     c.set_defaults(func=cmd_check)
 
 
+CHECK_EXIT_CODES = """exit codes (the worst row decides: 4 > 2 > 1 > 3 > 0):
+  0  every property PROVEN
+  1  some property REFUTED: a counterexample is printed under its row
+  2  some input cannot be read (an ERROR row naming file:line and the key); the other rows are still checked
+  3  nothing refuted, but some property UNKNOWN (timeout, too large, solver unknown)
+  4  a bug in layoutcheck (an ERROR row asking to report it)
+reports (--junit, --json, --html, --sarif, --markdown) are written whatever the exit code."""
+
+
 def _add_import(sub: Any) -> None:
-    im = sub.add_parser("import", help="turn a .ttgir module, a CuTe or a TileLang printout into a spec TOML")
-    im.add_argument("file", help="a .ttgir / .mlir module, or a file with a CuTe or TileLang printout")
+    im = sub.add_parser("import", help="turn a .ttgir module, a CuTe or a TileLang printout into a spec TOML",
+                        epilog="formats are tried in this order: a TTGIR module (.ttgir, .mlir, or text with '#ttg.' "
+                               "encodings), TileLang printouts or lowered TIR, a CuTe printout; exit 2 names the file, "
+                               "the line and the formats tried when none fits")
+    im.add_argument("file", help="a .ttgir / .mlir module, or a file with a CuTe (C++, DSL) or TileLang printout")
     im.add_argument("-o", "--output", metavar="FILE", help="write the spec here (default: stdout)")
     im.set_defaults(func=cmd_import)
 
@@ -401,22 +420,26 @@ def _add_vectors(sub: Any) -> None:
     v = sub.add_parser("vectors", help="exhaustive element-ownership test vectors of a TV config")
     v.add_argument("spec", help="spec file")
     v.add_argument("--config", help="config name (default: the only TV/tiled_mma config)")
-    v.add_argument("--format", choices=("npz", "json", "csv", "h"), required=True)
-    v.add_argument("-o", "--output", required=True, metavar="FILE")
+    v.add_argument("--format", choices=("npz", "json", "csv", "h"), required=True,
+                   help="npz (NumPy arrays), json (flat lists), csv (one line per thread, value) or h (a C header of "
+                        "static const arrays for a CUDA unit test)")
+    v.add_argument("-o", "--output", required=True, metavar="FILE", help="the file to write")
     v.add_argument("--partial", action="store_true",
                    help="write vectors even when the map is not an exact cover (elements missed or owned twice)")
     v.set_defaults(func=cmd_vectors)
 
 
 def _add_show(sub: Any) -> None:
-    s = sub.add_parser("show", help="draw a layout: terminal grid, or SVG/HTML of a TV layout or smem banks")
-    s.add_argument("expr", help="a layout in CuTe notation")
+    s = sub.add_parser("show", help="draw a layout: terminal grid, or SVG/HTML of a TV layout or smem banks",
+                       epilog="without --svg or --html the grid is printed as text; exit 2 for a layout that cannot "
+                              "be read or drawn")
+    s.add_argument("expr", help='a layout in CuTe notation, e.g. "((4,8),(2,2)):((32,1),(16,8))"')
     s.add_argument("--tv", type=_positive_int, nargs=2, metavar=("M", "N"), help="draw a TV layout over an MxN tile")
     s.add_argument("--banks", metavar="DTYPE", help="draw the shared-memory banks of a layout of DTYPE elements")
     s.add_argument("--access", help="with --banks: highlight the conflicts of this access (the bank model)")
     out = s.add_mutually_exclusive_group()
-    out.add_argument("--svg", metavar="FILE")
-    out.add_argument("--html", metavar="FILE")
+    out.add_argument("--svg", metavar="FILE", help="write the picture as an SVG file (as CuTe's print_svg draws it)")
+    out.add_argument("--html", metavar="FILE", help="write the picture as a self-contained HTML page")
     s.set_defaults(func=cmd_show)
 
 

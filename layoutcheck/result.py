@@ -69,3 +69,9 @@ class Result:
         if self.reason:
             return f"{head}\n  reason: {self.reason}"
         return head
+
+    def _repr_html_(self) -> str:
+        """Jupyter: the verdict, and for a counterexample its picture (the HTML report's)."""
+        from layoutcheck.report.show import result_html
+
+        return result_html(self)

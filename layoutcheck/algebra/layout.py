@@ -136,6 +136,13 @@ class Layout:
     def __repr__(self) -> str:
         return f"Layout({self})"
 
+    def _repr_svg_(self) -> str | None:
+        """Jupyter: the grid ``layoutcheck show`` draws (``None``, so the text, above rank 2 or 4096 cells). The
+        picture lives in ``report.show``, imported here, when a notebook asks (tests/architecture allows it)."""
+        from layoutcheck.report.show import notebook_svg
+
+        return notebook_svg(self)
+
     # -- structure ----------------------------------------------------------------------------------------------
     def __len__(self) -> int:
         shape = self.shape

@@ -10,7 +10,9 @@ Grammar (spaces anywhere; ``_8`` is CuTe's static 8 and reads as 8; ``_`` or ``N
     term     := group [':' group]                      # a layout when ':' follows
     group    := INT | INT '@' INT | '_' | 'None' | '(' expr (',' expr)* ')'   # d@k: a ScaledBasis stride
 
-Writing is ``str(x)`` on each value. Every error is a ``ParseError`` pointing at the bad character.
+Writing is ``str(x)`` on each value. Every error is a ``ParseError`` pointing at the bad character, except text
+nested deeper than ``MAX_NESTING`` parentheses or calls: one short ``LayoutError`` ("nesting deeper than 64 at column
+N") that does not echo the text, which may be megabytes long.
 """
 
 from __future__ import annotations
@@ -28,9 +30,15 @@ _TOKEN = re.compile(r"\s*(?:(?P<basis>-?_?\d+@_?\d+)|(?P<int>-?_?\d+)|"
                     r"(?P<name>[A-Za-z][A-Za-z0-9_]*)|(?P<punct>[():,<>_])|(?P<bad>\S))")
 
 
+MAX_NESTING = 64
+"""Parentheses and calls nest at most this deep (CuTe's hierarchical layouts nest a few levels; the algebra recurses
+along the nesting, so a deeper text is refused while it is read, before anything recurses on it)."""
+
+
 class _Parser:
     def __init__(self, text: str, functions: dict[str, Callable[..., Any]] | None = None) -> None:
         self.codomain: tuple[int, ...] | None = None
+        self.depth = 0
         self.text = text
         self.pos = 0
         self.functions = functions or {}
@@ -60,6 +68,12 @@ class _Parser:
 
     def _fail(self, what: str, pos: int | None = None) -> ParseError:
         return ParseError(self.text, self.pos if pos is None else pos, what)
+
+    def _enter(self, pos: int) -> None:
+        """One level deeper (a '(' or a call); refused past ``MAX_NESTING``, in one line without the text."""
+        self.depth += 1
+        if self.depth > MAX_NESTING:
+            raise LayoutError(f"nesting deeper than {MAX_NESTING} at column {pos + 1} (of {len(self.text)} characters)")
 
     def _expect(self, value: str) -> None:
         kind, val, pos = self._next()
@@ -100,6 +114,7 @@ class _Parser:
             hint = f" (did you mean {', '.join(near)}?)" if near else ""
             raise self._fail(f"unknown function {name!r}{hint}", pos)
         self._expect("(")
+        self._enter(pos)
         args: list[Any] = []
         if self._peek()[1] != ")":
             args.append(self.expr())
@@ -107,6 +122,7 @@ class _Parser:
                 self._next()
                 args.append(self.expr())
         self._expect(")")
+        self.depth -= 1
         try:
             return self.functions[name](*args)
         except LayoutError as e:
@@ -161,11 +177,13 @@ class _Parser:
         if val in ("_", "None"):
             return None
         if val == "(":
+            self._enter(pos)
             items = [self.expr()]
             while self._peek()[1] == ",":
                 self._next()
                 items.append(self.expr())
             self._expect(")")
+            self.depth -= 1
             return tuple(items)
         if kind == "end":
             raise self._fail("unexpected end of text", pos)

@@ -159,6 +159,12 @@ class ComposedLayout:
     def __repr__(self) -> str:
         return f"ComposedLayout({self})"
 
+    def _repr_svg_(self) -> str | None:
+        """Jupyter: the grid ``layoutcheck show`` draws (see ``Layout._repr_svg_``)."""
+        from layoutcheck.report.show import notebook_svg
+
+        return notebook_svg(self)
+
 
 Subject = Layout | ComposedLayout
 """What a layout property speaks about: a plain layout, or a swizzled (composed) one."""

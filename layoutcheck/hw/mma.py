@@ -64,6 +64,13 @@ class MmaAtom:
         return (f"{self.name} [{m}x{n}x{k}, {self.num_threads} thr] A={self.tv_layout_A} B={self.tv_layout_B} "
                 f"C={self.tv_layout_C}")
 
+    def _repr_html_(self) -> str:
+        """Jupyter: the TV layouts of A (M x K), B (N x K) and C (M x N), as CuTe's ``print_svg`` draws them."""
+        from layoutcheck.report.show import mma_parts, tv_layouts_html
+
+        return tv_layouts_html(str(self.name), mma_parts(self.tv_layout_A, self.tv_layout_B, self.tv_layout_C,
+                                                         *self.shape_mnk))
+
 
 # -- the shared TV layouts of mma_traits_sm80.hpp (signature: (T32,V) -> tile index) -------------------------------
 SM80_8x4 = Layout(((4, 8), 1), ((8, 1), 0))  # (T32,V1) -> (M8,K4)

@@ -267,6 +267,19 @@ class TiledMMA:
         return (f"TiledMMA({self.atom.name}, atom_layout={self.atom_layout}, permutation=({perm}), "
                 f"thr_layout_vmnk={self.thr_layout_vmnk}, tile_size_mnk={self.tile_size_mnk})")
 
+    def _repr_svg_(self) -> str | None:
+        """Jupyter: the C TV layout over the M x N tile (``None``, so the text, above 4096 cells)."""
+        from layoutcheck.report.show import notebook_svg
+
+        return notebook_svg(self.tv_layout_C, self.tile_size_mnk[:2])
+
+    def _repr_html_(self) -> str:
+        """Jupyter: the TV layouts of A, B and C over the tiled MMA's tile, as CuTe's ``print_svg`` draws them."""
+        from layoutcheck.report.show import mma_parts, tv_layouts_html
+
+        return tv_layouts_html(str(self), mma_parts(self.tv_layout_A, self.tv_layout_B, self.tv_layout_C,
+                                                    *self.tile_size_mnk))
+
 
 @dataclass(frozen=True, slots=True)
 class ThrMMA:

@@ -8,22 +8,26 @@ Pictures reuse ``layoutcheck.report.show`` (one drawing code for ``show`` and re
     ==================  =============================================================================================
     exact_cover         the tile, each cell naming its owners ``T<t>V<v>``; missed and doubly owned cells outlined
     conflict_free       lanes x banks of the conflicting instruction: the word each lane touches in each bank; the
-                        lanes of the conflicting bank outlined
-    tma_compatible      the shared-memory tile with the misplaced element outlined
+                        lanes of the conflicting bank in the witness's phase outlined (the legend names the phase)
+    tma_compatible      the shared-memory tile: the misplaced element (tagged ``src``) and the element the layout
+                        keeps at the byte TMA writes it to (tagged ``dst``) outlined
     other layout claims the layout's grid with the witness indices outlined (a collision, an offset out of range)
     ==================  =============================================================================================
 
 A row is plain data, so the picture is rebuilt from its spec (file, config, property) and the witness in
 ``counterexample_data``; a picture that cannot be drawn (too large, a spec changed since) is replaced by one line
-saying why. Each REFUTED row has an anchor ``#row-N`` and a ``data-status`` attribute, for tests and links.
+saying why (in words: no exception class names). The header names the spec paths, the layoutcheck version, the date
+(UTC) and the exit code. Each REFUTED row has an anchor ``#row-N`` and a ``data-status`` attribute, for tests and
+links.
 """
 
 from __future__ import annotations
 
 import html
+from datetime import UTC, datetime
 from typing import Any
 
-from layoutcheck.check import Row
+from layoutcheck.check import Row, exit_code
 from layoutcheck.report.show import (
     MAX_CELLS,
     Grid,
@@ -42,17 +46,28 @@ _CSS = """body{font-family:system-ui,sans-serif;margin:1.5em;color:#111}
 table{border-collapse:collapse}td,th{border:1px solid #bbb;padding:2px 8px;text-align:left;font-size:13px}
 .PROVEN{background:#d8f5d8}.REFUTED{background:#ffd6d6}.UNKNOWN{background:#fff2c4}.ERROR{background:#f0d8ff}
 .detail{font-family:monospace;font-size:12px;white-space:pre-wrap}section{margin:1.2em 0}
-h2{font-size:16px;margin:0.3em 0}.why{color:#555;font-style:italic}"""
+h2{font-size:16px;margin:0.3em 0}.why{color:#555;font-style:italic}#run{color:#333;font-size:13px}"""
 
 
-def to_html(rows: list[Row]) -> str:
-    """The whole page for ``rows``."""
+class NoPicture(Exception):
+    """A counterexample whose picture is not drawn, and why, in words (too many cells, the spec changed)."""
+
+
+def to_html(rows: list[Row], when: datetime | None = None) -> str:
+    """The whole page for ``rows`` (``when``: the date in the header, default now)."""
+    from layoutcheck.version import __version__
+
     e = html.escape
     s = summary(rows)
     head = ", ".join(f"{n} {k.lower()}" for k, n in s.items())
+    files = list(dict.fromkeys(r.file for r in rows))
+    stamp = (when or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M UTC")
     out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
            "<title>layoutcheck report</title>", f"<style>{_CSS}</style></head><body>",
-           f"<h1>layoutcheck: {len(rows)} checks</h1>", f'<p id="summary">{e(head)}</p>',
+           f"<h1>layoutcheck: {len(rows)} checks, exit {exit_code(rows)}</h1>", f'<p id="summary">{e(head)}</p>',
+           f'<p id="run">layoutcheck {e(__version__)} &middot; {e(stamp)} &middot; exit code '
+           f'<span id="exit">{exit_code(rows)}</span> &middot; specs: '
+           + ", ".join(f"<code>{e(f)}</code>" for f in files) + "</p>",
            '<table id="verdicts"><thead><tr><th>file:line</th><th>config</th><th>property</th><th>verdict</th>'
            "<th>engine</th><th>detail</th></tr></thead><tbody>"]
     for n, r in enumerate(rows):
@@ -70,8 +85,10 @@ def to_html(rows: list[Row]) -> str:
                    f'<p class="detail">{e(r.counterexample or "")}</p>')
         try:
             grid = picture(r)
+        except NoPicture as exc:
+            grid, why = None, f"no picture: {exc}"
         except Exception as exc:  # a picture is a courtesy: the verdict stands without it
-            grid, why = None, f"no picture: {type(exc).__name__}: {' '.join(str(exc).split())}"
+            grid, why = None, f"no picture: it could not be drawn ({' '.join(str(exc).split())[:200]})"
         else:
             why = "no picture for this kind of counterexample" if grid is None else ""
         out.append(render_svg(grid) if grid is not None else f'<p class="why">{e(why)}</p>')
@@ -90,8 +107,10 @@ def _request(row: Row) -> tuple[Any, Any]:
     from layoutcheck.spec.load import load_spec
 
     spec = load_spec(row.file, strict=False)
-    cfg = next(c for c in spec.configs if c.name == row.config)
-    req = next(q for q in cfg.properties if q.label == row.property)
+    cfg = next((c for c in spec.configs if c.name == row.config), None)
+    req = next((q for q in cfg.properties if q.label == row.property), None) if cfg else None
+    if cfg is None or req is None:
+        raise NoPicture(f"{row.file} no longer holds config {row.config!r} with property {row.property}")
     return cfg, req
 
 
@@ -99,12 +118,17 @@ def picture(row: Row) -> Grid | None:
     """The picture of a REFUTED row's counterexample, or ``None`` when its kind has none."""
     from layoutcheck.spec.bind import Unsound, build_property
 
-    w = row.counterexample_data
     cfg, req = _request(row)
     try:
         prop = build_property(cfg, req)
     except Unsound as u:  # the broken law's own subject (a permutation) carries the witness
         prop = u.claim
+    return witness_picture(prop, row.counterexample_data, row.counterexample or "")
+
+
+def witness_picture(prop: Any, w: dict[str, Any], text: str = "") -> Grid | None:
+    """The picture of a claim's counterexample ``w`` (its ``data``; ``text`` its words), or ``None`` when its kind
+    has none (the table in the module docstring); ``NoPicture`` when it is too large."""
     kind = w.get("kind")
     if prop.name == "exact_cover":
         shape = prop.tile if isinstance(prop.tile, tuple) else (prop.tile,)
@@ -112,11 +136,11 @@ def picture(row: Row) -> Grid | None:
         _small(rows * cols)
         return tv_grid(prop.tv, rows, cols)
     if prop.name in ("conflict_free", "wavefront_count") and kind == "conflict":
-        return lanes_banks_grid(prop, int(w["instruction"]), int(w["bank"]), list(w["lanes"]))
+        return lanes_banks_grid(prop, int(w["instruction"]), int(w["bank"]), list(w["lanes"]), w.get("phase"))
     if kind in ("misaligned",) and "coord" in w:
-        return _outlined(prop.subjects()[0], [], f"misaligned: {row.counterexample}", coords=[tuple(w["coord"])])
+        return _outlined(prop.subjects()[0], [], f"misaligned: {text}", coords=[tuple(w["coord"])])
     if prop.name == "tma_compatible" and kind == "place":
-        return _outlined(prop.subjects()[0], [int(w["i"])], "outlined: the misplaced element of the box")
+        return tma_place_grid(prop, int(w["i"]))
     if prop.name == "tma_compatible" and kind == "divide":
         rows, cols = grid_shape(prop.subjects()[0])
         last, mode = int(w["extent"]) // int(w["n"]) * int(w["n"]), int(w["mode"])
@@ -134,18 +158,44 @@ def picture(row: Row) -> Grid | None:
 
 def _small(cells: int) -> None:
     if cells > MAX_PICTURE_CELLS:
-        raise ValueError(f"{cells} cells, over the {MAX_PICTURE_CELLS} a report draws")
+        raise NoPicture(f"the picture would have {cells} cells, over the {MAX_PICTURE_CELLS} a report draws")
 
 
-def _outlined(x: Any, indices: list[int], legend: str, coords: list[tuple[int, ...]] | None = None) -> Grid:
+def _outlined(x: Any, indices: list[int], legend: str, coords: list[tuple[int, ...]] | None = None,
+              tags: dict[int, str] | None = None) -> Grid:
     rows, cols = grid_shape(x)
     _small(rows * cols)
     g = plain_grid(x)
     cells = {(i % rows, i // rows) for i in indices} | {(c[0], c[1] if len(c) > 1 else 0) for c in coords or []}
-    return Grid(g.title, g.text, g.fill, frozenset(cells), legend)
+    text = [list(r) for r in g.text]
+    for i, tag in (tags or {}).items():
+        text[i % rows][i // rows] += f" {tag}"
+    return Grid(g.title, text, g.fill, frozenset(cells), legend)
 
 
-def lanes_banks_grid(prop: Any, instruction: int, bank: int, lanes: list[int]) -> Grid:
+def tma_place_grid(prop: Any, i: int) -> Grid:
+    """The smem tile of a ``tma_compatible`` place witness: element ``i`` (tagged ``src``) and the element the layout
+    keeps at the byte where TMA writes ``i`` (tagged ``dst``), both outlined (``models.tma.tile_image`` is the TMA
+    side, the layout's own offsets the other)."""
+    from layoutcheck.models.tma import tile_image
+
+    lay = prop.subjects()[0]
+    rows, cols = grid_shape(lay)
+    _small(rows * cols)
+    actual, _ = tile_image(prop.box, prop.layout, prop.modes, prop.base_address)
+    expected = prop.box.esize * lay.offsets()
+    where = [int(j) for j in (expected == actual[i]).nonzero()[0]]
+    at = f"({i % rows},{i // rows})"
+    if not where:
+        return _outlined(lay, [i], f"outlined (src): tile element {at}, which TMA writes to smem byte "
+                                   f"{int(actual[i])}, a byte the layout keeps no element at", tags={i: "src"})
+    j = where[0]
+    return _outlined(lay, [i, j], f"outlined: tile element {at} (src) lands at smem byte {int(actual[i])}, where "
+                                  f"the layout keeps element ({j % rows},{j // rows}) (dst)",
+                     tags={i: "src", j: "dst"})
+
+
+def lanes_banks_grid(prop: Any, instruction: int, bank: int, lanes: list[int], phase: int | None = None) -> Grid:
     """Lanes x banks of one instruction: cell (lane, b) shows the 32-bit word(s) lane touches in bank b, coloured by
     bank; the cells of ``lanes`` in ``bank`` (the conflict) are outlined."""
     from layoutcheck.hw.banks import BANK_BYTES, BANKS
@@ -165,4 +215,6 @@ def lanes_banks_grid(prop: Any, instruction: int, bank: int, lanes: list[int]) -
             fill[lane][b] = _bank_colour(b)
     assert 32 * BANKS <= MAX_CELLS
     return Grid(f"instruction {instruction} of {prop.access}: lanes (rows) x banks (columns)", text, fill,
-                frozenset((ln, bank) for ln in lanes), f"outlined: lanes {lanes} hit bank {bank} with distinct words")
+                frozenset((ln, bank) for ln in lanes),
+                f"outlined: lanes {lanes}{'' if phase is None else f' (phase {phase})'} hit bank {bank} with distinct "
+                f"words")

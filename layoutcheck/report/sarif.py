@@ -5,15 +5,22 @@ REFUTED row (level ``error``, rule ``layoutcheck/<property>``, the counterexampl
 The required structure (SARIF 2.1.0, OASIS standard, sections 3.13-3.28): ``version`` "2.1.0", ``$schema``, ``runs``;
 each run a ``tool.driver`` with ``name`` and ``rules``; each result a ``ruleId``, ``level``, ``message.text`` and a
 ``physicalLocation`` with ``artifactLocation.uri`` and ``region.startLine`` (>= 1).
+
+Locations (SARIF 3.4.3, 3.14.14): a spec under the directory ``check`` ran in is an RFC 3986 relative reference,
+percent-encoded (``my%20specs/gate.toml``), relative to ``uriBaseId`` ``%SRCROOT%``, which the run's
+``originalUriBaseIds`` maps to that directory; a spec outside it (``../gate.toml``) is an absolute ``file://`` URI,
+never a reference that climbs out of the repository.
 """
 
 from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
-from layoutcheck.check import Row
+from layoutcheck.check import FILE_LEVEL, Row
 from layoutcheck.report.verdicts import atomic_open
 
 SARIF_VERSION = "2.1.0"
@@ -30,18 +37,42 @@ def _rule(r: Row) -> str:
 def _message(r: Row) -> str:
     if r.status == "REFUTED":
         return f"{r.config}: {r.property} is REFUTED: {r.counterexample}"
-    return f"{r.config}: {r.property} is {r.status}: {r.reason}"
+    if r.status == "UNKNOWN":
+        return f"{r.config}: {r.property} is UNKNOWN: {r.reason}"
+    what = "internal error (a bug in layoutcheck, please report it)" if r.internal else "cannot be read"
+    reason = r.reason or ""
+    if r.config == FILE_LEVEL or f"config {r.config!r}" in reason:  # the reason already names the config
+        return f"{what}: {reason}"
+    where = r.config if r.property == FILE_LEVEL else f"{r.config}: {r.property}"
+    return f"{where}: {what}: {reason}"
 
 
-def _uri(path: str) -> str:
-    rel = os.path.relpath(path) if os.path.isabs(path) else path
-    return rel.replace(os.sep, "/")
+SRCROOT = "%SRCROOT%"
 
 
-def to_sarif(rows: list[Row]) -> dict[str, Any]:
-    """The SARIF log of ``rows`` (one run)."""
+def artifact_location(path: str, root: str) -> dict[str, str]:
+    """The ``artifactLocation`` of ``path``: relative to ``SRCROOT`` (= ``root``) and percent-encoded when it lies
+    under ``root``, else an absolute ``file://`` URI.
+
+    >>> artifact_location("my specs/gate.toml", "/repo"), artifact_location("../gate.toml", "/repo")
+    ({'uri': 'my%20specs/gate.toml', 'uriBaseId': '%SRCROOT%'}, {'uri': 'file:///gate.toml'})
+    """
+    full = os.path.normpath(os.path.join(root, path))
+    rel = os.path.relpath(full, root) if os.path.splitdrive(full)[0] == os.path.splitdrive(root)[0] else os.pardir
+    if rel == os.pardir or rel.startswith(os.pardir + os.sep):
+        return {"uri": Path(full).as_uri()}
+    return {"uri": quote(rel.replace(os.sep, "/"), safe="/"), "uriBaseId": SRCROOT}
+
+
+def _root_uri(root: str) -> str:
+    return Path(os.path.abspath(root)).as_uri().rstrip("/") + "/"
+
+
+def to_sarif(rows: list[Row], root: str | None = None) -> dict[str, Any]:
+    """The SARIF log of ``rows`` (one run); locations relative to ``root`` (default: the working directory)."""
     from layoutcheck.version import __version__
 
+    root = os.path.abspath(root or os.getcwd())
     listed = [r for r in rows if r.status in _LEVEL]
     rule_ids = sorted({_rule(r) for r in listed})
     rules = [{"id": rid, "name": rid.split("/")[1], "shortDescription": {"text": _describe(rid)}} for rid in rule_ids]
@@ -50,13 +81,14 @@ def to_sarif(rows: list[Row]) -> dict[str, Any]:
         results.append({
             "ruleId": _rule(r), "ruleIndex": rule_ids.index(_rule(r)), "level": _LEVEL[r.status],
             "message": {"text": _message(r)},
-            "locations": [{"physicalLocation": {"artifactLocation": {"uri": _uri(r.file)},
+            "locations": [{"physicalLocation": {"artifactLocation": artifact_location(r.file, root),
                                                 "region": {"startLine": max(1, r.line)}}}],
             "properties": {"status": r.status, "config": r.config, "property": r.property, "engine": r.engine,
                            "counterexample": r.counterexample_data or None},
         })
     return {"$schema": SARIF_SCHEMA, "version": SARIF_VERSION,
             "runs": [{"tool": {"driver": {"name": "layoutcheck", "version": __version__, "rules": rules}},
+                      "originalUriBaseIds": {SRCROOT: {"uri": _root_uri(root)}},
                       "results": results}]}
 
 

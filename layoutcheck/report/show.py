@@ -6,10 +6,14 @@ Three pictures, one grid each (rows = mode 0, columns = mode 1 of a rank-2 layou
     tv     cell (m, n) of an M x N tile shows its owners "T5V2"        (CuTe print_latex / print_svg of a TV layout)
            tile index m + M*n; coloured by thread
     banks  cell (m, n) shows the offset and bank of L(m, n)            bank = (offset * bytes / 4) % 32
-           coloured by bank; with an access kind, lanes of a phase that hit one bank in different words are outlined
-           in red (needs ``layoutcheck.models.banks``)
+           coloured by bank; with an access kind, the first conflict (the lanes of one phase that hit one bank in
+           different words) is outlined in red, each element tagged with its lane ``L<lane>``, and the elements of
+           every other conflicting lane tagged ``*`` (needs ``layoutcheck.models.banks``)
 
-Pictures are capped at ``MAX_CELLS`` cells.
+Pictures are capped at ``MAX_CELLS`` cells. Notebooks: the values' ``_repr_svg_`` / ``_repr_html_`` (``Layout``,
+``ComposedLayout``, ``MmaAtom``, ``TiledMMA``, ``Result``) call ``notebook_svg``, ``tv_layouts_html`` and
+``result_html`` here, so Jupyter shows the pictures ``show`` draws (up to ``NOTEBOOK_CELLS`` cells, else the text);
+``picture(tv, tile)`` is a TV layout over its tile.
 """
 
 from __future__ import annotations
@@ -49,6 +53,10 @@ class Grid:
     @property
     def cols(self) -> int:
         return len(self.text[0]) if self.text else 0
+
+    def _repr_svg_(self) -> str:
+        """Jupyter shows a picture as its SVG."""
+        return render_svg(self)
 
 
 def _inner(x: Layout | ComposedLayout) -> Layout:
@@ -129,12 +137,15 @@ def _bank_colour(b: int) -> str:
 
 
 def banks_grid(x: Layout | ComposedLayout, dtype_bits: int, conflicts: frozenset[tuple[int, int]] = frozenset(),
-               note: str = "") -> Grid:
-    """Each cell shows ``offset`` and ``b<bank>``, coloured by bank; ``conflicts`` cells are outlined."""
+               note: str = "", tags: dict[tuple[int, int], str] | None = None) -> Grid:
+    """Each cell shows ``offset`` and ``b<bank>`` (and its tag, e.g. the lane ``L3``), coloured by bank;
+    ``conflicts`` cells are outlined."""
     offs = offsets_grid(x)
     banks = bank_of(offs, dtype_bits)
-    text = [[f"{int(o)} b{int(b)}" for o, b in zip(orow, brow, strict=True)] for orow, brow in zip(offs, banks,
-                                                                                                   strict=True)]
+    tags = tags or {}
+    text = [[f"{int(o)} b{int(b)}" + (f" {tags[m, n]}" if (m, n) in tags else "")
+             for n, (o, b) in enumerate(zip(orow, brow, strict=True))]
+            for m, (orow, brow) in enumerate(zip(offs, banks, strict=True))]
     fill = [[_bank_colour(int(b)) for b in brow] for brow in banks]
     return Grid(f"banks of {x} ({dtype_bits}-bit elements)", text, fill, conflicts, note)
 
@@ -207,29 +218,49 @@ def build_grid(expr: str, tv: tuple[int, int] | None, banks: str | None, access:
         bits = DTYPE_BITS.get(banks.lower())
         if bits is None:
             raise LayoutError(f"show --banks: unknown dtype {banks!r} (known: {', '.join(DTYPE_BITS)})")
-        conflicts, note = access_conflicts(x, bits, access) if access else (frozenset(), "")
-        return banks_grid(x, bits, conflicts, note)
+        conflicts, note, tags = access_conflicts(x, bits, access) if access else (frozenset(), "", {})
+        return banks_grid(x, bits, conflicts, note, tags)
     if access:
         raise LayoutError("show: --access goes with --banks DTYPE")
     return plain_grid(x)
 
 
-def access_conflicts(x: Any, bits: int, access: Any) -> tuple[frozenset[tuple[int, int]], str]:
-    """Cells touched by a lane in a bank conflict, as the bank model counts it (``conflict_lanes``: per phase, or
-    per merged group for 64/128-bit loads whose phases merge), so the picture agrees with the verdict.
+def access_conflicts(x: Any, bits: int, access: Any) -> tuple[frozenset[tuple[int, int]], str, dict[tuple[int, int],
+                                                                                              str]]:
+    """Which elements pair up in a bank conflict, as the bank model counts it (``conflict_lanes``: per phase, or per
+    merged group for 64/128-bit loads whose phases merge), so the picture agrees with the verdict.
 
-    ``access`` is a kind name (the canonical tile access, ``default_access``) or an ``Access``.
+    Returns (outlined cells, legend, tags): the first conflict -- the first instruction and phase (or merged group)
+    with one, its worst bank (``breakdown``) -- is outlined and each of its cells tagged with its lane ``L<lane>``, so
+    the lanes that pair up are named even where every phase conflicts; the elements of every other conflicting lane
+    are tagged ``*``. ``access`` is a kind name (the canonical tile access, ``default_access``) or an ``Access``.
     """
     from layoutcheck.models.banks import access as bk
-    from layoutcheck.models.banks.model import conflict_lanes
+    from layoutcheck.models.banks.model import breakdown, conflict_lanes
 
     acc = access if isinstance(access, bk.Access) else bk.default_access(x, access, bits)
-    flags = conflict_lanes(acc.kind, bk.byte_addresses(x, acc))
+    addrs = bk.byte_addresses(x, acc)
+    flags = conflict_lanes(acc.kind, addrs)
     rows, _ = grid_shape(x)
-    cells = {(int(e) % rows, int(e) // rows) for i, ln in np.argwhere(flags) for e in acc.elems[i, ln] if e >= 0}
-    note = (f"outlined: elements whose lane is in a bank conflict under {acc.kind}" if cells
-            else f"no bank conflicts under {acc.kind}")
-    return frozenset(cells), note
+
+    def cells(i: int, lanes: Any) -> list[tuple[tuple[int, int], int]]:
+        return [((int(e) % rows, int(e) // rows), int(ln)) for ln in lanes for e in acc.elems[i, ln] if e >= 0]
+
+    if not flags.any():
+        return frozenset(), f"no bank conflicts under {acc.kind}", {}
+    i = int(np.argwhere(flags.any(axis=1))[0][0])
+    first = next(p for p in breakdown(acc.kind, addrs[i]) if len(p.words) > 1)
+    tags = {c: "*" for n in range(flags.shape[0]) for c, _ in cells(n, np.flatnonzero(flags[n]))}
+    outlined = cells(i, first.bank_lanes)
+    lanes_of: dict[tuple[int, int], list[int]] = {}
+    for c, ln in outlined:
+        lanes_of.setdefault(c, []).append(ln)
+    tags |= {c: "L" + ",".join(map(str, sorted(set(lns)))) for c, lns in lanes_of.items()}
+    phases = sum(len(p.words) > 1 for n in np.flatnonzero(flags.any(axis=1)) for p in breakdown(acc.kind, addrs[n]))
+    legend = (f"outlined: instruction {i}, {first.label}: lanes {list(first.bank_lanes)} (tags L<lane>) hit bank "
+              f"{first.bank} with {len(first.words)} distinct words -- 1 of {phases} conflicting phase(s) under "
+              f"{acc.kind}; '*' marks the elements of the other conflicting lanes")
+    return frozenset(c for c, _ in outlined), legend, tags
 
 
 def run_show(expr: str, tv: tuple[int, int] | None = None, banks: str | None = None, access: str | None = None,
@@ -238,12 +269,12 @@ def run_show(expr: str, tv: tuple[int, int] | None = None, banks: str | None = N
 
     >>> print(run_show("(2,2):(1,2)"))  # doctest: +NORMALIZE_WHITESPACE
     (2,2):(1,2)
-           0    1
-        +----+----+
-     0  |  0 |  2 |
-        +----+----+
-     1  |  1 |  3 |
-        +----+----+
+        0   1
+      +---+---+
+    0 | 0 | 2 |
+      +---+---+
+    1 | 1 | 3 |
+      +---+---+
     """
     from layoutcheck.report.verdicts import atomic_open
 
@@ -254,3 +285,75 @@ def run_show(expr: str, tv: tuple[int, int] | None = None, banks: str | None = N
                 f.write(render(g))
             return f"wrote {g.rows}x{g.cols} picture of {g.title} -> {path}"
     return render_text(g)
+
+
+# -- notebooks (Jupyter calls the values' _repr_svg_ / _repr_html_, which call these) ------------------------------
+NOTEBOOK_CELLS = 4096
+"""A notebook draws pictures up to this many cells; a larger value shows its text repr."""
+
+
+def picture(x: Layout | ComposedLayout, tile: tuple[int, ...] | None = None) -> Grid:
+    """The picture ``show`` draws: the layout's grid, or with ``tile`` ``(M, N)`` (or ``(M,)``) the TV layout ``x``
+    over that tile (each cell naming its owners ``T<t>V<v>``).
+
+    >>> picture(Layout((2, 2), (1, 2))).text, picture(Layout((2, 2), (1, 2)), (2, 2)).text[1]
+    ([['0', '2'], ['1', '3']], ['T1V0', 'T1V1'])
+    """
+    if tile is None:
+        return plain_grid(x)
+    rows, cols = (tile[0], tile[1]) if len(tile) > 1 else (tile[0], 1)
+    return tv_grid(x, rows, cols)
+
+
+def notebook_svg(x: Layout | ComposedLayout, tile: tuple[int, ...] | None = None) -> str | None:
+    """The SVG of ``picture(x, tile)``, or ``None`` (Jupyter then shows the text) when it cannot be drawn: rank
+    above 2, more than ``NOTEBOOK_CELLS`` cells, a TV layout that leaves its tile."""
+    try:
+        rows, cols = (tile[0], tile[1] if len(tile) > 1 else 1) if tile else grid_shape(x)
+        if rows * cols > NOTEBOOK_CELLS:
+            return None
+        return render_svg(picture(x, tile))
+    except LayoutError:
+        return None
+
+
+def _svg_or_why(x: Any, tile: tuple[int, ...] | None) -> str:
+    svg = notebook_svg(x, tile)
+    return svg if svg is not None else f"<p><i>{html.escape(str(x))}: no picture (rank above 2, a TV layout that " \
+                                       f"leaves its tile, or over {NOTEBOOK_CELLS} cells)</i></p>"
+
+
+def tv_layouts_html(title: str, parts: list[tuple[str, Any, tuple[int, ...]]]) -> str:
+    """HTML for a value made of TV layouts (an MMA atom, a tiled MMA): ``title``, then per ``(label, tv, tile)`` a
+    heading and the TV picture over the tile, as CuTe's ``print_svg`` draws A, B and C."""
+    out = [f"<div><b>{html.escape(title)}</b>"]
+    for label, tv, tile in parts:
+        out.append(f"<div><b>{html.escape(label)}</b> {html.escape(str(tv))} over "
+                   f"{'x'.join(map(str, tile))}</div>{_svg_or_why(tv, tile)}")
+    return "\n".join(out) + "</div>"
+
+
+def mma_parts(tv_a: Any, tv_b: Any, tv_c: Any, m: int, n: int, k: int) -> list[tuple[str, Any, tuple[int, ...]]]:
+    """The (label, TV layout, tile) of an MMA's operands: A over M x K, B over N x K, C over M x N."""
+    return [("A", tv_a, (m, k)), ("B", tv_b, (n, k)), ("C", tv_c, (m, n))]
+
+
+def result_html(result: Any) -> str:
+    """HTML for a ``layoutcheck.result.Result``: its verdict line, the counterexample or reason, and for a REFUTED
+    claim the picture of its counterexample (the HTML report's, ``report.html.witness_picture``)."""
+    from layoutcheck.report.html import witness_picture
+
+    colour = {"PROVEN": "#d8f5d8", "REFUTED": "#ffd6d6", "UNKNOWN": "#fff2c4"}.get(str(result.status), "#f0d8ff")
+    head = (f'<div><span style="background:{colour};padding:1px 6px"><b>{html.escape(str(result.status))}</b></span>'
+            f" {html.escape(str(result.property))} [{html.escape(result.engine)}, {result.time_s * 1e3:.1f} ms]")
+    ce = result.counterexample
+    if ce is None:
+        return head + (f"<br>reason: {html.escape(result.reason)}" if result.reason else "") + "</div>"
+    out = [head, f"<br>counterexample: {html.escape(str(ce))}"]
+    try:
+        g = witness_picture(result.property, dict(ce.data), str(ce))
+    except Exception:  # a picture is a courtesy (NoPicture: too large); the verdict stands without it
+        g = None
+    if g is not None and g.rows * g.cols <= NOTEBOOK_CELLS:
+        out.append(render_svg(g))
+    return "\n".join(out) + "</div>"

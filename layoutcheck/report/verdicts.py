@@ -190,12 +190,14 @@ def format_table(rows: list[Row], colour: bool = False) -> str:
     """The verdict table: one line per row, the counterexample or reason indented under it, then a summary line."""
     if not rows:
         return "no properties to check"
-    wc = max(len("config"), *(len(r.config) for r in rows))
-    wp = max(len("property"), *(len(r.property) for r in rows))
+    from layoutcheck.report.width import display_width, pad
+
+    wc = max(len("config"), *(display_width(r.config) for r in rows))  # columns, not characters: CJK names line up
+    wp = max(len("property"), *(display_width(r.property) for r in rows))
     out = [f"{'config':<{wc}}  {'property':<{wp}}  {'verdict':<8}  {'engine':<12}  time"]
     for r in rows:
         verdict = paint(f"{r.status:<8}", r.status, colour)
-        out.append(f"{r.config:<{wc}}  {r.property:<{wp}}  {verdict}  {r.engine:<12}  {_ms(r.time_s)}")
+        out.append(f"{pad(r.config, wc)}  {pad(r.property, wp)}  {verdict}  {r.engine:<12}  {_ms(r.time_s)}")
         if r.status == "REFUTED":
             out.append(f"    counterexample: {r.counterexample}  ({r.file}:{r.line})")
         elif r.status == "UNKNOWN":

@@ -33,7 +33,7 @@ from layoutcheck.algebra.swizzle import ComposedLayout
 from layoutcheck.errors import LayoutError, SpecError
 from layoutcheck.hw.mma import mma_atom
 from layoutcheck.memo import memoised
-from layoutcheck.models.banks.access import Access, access_from_expr, access_from_tv, access_kind
+from layoutcheck.models.banks.access import Access, access_from_expr, access_from_tv, access_kind, byte_addresses
 from layoutcheck.models.tiled_mma import TiledMMA, make_tiled_mma
 from layoutcheck.models.tma import TmaBox, mma_smem_layout
 from layoutcheck.properties.banks import conflict_free, wavefront_count
@@ -287,11 +287,21 @@ def smem_access(cfg: Config, req: PropertyRequest) -> Access | str:
                 raise cfg.error("access_tv", "an access TV map cannot be swizzled")
             return access_from_tv(kind, tv, bits, f"{kind} by {tv}")
         if cfg.get("access_expr") is not None:
-            return access_from_expr(kind, cfg.get("access_expr"), bits, dict(cfg.get("access_ranges", ())))
+            acc = access_from_expr(kind, cfg.get("access_expr"), bits, dict(cfg.get("access_ranges", ())))
+            try:
+                byte_addresses(smem_layout(cfg), acc)  # each lane's vector inside the layout and contiguous
+            except LayoutError as e:
+                raise LayoutError(f"{one_line(e)} ({ACCESS_EXPR_MEANING})") from None
+            return acc
     except LayoutError as e:
         key = "access_tv" if cfg.get("access_tv") is not None else "access_expr"
         raise cfg.error(key if cfg.get(key) is not None else "access", one_line(e)) from None
     return kind
+
+
+ACCESS_EXPR_MEANING = ("access_expr is the first element of each lane's vector, as a colex index into the layout's "
+                       "domain; the vector runs on along that index (+1, +2, ...) and must be contiguous in memory; "
+                       "each value of the loop variables is one instruction (specs/README.md)")
 
 
 def _bind_smem(cfg: Config, req: PropertyRequest) -> Property:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from layoutcheck.errors import LayoutError
+from layoutcheck.errors import LayoutError, ParseError, SpecError
 from layoutcheck.importers.cute import from_cute
 from layoutcheck.importers.tilelang import TileLangFragment, forward, parse_tilelang, tv_layout
 from layoutcheck.importers.tilelang_tir import is_tilelang_text, tilelang_records
@@ -121,7 +121,13 @@ def spec_from_file(path: str) -> str:
         return spec_from_ttgir(text, Path(path).name)
     if is_tilelang_text(text):
         return spec_from_tilelang(text, Path(path).name)
-    return spec_from_cute(text, Path(path).name)
+    try:
+        return spec_from_cute(text, Path(path).name)
+    except ParseError as e:  # the last format tried: say which ones were, and where in the file this one failed
+        at = max(text.find(e.text), 0) + e.pos  # the printout parsed may be a part of the file
+        line = text.count("\n", 0, min(at, len(text))) + 1
+        raise SpecError(f"{path}:{line}: not an importable file: tried a TTGIR module (.ttgir, .mlir or '#ttg.' "
+                        f"encodings: none), TileLang printouts (none) and a CuTe printout ({e.what})") from None
 
 
 __all__ = ["spec_from_cute", "spec_from_file", "spec_from_tilelang", "spec_from_ttgir"]

@@ -41,6 +41,7 @@ from layoutcheck.spec.schema import (
     Config,
     PropertyRequest,
     Spec,
+    config_name_error,
 )
 from layoutcheck.spec.values import brief as _brief
 from layoutcheck.spec.values import one_line as _one_line
@@ -101,8 +102,23 @@ def load_spec(path: str, strict: bool = True) -> Spec:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise SpecError(f"{path}: spec is not UTF-8 text (byte {e.start})") from None
-    return parse_spec(text, path, strict)
+        line = raw.count(b"\n", 0, e.start) + 1
+        raise SpecError(_unreadable(path, line, f"not UTF-8 text (byte {e.start})")) from None
+    try:
+        return parse_spec(text, path, strict)
+    except SpecError as e:
+        if path.endswith(".toml") or ": invalid TOML: " not in str(e):
+            raise
+        raise SpecError(_unreadable(path, e.line or 1, str(e).split(": invalid TOML: ", 1)[1])) from None
+
+
+def _unreadable(path: str, line: int, why: str) -> str:
+    """A file that cannot be read as a spec: named ``*.toml`` it is a broken spec; otherwise it may be some other
+    input, so say which formats were tried."""
+    if path.endswith(".toml"):
+        return f"{path}:{line}: spec is {why}" if why.startswith("not ") else f"{path}:{line}: invalid TOML: {why}"
+    return (f"{path}:{line}: not a layoutcheck input: tried a spec (TOML: {why}); layoutcheck also reads TTGIR "
+            f"modules (.ttgir, .mlir) and TileLang printouts (.tir files, logs), and this is neither")
 
 
 def parse_spec(text: str, file: str = "<spec>", strict: bool = True) -> Spec:
@@ -118,6 +134,10 @@ def parse_spec(text: str, file: str = "<spec>", strict: bool = True) -> Spec:
         m = re.search(r"\(at line (\d+), column (\d+)\)", msg)
         where = f"{file}:{m.group(1)}" if m else file
         raise SpecError(f"{where}: invalid TOML: {re.sub(r' ?[(]at line.*', '', msg)}") from None
+    except RecursionError:  # arrays or tables nested thousands deep: tomllib recurses per level
+        line = next((n for n, ln in enumerate(text.splitlines(), 1) if max(ln.count("["), ln.count("{")) > 64), 1)
+        raise SpecError(f"{file}:{line}: invalid TOML: nesting deeper than the TOML reader follows", file=file,
+                        line=line) from None
     except ValueError as e:  # e.g. an integer of more than 4300 digits (sys.set_int_max_str_digits)
         line = next((n for n, ln in enumerate(text.splitlines(), 1) if re.search(r"\d{4000}", ln)), 1)
         raise SpecError(f"{file}:{line}: invalid value: {_one_line(e)} (integers in a spec are at most 2**40)",
@@ -171,8 +191,9 @@ def _parse_config(raw: dict[str, Any], file: str, line: int, lines: dict[str, in
 
     where = ""
     name = raw.get("name")
-    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9_.+-]{1,100}", name):
-        raise err("name", f"expected a config name of letters, digits, '_.+-', found {name!r}")
+    bad_name = config_name_error(name)
+    if bad_name:
+        raise err("name", bad_name)
     where = f"config {name!r}: "
     kind = raw.get("kind")
     if not isinstance(kind, str) or kind not in KINDS:

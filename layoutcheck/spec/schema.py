@@ -9,6 +9,7 @@ user-facing description of the same tables.
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
@@ -52,6 +53,34 @@ KINDS: dict[str, dict[str, Any]] = {
                   "properties": {"schedule_bijection"}},
 }
 COMMON_KEYS = {"name", "kind", "description", "properties"}
+NAME_PUNCTUATION = "_.+-"
+MAX_NAME = 100
+
+
+def config_name_error(name: Any) -> str | None:
+    """Why ``name`` cannot name a config, or ``None``: 1 to 100 characters, each a Unicode letter or digit (``größe``,
+    ``行列``), a combining mark after one, or one of ``_.+-``; no spaces, controls or invisible format characters.
+
+    >>> config_name_error("größe_ü"), config_name_error("a b")
+    (None, "expected a config name of Unicode letters, digits and '_.+-', found 'a b' (' ' at position 2)")
+    """
+    if not isinstance(name, str) or not name:
+        found = repr(name) if isinstance(name, str) else f"a TOML {_toml_type(name)}"
+        return f"expected a config name of Unicode letters, digits and '{NAME_PUNCTUATION}', found {found}"
+    if len(name) > MAX_NAME:
+        return f"expected a config name of at most {MAX_NAME} characters, found {len(name)}"
+    for i, ch in enumerate(name):
+        mark = i > 0 and unicodedata.category(ch).startswith("M")
+        if not (ch.isalnum() or ch in NAME_PUNCTUATION or mark):
+            return (f"expected a config name of Unicode letters, digits and '{NAME_PUNCTUATION}', found {name!r} "
+                    f"({ch!r} at position {i + 1})")
+    return None
+
+
+def _toml_type(v: Any) -> str:
+    names = {bool: "boolean", int: "integer", float: "float", list: "array", dict: "table", type(None): "nothing"}
+    return names.get(type(v), type(v).__name__)
+
 PROPERTY_PARAMS: dict[str, set[str]] = {
     "injective": set(), "surjective": {"codomain"}, "bijective": {"codomain"}, "equivalent": {"other"},
     "in_bounds": {"bound"}, "exact_cover": {"operand", "replication"}, "vectorizable": {"width"},

@@ -62,9 +62,42 @@ def one_line(e: BaseException) -> str:
 
 
 def brief(v: Any) -> str:
-    """``repr(v)`` cut to 60 characters, for "found ..." in messages."""
-    s = repr(v)
+    """``v`` as TOML writes it (``[true, 8]``, ``"f16"``, ``{ n = 2 }``) cut to 60 characters, for "found ..." in
+    messages: the user wrote TOML, not Python.
+
+    >>> brief([True, 8]), brief({"name": "x", "n": None})
+    ('[true, 8]', '{ name = "x", n = None }')
+    """
+    s = _toml_text(v, 60)
     return s if len(s) <= 60 else s[:57] + "..."
+
+
+def _toml_text(v: Any, budget: int, depth: int = 0) -> str:
+    """TOML text of a parsed TOML value (``None`` and other Python values as ``repr``), stopping once ``budget``
+    characters are written or 16 levels are nested."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, str):
+        import json
+
+        return json.dumps(v[:budget], ensure_ascii=False)
+    if depth > 16:
+        return "..."
+    if isinstance(v, (list, tuple)):
+        parts: list[str] = []
+        for x in v:
+            parts.append(_toml_text(x, budget, depth + 1))
+            if sum(map(len, parts)) > budget:
+                break
+        return "[" + ", ".join(parts) + "]"
+    if isinstance(v, dict):
+        items: list[str] = []
+        for k, x in v.items():
+            items.append(f"{k} = {_toml_text(x, budget, depth + 1)}")
+            if sum(map(len, items)) > budget:
+                break
+        return "{ " + ", ".join(items) + " }" if items else "{}"
+    return repr(v)
 
 
 # -- value checkers (one per key) ---------------------------------------------------------------------------------

@@ -42,11 +42,30 @@ def _modules() -> dict[str, Path]:
     return out
 
 
+NOTEBOOK_HOOKS = {"_repr_svg_", "_repr_html_"}
+"""The one exception to "imports flow down": Jupyter asks a value for its picture by calling these methods on it, so
+a value class (``Layout``, ``MmaAtom``, ``TiledMMA``, ``Result``) imports ``layoutcheck.report.show`` inside them,
+when a notebook asks; nothing else in the method's layer can reach the report layer through them."""
+
+
+def _notebook_imports(tree: ast.AST) -> set[int]:
+    """ids of the import nodes inside ``_repr_svg_`` / ``_repr_html_`` methods that import ``report.show``."""
+    out = set()
+    for fn in ast.walk(tree):
+        if isinstance(fn, ast.FunctionDef) and fn.name in NOTEBOOK_HOOKS:
+            out |= {id(n) for n in ast.walk(fn)
+                    if isinstance(n, ast.ImportFrom) and n.module == "layoutcheck.report.show"}
+    return out
+
+
 def _imports(name: str, path: Path, top_level_only: bool) -> set[str]:
     tree = ast.parse(path.read_text())
     nodes = tree.body if top_level_only else list(ast.walk(tree))
+    hooks = _notebook_imports(tree)
     found = set()
     for node in nodes:
+        if id(node) in hooks:
+            continue
         if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             if node.module.startswith("layoutcheck"):
                 found.add(node.module)

@@ -51,7 +51,7 @@ def test_bank_of():
 
 def test_banks_grid_and_conflicts():
     g = build_grid("(8,16):(16,1)", None, "f16", "ldsm_x2")
-    assert g.text[0][0] == "0 b0" and g.text[4][0] == "64 b0"
+    assert g.text[0][0].startswith("0 b0 L") and g.text[4][0].startswith("64 b0 L")
     assert (0, 0) in g.alert and (4, 0) in g.alert  # rows 0 and 4 share bank 0: 2-way conflict
     ok = build_grid("Sw<3,3,3> o (8,64):(64,1)", None, "f16", "ldsm_x4")
     assert not ok.alert and "no bank conflicts" in ok.legend
@@ -88,6 +88,10 @@ def test_bank_picture_agrees_with_the_model_when_phases_merge() -> None:
     addrs = byte_addresses(smem, acc)
     assert wavefronts_batch("lds64", addrs).tolist() == [2] and ideal_batch("lds64", addrs).tolist() == [1]
     assert [(p.merged, p.lanes, p.wavefronts) for p in breakdown("lds64", addrs[0])] == [(True, tuple(range(32)), 2)]
-    cells, note = access_conflicts(smem, 64, acc)
-    assert cells == {(e, 0) for e in [*range(8), *range(16, 24)]} and "bank conflict under lds64" in note
+    cells, note, tags = access_conflicts(smem, 64, acc)
+    assert set(tags) == {(e, 0) for e in [*range(8), *range(16, 24)]}  # every element of a conflicting lane
+    # the first conflict is outlined and names its lanes: lanes 0 and 1 read element 0, lanes 16 and 17 element 16,
+    # both in bank 0 (different words)
+    assert cells == {(0, 0), (16, 0)} and tags[0, 0] == "L0,1" and tags[16, 0] == "L16,17"
+    assert "merged group 0" in note and "bank 0" in note and "under lds64" in note
     assert conflict_lanes("lds64", addrs).all()

@@ -55,7 +55,7 @@ def test_memory_offsets_and_out_of_tile():
 
 @pytest.mark.parametrize("fmt", ["npz", "json", "csv", "h"])
 def test_every_format_round_trips(tmp_path, fmt):
-    own = from_tv("m16n8k16 C", C_TV, (16, 8))
+    own = from_tv("m16n8k16_C", C_TV, (16, 8))
     p = tmp_path / f"v.{fmt}"
     write_vectors(own, str(p), fmt)
     if fmt == "npz":

@@ -176,7 +176,7 @@ def test_parse_value_canonicalises(key, value, parsed):
 
 
 @pytest.mark.parametrize(("key", "value", "message"), [
-    ("tile", [True], "expected a list of integers, found [True]"),
+    ("tile", [True], "expected a list of integers, found [true]"),
     ("tile", [1, 2, 3, 4], "expected 1 to 3 integers, found 4"),
     ("modes", [-1], "entry -1 out of range [0, 2**40]"),
     ("width", 0, "expected an integer in [1, 2**40], found 0"),
