@@ -127,15 +127,15 @@ class DescriptorFormat:
             v = f.get(word)
             where = f"{self.name} bits [{f.lo},{f.hi}) ({f.name})"
             if f.fixed is not None and v != f.fixed:
-                out.append(FieldIssue(f.name, f.lo, f.hi, v, "fixed",
-                                      f"{where} = {v:#b}, but must be the fixed constant {f.fixed:#b} ({f.source})"))
+                out.append(FieldIssue(f.name, f.lo, f.hi, v, "fixed", f"{where} = {v:#0{f.width + 2}b}, but must be "
+                                      f"the fixed constant {f.fixed:#0{f.width + 2}b} ({f.source})"))
             elif f.codes is not None and v not in f.codes:
                 out.append(FieldIssue(f.name, f.lo, f.hi, v, "code",
                                       f"{where} = {v} is not a defined encoding (defined: "
                                       f"{', '.join(map(str, f.codes))}; {f.source})"))
             elif f.reserved and v:
                 out.append(FieldIssue(f.name, f.lo, f.hi, v, "reserved",
-                                      f"{where} = {v:#b}: reserved bits set; what the hardware does with them is "
+                                      f"{where} = {v:#0{f.width + 2}b}: reserved bits set; what the hardware does with them is "
                                       f"not modelled ({f.source})"))
         stray = word & ~self.declared_mask()
         for b in range(max(self.bits, word.bit_length())):

@@ -405,13 +405,15 @@ def _first_descriptor(src: GmmaBlocks, dtype: str, major: str, base_address: int
 @memoised(16)
 def descriptor_reads(stage: Layout | ComposedLayout, dtype: str, major: str, block_mn: int | None = None,
                      base_address: int = 0, wgmma_layout: Layout | ComposedLayout | None = None,
-                     desc: GmmaDescriptor | None = None, written_by: str = "threads") -> DescriptorReads:
+                     desc: GmmaDescriptor | None = None, written_by: str = "threads",
+                     anchor_by: str | None = None) -> DescriptorReads:
     """What a mainloop's wgmmas read of each block of ``stage`` (``gmma_blocks``) through block 0's descriptor
     advanced by the block's offset (CuTe's ``DescriptorIterator``), next to where ``stage`` puts each element.
 
     The descriptor is ``desc`` when given, else built from ``wgmma_layout`` when given (a kernel whose descriptors
     describe another layout than its data), else from ``stage``; ``written_by`` (``WRITERS``) says where the stage's
-    swizzle pattern is anchored, for the expected bytes and the derived base offset. Blocks that start inside a swizzle atom
+    swizzle pattern is anchored, for the expected bytes; the derived base offset assumes ``anchor_by`` (default:
+    ``written_by``), so one descriptor can be checked against either writer. Blocks that start inside a swizzle atom
     (``stage_blocks`` is ``None``) are read through the whole-MN descriptor advanced to their first element.
     ``DescriptorError``: no descriptor describes the layout; ``LayoutError``: the blocks do not divide it.
     Post: ``read[r] == expected[r]`` for every ``r`` exactly when the descriptors read ``stage``.
@@ -421,7 +423,7 @@ def descriptor_reads(stage: Layout | ComposedLayout, dtype: str, major: str, blo
     >>> r.addresses().shape, bool((r.addresses() == r.expected).all())
     ((8, 1024), True)
     """
-    rd = _reads(stage, dtype, major, block_mn, base_address, wgmma_layout, desc, written_by)
+    rd = _reads(stage, dtype, major, block_mn, base_address, wgmma_layout, desc, written_by, anchor_by or written_by)
     for a in (rd.expected, *rd.read):  # kept for the config's other claims and its data path: read-only
         if a is not None:
             a.setflags(write=False)
@@ -430,13 +432,13 @@ def descriptor_reads(stage: Layout | ComposedLayout, dtype: str, major: str, blo
 
 def _reads(stage: Layout | ComposedLayout, dtype: str, major: str, block_mn: int | None, base_address: int,
            wgmma_layout: Layout | ComposedLayout | None, desc: GmmaDescriptor | None,
-           written_by: str) -> DescriptorReads:
+           written_by: str, anchor_by: str) -> DescriptorReads:
     blocks = stage_blocks(stage, dtype, block_mn)
     if blocks is None:
         return _straddled_reads(stage, dtype, major, block_mn, base_address,  # type: ignore[arg-type]
-                                wgmma_layout, desc, written_by)
+                                wgmma_layout, desc, written_by, anchor_by)
     src = blocks if wgmma_layout is None else gmma_blocks(wgmma_layout, dtype, block_mn)
-    d0 = desc if desc is not None else _first_descriptor(src, dtype, major, base_address, written_by)
+    d0 = desc if desc is not None else _first_descriptor(src, dtype, major, base_address, anchor_by)
     descs = block_descriptors(src, d0, dtype)
     read = tuple(None if descs[r] is None else
                  decode_gmma_descriptor(descs[r], dtype, major, blocks.block[0]).addresses()  # type: ignore[arg-type]
@@ -446,14 +448,14 @@ def _reads(stage: Layout | ComposedLayout, dtype: str, major: str, block_mn: int
 
 def _straddled_reads(stage: Layout | ComposedLayout, dtype: str, major: str, block_mn: int, base_address: int,
                      wgmma_layout: Layout | ComposedLayout | None, desc: GmmaDescriptor | None,
-                     written_by: str) -> DescriptorReads:
+                     written_by: str, anchor_by: str) -> DescriptorReads:
     """Blocks that start inside a swizzle atom: block ``r`` at tile coordinate ``(mn0, k0)`` is read through the
     descriptor of the whole-MN block (the stage's own, or ``desc``) advanced by the unswizzled offset of
     ``(mn0, k0)``, as a kernel forms it; the hardware reads its canonical layout's first ``block_mn`` rows."""
     src = stage if wgmma_layout is None else wgmma_layout
     e, lay, src_lay = element_bytes(dtype), inner(stage), inner(src)
     whole = gmma_blocks(src, dtype, None)
-    d0 = desc if desc is not None else _first_descriptor(whole, dtype, major, base_address, written_by)
+    d0 = desc if desc is not None else _first_descriptor(whole, dtype, major, base_address, anchor_by)
     mnk, block = size(lay[0]), (block_mn, whole.block[1])
     count = (mnk // block_mn) * (size(lay[1]) // block[1])
     i = np.arange(block_mn * block[1])
