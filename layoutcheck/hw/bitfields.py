@@ -135,7 +135,8 @@ class DescriptorFormat:
                                       f"{', '.join(map(str, f.codes))}; {f.source})"))
             elif f.reserved and v:
                 out.append(FieldIssue(f.name, f.lo, f.hi, v, "reserved",
-                                      f"{where} = {v:#0{f.width + 2}b}: reserved bits set; what the hardware does with them is "
+                                      f"{where} = {v:#0{f.width + 2}b}: reserved bits set; what the hardware does "
+                                      f"with them is "
                                       f"not modelled ({f.source})"))
         stray = word & ~self.declared_mask()
         for b in range(max(self.bits, word.bit_length())):

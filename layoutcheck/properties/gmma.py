@@ -244,12 +244,18 @@ class GmmaAddresses(_StageClaim):
         mn, k = block_crd(size(inner(self.stage)[0]), rd.block, r, i)
         where = "" if stage_blocks(self.stage, self.dtype, self.block_mn) is not None else \
             f" (a {rd.block[0]}-wide block starting inside a swizzle atom)"
-        return (f"element (mn={mn}, k={k}) of block {r}{where} ({rd.descs[r]}): {_PUT[w['writer']]} at byte "
+        who = stored_by(w["writer"], self.written_by, self.base_address)
+        return (f"element (mn={mn}, k={k}) of block {r}{where} ({rd.descs[r]}): the layout puts it{who} at byte "
                 f"{int(rd.expected[r][i])}, the wgmma reads byte {int(rd.read[r][i])}")  # type: ignore[index]
 
 
-_PUT = {"threads": "the layout puts it (stored by threads from base_address)",
-        "tma": "the layout puts it (stored by TMA, swizzled on absolute address bits)"}
+def stored_by(writer: str, written_by: str | None, base_address: int) -> str:
+    """`` (stored by ...)`` for a witness, or nothing when the writers agree (unset and a 1024-aligned buffer)."""
+    if written_by is None and base_address % 1024 == 0:
+        return ""
+    if writer == "tma":
+        return " (stored by TMA, swizzled on absolute address bits)"
+    return f" (stored by threads, pattern anchored at byte {base_address})"
 
 
 def _why_not_blocks(src: Subject, p: Any) -> str:

@@ -35,7 +35,7 @@ from layoutcheck.models.gmma import check_writer, placed
 from layoutcheck.models.tmem import TmemLoad, allocation_ok, lane_column, load_cells, loads_cells
 from layoutcheck.models.umma import decode_umma_descriptor, umma_descriptor
 from layoutcheck.properties.base import Decision, Property, Undecided, smallest_collision
-from layoutcheck.properties.gmma import for_writers, recheck_writers, word_decision, word_issue
+from layoutcheck.properties.gmma import for_writers, recheck_writers, stored_by, word_decision, word_issue
 
 
 def _crd(layout: Layout, i: int) -> str:
@@ -437,8 +437,8 @@ class UmmaDescribes(Property):
             return self._explain_major(w["i"])
         want, got = self._want(w["writer"]), self._got()
         i = w["i"]
-        who = "stored by TMA" if w["writer"] == "tma" else f"stored by threads from byte {self.base_address}"
-        return (f"element {self._tile_crd(i)} is at byte {want[i]} ({who}) but descriptor 0x{self._word():016x} "
+        who = stored_by(w["writer"], self.written_by, self.base_address)
+        return (f"element {self._tile_crd(i)} is at byte {want[i]}{who} but descriptor 0x{self._word():016x} "
                 f"addresses byte {got[i]}")
 
     def _explain_major(self, i: int) -> str:
