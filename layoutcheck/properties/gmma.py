@@ -162,10 +162,15 @@ class _WgmmaOperand(Property):
     def _word(self) -> Decision | Undecided | None:
         """The hand-written descriptor's every bit (``word_decision``); base offset with no swizzle: UNKNOWN."""
         d = word_decision(GMMA_DESCRIPTOR, self.desc_word)
-        if d is None and self.desc is not None and self.desc.layout_type == "INTER" and self.desc.base_offset:
+        if d is not None or self.desc is None or not self.desc.base_offset:
+            return d
+        if self.desc.layout_type == "INTER":
             return Undecided(f"base_offset {self.desc.base_offset} with no swizzle: the PTX ISA defines the matrix "
                              "base offset for the swizzling modes only; its effect here is not modelled")
-        return d
+        if self.desc.start_address < (128 * self.desc.base_offset) % self.desc.pattern_bytes:
+            return Undecided(f"{self.desc}: the swizzle pattern base offset {self.desc.base_offset} names would start "
+                             "before shared-memory address 0; what the hardware reads then is not modelled")
+        return None
 
     def _explain_word(self, w: dict[str, Any]) -> str:
         return f"descriptor 0x{self.desc_word:016x}: {word_issue(GMMA_DESCRIPTOR, self.desc_word, w['field'])}"
