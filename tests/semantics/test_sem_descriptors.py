@@ -26,7 +26,6 @@ from itertools import product
 
 import pytest
 from hypothesis import given
-from hypothesis import strategies as st
 
 from layoutcheck import prove
 from layoutcheck.algebra.layout import size
@@ -76,7 +75,8 @@ def stage_bytes(op: Operand, writer: str) -> list[int]:
     out = []
     for i in range(size(lay)):
         x = e * lay(i)
-        out.append(op.base + xor_swizzle(x, op.swizzle) if writer == "threads" else xor_swizzle(op.base + x, op.swizzle))
+        threads = op.base + xor_swizzle(x, op.swizzle)
+        out.append(threads if writer == "threads" else xor_swizzle(op.base + x, op.swizzle))
     return out
 
 
