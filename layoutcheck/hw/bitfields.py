@@ -9,7 +9,7 @@ not a valid descriptor) or leaves it *unknown* (a reserved or undeclared bit set
 
     >>> fmt = DescriptorFormat("demo", 8, (BitField("a", 0, 4, "x"), BitField("one", 4, 1, "x", fixed=1),
     ...                                    BitField("rsv", 5, 2, "x", reserved=True)), "x")
-    >>> [(i.field, i.law, i.refutes) for i in fmt.issues(0b1100101)]
+    >>> [(i.field, i.law, i.refutes) for i in fmt.issues(0b11100101)]
     [('one', 'fixed', True), ('rsv', 'reserved', False), ('bit 7', 'undeclared', False)]
 
 Pre (of a format): fields are disjoint and lie inside the word (``overlaps()``, ``outside()`` say where not).
