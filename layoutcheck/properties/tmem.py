@@ -371,13 +371,17 @@ class UmmaDescribes(Property):
         back = decode_umma_descriptor(self._word(), self.dtype, self.major, (size(lay[0]), size(lay[1])))
         return np.asarray(back.swizzle(back.layout.offsets() + back.offset), dtype=np.int64) * self._eb()
 
-    def _fields(self) -> Decision | Undecided | None:
+    def _fields(self, word: int) -> Decision | Undecided | None:
+        """Every bit of a hand-written ``word`` (``word_decision``); then, hand-written or derived, what is not
+        modelled: a base offset or LBO mode other than 0."""
         d = word_decision(UMMA_SMEM_DESCRIPTOR, self.descriptor)
-        if d is not None or self.descriptor is None:
+        if d is not None:
             return d
-        f = UMMA_SMEM_DESCRIPTOR.unpack(self.descriptor)
+        f = UMMA_SMEM_DESCRIPTOR.unpack(word)
         if f["base_offset"] or f["lbo_mode"]:
-            return Undecided(f"descriptor 0x{self.descriptor:016x}: base offset {f['base_offset']} / LBO mode "
+            why = "" if self.descriptor is not None else \
+                f" (the descriptor a stage stored by {self.anchor_by} at byte {self.base_address} needs)"
+            return Undecided(f"descriptor 0x{word:016x}{why}: base offset {f['base_offset']} / LBO mode "
                              f"{f['lbo_mode']}: only 0 is modelled for tcgen05 (their effect is not measured on "
                              "sm_100)")
         return None
@@ -391,15 +395,15 @@ class UmmaDescribes(Property):
         return Decision(True, None, {"descriptor": hex(self._word())})
 
     def exhaustive(self) -> Decision | Undecided:  # type: ignore[override]
-        fields = self._fields()
-        if fields is not None:
-            return fields
         try:
-            self._word()
+            word = self._word()
         except DescriptorError:
             i = _chunk_break(self.layout, self._eb(), self.major)
             return Decision(False, {"kind": "major", "i": i} if i is not None else {"kind": "canonical"})
-        if self._word() >> 61 == 1 and self.major == "K":  # SWIZZLE_128B_BASE32B is MN-major only
+        fields = self._fields(word)
+        if fields is not None:
+            return fields
+        if word >> 61 == 1 and self.major == "K":  # SWIZZLE_128B_BASE32B is MN-major only
             return Decision(False, {"kind": "canonical"})
         return for_writers(self._decide, self.written_by, self.explain)
 

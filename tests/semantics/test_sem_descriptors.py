@@ -285,3 +285,17 @@ def test_base_offset_3_depends_on_who_wrote_the_stage(writer, status) -> None:
     assert r.status is status
     if status is Verdict.UNKNOWN:
         assert "written_by" in r.reason
+
+
+@pytest.mark.parametrize(("writer", "status"), [("tma", Verdict.PROVEN), ("threads", Verdict.UNKNOWN),
+                                                (None, Verdict.UNKNOWN)])
+def test_derived_umma_descriptor_at_an_unaligned_base(writer, status) -> None:
+    """0x480 is 128 bytes into a SW128 pattern: TMA data needs base offset 0 (derived: PROVEN); threads-stored data
+    would need base offset 1, which is not modelled on sm_100 (UNKNOWN); unset: UNKNOWN naming ``written_by``."""
+    from layoutcheck.properties.tmem import umma_describes
+    from layoutcheck.spec.values import parse_value
+
+    r = prove(umma_describes(parse_value("layout", SW128_K), "f16", "K", 0x480, written_by=writer))
+    assert r.status is status
+    if writer is None:
+        assert "written_by" in r.reason
