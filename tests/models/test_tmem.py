@@ -9,7 +9,8 @@ import pytest
 from layoutcheck.algebra.layout import Layout, size
 from layoutcheck.engines.prove import prove
 from layoutcheck.errors import LayoutError
-from layoutcheck.hw.tcgen05 import TMEM, UMMA_INSTR_DESCRIPTOR, BitField, tmem_atom_specs
+from layoutcheck.hw.bitfields import BitField
+from layoutcheck.hw.tcgen05 import TMEM, UMMA_INSTR_DESCRIPTOR, tmem_atom_specs
 from layoutcheck.models.block_scale import mma_scale_layout, sf_atom, sf_layout
 from layoutcheck.models.tmem import (
     TmemLoad,
