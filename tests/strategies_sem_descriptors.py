@@ -114,9 +114,24 @@ def instr_configs(draw) -> dict:
     around and outside what the SM100 MMA atoms accept."""
     a, b, cs = draw(st.sampled_from(INSTR_TYPES))
     return {"a_dtype": a, "b_dtype": b, "c_dtype": draw(st.sampled_from(cs)),
-            "m": draw(st.sampled_from([16, 32, 64, 96, 128, 192, 256, 512])),
-            "n": draw(st.one_of(st.integers(0, 300), st.sampled_from([8, 16, 24, 32, 48, 256, 257, 264]))),
+            "m": draw(st.sampled_from([16, 64, 96, 128, 128, 256, 256, 512])),
+            "n": draw(st.one_of(st.integers(0, 300), st.sampled_from([8, 16, 24, 32, 48, 64, 256, 257, 264]))),
             "a_major": draw(st.sampled_from(["K", "MN"])), "b_major": draw(st.sampled_from(["K", "MN"])),
+            "cta_group": draw(st.sampled_from([1, 2]))}
+
+
+SCALED_TYPES = (("e4m3", "e5m2"), ("e2m1", "e2m1"), ("e2m3", "e2m1"))
+"""Block-scaled operand pairs (PTX ISA kind::mxf8f6f4 / mxf4 / mxf4nvf4 operand types)."""
+
+
+@st.composite
+def scaled_instr_configs(draw) -> dict:
+    """A block-scaled ``umma_instr`` config: operand pair, scale type, shapes, CTA groups and majors."""
+    a, b = draw(st.sampled_from(SCALED_TYPES))
+    return {"a_dtype": a, "b_dtype": b, "c_dtype": "f32", "scale_dtype": draw(st.sampled_from(["ue8m0", "ue4m3"])),
+            "m": draw(st.sampled_from([64, 128, 128, 256])),
+            "n": draw(st.one_of(st.integers(0, 272), st.sampled_from(range(16, 257, 16)))),
+            "a_major": draw(st.sampled_from(["K", "K", "MN"])), "b_major": draw(st.sampled_from(["K", "K", "MN"])),
             "cta_group": draw(st.sampled_from([1, 2]))}
 
 

@@ -38,6 +38,7 @@ from tests.strategies_sem_descriptors import (
     instr_configs,
     operands,
     packed_formats,
+    scaled_instr_configs,
 )
 
 WRITERS = ("tma", "threads")
@@ -200,6 +201,54 @@ def test_umma_instr_equals_the_naive_table(c: dict) -> None:
         assert bits(word, 7, 3) == FORMATS[c["a_dtype"]] and bits(word, 10, 3) == FORMATS[c["b_dtype"]]
         assert bits(word, 4, 2) == {"f16": 0, "f32": 1, "s32": 2}[c["c_dtype"]]
         assert not any(bits(word, b, 1) for b in (0, 1, 2, 3, 6, 13, 14, 23, 29, 30, 31))
+
+
+def naive_scaled_kind(c: dict) -> str | None:
+    """PTX ISA block-scaled kinds: mxf4 (e2m1 x e2m1, ue8m0), mxf4nvf4 (e2m1 x e2m1, ue8m0 or ue4m3), mxf8f6f4
+    (any of e4m3 e5m2 e2m3 e3m2 e2m1, ue8m0); the first that fits, in CUTLASS's order."""
+    fp4 = c["a_dtype"] == c["b_dtype"] == "e2m1"
+    if fp4 and c["scale_dtype"] == "ue8m0":
+        return "mxf4"
+    if fp4:
+        return "mxf4nvf4"
+    return "mxf8f6f4" if c["scale_dtype"] == "ue8m0" else None
+
+
+def naive_scaled_ok(c: dict) -> bool:
+    """The SM100 block-scaled atoms (CUTLASS ``SM100_MMA_MXF8F6F4_SS`` / ``_MXF4_SS`` and their 2x1SM forms)."""
+    kind, m, n = naive_scaled_kind(c), c["m"], c["n"]
+    if kind is None:
+        return False
+    if c["cta_group"] == 1:
+        shape = m == 128 and n in range(8, 257, 8)
+    else:
+        shape = m in ((256,) if kind == "mxf8f6f4" else (128, 256)) and n in range(16, 257, 16)
+    transposable = {"e4m3", "e5m2"} if kind == "mxf8f6f4" else set()
+    majors = all(mj == "K" or t in transposable for mj, t in ((c["a_major"], c["a_dtype"]),
+                                                              (c["b_major"], c["b_dtype"])))
+    return shape and majors
+
+
+SCALED_FORMATS = {"mxf8f6f4": {"e4m3": 0, "e5m2": 1, "e2m3": 3, "e3m2": 4, "e2m1": 5}, "mxf4": {"e2m1": 1},
+                  "mxf4nvf4": {"e2m1": 1}}
+"""A/B format codes of the block-scaled kinds (CUTLASS MXF8F6F4Format, MXF4Format)."""
+
+
+@given(scaled_instr_configs())
+def test_block_scaled_umma_instr_equals_the_naive_table(c: dict) -> None:
+    from layoutcheck.properties.tmem import instr_descriptor_fields
+
+    r = prove(instr_descriptor_fields(c["a_dtype"], c["b_dtype"], c["c_dtype"], c["m"], c["n"], c["a_major"],
+                                      c["b_major"], c["cta_group"], c["scale_dtype"]))
+    ok = naive_scaled_ok(c)
+    assert (r.status is Verdict.PROVEN) == ok, (c, r.counterexample)
+    if ok:  # the block-scaled bit table, read naively
+        word, fmts = int(r.stats["descriptor"], 16), SCALED_FORMATS[naive_scaled_kind(c)]
+        assert bits(word, 24, 5) << 4 == c["m"] and bits(word, 17, 6) << 3 == c["n"]
+        assert bits(word, 7, 3) == fmts[c["a_dtype"]] and bits(word, 10, 3) == fmts[c["b_dtype"]]
+        assert bits(word, 23, 1) == (c["scale_dtype"] == "ue8m0")
+        assert bits(word, 15, 1) == (c["a_major"] == "MN") and bits(word, 16, 1) == (c["b_major"] == "MN")
+        assert not any(bits(word, b, 1) for b in (0, 1, 2, 3, 4, 5, 6, 13, 14, 29, 30, 31))
 
 
 # -- hand-packed formats ----------------------------------------------------------------------------------------------
