@@ -102,6 +102,44 @@ def operands(draw, family: str) -> Operand:
     return Operand(dtype, major, ComposedLayout(_element_swizzle(sw, e), 0, lay), sw, base, word, writer)
 
 
+@dataclass(frozen=True)
+class Stage:
+    """A wgmma stage of four 32-byte K blocks stacked from a CUTLASS ``GMMA::Layout_*_Atom`` and a block-0 word."""
+
+    dtype: str
+    major: str
+    code: int  # the stage's layout type
+    text: str  # the stage in CuTe notation (read with the spec reader)
+    base: int
+    word: int
+    written_by: str | None
+
+
+@st.composite
+def gmma_stages(draw) -> Stage:
+    """``tile_to_shape(Layout_{K,MN}_{INTER,SW32,SW64,SW128}_Atom, (MN, 4 K blocks))`` and a word whose base offset
+    is right for threads, for TMA, or anything, whose layout type may be another, with 0-1 more ranges overwritten."""
+    dtype = draw(st.sampled_from(sorted(ELEMENT_BYTES)))
+    e = ELEMENT_BYTES[dtype]
+    t = 16 // e
+    major = draw(st.sampled_from(["K", "MN"]))
+    code = draw(st.sampled_from(sorted(GMMA_MODES)))
+    w, sw = GMMA_MODES[code]
+    row = w * t
+    atom = f"({8},{row}):({row},1)" if major == "K" else f"({row},{8}):(1,{row})"
+    mn = draw(st.sampled_from([64, 128])) if major == "K" else row * draw(st.integers(1, 2))
+    tile = f"tile_to_shape({atom}, ({mn},{4 * 32 // e}))"
+    text = tile if sw is None else f"make_composed_layout(Sw<{sw[0]},{sw[1] - (e.bit_length() - 1)},{sw[2]}>, {tile})"
+    base = draw(st.sampled_from((*BASES, (1 << 18) - 2048)))
+    period = 1 << sum(sw) if sw else 128
+    bo = draw(st.sampled_from([0, (base % period) >> 7 if sw else 0, draw(st.integers(0, 7))]))
+    wcode = code if draw(st.booleans()) else draw(st.integers(0, 3))
+    word = (base >> 4) | draw(_OFFSETS) << 16 | draw(_OFFSETS) << 32 | bo << 49 | wcode << 62
+    for lo, width in draw(st.lists(st.sampled_from(GMMA_FIELDS), max_size=1)):
+        word = (word & ~(((1 << width) - 1) << lo)) | draw(st.integers(0, (1 << width) - 1)) << lo
+    return Stage(dtype, major, code, text, base, word, draw(st.sampled_from([None, "tma", "threads"])))
+
+
 # -- instruction descriptors ----------------------------------------------------------------------------------------
 INSTR_TYPES = (("f16", "f16", ("f32", "f16")), ("bf16", "bf16", ("f32",)), ("tf32", "tf32", ("f32",)),
                ("e4m3", "e5m2", ("f32", "f16")), ("e2m1", "e3m2", ("f32",)), ("s8", "u8", ("s32",)))

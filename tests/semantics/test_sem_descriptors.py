@@ -35,6 +35,8 @@ from tests.strategies_sem_descriptors import (
     GMMA_MODES,
     UMMA_MODES,
     Operand,
+    Stage,
+    gmma_stages,
     instr_configs,
     operands,
     packed_formats,
@@ -164,6 +166,53 @@ def test_gmma_addresses_equals_the_naive_decoder(op: Operand) -> None:
     if r.status is Verdict.REFUTED and r.counterexample.data.get("kind") == "place":
         cx = r.counterexample.data
         assert stage_bytes(op, cx["writer"])[cx["i"]] != read[cx["i"]]
+
+
+def naive_gmma_word(w: int) -> str | None:
+    """UNKNOWN for a wgmma word whose undefined bits are set or whose base offset is not modelled, else ``None``."""
+    if bits(w, 14, 2) or bits(w, 30, 2) or bits(w, 46, 3) or bits(w, 52, 10):
+        return "UNKNOWN"
+    b, (_, sw) = bits(w, 49, 3), GMMA_MODES[bits(w, 62, 2)]
+    if b and (sw is None or 16 * bits(w, 0, 14) < (128 * b) % (1 << sum(sw))):
+        return "UNKNOWN"
+    return None
+
+
+def naive_gmma_fields(s: Stage) -> str:
+    """``gmma_fields``: per writer, MN-major only for 16-bit types, the word's layout type is the stage's, its base
+    offset the writer's (TMA: 0; threads: ``(base mod period) >> 7``), every K block's start fits 14 bits."""
+    unknown = naive_gmma_word(s.word)
+    if unknown:
+        return unknown
+    e = ELEMENT_BYTES[s.dtype]
+    _, sw = GMMA_MODES[s.code]
+    period = 1 << sum(sw) if sw else 128
+    lay = _read(s.text).layout if sw else _read(s.text)
+    kb = 32 // e
+    starts = [16 * bits(s.word, 0, 14) + e * (lay(0, r * kb) - lay(0, 0)) for r in range(4)]
+
+    def ok(writer: str) -> bool:
+        want_bo = (s.base % period) >> 7 if (sw and writer == "threads") else 0
+        return (s.major == "K" or e == 2) and bits(s.word, 62, 2) == s.code and bits(s.word, 49, 3) == want_bo \
+            and all(x >> 4 < 1 << 14 for x in starts)
+
+    allowed = WRITERS if s.written_by is None else (s.written_by,)
+    good = [x for x in allowed if ok(x)]
+    return "PROVEN" if len(good) == len(allowed) else "REFUTED" if not good else "UNKNOWN"
+
+
+def _read(text: str):
+    from layoutcheck.spec.values import parse_value
+
+    return parse_value("layout", text)
+
+
+@given(gmma_stages())
+def test_gmma_fields_equals_the_naive_table(s: Stage) -> None:
+    from layoutcheck.properties.gmma import gmma_fields
+
+    r = prove(gmma_fields(_read(s.text), s.dtype, s.major, s.base, desc=s.word, written_by=s.written_by))
+    assert r.status.value == naive_gmma_fields(s), (s, r.counterexample or r.reason)
 
 
 # -- the tcgen05 instruction descriptor -------------------------------------------------------------------------------
