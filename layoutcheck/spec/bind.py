@@ -41,18 +41,17 @@ from layoutcheck.properties.banks import conflict_free, wavefront_count
 from layoutcheck.properties.base import Property
 from layoutcheck.properties.composition import composes
 from layoutcheck.properties.datapath import datapath
+from layoutcheck.properties.descriptors import descriptor_fields, umma_describes
 from layoutcheck.properties.gmma import gmma_addresses, gmma_fields, tma_wgmma
 from layoutcheck.properties.layout import bijective, equivalent, in_bounds, injective, surjective
 from layoutcheck.properties.residue import residue_cover, schedule_bijection
 from layoutcheck.properties.tma import tma_compatible
 from layoutcheck.properties.tmem import (
-    descriptor_fields,
     scale_ownership,
     tmem_allocation,
     tmem_exact_cover,
     tmem_packed_injective,
     tmem_subpartition,
-    umma_describes,
 )
 from layoutcheck.properties.tv import exact_cover, vectorizable
 from layoutcheck.spec.schema import Config, PropertyRequest

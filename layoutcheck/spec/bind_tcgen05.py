@@ -1,4 +1,4 @@
-"""Binding of the Blackwell (tcgen05) spec kinds to ``layoutcheck.properties.tmem`` (issue #17).
+"""Binding of the Blackwell (tcgen05) spec kinds to ``layoutcheck.properties.tmem`` / ``.descriptors`` (issue #17).
 
     =================  =============================================================================================
     kind               subject
@@ -74,7 +74,7 @@ def _umma_smem(fn: Any, cfg: Config, req: PropertyRequest) -> Any:
     if cfg.get("descriptor") is not None:  # a hand-built descriptor describes the first K block
         return fn(slices[0], dtype, cfg.get("major"), cfg.get("base_address", 0), cfg.get("descriptor"),
                   cfg.get("written_by"))
-    from layoutcheck.properties.tmem import umma_describes_all
+    from layoutcheck.properties.descriptors import umma_describes_all
 
     return umma_describes_all(tuple(slices), dtype, cfg.get("major"), cfg.get("base_address", 0),
                               cfg.get("written_by"))
@@ -84,7 +84,7 @@ def _umma_instr(fn: Any, cfg: Config, req: PropertyRequest) -> Any:
     """The MMA the config names; ``descriptor_fields`` decides whether its instruction descriptor exists and reads
     back (a shape or type combination no tcgen05.mma has is REFUTED). Only unknown type names are input errors."""
     from layoutcheck.hw.tcgen05 import DTYPE_BITS
-    from layoutcheck.properties.tmem import instr_descriptor_fields
+    from layoutcheck.properties.descriptors import instr_descriptor_fields
 
     for key in ("a_dtype", "b_dtype", "c_dtype", "scale_dtype"):
         v = cfg.get(key)

@@ -21,8 +21,8 @@ from layoutcheck.models.tmem import (
     lane_column,
     load_cells,
 )
+from layoutcheck.properties.descriptors import descriptor_fields
 from layoutcheck.properties.tmem import (
-    descriptor_fields,
     scale_ownership,
     tmem_allocation,
     tmem_exact_cover,

@@ -118,7 +118,7 @@ def naive_umma(op: Operand) -> tuple[str, list[int] | None]:
 
 
 def _umma_claim(op: Operand):
-    from layoutcheck.properties.tmem import umma_describes
+    from layoutcheck.properties.descriptors import umma_describes
 
     return umma_describes(op.layout, op.dtype, op.major, op.base, op.word, op.written_by)
 
@@ -237,7 +237,7 @@ def naive_instr_ok(c: dict) -> bool:
 
 @given(instr_configs())
 def test_umma_instr_equals_the_naive_table(c: dict) -> None:
-    from layoutcheck.properties.tmem import instr_descriptor_fields
+    from layoutcheck.properties.descriptors import instr_descriptor_fields
 
     r = prove(instr_descriptor_fields(c["a_dtype"], c["b_dtype"], c["c_dtype"], c["m"], c["n"], c["a_major"],
                                       c["b_major"], c["cta_group"]))
@@ -285,7 +285,7 @@ SCALED_FORMATS = {"mxf8f6f4": {"e4m3": 0, "e5m2": 1, "e2m3": 3, "e3m2": 4, "e2m1
 
 @given(scaled_instr_configs())
 def test_block_scaled_umma_instr_equals_the_naive_table(c: dict) -> None:
-    from layoutcheck.properties.tmem import instr_descriptor_fields
+    from layoutcheck.properties.descriptors import instr_descriptor_fields
 
     r = prove(instr_descriptor_fields(c["a_dtype"], c["b_dtype"], c["c_dtype"], c["m"], c["n"], c["a_major"],
                                       c["b_major"], c["cta_group"], c["scale_dtype"]))
@@ -317,7 +317,7 @@ def naive_packs(fields: tuple[tuple[int, int], ...], doms: tuple[tuple[int, ...]
 @given(packed_formats())
 def test_descriptor_fields_equals_the_naive_packer(fmt) -> None:
     from layoutcheck.hw.bitfields import BitField
-    from layoutcheck.properties.tmem import descriptor_fields
+    from layoutcheck.properties.descriptors import descriptor_fields
 
     fields, doms, nbits = fmt
     claim = descriptor_fields(tuple(BitField(f"f{i}", lo, w, "test") for i, (lo, w) in enumerate(fields)), doms, nbits)
@@ -336,7 +336,7 @@ SW128_K = "make_composed_layout(Sw<3,3,3>, (128,16):(64,1))"  # the first K bloc
     (0xE000404000010000, "layout_type"),  # code 7
 ])
 def test_broken_umma_words_are_refuted(word: int, why: str) -> None:
-    from layoutcheck.properties.tmem import umma_describes
+    from layoutcheck.properties.descriptors import umma_describes
     from layoutcheck.spec.values import parse_value
 
     r = prove(umma_describes(parse_value("layout", SW128_K), "f16", "K", 0, word))
@@ -346,7 +346,7 @@ def test_broken_umma_words_are_refuted(word: int, why: str) -> None:
 @pytest.mark.parametrize("word", [0x4000404000014000, 0x4000404040010000, 0x4002404000010000, 0x4010404000010000])
 def test_undefined_or_unmodelled_umma_bits_are_unknown(word: int) -> None:
     """Bit 14, bit 30, base offset 1, LBO mode 1: not modelled, never PROVEN."""
-    from layoutcheck.properties.tmem import umma_describes
+    from layoutcheck.properties.descriptors import umma_describes
     from layoutcheck.spec.values import parse_value
 
     assert prove(umma_describes(parse_value("layout", SW128_K), "f16", "K", 0, word)).status is Verdict.UNKNOWN
@@ -363,7 +363,7 @@ def test_a_blackwell_word_on_hopper_is_unknown() -> None:
 
 
 def test_k_major_tile_declared_mn_is_refuted_in_tile_coordinates() -> None:
-    from layoutcheck.properties.tmem import umma_describes_all
+    from layoutcheck.properties.descriptors import umma_describes_all
     from layoutcheck.spec.bind_tcgen05 import k_block_slices
     from layoutcheck.spec.values import parse_value
 
@@ -390,7 +390,7 @@ def test_base_offset_3_depends_on_who_wrote_the_stage(writer, status) -> None:
 def test_derived_umma_descriptor_at_an_unaligned_base(writer, status) -> None:
     """0x480 is 128 bytes into a SW128 pattern: TMA data needs base offset 0 (derived: PROVEN); threads-stored data
     would need base offset 1, which is not modelled on sm_100 (UNKNOWN); unset: UNKNOWN naming ``written_by``."""
-    from layoutcheck.properties.tmem import umma_describes
+    from layoutcheck.properties.descriptors import umma_describes
     from layoutcheck.spec.values import parse_value
 
     r = prove(umma_describes(parse_value("layout", SW128_K), "f16", "K", 0x480, written_by=writer))
