@@ -531,7 +531,7 @@ def placed_prediction(swizzle: str, pattern_start: int, base_offset: int | None,
 
     stage = plan_boxes(major, swizzle, "float16", (64, 64)).layout
     d = _placed_descriptor(gmma_blocks(stage, "f16", 64), major, pattern_start, base_offset)
-    return gmma_addresses(stage, "f16", major, pattern_start, 64, desc=d).exhaustive().holds
+    return gmma_addresses(stage, "f16", major, pattern_start, 64, desc=d, written_by="threads").exhaustive().holds
 
 
 def placed_cases() -> list[tuple[KernelCase, bool]]:

@@ -41,6 +41,9 @@ class ExhaustiveEngine(Engine):
         elapsed = time.perf_counter() - t0
         if elapsed > limits.timeout:
             return to_result(prop, self.name, Undecided(f"timeout: took {elapsed:.2f} s > {limits.timeout} s"), t0)
+        if isinstance(decision, Undecided):  # the claim names an input feature it does not model
+            return to_result(prop, self.name, Undecided(decision.reason, {"domain": prop.domain_size(),
+                                                                            **decision.stats}), t0)
         stats = {"domain": prop.domain_size(), **decision.stats}
         return to_result(prop, self.name, type(decision)(decision.holds, decision.witness, stats), t0)
 

@@ -12,15 +12,18 @@ Descriptors are bit-field tables. The shared-memory (matrix) descriptor, 64 bits
     bits 32..45  stride-dimension byte offset (SBO) >> 4
     bits 46..48  fixed 0b001 (CUTLASS: ``version_ = 1`` in bits 46..47)
     bits 49..51  matrix base offset         bit  52      LBO mode (0: relative offset, 1: absolute address)
-    bits 61..63  swizzle / layout type: 0 none, 1 128B with 32B atomicity, 2 128B, 4 64B, 6 32B
+    bits 53..60  fixed 0                    bits 14..15, 30..31  not defined (CUTLASS: unused)
+    bits 61..63  swizzle / layout type: 0 none, 1 128B with 32B atomicity, 2 128B, 4 64B, 6 32B (3, 5, 7 undefined)
 
 The instruction descriptor, 32 bits (dense ``kind::f16 / tf32 / f8f6f4 / i8``)::
 
     0..1 sparsity selector  2 sparse  3 saturate  4..5 D format  7..9 A format  10..12 B format
     13 negate A  14 negate B  15 A major (0 K, 1 MN)  16 B major  17..22 N >> 3  24..28 M >> 4  30..31 max shift
+    (6, 23, 29 reserved)
 
 and for block-scaled MMA (``kind::mxf8f6f4 / mxf4 / mxf4nvf4``) bits 4..5 carry the B scale-factor id, bit 23 the
-scale format, bits 29..30 the A scale-factor id and bit 31 the K size; bits 3 and 30..31 of the dense table are gone.
+scale format, bits 29..30 the A scale-factor id and bit 31 the K size; bits 3 and 6 are reserved. Every bit of each
+word is declared (``layoutcheck.hw.bitfields``: value, fixed constant, defined codes or reserved).
 
 PTX section numbers are those of PTX ISA 8.7/8.8 (tcgen05 is 9.7.16 there; later versions renumber), with the
 HTML anchor where the section has one (``#tcgen05-shared-memory-descriptor``...).
@@ -33,9 +36,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from layoutcheck.algebra.layout import Layout
 from layoutcheck.errors import LayoutError
+from layoutcheck.hw.bitfields import BitField, DescriptorFormat
 
 _PTX_SDESC = "PTX ISA 9.7.16.4.1 'Shared Memory Descriptor' (tcgen05-shared-memory-descriptor)"
 _PTX_IDESC = "PTX ISA 9.7.16.4.2 'Instruction descriptor' (tcgen05-instruction-descriptor)"
@@ -49,101 +54,47 @@ _PTX_DP = "PTX ISA 9.7.16.10.5 'Data path layout organization' (layouts A..G)"
 _CUTLASS_FRG = "CUTLASS include/cute/atom/mma_traits_sm100_frag.hpp UMMA::tmem_frg<..., N_SM, TmemAllocMode>::make"
 
 
-# -- bit fields ---------------------------------------------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
-class BitField:
-    """``width`` bits starting at bit ``lo`` of a descriptor word."""
-
-    name: str
-    lo: int
-    width: int
-    source: str
-
-    @property
-    def hi(self) -> int:
-        """One past the last bit (``[lo, hi)``)."""
-        return self.lo + self.width
-
-    @property
-    def mask(self) -> int:
-        return ((1 << self.width) - 1) << self.lo
-
-    def get(self, word: int) -> int:
-        return (word >> self.lo) & ((1 << self.width) - 1)
-
-    def put(self, value: int) -> int:
-        """``value << lo``. Pre: ``0 <= value < 2**width`` (else ``LayoutError`` naming the field)."""
-        if not 0 <= value < (1 << self.width):
-            raise LayoutError(f"descriptor field {self.name} [{self.lo},{self.hi}) holds {self.width} bits: value "
-                              f"{value} does not fit (max {(1 << self.width) - 1})")
-        return value << self.lo
+# -- descriptor words (every bit declared: layoutcheck.hw.bitfields) -----------------------------------------------
+def _f(name: str, lo: int, width: int, source: str, **kw: Any) -> BitField:
+    return BitField(name, lo, width, source, **kw)
 
 
-@dataclass(frozen=True, slots=True)
-class DescriptorFormat:
-    """A descriptor word: its fields (disjoint bit ranges) and the fixed bits every valid value carries."""
-
-    name: str
-    bits: int
-    fields: tuple[BitField, ...]
-    fixed: tuple[tuple[str, int], ...]
-    source: str
-
-    def field(self, name: str) -> BitField:
-        for f in self.fields:
-            if f.name == name:
-                return f
-        raise LayoutError(f"{self.name} has no field {name!r}; fields: {', '.join(f.name for f in self.fields)}")
-
-    def pack(self, values: dict[str, int]) -> int:
-        """The word holding ``values`` (missing fields 0, fixed fields their constant).
-
-        >>> hex(UMMA_SMEM_DESCRIPTOR.pack({"start_address": 0x200, "stride_byte_offset": 64, "layout_type": 2}))
-        '0x4000404000000200'
-        """
-        word = 0
-        for f in self.fields:
-            word |= f.put(values.get(f.name, dict(self.fixed).get(f.name, 0)))
-        return word
-
-    def unpack(self, word: int) -> dict[str, int]:
-        return {f.name: f.get(word) for f in self.fields}
-
-    def overlaps(self) -> list[tuple[str, str]]:
-        """Pairs of fields whose bit ranges intersect (a sound format has none)."""
-        fs = self.fields
-        return [(a.name, b.name) for i, a in enumerate(fs) for b in fs[i + 1:] if a.mask & b.mask]
-
-
-def _f(name: str, lo: int, width: int, source: str) -> BitField:
-    return BitField(name, lo, width, source)
-
-
+_UNUSED = f"{_PTX_SDESC} (bits not in the table); {_CUTLASS_DESC} SmemDescriptor ': 2' (unused)"
 UMMA_SMEM_DESCRIPTOR = DescriptorFormat(
     "tcgen05 shared memory descriptor", 64,
-    (_f("start_address", 0, 14, _PTX_SDESC), _f("leading_byte_offset", 16, 14, _PTX_SDESC),
-     _f("stride_byte_offset", 32, 14, _PTX_SDESC), _f("version", 46, 2, f"{_PTX_SDESC}: bits 46-48 = 0b001; "
-                                                                         f"{_CUTLASS_DESC} SmemDescriptor::version_"),
-     _f("base_offset", 49, 3, _PTX_SDESC), _f("lbo_mode", 52, 1, _PTX_SDESC), _f("layout_type", 61, 3, _PTX_SDESC)),
-    (("version", 1),), f"{_PTX_SDESC}; {_CUTLASS_DESC} union SmemDescriptor")
-"""(64-bit word) -> start address, LBO, SBO (all >> 4), version 1, base offset, LBO mode, layout type."""
+    (_f("start_address", 0, 14, _PTX_SDESC, unit=16), _f("reserved_14", 14, 2, _UNUSED, reserved=True),
+     _f("leading_byte_offset", 16, 14, _PTX_SDESC, unit=16), _f("reserved_30", 30, 2, _UNUSED, reserved=True),
+     _f("stride_byte_offset", 32, 14, _PTX_SDESC, unit=16),
+     _f("version", 46, 3, f"{_PTX_SDESC}: bits 46-48 'fixed constant value of 0b001'; {_CUTLASS_DESC} "
+                          "SmemDescriptor::version_ = 1 (bits 46-47) and the unused bit 48", fixed=1),
+     _f("base_offset", 49, 3, f"{_PTX_SDESC}: matrix base offset"),
+     _f("lbo_mode", 52, 1, f"{_PTX_SDESC}: leading dimension stride mode (0 relative, 1 absolute)"),
+     _f("fixed_53", 53, 8, f"{_PTX_SDESC}: bits 53-60 'fixed constant value of 0'", fixed=0),
+     _f("layout_type", 61, 3, f"{_PTX_SDESC}: swizzling mode 0, 1, 2, 4, 6; {_CUTLASS_DESC} UMMA::LayoutType "
+                              "(3, 5, 7: N/A)", codes=(0, 1, 2, 4, 6))),
+    f"{_PTX_SDESC}; {_CUTLASS_DESC} union SmemDescriptor")
+"""(64-bit word) -> start address, LBO, SBO (all >> 4), version 0b001, base offset, LBO mode, 0, layout type."""
 
+_IDESC = f"{_PTX_IDESC}; {_CUTLASS_DESC} union InstrDescriptor"
+_IDESC_BS = f"{_PTX_IDESC}; {_CUTLASS_DESC} union InstrDescriptorBlockScaled"
 UMMA_INSTR_DESCRIPTOR = DescriptorFormat(
     "tcgen05 instruction descriptor (kind::f16/tf32/f8f6f4/i8)", 32,
-    tuple(_f(n, lo, w, f"{_PTX_IDESC}; {_CUTLASS_DESC} union InstrDescriptor") for n, lo, w in (
-        ("sparse_id2", 0, 2), ("sparse_flag", 2, 1), ("saturate", 3, 1), ("c_format", 4, 2), ("a_format", 7, 3),
-        ("b_format", 10, 3), ("a_negate", 13, 1), ("b_negate", 14, 1), ("a_major", 15, 1), ("b_major", 16, 1),
-        ("n_dim", 17, 6), ("m_dim", 24, 5), ("max_shift", 30, 2))),
-    (), f"{_PTX_IDESC}; {_CUTLASS_DESC} union InstrDescriptor")
-"""(32-bit word) -> the dense MMA's formats, majors, negations, N >> 3, M >> 4, .ws max shift."""
+    tuple(_f(n, lo, w, _IDESC, reserved=n.startswith("reserved")) for n, lo, w in (
+        ("sparse_id2", 0, 2), ("sparse_flag", 2, 1), ("saturate", 3, 1), ("c_format", 4, 2), ("reserved_6", 6, 1),
+        ("a_format", 7, 3), ("b_format", 10, 3), ("a_negate", 13, 1), ("b_negate", 14, 1), ("a_major", 15, 1),
+        ("b_major", 16, 1), ("n_dim", 17, 6), ("reserved_23", 23, 1), ("m_dim", 24, 5), ("reserved_29", 29, 1),
+        ("max_shift", 30, 2))),
+    _IDESC)
+"""(32-bit word) -> the dense MMA's formats, majors, negations, N >> 3, M >> 4, .ws max shift (6, 23, 29 reserved)."""
 
 UMMA_INSTR_DESCRIPTOR_BLOCK_SCALED = DescriptorFormat(
     "tcgen05 instruction descriptor (kind::mxf8f6f4/mxf4/mxf4nvf4)", 32,
-    tuple(_f(n, lo, w, f"{_PTX_IDESC}; {_CUTLASS_DESC} union InstrDescriptorBlockScaled") for n, lo, w in (
-        ("sparse_id2", 0, 2), ("sparse_flag", 2, 1), ("b_sf_id", 4, 2), ("a_format", 7, 3), ("b_format", 10, 3),
-        ("a_negate", 13, 1), ("b_negate", 14, 1), ("a_major", 15, 1), ("b_major", 16, 1), ("n_dim", 17, 6),
-        ("scale_format", 23, 1), ("m_dim", 24, 5), ("a_sf_id", 29, 2), ("k_size", 31, 1))),
-    (), f"{_PTX_IDESC}; {_CUTLASS_DESC} union InstrDescriptorBlockScaled")
+    tuple(_f(n, lo, w, _IDESC_BS, reserved=n.startswith("reserved")) for n, lo, w in (
+        ("sparse_id2", 0, 2), ("sparse_flag", 2, 1), ("reserved_3", 3, 1), ("b_sf_id", 4, 2), ("reserved_6", 6, 1),
+        ("a_format", 7, 3), ("b_format", 10, 3), ("a_negate", 13, 1), ("b_negate", 14, 1), ("a_major", 15, 1),
+        ("b_major", 16, 1), ("n_dim", 17, 6), ("scale_format", 23, 1), ("m_dim", 24, 5), ("a_sf_id", 29, 2),
+        ("k_size", 31, 1))),
+    _IDESC_BS)
 """(32-bit word) -> block-scaled MMA fields: scale-factor ids (byte of the TMEM scale column), scale format."""
 
 

@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from layoutcheck.algebra.layout import Layout
+from layoutcheck.hw.bitfields import BitField, DescriptorFormat
 from layoutcheck.hw.mma import MmaAtom
 
 _TRAITS = "CUTLASS include/cute/atom/mma_traits_sm90_gmma.hpp (+ _ext.hpp)"
@@ -167,26 +168,29 @@ def wgmma_family(name: str) -> WgmmaFamily:
 
 
 # -- the shared-memory matrix descriptor (wgmma's A and B operands) ---------------------------------------------------
-@dataclass(frozen=True, slots=True)
-class DescriptorField:
-    """One bit field of the 64-bit GMMA matrix descriptor: ``value = (x >> shift) & ((1 << width) - 1)`` at ``lo``."""
+_PTX_DESC = "PTX ISA 9.7.15.5.1.2 'Matrix Descriptor Format' (wgmma)"
+_CUTLASS_DESC = "CUTLASS include/cute/arch/mma_sm90_desc.hpp union GmmaDescriptor"
+_UNDEFINED = f"{_PTX_DESC}: not in the table; {_CUTLASS_DESC}: unused"
+GMMA_DESCRIPTOR = DescriptorFormat(
+    "wgmma matrix descriptor", 64,
+    (BitField("start_address", 0, 14, f"{_PTX_DESC}: matrix-descriptor-encode(start address)", unit=16),
+     BitField("reserved_14", 14, 2, _UNDEFINED, reserved=True),
+     BitField("leading_byte_offset", 16, 14, f"{_PTX_DESC}: matrix-descriptor-encode(LBO)", unit=16),
+     BitField("reserved_30", 30, 2, _UNDEFINED, reserved=True),
+     BitField("stride_byte_offset", 32, 14, f"{_PTX_DESC}: matrix-descriptor-encode(SBO)", unit=16),
+     BitField("reserved_46", 46, 3, _UNDEFINED, reserved=True),
+     BitField("base_offset", 49, 3, f"{_PTX_DESC}: matrix base offset (not for the no-swizzle mode)"),
+     BitField("reserved_52", 52, 10, _UNDEFINED, reserved=True),
+     BitField("layout_type", 62, 2, f"{_PTX_DESC}: swizzle mode 0 none, 1 128B, 2 64B, 3 32B",
+              codes=(0, 1, 2, 3))),
+    f"{_PTX_DESC}; {_CUTLASS_DESC}")
+"""(64-bit word) -> start address, LBO, SBO (bytes >> 4: ``matrix-descriptor-encode(x) = (x & 0x3FFFF) >> 4``), base
+offset, layout type (CUTLASS: start_address_ [0,14), leading_byte_offset_ [16,30), stride_byte_offset_ [32,46),
+base_offset_ [49,52), layout_type_ [62,64)). Bits 14-15, 30-31, 46-48, 52-61 are not defined: a word with one set is
+not modelled (a Blackwell descriptor's ``0b001`` at bits 46-48, for one)."""
 
-    name: str
-    lo: int
-    width: int
-    shift: int  # 4 for byte quantities stored without their 4 LSBs ("matrix-descriptor-encode(x) = (x & 0x3FFFF) >> 4")
-
-
-GMMA_DESCRIPTOR_FIELDS: tuple[DescriptorField, ...] = (
-    DescriptorField("start_address", 0, 14, 4),
-    DescriptorField("leading_byte_offset", 16, 14, 4),
-    DescriptorField("stride_byte_offset", 32, 14, 4),
-    DescriptorField("base_offset", 49, 3, 0),
-    DescriptorField("layout_type", 62, 2, 0),
-)
-"""Source: PTX ISA 9.7.15.5.1.2 'Matrix Descriptor Format' (wgmma); CUTLASS include/cute/arch/mma_sm90_desc.hpp
-(``union GmmaDescriptor``: start_address_ bits [0,14), leading_byte_offset_ [16,30), stride_byte_offset_ [32,46),
-base_offset_ [49,52), layout_type_ [62,64)). Other bits are zero."""
+GMMA_DESCRIPTOR_FIELDS: tuple[BitField, ...] = tuple(f for f in GMMA_DESCRIPTOR.fields if not f.reserved)
+"""The five value fields of ``GMMA_DESCRIPTOR``, in bit order."""
 
 GMMA_LAYOUT_TYPE: dict[str, int] = {"INTER": 0, "SW128": 1, "SW64": 2, "SW32": 3}
 """Swizzle mode -> ``layout_type`` code (PTX ISA: 0 no swizzle, 1 128B, 2 64B, 3 32B; CUTLASS ``GMMA::LayoutType``)."""

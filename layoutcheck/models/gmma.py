@@ -43,6 +43,34 @@ from layoutcheck.models.canonical import CanonicalForm, SwizzleAtom, canonical_f
 
 _MODE_OF_TYPE = {v: k for k, v in GMMA_LAYOUT_TYPE.items()}
 
+WRITERS = ("tma", "threads")
+"""Who wrote a stage, and so where its swizzle pattern is anchored: ``tma`` swizzles on *absolute* shared-memory
+address bits (PTX ISA 5.5.7, measured: ``docs/tma.md``), ``threads`` store through the composed layout from the
+buffer start (the pattern anchored at ``base_address``). The two agree when the buffer starts on a pattern boundary."""
+
+
+def check_writer(written_by: str) -> str:
+    if written_by not in WRITERS:
+        raise LayoutError(f"written_by must be one of {', '.join(WRITERS)}, found {written_by!r}")
+    return written_by
+
+
+def placed(stage: Layout | ComposedLayout, base_address: int, e: int, written_by: str = "threads") -> np.ndarray:
+    """Byte address of every element of ``stage`` (flat colex) in a buffer at ``base_address``, as ``written_by``
+    stores it: ``threads``: ``base + e*Sw(o + L(c))``; ``tma``: ``e*Sw(base/e + o + L(c))`` (absolute swizzle).
+
+    >>> st = ComposedLayout(Swizzle(3, 3, 3), 0, Layout((8, 64), (64, 1)))
+    >>> int(placed(st, 1408, 2, "threads")[1]), int(placed(st, 1408, 2, "tma")[1])
+    (1552, 1600)
+    """
+    sw, off, lay = split(stage)
+    offs = np.asarray(lay.offsets(), dtype=np.int64) + off
+    if check_writer(written_by) == "threads":
+        return base_address + e * np.asarray(sw(offs), dtype=np.int64)
+    if base_address % e:
+        raise LayoutError(f"a TMA-written stage at byte {base_address} is not aligned to its {e}-byte elements")
+    return e * np.asarray(sw(offs + base_address // e), dtype=np.int64)
+
 
 def element_bytes(dtype: str) -> int:
     """Bytes per element of a wgmma shared-memory operand type (``f16``, ``bf16``, ``tf32``, ``e4m3``, ``s8``...)."""
@@ -79,11 +107,11 @@ class GmmaDescriptor:
         out = []
         for f in GMMA_DESCRIPTOR_FIELDS[:4]:
             v = getattr(self, f.name)
-            if v & ((1 << f.shift) - 1):
-                out.append(("align", f"{f.name} = {v} is not a multiple of {1 << f.shift} bytes"))
-            if v >> f.shift >= 1 << f.width:
+            if v % f.unit:
+                out.append(("align", f"{f.name} = {v} is not a multiple of {f.unit} bytes"))
+            if v // f.unit >= 1 << f.width:
                 out.append(("range", f"{f.name} = {v} does not fit {f.width} bits"
-                                      + (f" after >> {f.shift} (max {((1 << f.width) - 1) << f.shift})" if f.shift
+                                      + (f" after >> 4 (max {((1 << f.width) - 1) * f.unit})" if f.unit > 1
                                          else f" (max {(1 << f.width) - 1})")))
         return out
 
@@ -96,7 +124,7 @@ class GmmaDescriptor:
         word = 0
         for f in GMMA_DESCRIPTOR_FIELDS:
             v = GMMA_LAYOUT_TYPE[self.layout_type] if f.name == "layout_type" else getattr(self, f.name)
-            word |= (v >> f.shift) << f.lo
+            word |= (v // f.unit) << f.lo
         return word
 
     @staticmethod
@@ -104,7 +132,7 @@ class GmmaDescriptor:
         """Decode a 64-bit descriptor word into its fields (bits outside the fields are ignored)."""
         if not is_int(word) or not 0 <= word < 1 << 64:
             raise LayoutError(f"a GMMA descriptor is a 64-bit unsigned int, found {word!r}")
-        vals = {f.name: ((word >> f.lo) & ((1 << f.width) - 1)) << f.shift for f in GMMA_DESCRIPTOR_FIELDS}
+        vals = {f.name: f.get(word) * f.unit for f in GMMA_DESCRIPTOR_FIELDS}
         vals["layout_type"] = _MODE_OF_TYPE[vals["layout_type"]]
         return GmmaDescriptor(**vals)
 
@@ -160,17 +188,19 @@ def base_offset_for(pattern_start: int, mode: str) -> int:
 
 
 def unchecked_descriptor(smem_layout: Layout | ComposedLayout, dtype: str, major: str,
-                         base_address: int = 0) -> GmmaDescriptor:
-    """The descriptor of ``smem_layout`` without the range/alignment checks (properties report those)."""
+                         base_address: int = 0, written_by: str = "threads") -> GmmaDescriptor:
+    """The descriptor of ``smem_layout`` without the range/alignment checks (properties report those); its base
+    offset anchors the pattern where ``written_by`` put it (``WRITERS``: 0 for ``tma``, absolute)."""
     if not is_int(base_address) or base_address < 0:
         raise LayoutError(f"base_address must be a non-negative byte address, found {base_address!r}")
     c = canonical_gmma(smem_layout, dtype, major)
+    anchor = base_address if check_writer(written_by) == "threads" else 0
     return GmmaDescriptor(base_address + element_bytes(dtype) * c.start, 16 * c.lbo, 16 * c.sbo,
-                          base_offset_for(base_address, c.atom.name), c.atom.name)
+                          base_offset_for(anchor, c.atom.name), c.atom.name)
 
 
 def gmma_descriptor(smem_layout: Layout | ComposedLayout, dtype: str, major: str,
-                    base_address: int = 0) -> GmmaDescriptor:
+                    base_address: int = 0, written_by: str = "threads") -> GmmaDescriptor:
     """The wgmma descriptor that reads ``smem_layout`` (an ``(MN, K)`` operand slice) in a buffer at ``base_address``.
 
     Pre: ``smem_layout`` is a canonical GMMA layout (module docstring) of one dense wgmma's operand; its start and
@@ -180,7 +210,7 @@ def gmma_descriptor(smem_layout: Layout | ComposedLayout, dtype: str, major: str
     >>> hex(gmma_descriptor(ComposedLayout(Swizzle(3,3,3), 0, Layout(((8,8),16),((64,512),1))), "f16", "K").value)
     '0x4000004000010000'
     """
-    d = unchecked_descriptor(smem_layout, dtype, major, base_address)
+    d = unchecked_descriptor(smem_layout, dtype, major, base_address, written_by)
     bad = d.violations()
     if bad:
         raise LayoutError(f"{major}-major {dtype} operand {smem_layout} at {base_address}: the descriptor cannot "
@@ -253,10 +283,13 @@ class GmmaBlocks:
         """Element offset (unswizzled) of block ``r``'s first element relative to block 0 (colex over the rest)."""
         return self.tile[1](r)
 
-    def expected(self, base_address: int, e: int) -> np.ndarray:
-        """``[r, i]``: byte address the stage layout gives element ``i`` (colex in the block) of block ``r``."""
+    def expected(self, base_address: int, e: int, written_by: str = "threads") -> np.ndarray:
+        """``[r, i]``: byte address the stage layout gives element ``i`` (colex in the block) of block ``r``, as
+        ``written_by`` stores it (``placed``)."""
         offs = shared_offsets(self.tile).reshape(self.count, size(self.tile[0]))
-        return base_address + e * self.swizzle(offs + self.offset)
+        if check_writer(written_by) == "threads":
+            return base_address + e * self.swizzle(offs + self.offset)
+        return e * self.swizzle(offs + self.offset + base_address // e)
 
 
 @memoised(32)
@@ -358,10 +391,11 @@ def block_descriptors(blocks: GmmaBlocks, d0: GmmaDescriptor, dtype: str) -> tup
     return tuple(_advanced(d0, e * blocks.block_offset(r)) for r in range(blocks.count))
 
 
-def _first_descriptor(src: GmmaBlocks, dtype: str, major: str, base_address: int) -> GmmaDescriptor:
+def _first_descriptor(src: GmmaBlocks, dtype: str, major: str, base_address: int,
+                      written_by: str = "threads") -> GmmaDescriptor:
     """Block 0's descriptor; ``DescriptorError`` when no descriptor describes it."""
     try:
-        return unchecked_descriptor(src.block_layout(), dtype, major, base_address)
+        return unchecked_descriptor(src.block_layout(), dtype, major, base_address, written_by)
     except DescriptorError:
         raise
     except LayoutError as err:
@@ -371,12 +405,15 @@ def _first_descriptor(src: GmmaBlocks, dtype: str, major: str, base_address: int
 @memoised(16)
 def descriptor_reads(stage: Layout | ComposedLayout, dtype: str, major: str, block_mn: int | None = None,
                      base_address: int = 0, wgmma_layout: Layout | ComposedLayout | None = None,
-                     desc: GmmaDescriptor | None = None) -> DescriptorReads:
+                     desc: GmmaDescriptor | None = None, written_by: str = "threads",
+                     anchor_by: str | None = None) -> DescriptorReads:
     """What a mainloop's wgmmas read of each block of ``stage`` (``gmma_blocks``) through block 0's descriptor
     advanced by the block's offset (CuTe's ``DescriptorIterator``), next to where ``stage`` puts each element.
 
     The descriptor is ``desc`` when given, else built from ``wgmma_layout`` when given (a kernel whose descriptors
-    describe another layout than its data), else from ``stage``. Blocks that start inside a swizzle atom
+    describe another layout than its data), else from ``stage``; ``written_by`` (``WRITERS``) says where the stage's
+    swizzle pattern is anchored, for the expected bytes; the derived base offset assumes ``anchor_by`` (default:
+    ``written_by``), so one descriptor can be checked against either writer. Blocks that start inside a swizzle atom
     (``stage_blocks`` is ``None``) are read through the whole-MN descriptor advanced to their first element.
     ``DescriptorError``: no descriptor describes the layout; ``LayoutError``: the blocks do not divide it.
     Post: ``read[r] == expected[r]`` for every ``r`` exactly when the descriptors read ``stage``.
@@ -386,7 +423,7 @@ def descriptor_reads(stage: Layout | ComposedLayout, dtype: str, major: str, blo
     >>> r.addresses().shape, bool((r.addresses() == r.expected).all())
     ((8, 1024), True)
     """
-    rd = _reads(stage, dtype, major, block_mn, base_address, wgmma_layout, desc)
+    rd = _reads(stage, dtype, major, block_mn, base_address, wgmma_layout, desc, written_by, anchor_by or written_by)
     for a in (rd.expected, *rd.read):  # kept for the config's other claims and its data path: read-only
         if a is not None:
             a.setflags(write=False)
@@ -394,33 +431,36 @@ def descriptor_reads(stage: Layout | ComposedLayout, dtype: str, major: str, blo
 
 
 def _reads(stage: Layout | ComposedLayout, dtype: str, major: str, block_mn: int | None, base_address: int,
-           wgmma_layout: Layout | ComposedLayout | None, desc: GmmaDescriptor | None) -> DescriptorReads:
+           wgmma_layout: Layout | ComposedLayout | None, desc: GmmaDescriptor | None,
+           written_by: str, anchor_by: str) -> DescriptorReads:
     blocks = stage_blocks(stage, dtype, block_mn)
     if blocks is None:
-        return _straddled_reads(stage, dtype, major, block_mn, base_address, wgmma_layout, desc)  # type: ignore
+        return _straddled_reads(stage, dtype, major, block_mn, base_address,  # type: ignore[arg-type]
+                                wgmma_layout, desc, written_by, anchor_by)
     src = blocks if wgmma_layout is None else gmma_blocks(wgmma_layout, dtype, block_mn)
-    d0 = desc if desc is not None else _first_descriptor(src, dtype, major, base_address)
+    d0 = desc if desc is not None else _first_descriptor(src, dtype, major, base_address, anchor_by)
     descs = block_descriptors(src, d0, dtype)
     read = tuple(None if descs[r] is None else
                  decode_gmma_descriptor(descs[r], dtype, major, blocks.block[0]).addresses()  # type: ignore[arg-type]
                  for r in range(blocks.count))
-    return DescriptorReads(blocks.block, blocks.expected(base_address, element_bytes(dtype)), read, descs)
+    return DescriptorReads(blocks.block, blocks.expected(base_address, element_bytes(dtype), written_by), read, descs)
 
 
 def _straddled_reads(stage: Layout | ComposedLayout, dtype: str, major: str, block_mn: int, base_address: int,
-                     wgmma_layout: Layout | ComposedLayout | None, desc: GmmaDescriptor | None) -> DescriptorReads:
+                     wgmma_layout: Layout | ComposedLayout | None, desc: GmmaDescriptor | None,
+                     written_by: str, anchor_by: str) -> DescriptorReads:
     """Blocks that start inside a swizzle atom: block ``r`` at tile coordinate ``(mn0, k0)`` is read through the
     descriptor of the whole-MN block (the stage's own, or ``desc``) advanced by the unswizzled offset of
     ``(mn0, k0)``, as a kernel forms it; the hardware reads its canonical layout's first ``block_mn`` rows."""
     src = stage if wgmma_layout is None else wgmma_layout
     e, lay, src_lay = element_bytes(dtype), inner(stage), inner(src)
     whole = gmma_blocks(src, dtype, None)
-    d0 = desc if desc is not None else _first_descriptor(whole, dtype, major, base_address)
+    d0 = desc if desc is not None else _first_descriptor(whole, dtype, major, base_address, anchor_by)
     mnk, block = size(lay[0]), (block_mn, whole.block[1])
     count = (mnk // block_mn) * (size(lay[1]) // block[1])
     i = np.arange(block_mn * block[1])
     mn_l, k_l = block_crd(mnk, block, 0, i)
-    offs = base_address + e * np.asarray(stage.offsets(), dtype=np.int64)
+    offs = placed(stage, base_address, e, written_by)
     exp = np.empty((count, i.size), dtype=np.int64)
     reads: list[np.ndarray | None] = []
     descs: list[GmmaDescriptor | None] = []

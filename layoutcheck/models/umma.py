@@ -40,7 +40,7 @@ from layoutcheck.hw.tcgen05 import (
     umma_swizzle,
 )
 from layoutcheck.models.canonical import CanonicalForm, SwizzleAtom, canonical_form, canonical_layout, major_of
-from layoutcheck.models.gmma import DescriptorReads, GmmaBlocks, gmma_blocks
+from layoutcheck.models.gmma import DescriptorReads, GmmaBlocks, check_writer, gmma_blocks
 
 
 # -- the shared-memory descriptor ----------------------------------------------------------------------------------
@@ -89,7 +89,12 @@ def decode_descriptor_word(value: int) -> UmmaDescriptor:
     """
     if not 0 <= value < 1 << 64:
         raise DescriptorError(f"a shared-memory descriptor is 64 bits, found {value}")
-    return UmmaDescriptor(value, **UMMA_SMEM_DESCRIPTOR.unpack(value))
+    fields = UMMA_SMEM_DESCRIPTOR.unpack(value)
+    return UmmaDescriptor(value, **{k: fields[k] for k in _FIELDS})
+
+
+_FIELDS = ("start_address", "leading_byte_offset", "stride_byte_offset", "version", "base_offset", "lbo_mode",
+           "layout_type")
 
 
 def _dtype_bits(dtype: str) -> int:
@@ -129,13 +134,16 @@ def canonical_umma(smem_layout: Layout | ComposedLayout, dtype: str, major: str)
 
 
 def umma_descriptor(smem_layout: Layout | ComposedLayout, dtype: str, major: str,
-                    base_address: int = 0) -> UmmaDescriptor:
+                    base_address: int = 0, written_by: str = "tma") -> UmmaDescriptor:
     """The tcgen05 shared-memory descriptor of the operand tile ``smem_layout`` (module docstring for conventions).
 
     Pre: ``smem_layout`` is a canonical K- or MN-major UMMA layout of ``dtype`` (8/16/32-bit) elements;
-    ``base_address`` (bytes) is 16-byte aligned and, for a swizzled layout, the origin of the swizzle pattern.
-    Post: ``decode_umma_descriptor(result, dtype, major, shape)`` equals ``smem_layout`` at every coordinate, shifted
-    by ``base_address``; fields are those CUTLASS's ``make_umma_desc<major>`` sets (version 1, LBO mode 0).
+    ``base_address`` (bytes) is 16-byte aligned. ``written_by`` (``models.gmma.WRITERS``) says where the swizzle
+    pattern is anchored: ``tma`` on absolute address bits (base offset 0, as CUTLASS always writes), ``threads`` at
+    ``base_address`` (base offset ``(base_address mod period) >> 7``, the PTX rule Hopper follows; not measured on
+    sm_100). Post (``tma``): ``decode_umma_descriptor(result, dtype, major, shape)`` equals ``smem_layout`` at every
+    coordinate, shifted by ``base_address`` before the swizzle; fields are those CUTLASS's ``make_umma_desc<major>``
+    sets (version 0b001, LBO mode 0).
 
     >>> from layoutcheck.algebra.swizzle import ComposedLayout, Swizzle
     >>> hex(umma_descriptor(ComposedLayout(Swizzle(3, 3, 3), 0, Layout((128, 16), (64, 1))), "f16", "K").value)
@@ -153,7 +161,7 @@ def umma_descriptor(smem_layout: Layout | ComposedLayout, dtype: str, major: str
             raise DescriptorError(f"{name} {v} x 16 B does not fit the descriptor's 14-bit field")
     if start >> 4 >= 1 << 14:
         raise DescriptorError(f"start address {start} is beyond the 14-bit (256 KiB) shared-memory window")
-    base_off = (base_address >> 7) & 7 if sw.bits and base_address % sw.repeat_bytes else 0
+    base_off = (base_address % sw.repeat_bytes) >> 7 if sw.bits and check_writer(written_by) == "threads" else 0
     fields = {"start_address": start >> 4, "leading_byte_offset": lbo, "stride_byte_offset": sbo, "version": 1,
               "base_offset": base_off, "lbo_mode": 0, "layout_type": sw.code}
     return UmmaDescriptor(UMMA_SMEM_DESCRIPTOR.pack(fields), **fields)
@@ -164,13 +172,18 @@ def decode_umma_descriptor(desc: UmmaDescriptor | int, dtype: str, major: str,
     """The canonical layout ``desc`` describes for an ``(MN, K)`` operand tile, in elements, from address 0.
 
     Pre: ``shape`` = (MN, K) with MN a multiple of the atom's MN extent and K of one 16-byte chunk (K-major) or 8
-    (MN-major). Post: ``result(c) = swizzle(start + L(c))`` with ``start`` the descriptor's start address in elements.
+    (MN-major); base offset 0 and LBO mode 0 (anything else is not modelled: ``DescriptorError``).
+    Post: ``result(c) = swizzle(start + L(c))`` with ``start`` the descriptor's start address in elements (the
+    swizzle on absolute address bits).
 
     >>> d = umma_descriptor(Layout(((8, 8), (8, 2)), ((8, 64), (1, 512))), "f16", "K")
     >>> str(decode_umma_descriptor(d, "f16", "K", (64, 16)).layout)
     '((8,8),(8,2)):((8,64),(1,512))'
     """
     d = desc if isinstance(desc, UmmaDescriptor) else decode_descriptor_word(desc)
+    if d.base_offset or d.lbo_mode:
+        raise DescriptorError(f"{d}: base offset {d.base_offset} / LBO mode {d.lbo_mode} other than 0 is not modelled "
+                              "for tcgen05 (not measured on sm_100)")
     bits = _dtype_bits(dtype)
     lay = canonical_layout(ATOMS[d.swizzle.name], major, bits, shape, d.leading_byte_offset, d.stride_byte_offset)
     return ComposedLayout(element_swizzle(d.swizzle, bits), d.start_address_bytes * 8 // bits, lay)

@@ -20,6 +20,7 @@ wrong (triton#6220 ignored the leading offset, MatmulTutorial#14 changed the TMA
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -30,13 +31,16 @@ from layoutcheck.algebra.layout import format_inttuple, size
 from layoutcheck.algebra.notation import as_subject
 from layoutcheck.algebra.swizzle import Subject, inner
 from layoutcheck.errors import LayoutError
+from layoutcheck.hw.bitfields import DescriptorFormat
+from layoutcheck.hw.wgmma import GMMA_DESCRIPTOR
 from layoutcheck.models.gmma import (
+    WRITERS,
     DescriptorReads,
     GmmaBlocks,
     GmmaDescriptor,
-    base_offset_for,
     block_crd,
     canonical_gmma,
+    check_writer,
     descriptor_reads,
     element_bytes,
     gmma_blocks,
@@ -44,8 +48,61 @@ from layoutcheck.models.gmma import (
     unchecked_descriptor,
 )
 from layoutcheck.models.tma import TmaBox
-from layoutcheck.properties.base import Decision, Property
+from layoutcheck.properties.base import Decision, Property, Undecided
 from layoutcheck.properties.tma import TmaCompatible
+
+
+def word_decision(fmt: DescriptorFormat, word: int | None) -> Decision | Undecided | None:
+    """Every bit of a hand-written descriptor ``word`` against its declaration (``hw.bitfields``): a fixed constant
+    or an undefined code refutes it (``{"kind": "word", "field": name}``), a reserved or undeclared bit set makes
+    the claim UNKNOWN; ``None`` when every bit is as declared (or no word was written by hand)."""
+    if word is None:
+        return None
+    issues = fmt.issues(word)
+    for i in issues:
+        if i.refutes:
+            return Decision(False, {"kind": "word", "field": i.field})
+    if issues:
+        return Undecided("; ".join(i.message for i in issues))
+    return None
+
+
+def word_issue(fmt: DescriptorFormat, word: int | None, name: str) -> str | None:
+    """The message of the refuting issue of ``word`` in field ``name`` (``None``: no such issue: not a witness)."""
+    if word is None:
+        return None
+    return next((i.message for i in fmt.issues(word) if i.refutes and i.field == name), None)
+
+
+def for_writers(decide: Callable[[str], Decision], written_by: str | None,
+                explain: Callable[[dict[str, Any]], str]) -> Decision | Undecided:
+    """The claim for a stage written by ``written_by``, or, when nobody said (``None``), for both ``WRITERS``:
+    PROVEN if it holds for both, REFUTED if it fails for both (the ``threads`` witness), else UNKNOWN naming the
+    missing key ``written_by`` (``models.gmma.WRITERS``: the two anchor the swizzle pattern differently)."""
+    if written_by is not None:
+        d = decide(written_by)
+        return d if d.holds else Decision(False, {"writer": written_by, **(d.witness or {})}, d.stats)
+    ds = {w: decide(w) for w in WRITERS}
+    ok = [w for w in WRITERS if ds[w].holds]
+    if len(ok) == len(WRITERS):
+        return Decision(True, None, ds[WRITERS[0]].stats)
+    if not ok:
+        return Decision(False, {"writer": "threads", **(ds["threads"].witness or {})}, ds["threads"].stats)
+    bad = next(w for w in WRITERS if w not in ok)
+    return Undecided(f"holds if the stage is written by {ok[0]} (swizzle {_ANCHOR[ok[0]]}) but not by {bad} "
+                     f"({_ANCHOR[bad]}): {explain({'writer': bad, **(ds[bad].witness or {})})}; say who writes it: "
+                     f"written_by = \"{ok[0]}\" or \"{bad}\"")
+
+
+_ANCHOR = {"tma": "on absolute address bits", "threads": "anchored at base_address"}
+
+
+def recheck_writers(recheck_one: Callable[[dict[str, Any]], bool], decide: Callable[[str], Decision],
+                    written_by: str | None, w: dict[str, Any]) -> bool:
+    """A ``for_writers`` witness re-checked: it fails for its writer, and (no ``written_by``) for the other too."""
+    if w.get("writer") not in WRITERS or not recheck_one(w):
+        return False
+    return written_by is not None or all(not decide(x).holds for x in WRITERS if x != w["writer"])
 
 
 def _desc(x: GmmaDescriptor | int | None) -> GmmaDescriptor | None:
@@ -65,9 +122,15 @@ class _WgmmaOperand(Property):
     block_mn: int | None = field(default=None, kw_only=True)
     desc: GmmaDescriptor | None = field(default=None, kw_only=True)
     wgmma_layout: Subject | None = field(default=None, kw_only=True)
+    written_by: str | None = field(default=None, kw_only=True)
+    desc_word: int | None = field(default=None, kw_only=True)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "stage", as_subject(self.stage, "GMMA stage layout"))
+        if self.written_by is not None:
+            check_writer(self.written_by)
+        if self.desc is not None and not isinstance(self.desc, GmmaDescriptor) and self.desc_word is None:
+            object.__setattr__(self, "desc_word", int(self.desc))  # every bit of it is checked
         if self.wgmma_layout is not None:
             object.__setattr__(self, "wgmma_layout", as_subject(self.wgmma_layout, "wgmma layout"))
         object.__setattr__(self, "desc", _desc(self.desc))
@@ -82,11 +145,35 @@ class _WgmmaOperand(Property):
 
     def _overrides(self) -> str:
         extra = f", desc={self.desc}" if self.desc is not None else ""
+        extra += f", written_by={self.written_by}" if self.written_by is not None else ""
         return extra + (f", wgmma_layout={self.wgmma_layout}" if self.wgmma_layout is not None else "")
 
-    def _reads_at(self, base: int) -> DescriptorReads:
+    @property
+    def anchor_by(self) -> str:
+        """The writer the derived descriptor assumes: ``written_by``, else ``threads`` (the pattern anchored at
+        ``base_address``, layoutcheck's convention before ``written_by``); one descriptor for every writer."""
+        return self.written_by or "threads"
+
+    def _reads_at(self, base: int, writer: str = "threads") -> DescriptorReads:
         """What each block's descriptor reads and where the stage puts it; ``LayoutError``: no canonical form."""
-        return descriptor_reads(self.stage, self.dtype, self.major, self.block_mn, base, self.wgmma_layout, self.desc)
+        return descriptor_reads(self.stage, self.dtype, self.major, self.block_mn, base, self.wgmma_layout, self.desc,
+                                writer, self.anchor_by)
+
+    def _word(self) -> Decision | Undecided | None:
+        """The hand-written descriptor's every bit (``word_decision``); base offset with no swizzle: UNKNOWN."""
+        d = word_decision(GMMA_DESCRIPTOR, self.desc_word)
+        if d is not None or self.desc is None or not self.desc.base_offset:
+            return d
+        if self.desc.layout_type == "INTER":
+            return Undecided(f"base_offset {self.desc.base_offset} with no swizzle: the PTX ISA defines the matrix "
+                             "base offset for the swizzling modes only; its effect here is not modelled")
+        if self.desc.start_address < (128 * self.desc.base_offset) % self.desc.pattern_bytes:
+            return Undecided(f"{self.desc}: the swizzle pattern base offset {self.desc.base_offset} names would start "
+                             "before shared-memory address 0; what the hardware reads then is not modelled")
+        return None
+
+    def _explain_word(self, w: dict[str, Any]) -> str:
+        return f"descriptor 0x{self.desc_word:016x}: {word_issue(GMMA_DESCRIPTOR, self.desc_word, w['field'])}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,9 +185,24 @@ class _StageClaim(_WgmmaOperand):
     def subject(self) -> str:
         return f"{self.stage}, {self.dtype}, {self.major}-major, base={self.base_address}{self._overrides()}"
 
-    def reads(self) -> DescriptorReads:
-        """What each block's descriptor reads and where the stage puts it; ``LayoutError``: no canonical form."""
-        return self._reads_at(self.base_address)
+    def reads(self, writer: str = "threads") -> DescriptorReads:
+        """What each block's descriptor reads and where ``writer`` put each element; ``LayoutError``: no canonical
+        form."""
+        return self._reads_at(self.base_address, writer)
+
+    def _decide(self, writer: str) -> Decision:
+        raise NotImplementedError
+
+    def _recheck_one(self, w: dict[str, Any]) -> bool:
+        raise NotImplementedError
+
+    def exhaustive(self) -> Decision | Undecided:  # type: ignore[override]
+        return self._word() or for_writers(self._decide, self.written_by, self.explain)
+
+    def recheck(self, w: dict[str, Any]) -> bool:
+        if w.get("kind") == "word":
+            return word_issue(GMMA_DESCRIPTOR, self.desc_word, w["field"]) is not None
+        return recheck_writers(self._recheck_one, self._decide, self.written_by, w)
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,9 +212,9 @@ class GmmaAddresses(_StageClaim):
     name: ClassVar[str] = "gmma_addresses"
     bytes_per_point: ClassVar[int] = 64
 
-    def exhaustive(self) -> Decision:
+    def _decide(self, writer: str) -> Decision:
         try:
-            rd = self.reads()
+            rd = self.reads(writer)
         except LayoutError:
             return Decision(False, {"kind": "canonical"})
         stats = {"blocks": len(rd.read)}
@@ -125,9 +227,9 @@ class GmmaAddresses(_StageClaim):
                                 {**stats, "misplaced_in_block": int(bad.size)})
         return Decision(True, None, stats)
 
-    def recheck(self, w: dict[str, Any]) -> bool:
+    def _recheck_one(self, w: dict[str, Any]) -> bool:
         try:
-            rd = self.reads()
+            rd = self.reads(w["writer"])
         except LayoutError:
             return w["kind"] == "canonical"
         if w["kind"] == "field":
@@ -136,17 +238,29 @@ class GmmaAddresses(_StageClaim):
         return w["kind"] == "place" and got is not None and int(got[w["i"]]) != int(rd.expected[w["block"]][w["i"]])
 
     def explain(self, w: dict[str, Any]) -> str:
+        if w["kind"] == "word":
+            return self._explain_word(w)
         if w["kind"] == "canonical":
             return _why_not_canonical(self)
-        rd = self.reads()
+        rd = self.reads(w["writer"])
         if w["kind"] == "field":
             return f"block {w['block']}: the descriptor cannot be formed (a field out of range or misaligned)"
         r, i = w["block"], w["i"]
         mn, k = block_crd(size(inner(self.stage)[0]), rd.block, r, i)
         where = "" if stage_blocks(self.stage, self.dtype, self.block_mn) is not None else \
             f" (a {rd.block[0]}-wide block starting inside a swizzle atom)"
-        return (f"element (mn={mn}, k={k}) of block {r}{where} ({rd.descs[r]}): the layout puts it at byte "
+        who = stored_by(w["writer"], self.written_by, self.base_address)
+        return (f"element (mn={mn}, k={k}) of block {r}{where} ({rd.descs[r]}): the layout puts it{who} at byte "
                 f"{int(rd.expected[r][i])}, the wgmma reads byte {int(rd.read[r][i])}")  # type: ignore[index]
+
+
+def stored_by(writer: str, written_by: str | None, base_address: int) -> str:
+    """`` (stored by ...)`` for a witness, or nothing when the writers agree (unset and a 1024-aligned buffer)."""
+    if written_by is None and base_address % 1024 == 0:
+        return ""
+    if writer == "tma":
+        return " (stored by TMA, swizzled on absolute address bits)"
+    return f" (stored by threads, pattern anchored at byte {base_address})"
 
 
 def _why_not_blocks(src: Subject, p: Any) -> str:
@@ -182,18 +296,21 @@ class GmmaFields(_StageClaim):
     name: ClassVar[str] = "gmma_fields"
     bytes_per_point: ClassVar[int] = 8
 
-    def _descriptors(self) -> tuple[GmmaBlocks, GmmaDescriptor, GmmaDescriptor]:
-        """The blocks, block 0's derived descriptor and the one checked (``desc`` when given); ``LayoutError`` when
-        the layout is not canonical."""
+    def _descriptors(self, writer: str) -> tuple[GmmaBlocks, GmmaDescriptor, GmmaDescriptor]:
+        """The blocks, block 0's derived descriptor (for a stage ``writer`` wrote) and the one checked (``desc`` when
+        given); ``LayoutError`` when the layout is not canonical."""
         blocks = gmma_blocks(self.stage, self.dtype, self.block_mn)
-        want = unchecked_descriptor(blocks.block_layout(), self.dtype, self.major, self.base_address)
-        return blocks, want, self.desc if self.desc is not None else want
+        want = unchecked_descriptor(blocks.block_layout(), self.dtype, self.major, self.base_address, writer)
+        if self.desc is not None:
+            return blocks, want, self.desc
+        return blocks, want, unchecked_descriptor(blocks.block_layout(), self.dtype, self.major, self.base_address,
+                                                  self.anchor_by)
 
-    def _first_violation(self) -> dict[str, Any] | None:
+    def _first_violation(self, writer: str) -> dict[str, Any] | None:
         if self.major == "MN" and element_bytes(self.dtype) != 2:
             return {"kind": "major"}
         try:
-            blocks, want, d0 = self._descriptors()
+            blocks, want, d0 = self._descriptors(writer)
         except LayoutError:
             return {"kind": "canonical"}
         e = element_bytes(self.dtype)
@@ -206,30 +323,33 @@ class GmmaFields(_StageClaim):
                 return {"kind": d.violations()[0][0], "block": r}
         if d0.layout_type != want.layout_type:
             return {"kind": "layout_type"}
-        if d0.base_offset != base_offset_for(self.base_address, want.layout_type):
+        if d0.base_offset != want.base_offset:
             return {"kind": "base_offset"}
         return None
 
-    def exhaustive(self) -> Decision:
-        w = self._first_violation()
+    def _decide(self, writer: str) -> Decision:
+        w = self._first_violation(writer)
         return Decision(True) if w is None else Decision(False, w)
 
-    def recheck(self, w: dict[str, Any]) -> bool:
-        return self._first_violation() == w
+    def _recheck_one(self, w: dict[str, Any]) -> bool:
+        return {"writer": w["writer"], **(self._first_violation(w["writer"]) or {})} == w
 
     def explain(self, w: dict[str, Any]) -> str:
         kind = w["kind"]
+        if kind == "word":
+            return self._explain_word(w)
         if kind == "canonical":
             return _why_not_canonical(self)
         if kind == "major":
             return (f"wgmma reads MN-major (transposed) shared-memory operands only for 16-bit types, not "
                     f"{self.dtype} (PTX ISA wgmma.mma_async: imm-trans-a/b are for .f16/.bf16 only)")
-        blocks, want, d0 = self._descriptors()
+        blocks, want, d0 = self._descriptors(w["writer"])
         if kind == "layout_type":
             return f"layout_type {d0.layout_type} but the layout's swizzle atom is {want.layout_type}"
         if kind == "base_offset":
-            return (f"base_offset {d0.base_offset} but the swizzle pattern starts at byte {self.base_address} "
-                    f"(needs {want.base_offset})")
+            where = f"starts at byte {self.base_address}" if w["writer"] == "threads" else \
+                "is on absolute address bits (written by TMA)"
+            return f"base_offset {d0.base_offset} but the swizzle pattern {where} (needs {want.base_offset})"
         step = element_bytes(self.dtype) * blocks.block_offset(w["block"])
         if kind == "align" and step % 16:
             return f"block {w['block']} starts {step} bytes after block 0: not a multiple of 16"
@@ -272,10 +392,13 @@ class TmaWgmma(_WgmmaOperand):
         read[mn + mnk * k] = got.ravel()
         return tma, read
 
-    def exhaustive(self) -> Decision:
+    def exhaustive(self) -> Decision | Undecided:  # type: ignore[override]
         bad = self.box.violations()
         if bad:
             return Decision(False, {"kind": "descriptor"}, {"violations": len(bad)})
+        word = self._word()
+        if word is not None:
+            return word
         sides = self._sides()
         if sides is None:
             return Decision(False, {"kind": "canonical"})
@@ -289,6 +412,8 @@ class TmaWgmma(_WgmmaOperand):
     def recheck(self, w: dict[str, Any]) -> bool:
         if w["kind"] == "descriptor":
             return bool(self.box.violations())
+        if w["kind"] == "word":
+            return word_issue(GMMA_DESCRIPTOR, self.desc_word, w["field"]) is not None
         sides = self._sides()
         if w["kind"] == "canonical":
             return sides is None
@@ -297,6 +422,8 @@ class TmaWgmma(_WgmmaOperand):
     def explain(self, w: dict[str, Any]) -> str:
         if w["kind"] == "descriptor":
             return "illegal TMA descriptor: " + "; ".join(self.box.violations())
+        if w["kind"] == "word":
+            return self._explain_word(w)
         if w["kind"] == "canonical":
             return _why_not_canonical(self) if self.desc is None else "the descriptor cannot be advanced"
         tma, read = self._sides()  # type: ignore[misc]
@@ -308,7 +435,7 @@ class TmaWgmma(_WgmmaOperand):
 
 # -- public constructors -----------------------------------------------------------------------------------------
 def gmma_addresses(stage: Any, dtype: str, major: str, base_address: int = 0, block_mn: int | None = None,
-                   desc: Any = None, wgmma_layout: Any = None) -> GmmaAddresses:
+                   desc: Any = None, wgmma_layout: Any = None, written_by: str | None = None) -> GmmaAddresses:
     """Claim: every wgmma block's descriptor (block 0's, advanced) reads each element where ``stage`` puts it.
 
     >>> from layoutcheck.models.tma import mma_smem_layout
@@ -316,20 +443,20 @@ def gmma_addresses(stage: Any, dtype: str, major: str, base_address: int = 0, bl
     True
     """
     return GmmaAddresses(stage, dtype, major.upper(), base_address, block_mn=block_mn, desc=desc,
-                         wgmma_layout=wgmma_layout)
+                         wgmma_layout=wgmma_layout, written_by=written_by)
 
 
 def gmma_fields(stage: Any, dtype: str, major: str, base_address: int = 0, block_mn: int | None = None,
-                desc: Any = None, wgmma_layout: Any = None) -> GmmaFields:
+                desc: Any = None, wgmma_layout: Any = None, written_by: str | None = None) -> GmmaFields:
     """Claim: the descriptors are canonical, in range, aligned, with the right base offset and layout type.
 
     >>> from layoutcheck.models.tma import mma_smem_layout
     >>> st = mma_smem_layout("K", "64B", "float16", (64, 32))
-    >>> gmma_fields(st, "f16", "K", 256, desc=0x8000002000010010).exhaustive().witness  # base_offset 0, needs 2
-    {'kind': 'base_offset'}
+    >>> gmma_fields(st, "f16", "K", 256, desc=0x8000002000010010, written_by="threads").exhaustive().witness
+    {'writer': 'threads', 'kind': 'base_offset'}
     """
     return GmmaFields(stage, dtype, major.upper(), base_address, block_mn=block_mn, desc=desc,
-                      wgmma_layout=wgmma_layout)
+                      wgmma_layout=wgmma_layout, written_by=written_by)
 
 
 def tma_wgmma(box: TmaBox, stage: Any, modes: Any, dtype: str, major: str, block_mn: int | None = None,

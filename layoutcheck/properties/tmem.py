@@ -1,4 +1,5 @@
-"""Blackwell claims: TMEM epilogues, warp sub-partitions, allocations, packed cells, scale ownership, descriptors.
+"""Blackwell claims: TMEM epilogues, warp sub-partitions, allocations, packed cells, scale ownership (the descriptor
+claims ``umma_describes`` and ``descriptor_fields`` live in ``layoutcheck.properties.descriptors``).
 
 Definitions (each decided exhaustively with NumPy over its finite domain; a witness is re-checked before it is shown)::
 
@@ -9,8 +10,6 @@ Definitions (each decided exhaustively with NumPy over its finite domain; a witn
     tmem_packed_injective(atom, e)   (thread, e-bit element) -> (lane, column, half) of the atom is injective
     scale_ownership(sf, vec)         sf(mn, k) is constant on each K vector of vec elements and injective on
                                      (mn, k // vec): every element gets its own row's scale for its vector
-    umma_describes(L, desc)          the descriptor's canonical layout equals L (+ base address) at every coordinate
-    descriptor_fields(fields, dom)   unpack(pack(v)) == v for every v in the product of the fields' value domains
 
 Worked example (tvm#20068): an M=128 accumulator (data path D) read with ``.16x256b`` loads issued only at row 0 of
 each warp's sub-partition reads lanes 0-15 twice and never lanes 16-31: REFUTED, ``(m=16, n=0)`` is never loaded.
@@ -19,19 +18,16 @@ each warp's sub-partition reads lanes 0-15 twice and never lanes 16-31: REFUTED,
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import product as iproduct
 from typing import Any, ClassVar
 
 import numpy as np
 
 from layoutcheck.algebra.inttuple import idx2crd
 from layoutcheck.algebra.layout import Layout, format_inttuple, size
-from layoutcheck.algebra.swizzle import ComposedLayout
 from layoutcheck.errors import LayoutError
 from layoutcheck.hw.copy import copy_atom
-from layoutcheck.hw.tcgen05 import TMEM, BitField
+from layoutcheck.hw.tcgen05 import TMEM
 from layoutcheck.models.tmem import TmemLoad, allocation_ok, lane_column, load_cells, loads_cells
-from layoutcheck.models.umma import decode_umma_descriptor, umma_descriptor
 from layoutcheck.properties.base import Decision, Property, smallest_collision
 
 
@@ -294,156 +290,6 @@ class ScaleOwnership(Property):
                 f"{g[w['m'], w['k']]}")
 
 
-# -- UMMA descriptors --------------------------------------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
-class UmmaDescribes(Property):
-    """The canonical layout of ``descriptor`` (default: the one ``umma_descriptor`` computes) equals ``layout``
-    shifted by ``base_address`` at every coordinate of the ``(MN, K)`` tile, swizzle included."""
-
-    layout: Layout | ComposedLayout
-    dtype: str
-    major: str
-    base_address: int = 0
-    descriptor: int | None = None
-    name: ClassVar[str] = "umma_describes"
-
-    def subjects(self) -> tuple[Layout | ComposedLayout, ...]:
-        return (self.layout,)
-
-    def _parts(self) -> tuple[Layout, int, Any]:
-        lay = self.layout.layout if isinstance(self.layout, ComposedLayout) else self.layout
-        off = self.layout.offset if isinstance(self.layout, ComposedLayout) else 0
-        return lay, off, self.layout.swizzle if isinstance(self.layout, ComposedLayout) else None
-
-    def _addresses(self) -> tuple[np.ndarray, np.ndarray, int]:
-        """Byte addresses the layout names and the descriptor names, for every coordinate; and the descriptor."""
-        from layoutcheck.hw.tcgen05 import DTYPE_BITS
-
-        lay, off, sw = self._parts()
-        eb = DTYPE_BITS[self.dtype] // 8
-        desc = self.descriptor if self.descriptor is not None else \
-            umma_descriptor(self.layout, self.dtype, self.major, self.base_address).value
-        back = decode_umma_descriptor(desc, self.dtype, self.major, (size(lay[0]), size(lay[1])))
-        base = self.base_address // eb
-        want = lay.offsets() + off + base
-        got = back.layout.offsets() + back.offset
-        if sw is not None:
-            want = sw(want)
-        got = back.swizzle(got)
-        return want * eb, got * eb, desc
-
-    def exhaustive(self) -> Decision:
-        want, got, desc = self._addresses()
-        bad = np.flatnonzero(want != got)
-        if bad.size:
-            return Decision(False, {"i": int(bad[0])}, {"descriptor": hex(desc), "wrong": int(bad.size)})
-        return Decision(True, None, {"descriptor": hex(desc)})
-
-    def recheck(self, w: dict[str, Any]) -> bool:
-        want, got, _ = self._addresses()
-        return 0 <= w["i"] < want.size and want[w["i"]] != got[w["i"]]
-
-    def explain(self, w: dict[str, Any]) -> str:
-        want, got, desc = self._addresses()
-        lay = self._parts()[0]
-        i = w["i"]
-        return (f"element {_crd(lay, i)} is at byte {want[i]} but descriptor 0x{desc:016x} addresses byte {got[i]}")
-
-
-@dataclass(frozen=True, slots=True)
-class UmmaDescribesAll(Property):
-    """``umma_describes`` for every K block of an operand tile (each block's own descriptor): every K advance."""
-
-    blocks: tuple[Layout | ComposedLayout, ...]
-    dtype: str
-    major: str
-    base_address: int = 0
-    name: ClassVar[str] = "umma_describes"
-
-    def _one(self, b: int) -> UmmaDescribes:
-        return UmmaDescribes(self.blocks[b], self.dtype, self.major, self.base_address)
-
-    def subjects(self) -> tuple[Layout | ComposedLayout, ...]:
-        return self.blocks[:1]
-
-    def subject(self) -> str:
-        return f"{self.blocks[0]} ({len(self.blocks)} K blocks, {self.dtype}, {self.major}-major)"
-
-    def domain_size(self) -> int:
-        return sum(size(b.layout if isinstance(b, ComposedLayout) else b) for b in self.blocks)
-
-    def exhaustive(self) -> Decision:
-        descs = []
-        for b in range(len(self.blocks)):
-            d = self._one(b).exhaustive()
-            if not d.holds:
-                return Decision(False, {"block": b, **(d.witness or {})}, d.stats)
-            descs.append(d.stats["descriptor"])
-        return Decision(True, None, {"descriptors": descs})
-
-    def recheck(self, w: dict[str, Any]) -> bool:
-        return self._one(w["block"]).recheck(w)
-
-    def explain(self, w: dict[str, Any]) -> str:
-        return f"K block {w['block']}: {self._one(w['block']).explain(w)}"
-
-
-@dataclass(frozen=True, slots=True)
-class DescriptorFields(Property):
-    """Packing every field's value into one word and unpacking it again gives the values back, for every combination
-    of the fields' value domains (the fields do not overlap and every value fits its width)."""
-
-    fields: tuple[BitField, ...]
-    domains: tuple[tuple[int, ...], ...]
-    name: ClassVar[str] = "descriptor_fields"
-
-    def __post_init__(self) -> None:
-        if len(self.fields) != len(self.domains) or not self.fields:
-            raise LayoutError("descriptor_fields: one value domain per field is needed")
-
-    def subjects(self) -> tuple[Layout, ...]:
-        return (Layout(self.domain_size()),)
-
-    def subject(self) -> str:
-        return ", ".join(f"{f.name}[{f.lo},{f.hi})" for f in self.fields)
-
-    def domain_size(self) -> int:
-        return int(np.prod([len(d) for d in self.domains]))
-
-    def _pack(self, vals: tuple[int, ...]) -> int:
-        """The word a packer writing each value at its field's ``lo`` builds (no masking: overlaps show)."""
-        word = 0
-        for f, v in zip(self.fields, vals, strict=True):
-            word |= v << f.lo
-        return word
-
-    def _bad(self, vals: tuple[int, ...]) -> str | None:
-        word = self._pack(vals)
-        for f, v in zip(self.fields, vals, strict=True):
-            if f.get(word) != v:
-                return f.name
-        return None
-
-    def exhaustive(self) -> Decision:
-        for vals in iproduct(*self.domains):
-            name = self._bad(vals)
-            if name is not None:
-                return Decision(False, {"values": list(vals), "field": name})
-        return Decision(True, None, {"combinations": self.domain_size()})
-
-    def recheck(self, w: dict[str, Any]) -> bool:
-        return self._bad(tuple(w["values"])) == w["field"]
-
-    def explain(self, w: dict[str, Any]) -> str:
-        vals = tuple(w["values"])
-        word = self._pack(vals)
-        f = next(x for x in self.fields if x.name == w["field"])
-        packed = ", ".join(f"{x.name}={v}" for x, v in zip(self.fields, vals, strict=True))
-        return (f"packing {packed} gives 0x{word:x}, which reads back {f.name}={f.get(word)} "
-                f"(bits [{f.lo},{f.hi}) overlap: " + ", ".join(
-                    g.name for g in self.fields if g is not f and g.mask & f.mask) + ")")
-
-
 # -- constructors with the spec names -------------------------------------------------------------------------------
 def tmem_exact_cover(accumulator: Layout, loads: tuple[TmemLoad, ...]) -> TmemExactCover:
     return TmemExactCover(accumulator, tuple(loads))
@@ -463,17 +309,3 @@ def tmem_packed_injective(atom: str, element_bits: int = 16) -> TmemPackedInject
 
 def scale_ownership(sf: Layout, vec: int) -> ScaleOwnership:
     return ScaleOwnership(sf, vec)
-
-
-def umma_describes(layout: Layout | ComposedLayout, dtype: str, major: str, base_address: int = 0,
-                   descriptor: int | None = None) -> UmmaDescribes:
-    return UmmaDescribes(layout, dtype, major, base_address, descriptor)
-
-
-def umma_describes_all(blocks: tuple[Layout | ComposedLayout, ...], dtype: str, major: str,
-                       base_address: int = 0) -> UmmaDescribesAll:
-    return UmmaDescribesAll(tuple(blocks), dtype, major, base_address)
-
-
-def descriptor_fields(fields: tuple[BitField, ...], domains: tuple[tuple[int, ...], ...]) -> DescriptorFields:
-    return DescriptorFields(tuple(fields), tuple(tuple(d) for d in domains))

@@ -34,24 +34,24 @@ from layoutcheck.errors import LayoutError, SpecError
 from layoutcheck.hw.mma import mma_atom
 from layoutcheck.memo import memoised
 from layoutcheck.models.banks.access import Access, access_from_expr, access_from_tv, access_kind, byte_addresses
+from layoutcheck.models.gmma import WRITERS
 from layoutcheck.models.tiled_mma import TiledMMA, make_tiled_mma
 from layoutcheck.models.tma import TmaBox, mma_smem_layout
 from layoutcheck.properties.banks import conflict_free, wavefront_count
 from layoutcheck.properties.base import Property
 from layoutcheck.properties.composition import composes
 from layoutcheck.properties.datapath import datapath
+from layoutcheck.properties.descriptors import descriptor_fields, umma_describes
 from layoutcheck.properties.gmma import gmma_addresses, gmma_fields, tma_wgmma
 from layoutcheck.properties.layout import bijective, equivalent, in_bounds, injective, surjective
 from layoutcheck.properties.residue import residue_cover, schedule_bijection
 from layoutcheck.properties.tma import tma_compatible
 from layoutcheck.properties.tmem import (
-    descriptor_fields,
     scale_ownership,
     tmem_allocation,
     tmem_exact_cover,
     tmem_packed_injective,
     tmem_subpartition,
-    umma_describes,
 )
 from layoutcheck.properties.tv import exact_cover, vectorizable
 from layoutcheck.spec.schema import Config, PropertyRequest
@@ -409,13 +409,18 @@ def _bind_wgmma(cfg: Config, req: PropertyRequest) -> Property:
     stage = stage_of("swizzle")
     wl = stage_of("wgmma_swizzle") if cfg.get("wgmma_swizzle") is not None else cfg.get("wgmma_layout")
     extra = (cfg.get("block_mn"), cfg.get("descriptor"), wl)
+    writer = cfg.get("written_by")
+    if writer is not None and writer not in WRITERS:
+        raise cfg.error("written_by", f"who wrote the stage: one of {', '.join(WRITERS)}, found {writer!r}")
     if req.name == "tma_wgmma":
+        if writer == "threads":
+            raise cfg.error("written_by", "property 'tma_wgmma' is about a stage the TMA writes, not threads")
         if cfg.get("smem_layout") is None:  # the TMA binder then sees the stage above, not its own MN-first tiling
             modes = (1, 0) if major == "K" else (0, 1)
             cfg = replace(cfg, values=(*cfg.values, ("smem_layout", stage), ("modes", modes)))
         box, lay, modes = _tma_parts(cfg)
         return fn(box, lay, modes, dtype, major, *extra)
-    return fn(stage, dtype, major, cfg.get("base_address", 0), *extra)
+    return fn(stage, dtype, major, cfg.get("base_address", 0), *extra, written_by=writer)
 
 
 def _bind_tcgen05(cfg: Config, req: PropertyRequest) -> Property:

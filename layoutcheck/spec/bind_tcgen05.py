@@ -1,13 +1,15 @@
-"""Binding of the Blackwell (tcgen05) spec kinds to ``layoutcheck.properties.tmem`` (issue #17).
+"""Binding of the Blackwell (tcgen05) spec kinds to ``layoutcheck.properties.tmem`` / ``.descriptors`` (issue #17).
 
     =================  =============================================================================================
     kind               subject
     =================  =============================================================================================
     umma_smem          ``layout`` = the operand's whole (MN, K) smem tile (swizzle in element units); the property
-                       checks the descriptor of every K block of one MMA (K = 256 bits), or ``descriptor`` if given
+                       checks the descriptor of every K block of one MMA (K = 256 bits), or ``descriptor`` if given;
+                       ``written_by`` = ``tma`` | ``threads`` (unset: it must hold for both)
     umma_instr         the instruction descriptor of ``a/b/c_dtype``, ``mma_m x mma_n`` (``scale_dtype``: block
                        scaled); ``descriptor_fields`` checks that its packed fields read back
-    descriptor_format  ``fields`` = [{ name, lo, width, values }]: a descriptor format someone packs by hand
+    descriptor_format  ``fields`` = [{ name, lo, width, values }]: a descriptor format someone packs by hand into a
+                       ``bits``-bit word (default 64)
     tmem               the accumulator of ``mma_m``/``cta_group`` (or ``data_path``) over ``mma_n`` columns and the
                        epilogue: ``atom`` issued by ``warps`` at sub-partition row offsets ``rows`` and ``columns``
     block_scale        the scale layout one CTA's MMA reads for ``operand`` (``scale_extent``: the tile it was given)
@@ -70,32 +72,36 @@ def _umma_smem(fn: Any, cfg: Config, req: PropertyRequest) -> Any:
         raise cfg.error("dtype", f"UMMA operands are one of {', '.join(DTYPE_BITS)}, found {dtype!r}")
     slices = k_block_slices(cfg.get("layout"), DTYPE_BITS[dtype])
     if cfg.get("descriptor") is not None:  # a hand-built descriptor describes the first K block
-        return fn(slices[0], dtype, cfg.get("major"), cfg.get("base_address", 0), cfg.get("descriptor"))
-    from layoutcheck.properties.tmem import umma_describes_all
+        return fn(slices[0], dtype, cfg.get("major"), cfg.get("base_address", 0), cfg.get("descriptor"),
+                  cfg.get("written_by"))
+    from layoutcheck.properties.descriptors import umma_describes_all
 
-    return umma_describes_all(tuple(slices), dtype, cfg.get("major"), cfg.get("base_address", 0))
+    return umma_describes_all(tuple(slices), dtype, cfg.get("major"), cfg.get("base_address", 0),
+                              cfg.get("written_by"))
 
 
 def _umma_instr(fn: Any, cfg: Config, req: PropertyRequest) -> Any:
-    from layoutcheck.hw.tcgen05 import UMMA_INSTR_DESCRIPTOR, UMMA_INSTR_DESCRIPTOR_BLOCK_SCALED
-    from layoutcheck.models.umma import umma_instr_descriptor
+    """The MMA the config names; ``descriptor_fields`` decides whether its instruction descriptor exists and reads
+    back (a shape or type combination no tcgen05.mma has is REFUTED). Only unknown type names are input errors."""
+    from layoutcheck.hw.tcgen05 import DTYPE_BITS
+    from layoutcheck.properties.descriptors import instr_descriptor_fields
 
-    try:
-        d = umma_instr_descriptor(cfg.get("a_dtype"), cfg.get("b_dtype"), cfg.get("c_dtype"), cfg.get("mma_m"),
-                                  cfg.get("mma_n"), cfg.get("a_major", "K"), cfg.get("b_major", "K"),
-                                  cta_group=cfg.get("cta_group", 1), scale_dtype=cfg.get("scale_dtype"))
-    except LayoutError as e:
-        raise cfg.error("a_dtype", one_line(e)) from None
-    fmt = UMMA_INSTR_DESCRIPTOR_BLOCK_SCALED if cfg.get("scale_dtype") else UMMA_INSTR_DESCRIPTOR
-    values = dict(d.fields)
-    return fn(fmt.fields, tuple((values[f.name],) for f in fmt.fields))
+    for key in ("a_dtype", "b_dtype", "c_dtype", "scale_dtype"):
+        v = cfg.get(key)
+        if v is not None and v not in DTYPE_BITS:
+            raise cfg.error(key, f"unknown tcgen05 operand type {v!r}: expected one of {', '.join(DTYPE_BITS)}")
+    if cfg.get("cta_group", 1) not in (1, 2):
+        raise cfg.error("cta_group", f"tcgen05.mma runs on cta_group::1 or ::2, found {cfg.get('cta_group')}")
+    return instr_descriptor_fields(cfg.get("a_dtype"), cfg.get("b_dtype"), cfg.get("c_dtype"), cfg.get("mma_m"),
+                                   cfg.get("mma_n"), cfg.get("a_major", "K"), cfg.get("b_major", "K"),
+                                   cfg.get("cta_group", 1), cfg.get("scale_dtype"))
 
 
 def _descriptor_format(fn: Any, cfg: Config, req: PropertyRequest) -> Any:
-    from layoutcheck.hw.tcgen05 import BitField
+    from layoutcheck.hw.bitfields import BitField
 
     fields = tuple(BitField(n, lo, w, f"{cfg.file} config {cfg.name}") for n, lo, w, _ in cfg.get("fields"))
-    return fn(fields, tuple(vals for *_, vals in cfg.get("fields")))
+    return fn(fields, tuple(vals for *_, vals in cfg.get("fields")), cfg.get("bits", 64))
 
 
 def _tmem(fn: Any, cfg: Config, req: PropertyRequest) -> Any:

@@ -117,6 +117,10 @@ KINDS["layout"] = {**KINDS["layout"], "keys": KINDS["layout"]["keys"] | {"lhs", 
                    "properties": KINDS["layout"]["properties"] | {"composes"}}
 # the layout a kernel builds its wgmma descriptors from, when it differs from the data's (tilelang#2964)
 KINDS["wgmma"] = {**KINDS["wgmma"], "keys": KINDS["wgmma"]["keys"] | {"wgmma_layout"}}
+# who wrote a stage (tma: swizzle on absolute address bits; threads: anchored at base_address), issue #25
+KINDS["wgmma"] = {**KINDS["wgmma"], "keys": KINDS["wgmma"]["keys"] | {"written_by"}}
+KINDS["umma_smem"] = {**KINDS["umma_smem"], "keys": KINDS["umma_smem"]["keys"] | {"written_by"}}
+KINDS["descriptor_format"] = {**KINDS["descriptor_format"], "keys": KINDS["descriptor_format"]["keys"] | {"bits"}}
 # the tile buffer's byte offset from a 1024-byte boundary: the TMA swizzles absolute addresses (tilelang#2379)
 KINDS["tma"] = {**KINDS["tma"], "keys": KINDS["tma"]["keys"] | {"base_address"}}
 PROPERTY_PARAMS |= {"composes": {"lhs", "rhs"}}

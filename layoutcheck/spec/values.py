@@ -346,6 +346,8 @@ _CHECKERS |= {
     "columns": lambda v, k: _ints(v, k, 0, (1, 512)), "allocation": lambda v, k: _ints(v, k, 1, (1, 16)),
 }
 _CHECKERS |= {"lhs": _layout, "rhs": _layout, "wgmma_layout": _layout}  # composes: R == lhs o rhs; wgmma
+_CHECKERS |= {"written_by": lambda v, k: _lower_choice(v, k, ("tma", "threads")),  # who wrote a stage (issue #25)
+              "bits": lambda v, k: _int(v, k, 1)}  # a descriptor_format's word width
 
 
 # -- whole-kernel data paths (kind "datapath"): one table per operand path -------------------------------------------

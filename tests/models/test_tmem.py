@@ -9,7 +9,8 @@ import pytest
 from layoutcheck.algebra.layout import Layout, size
 from layoutcheck.engines.prove import prove
 from layoutcheck.errors import LayoutError
-from layoutcheck.hw.tcgen05 import TMEM, UMMA_INSTR_DESCRIPTOR, BitField, tmem_atom_specs
+from layoutcheck.hw.bitfields import BitField
+from layoutcheck.hw.tcgen05 import TMEM, UMMA_INSTR_DESCRIPTOR, tmem_atom_specs
 from layoutcheck.models.block_scale import mma_scale_layout, sf_atom, sf_layout
 from layoutcheck.models.tmem import (
     TmemLoad,
@@ -20,8 +21,8 @@ from layoutcheck.models.tmem import (
     lane_column,
     load_cells,
 )
+from layoutcheck.properties.descriptors import descriptor_fields
 from layoutcheck.properties.tmem import (
-    descriptor_fields,
     scale_ownership,
     tmem_allocation,
     tmem_exact_cover,

@@ -147,7 +147,10 @@ def test_alignment_and_base_offset() -> None:
     with pytest.raises(DescriptorError, match="16-byte aligned"):
         umma_descriptor(sw, "f16", "K", base_address=0x408)
     assert umma_descriptor(sw, "f16", "K", base_address=0x400).base_offset == 0
-    assert umma_descriptor(sw, "f16", "K", base_address=0x480).base_offset == 1  # PTX: (addr >> 7) & 7
+    # TMA-written data is swizzled on absolute address bits: base offset 0 (CUTLASS always writes 0)
+    assert umma_descriptor(sw, "f16", "K", base_address=0x480).base_offset == 0
+    # a pattern anchored at 0x480 by threads: PTX "(pattern start >> 7) & 7"
+    assert umma_descriptor(sw, "f16", "K", base_address=0x480, written_by="threads").base_offset == 1
 
 
 @pytest.mark.parametrize("r", [r for r in DATA["umma_smem"] if r["k_block"] == 0 and r["base_address"] == 0x2000],

@@ -74,11 +74,19 @@ def test_no_swizzle_offsets_swapped() -> None:  # triton#8378
 @pytest.mark.parametrize("base", [128, 640, 1408])
 def test_base_offset(base: int) -> None:
     st = mma_smem_layout("K", "128B", "float16", (64, 64))
-    assert prove(gmma_addresses(st, "f16", "K", base)).status is Verdict.PROVEN
+    for who in ("threads", "tma"):  # each writer's derived descriptor reads its stage
+        assert prove(gmma_addresses(st, "f16", "K", base, written_by=who)).status is Verdict.PROVEN
+        assert prove(gmma_fields(st, "f16", "K", base, written_by=who)).status is Verdict.PROVEN
+    for claim in (gmma_addresses, gmma_fields):  # nobody said who wrote it: one descriptor cannot serve both
+        r = prove(claim(st, "f16", "K", base))
+        assert r.status is Verdict.UNKNOWN and "written_by" in r.reason
     good = gmma_descriptor(gmma_blocks(st, "f16").block_layout(), "f16", "K", base)
     bad = GmmaDescriptor(good.start_address, 16, 1024, 0, "SW128")
-    assert "base_offset 0" in _refuted(gmma_fields(st, "f16", "K", base, desc=bad))
-    _refuted(gmma_addresses(st, "f16", "K", base, desc=bad))
+    assert "base_offset 0" in _refuted(gmma_fields(st, "f16", "K", base, desc=bad, written_by="threads"))
+    _refuted(gmma_addresses(st, "f16", "K", base, desc=bad, written_by="threads"))
+    # the same base offset 0 is right for a stage the TMA wrote (swizzled on absolute address bits)
+    assert prove(gmma_addresses(st, "f16", "K", base, desc=bad, written_by="tma")).status is Verdict.PROVEN
+    assert prove(gmma_addresses(st, "f16", "K", base, desc=good, written_by="tma")).status is Verdict.REFUTED
 
 
 def test_layout_type_and_range_and_major() -> None:

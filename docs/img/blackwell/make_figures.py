@@ -7,8 +7,9 @@ from pathlib import Path
 
 import numpy as np
 
+from layoutcheck.hw.bitfields import DescriptorFormat
 from layoutcheck.hw.copy import copy_atom
-from layoutcheck.hw.tcgen05 import UMMA_INSTR_DESCRIPTOR, UMMA_SMEM_DESCRIPTOR, DescriptorFormat
+from layoutcheck.hw.tcgen05 import UMMA_INSTR_DESCRIPTOR, UMMA_SMEM_DESCRIPTOR
 from layoutcheck.models.tmem import TmemLoad, accumulator_layout, atom_columns, epilogue_loads, lane_column, load_cells
 from layoutcheck.report.show import Grid, render_svg
 
