@@ -37,6 +37,11 @@ from layoutcheck.errors import LayoutError
 from layoutcheck.expr.ir import Pred, Size, all_of, ceil_div, ite, lt, minimum
 
 KINDS = ("plain", "swizzle", "grouped", "split_k")
+PARAMETERS: dict[str, tuple[str, ...]] = {
+    "plain": (), "swizzle": ("log",), "grouped": ("group", "ctas", "drop_partial_group"),
+    "split_k": ("splits", "count"),
+}
+"""The parameters each kind reads (module docstring); a parameter of another kind is an input error, never ignored."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -443,6 +443,12 @@ def _bind_scheduler(cfg: Config, req: PropertyRequest) -> Property:
 
     fn = PROPERTIES[req.name]
     grids = cfg.get("grids")
+    kind = cfg.get("scheduler")
+    params = {k for keys in sched.PARAMETERS.values() for k in keys}
+    foreign = [k for k, _ in cfg.values if k in params and k not in sched.PARAMETERS.get(kind, params)]
+    if foreign:  # a key of another kind: never silently ignored
+        allowed = ", ".join(sched.PARAMETERS[kind]) or "none"
+        raise cfg.error(foreign[0], f"a {kind} scheduler does not read {foreign[0]!r} (its parameters: {allowed})")
     if len(grids) != 2:
         raise cfg.error("grids", f"expected two ranges (GM, GN), found {len(grids)}")
     try:
