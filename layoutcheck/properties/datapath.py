@@ -91,10 +91,14 @@ class DataPathClaim(Property):
         return Decision(True, None, stats)
 
     def recheck(self, w: dict[str, Any]) -> bool:
-        """The composition fails (the claim is false) and the witness's stage does what it says at element ``i``."""
+        """An address fault: the access the witness names exists and breaks its rule (whatever the composition);
+        else the composition fails (the claim is false) and the witness's stage does what it says at element
+        ``i``."""
         try:
             p = self._path(w)
             hs = hops(p)
+            if w["kind"] in ("misaligned", "outside_buffer"):
+                return _access(hs[w["stage"]], w) is not None
             tr = trace(p, hs)
             return not end_to_end_ok(p, tr) and self._fault_holds(p, hs, tr, w)
         except (StopIteration, IndexError, KeyError):
@@ -137,6 +141,14 @@ class DataPathClaim(Property):
         k, i, kind = w["stage"], w["i"], w["kind"]
         hop = hs[k]
         head = f"{p.operand}: stage {k + 1}/{len(hs)} {hop.stage} [{hop.instr}]"
+        if kind in ("misaligned", "outside_buffer"):
+            acc = _access(hop, w)
+            where = f"a {w['bytes']}-byte access at {w['space']} byte {w['address']}"
+            if kind == "misaligned":
+                why = f"is not {w['align']}-byte aligned ({acc.source if acc else 'its address rule'})"
+            else:
+                why = f"leaves the {w['limit']}-byte stage buffer (bytes {w['address']}..{w['address'] + w['bytes'] - 1})"
+            return f"{head}: {_element(p, hop, i)} starts {where}, which {why}"
         if kind in ("missed", "wrong", "outside"):
             return f"{head}: {_final(p, tr, kind, i)}"
         what = _element(p, hop, i)
@@ -154,6 +166,25 @@ class DataPathClaim(Property):
                     f"{_loc(p, hop.spaces[0], hop.want_src[i])}")
         return (f"{head}: {what} lands at {_loc(p, hop.spaces[1], hop.dst[i])}; the layouts put it at "
                 f"{_loc(p, hop.spaces[1], hop.want_dst[i])}")
+
+
+def _access(hop: Hop, w: dict[str, Any]) -> Any:
+    """The access of ``hop`` the witness names (its space, first move ``i`` and start ``address``) if it breaks the
+    rule the witness says (``misaligned``: ``address % align``; ``outside_buffer``: ``[address, address + bytes)``
+    not inside ``[0, limit)``), else ``None``."""
+    for acc in hop.accesses:
+        if acc.space != w["space"] or acc.size != w["bytes"]:
+            continue
+        k = np.flatnonzero((acc.move == w["i"]) & (acc.start == w["address"]))
+        if not k.size:
+            continue
+        a = int(w["address"])
+        if w["kind"] == "misaligned" and acc.align == w["align"] and a % acc.align != 0:
+            return acc
+        if w["kind"] == "outside_buffer" and acc.limit is not None and acc.limit == w.get("limit") and (
+                a < 0 or a + acc.size > acc.limit):
+            return acc
+    return None
 
 
 def _crd(p: Path, idx: int) -> str:
