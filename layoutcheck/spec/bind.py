@@ -42,7 +42,7 @@ from layoutcheck.properties.composition import composes
 from layoutcheck.properties.datapath import datapath
 from layoutcheck.properties.gmma import gmma_addresses, gmma_fields, tma_wgmma
 from layoutcheck.properties.layout import bijective, equivalent, in_bounds, injective, surjective
-from layoutcheck.properties.residue import residue_cover, schedule_bijection
+from layoutcheck.properties.residue import residue_cover, schedule_bijection, tile_partition
 from layoutcheck.properties.tma import tma_compatible
 from layoutcheck.properties.tmem import (
     descriptor_fields,
@@ -63,7 +63,7 @@ PROPERTIES: dict[str, PropertyBuilder] = {
     "in_bounds": in_bounds, "exact_cover": exact_cover, "vectorizable": vectorizable,
     "conflict_free": conflict_free, "wavefront_count": wavefront_count, "tma_compatible": tma_compatible,
     "gmma_addresses": gmma_addresses, "gmma_fields": gmma_fields, "tma_wgmma": tma_wgmma,
-    "residue_cover": residue_cover, "schedule_bijection": schedule_bijection,
+    "residue_cover": residue_cover, "schedule_bijection": schedule_bijection, "tile_partition": tile_partition,
     "umma_describes": umma_describes, "descriptor_fields": descriptor_fields, "tmem_exact_cover": tmem_exact_cover,
     "tmem_subpartition": tmem_subpartition, "tmem_allocation": tmem_allocation,
     "tmem_packed_injective": tmem_packed_injective, "scale_ownership": scale_ownership, "composes": composes,
