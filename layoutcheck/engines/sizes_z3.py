@@ -9,14 +9,17 @@ claim is split into quantifier-free queries whose negations must be ``unsat``:
   tile; ``tile_partition``). Where it is not, the per-mode lemma fails and nothing below applies: UNKNOWN naming the
   broken precondition (the exhaustive engine decides such a map by enumerating every size) -- except under CuTe's
   own recipe (``ceil_div`` and a predicate), where ``ResidueCover.slot_decision`` decides any map exactly in one
-  pass over the tile. Then (2) the accesses of a size are, per mode, ``0 .. tiles*b - 1`` once each, so a size breaks the claim
-  iff one of its modes does on its own (``ResidueCover.first_failing`` proves it): one query over the sizes alone,
-  "some mode fails" (``tiling.mode_fails``), linear (``div`` by constants). A failing size's smallest broken
-  coordinate follows from the same lemma (``ResidueCover.smallest_break``).
+  pass over the tile. Then (2) the accesses of a size are, per mode, ``0 .. tiles*b - 1`` once each, so a size
+  breaks the claim iff one of its modes does on its own (``ResidueCover.first_failing`` proves it): one query over
+  the sizes alone, "some mode fails" (``tiling.mode_fails``), linear (``div`` by constants). A failing size's
+  smallest broken coordinate follows from the same lemma (``ResidueCover.smallest_break``).
 * ``schedule_bijection``: no unmasked launch index lands outside the grid; no two land on one tile; and every tile
   is computed: where the scheduler counts its unmasked indices in closed form (``visits``), by that count equalling
-  ``GM*GN`` (pigeonhole), else through its own inverse ``index(m, n)`` (a witness: if that query finds a tile, it is
-  re-checked by enumerating that grid, and a wrong inverse gives UNKNOWN, never REFUTED). ``grouped`` and
+  ``GM*GN`` (pigeonhole), else through its own inverse ``index(m, n)``, the only launch index that can compute
+  ``(m, n)`` (``TileScheduler.index`` proves it per kind; the semantics suite checks it against every launch index):
+  a tile it does not compute is missing. Where the count finds the grid, the same query at that one grid names its
+  smallest missing tile (a count that finds none there: UNKNOWN). ``outside`` and ``duplicate`` witnesses carry the
+  launch indices; every witness is re-checked point-wise, never by enumerating a grid. ``grouped`` and
   ``split_k`` are asked over their linear launch index (``TileScheduler.linearize``, one-to-one by Euclid): the same
   statements with fewer unknowns (``split_k``'s become linear). Products of the grid sizes and quotients by them
   make the rest nonlinear; bounded ranges keep them decidable in practice, and a timeout is UNKNOWN.

@@ -36,6 +36,12 @@ A copy atom is applied as CuTe's ``make_tiled_copy_A/B/C`` (and ``retile``) appl
 its value order (``Va`` = the atom's register values per thread). A thread copy (``make_tiled_copy(atom, threads,
 values)``) is tiled over the CTA tile like a TiledMMA (``copy_tv``).
 
+Address rules (``address_fault``): every hop also lists its memory instructions (``Hop.accesses``: the first element,
+start byte, size of each access) and each must obey its rule -- the alignment of ``hw.copy.address_rule`` (cp.async
+and ld/st by access size, ldmatrix/stmatrix 16-byte rows: PTX ISA 6.4.1, 9.7.9.25, 9.7.14.5.15/16) or a TMA box's
+128-byte shared address (``hw.tma.TmaLimits.smem_dst_align``) -- and every shared access must lie in the stage
+buffer (the declared smem layout's bytes, ``0 .. es * (max offset + 1)``).
+
 Composition (``trace``): every source location holds a token (the element it holds), each hop copies tokens; a
 location written twice holds ``CONFLICT``, one never written ``UNWRITTEN``. The path is right iff every expected
 final location is written exactly once and holds its expected token, and nothing else is written.
@@ -726,8 +732,8 @@ def first_fault(path: Path) -> dict[str, Any] | None:
 
 
 __all__ = [
-    "CONFLICT", "UNWRITTEN", "Accesses", "EpiloguePath", "Fragment", "Hop", "MatrixCopy", "OperandPath", "Path", "ThreadCopy",
-    "TmaCopy", "TmemRead", "Trace", "UmmaRead", "WgmmaRead", "address_fault", "copy_tv", "end_to_end_ok", "expected_tokens",
-    "first_fault", "fragment", "hops", "initial_tokens", "operand_fragment", "path_fragment", "row_addresses",
-    "tmem_fragment", "trace",
+    "CONFLICT", "UNWRITTEN", "Accesses", "EpiloguePath", "Fragment", "Hop", "MatrixCopy", "OperandPath", "Path",
+    "ThreadCopy", "TmaCopy", "TmemRead", "Trace", "UmmaRead", "WgmmaRead", "address_fault", "copy_tv", "end_to_end_ok",
+    "expected_tokens", "first_fault", "fragment", "hops", "initial_tokens", "operand_fragment", "path_fragment",
+    "row_addresses", "tmem_fragment", "trace",
 ]

@@ -12,8 +12,26 @@
 The verdict is the composition's (a stage off the declared layouts that another stage undoes is still a right path);
 a wrong path is REFUTED naming the first stage that departs from the declared layouts (or doubles, drops or reads an
 unwritten element) and, in CuTe coordinates, its first element: a global ``(m,k)`` for a global -> smem hop, a
-``thread, value`` for a register hop, an operand ``(m,k)`` for a UMMA descriptor hop. The model (the hardware's
-semantics of every hop) is ``layoutcheck.models.datapath``; this module states and explains the claim.
+``thread, value`` for a register hop, an operand ``(m,k)`` for a UMMA descriptor hop.
+
+Every hop also obeys its instructions' address rules, whatever the composition (``models.datapath.address_fault``;
+the rules are data in ``layoutcheck.hw.copy.ADDRESS_RULES`` and ``hw.tma.TmaLimits``, each with its source):
+
+- ``cp.async`` (cp-size 4, 8, 16): shared and global address a multiple of cp-size (PTX ISA 9.7.9.25 ``cp.async``,
+  which defers to 6.4.1 "Addresses as Operands");
+- ``ld``/``st.shared``, ``st.global`` (``UniversalCopy<uintW_t>``, vectors): a multiple of the access size (PTX ISA
+  6.4.1: "The address must be naturally aligned to a multiple of the access size");
+- ``ldmatrix`` / ``stmatrix`` ``.m8n8``: every 16-byte row address 16-byte aligned (PTX ISA 9.7.14.5.15 /
+  9.7.14.5.16: "The matrix addresses must be naturally aligned accordingly");
+- a TMA box (load or store): its shared-memory address 128-byte aligned (``TmaLimits.smem_dst_align``);
+- every shared-memory access (copies, box elements, descriptor reads) inside the stage buffer: bytes
+  ``0 .. es * (max offset of the declared smem layout + 1)``, the buffer 1024-byte aligned.
+
+A break is REFUTED as ``misaligned`` or ``outside_buffer`` naming the hop, the access's first element (thread and
+value, or global element), its space, address, size and the alignment its rule demands; the re-check finds that
+access among the hop's and tests the rule again. Within a hop a move fault is reported before an address fault.
+The model (the hardware's semantics of every hop) is ``layoutcheck.models.datapath``; this module states and
+explains the claim.
 """
 
 from __future__ import annotations
@@ -147,7 +165,8 @@ class DataPathClaim(Property):
             if kind == "misaligned":
                 why = f"is not {w['align']}-byte aligned ({acc.source if acc else 'its address rule'})"
             else:
-                why = f"leaves the {w['limit']}-byte stage buffer (bytes {w['address']}..{w['address'] + w['bytes'] - 1})"
+                end = w["address"] + w["bytes"] - 1
+                why = f"leaves the {w['limit']}-byte stage buffer (bytes {w['address']}..{end})"
             return f"{head}: {_element(p, hop, i)} starts {where}, which {why}"
         if kind in ("missed", "wrong", "outside"):
             return f"{head}: {_final(p, tr, kind, i)}"
