@@ -171,4 +171,5 @@ def test_address_rules_are_the_ptx_isa_ones() -> None:
         assert rule.alignment(atom.bytes_per_address) == want, atom.name
         assert ("cp.async" in rule.source) is ("CP_ASYNC" in atom.name)
     for rule in ADDRESS_RULES.values():
-        assert rule.source.startswith("PTX ISA") and "aligned" in rule.quote or "Addresses as Operands" in rule.quote
+        assert rule.source.startswith("PTX ISA")
+        assert "aligned" in rule.quote or "Addresses as Operands" in rule.quote
