@@ -38,6 +38,8 @@ class ExhaustiveEngine(Engine):
         if why is not None:
             return unknown(prop, self.name, why, t0, {"domain": prop.domain_size()})
         decision = prop.exhaustive()
+        if isinstance(decision, Undecided):  # an input feature the claim does not model
+            return to_result(prop, self.name, decision, t0)
         elapsed = time.perf_counter() - t0
         if elapsed > limits.timeout:
             return to_result(prop, self.name, Undecided(f"timeout: took {elapsed:.2f} s > {limits.timeout} s"), t0)

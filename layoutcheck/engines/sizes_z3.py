@@ -6,14 +6,20 @@ Z3 integer terms, so the formula proven is the one the exhaustive engine and the
 claim is split into quantifier-free queries whose negations must be ``unsat``:
 
 * ``residue_cover``: (1) the tile-local TV layout is a bijection onto the tile (size-independent: NumPy over one
-  tile); then (2) the accesses of a size are, per mode, ``0 .. tiles*b - 1`` once each, so a size breaks the claim
-  iff one of its modes does on its own (``ResidueCover.first_failing`` proves it): one query over the sizes alone,
-  "some mode fails" (``tiling.mode_fails``), linear (``div`` by constants). A failing size's smallest broken
-  coordinate follows from the same lemma (``ResidueCover.smallest_break``).
+  tile; ``tile_partition``). Where it is not, the per-mode lemma fails and nothing below applies: UNKNOWN naming the
+  broken precondition (the exhaustive engine decides such a map by enumerating every size) -- except under CuTe's
+  own recipe (``ceil_div`` and a predicate), where ``ResidueCover.slot_decision`` decides any map exactly in one
+  pass over the tile. Then (2) the accesses of a size are, per mode, ``0 .. tiles*b - 1`` once each, so a size
+  breaks the claim iff one of its modes does on its own (``ResidueCover.first_failing`` proves it): one query over
+  the sizes alone, "some mode fails" (``tiling.mode_fails``), linear (``div`` by constants). A failing size's
+  smallest broken coordinate follows from the same lemma (``ResidueCover.smallest_break``).
 * ``schedule_bijection``: no unmasked launch index lands outside the grid; no two land on one tile; and every tile
   is computed: where the scheduler counts its unmasked indices in closed form (``visits``), by that count equalling
-  ``GM*GN`` (pigeonhole), else through its own inverse ``index(m, n)`` (a witness: if that query finds a tile, it is
-  re-checked by enumerating that grid, and a wrong inverse gives UNKNOWN, never REFUTED). ``grouped`` and
+  ``GM*GN`` (pigeonhole), else through its own inverse ``index(m, n)``, the only launch index that can compute
+  ``(m, n)`` (``TileScheduler.index`` proves it per kind; the semantics suite checks it against every launch index):
+  a tile it does not compute is missing. Where the count finds the grid, the same query at that one grid names its
+  smallest missing tile (a count that finds none there: UNKNOWN). ``outside`` and ``duplicate`` witnesses carry the
+  launch indices; every witness is re-checked point-wise, never by enumerating a grid. ``grouped`` and
   ``split_k`` are asked over their linear launch index (``TileScheduler.linearize``, one-to-one by Euclid): the same
   statements with fewer unknowns (``split_k``'s become linear). Products of the grid sizes and quotients by them
   make the rest nonlinear; bounded ranges keep them decidable in practice, and a timeout is UNKNOWN.
@@ -35,7 +41,7 @@ from layoutcheck.expr.ir import Expr, Pred, Size, Var, any_of, creation_order, v
 from layoutcheck.expr.z3 import to_z3_ints
 from layoutcheck.models.schedulers import TileScheduler
 from layoutcheck.properties.base import Decision, Undecided
-from layoutcheck.properties.residue import ResidueCover, ScheduleBijection
+from layoutcheck.properties.residue import ResidueCover, ScheduleBijection, TilePartition
 
 _FREE = 1 << 64
 """Upper bound of an expression variable whose range is only known symbolically (nothing simplifies by it)."""
@@ -160,9 +166,16 @@ def _quotients(*trees: Size | Pred) -> bool:
 # -- residue_cover ------------------------------------------------------------------------------------------------
 @Z3.handles(ResidueCover)
 def _residue_cover(prop: ResidueCover, limits: Limits) -> Decision | Undecided:
-    local = prop.tile_local()
-    if local is not None:
-        return Decision(False, local, {"tile": "tv layout"})
+    why = prop.tiling.unmodelled()
+    if why is not None:
+        return Undecided(f"not modelled: {why}")
+    broken = prop.tiling.partition()
+    if broken is not None and prop.tiling.count == "ceil_div" and prop.tiling.predicate != "none":
+        return prop.slot_decision()  # exact for any tv map under CuTe's recipe (its proof), no solver needed
+    if broken is not None:  # the per-mode lemma does not hold; its failure is no counterexample (module docstring)
+        return Undecided(f"not decided symbolically: the per-mode decision needs the tv layout to partition the tile "
+                         f"(tile_partition: {TilePartition(prop.tiling).explain(broken)}); a tv map that does not is "
+                         f"decided by enumerating every size (the exhaustive engine)")
     return _first([lambda q: _mode_fails(prop, q)], limits)
 
 
@@ -195,13 +208,14 @@ def _schedule_bijection(prop: ScheduleBijection, limits: Limits) -> Decision | U
     onto = _count if prop.scheduler.visits(1, 1) is not None else _unreached
     out = _first([lambda q: _outside(prop, q), lambda q: _duplicate(prop, q), lambda q: onto(prop, q)], limits,
                  share=not _quotients(*_formulas(prop)))
-    if isinstance(out, Decision) and not out.holds and out.witness and out.witness["kind"] == "missing":
+    if isinstance(out, Decision) and not out.holds and out.witness and out.witness["kind"] == "missing" and \
+            onto is _count:  # the count says some tile of this (smallest) grid is missed: name the smallest one
         gm, gn = out.witness["grid"]
-        found = prop.violation(gm, gn)  # the grid is the smallest failing one; enumeration names the tile
-        if found is None:  # the inverse map is wrong, not the scheduler
+        found = _first([lambda q: _unreached(prop, q, (gm, gn))], limits)
+        if isinstance(found, Undecided) or found.holds:  # the inverse map is wrong, not the scheduler
             return Undecided(f"inconclusive: the scheduler's index(m, n) is not its inverse at grid {gm}x{gn}",
                              out.stats)
-        return Decision(False, found, out.stats)
+        return Decision(False, found.witness, out.stats)
     return out
 
 
@@ -253,10 +267,11 @@ def _launch(prop: ScheduleBijection, q: _IntQuery, gm: Var, gn: Var, tag: str) -
 
 def _outside(prop: ScheduleBijection, q: _IntQuery) -> dict[str, Any] | Undecided | None:
     gm, gn = _grid(prop, q)
-    m, n, valid = q.zs(_tile(prop.scheduler, _launch(prop, q, gm, gn, "i"), gm, gn))
+    idx = _launch(prop, q, gm, gn, "i")
+    m, n, valid = q.zs(_tile(prop.scheduler, idx, gm, gn))
     mv, nv = q.z3.Int("m", ctx=q.ctx), q.z3.Int("n", ctx=q.ctx)
     q.solver.add(valid, mv == m, nv == n, q.z3.Or(m < 0, m >= q.z(gm), n < 0, n >= q.z(gn)))
-    return _grid_witness(q, [gm, gn, mv, nv], "outside")
+    return _grid_witness(q, [gm, gn, mv, nv], "outside", prop.scheduler, (idx,))
 
 
 def _duplicate(prop: ScheduleBijection, q: _IntQuery) -> dict[str, Any] | Undecided | None:
@@ -277,11 +292,17 @@ def _duplicate(prop: ScheduleBijection, q: _IntQuery) -> dict[str, Any] | Undeci
         for x, y in zip(za[-2::-1], zb[-2::-1], strict=True):
             distinct = q.z3.Or(x < y, q.z3.And(x == y, distinct))
     q.solver.add(va, vb, distinct, ma == mb, na == nb, mv == ma, nv == na)
-    return _grid_witness(q, [gm, gn, mv, nv], "duplicate")
+    return _grid_witness(q, [gm, gn, mv, nv], "duplicate", prop.scheduler, (a, b))
 
 
-def _unreached(prop: ScheduleBijection, q: _IntQuery) -> dict[str, Any] | Undecided | None:
-    gm, gn = _grid(prop, q)
+def _unreached(prop: ScheduleBijection, q: _IntQuery,
+               grid: tuple[int, int] | None = None) -> dict[str, Any] | Undecided | None:
+    """A tile its only possible preimage ``index(m, n)`` does not compute (``TileScheduler.index``): a missing tile;
+    over the box of grids, or at one ``grid``."""
+    if grid is None:
+        gm, gn = _grid(prop, q)
+    else:
+        gm, gn = q.var("GM", grid[0], grid[0] + 1, grid[0] + 1), q.var("GN", grid[1], grid[1] + 1, grid[1] + 1)
     m, n = q.var("m", 0, gm, gm.upper), q.var("n", 0, gn, gn.upper)
     s, z3 = prop.scheduler, q.z3
     idx = s.index(m, n, gm, gn)
@@ -293,11 +314,24 @@ def _unreached(prop: ScheduleBijection, q: _IntQuery) -> dict[str, Any] | Undeci
     return _grid_witness(q, [gm, gn, m, n], "missing")
 
 
-def _grid_witness(q: _IntQuery, variables: list[Any], kind: str) -> dict[str, Any] | Undecided | None:
+def _grid_witness(q: _IntQuery, variables: list[Any], kind: str, s: TileScheduler | None = None,
+                  launches: tuple[tuple[Var, ...], ...] = ()) -> dict[str, Any] | Undecided | None:
+    """The smallest ``(GM, GN, m, n)`` of a sat query, and the launch indices ``launches`` there (``index``,
+    ``other``: what the point-wise re-check evaluates), read from one more model with those values fixed."""
     status, model = q.solve()
     if status == "unsat":
         return None
     if status == "unknown":
         return Undecided(model)
     gm, gn, m, n = q.minimise(model, variables)
-    return {"kind": kind, "grid": [gm, gn], "tile": [m, n], **({"count": 2} if kind == "duplicate" else {})}
+    count = {"duplicate": {"count": 2}, "missing": {"count": 0}}.get(kind, {})
+    w: dict[str, Any] = {"kind": kind, "grid": [gm, gn], "tile": [m, n], **count}
+    if launches:
+        status, model = q.solve()  # minimise fixed the values: any model of them names the launch indices
+        if status != "sat":
+            return Undecided(f"the {kind} query lost its model after minimising ({status})")
+        linear = s is not None and s.linear_bounds(1, 1) is not None
+        for key, launch in zip(("index", "other"), launches, strict=False):
+            vals = tuple(model.eval(q.z(v), model_completion=True).as_long() for v in launch)
+            w[key] = list(s.delinearize(vals, gm, gn) if linear else vals)
+    return w

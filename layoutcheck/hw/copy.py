@@ -48,6 +48,58 @@ _CPASYNC = "CUTLASS include/cute/atom/copy_traits_sm80.hpp, include/cute/arch/co
 
 
 @dataclass(frozen=True, slots=True)
+class AddressRule:
+    """What one instruction requires of the addresses it is given: each access of ``bytes`` contiguous bytes must
+    start at a multiple of ``align`` bytes (else the behaviour is undefined: the access may fault or silently drop
+    low address bits), quoted from ``source``."""
+
+    instr: str
+    align: str  # how the alignment follows from the access: "access size" (the access's own bytes) or "16"
+    quote: str
+    source: str
+
+    def alignment(self, access_bytes: int) -> int:
+        """The byte alignment an access of ``access_bytes`` needs under this rule.
+
+        >>> ADDRESS_RULES["ldmatrix"].alignment(16), ADDRESS_RULES["ld/st"].alignment(8)
+        (16, 8)
+        """
+        return access_bytes if self.align == "access size" else int(self.align)
+
+
+_OPERANDS = "PTX ISA 6.4.1 'Addresses as Operands'"
+ADDRESS_RULES: dict[str, AddressRule] = {
+    "ld/st": AddressRule("ld/st (ld.shared, st.shared, ld.global, st.global, .v2/.v4 vectors)", "access size",
+                         "The access size of a memory instruction is the total number of bytes accessed in memory. "
+                         "For example, the access size of ld.v4.b32 is 16 bytes [...] The address must be naturally "
+                         "aligned to a multiple of the access size.", _OPERANDS),
+    "cp.async": AddressRule("cp.async.{ca,cg}.shared.global [dst], [src], cp-size", "access size",
+                            "Supported alignment requirements and addressing modes for operand src and dst are "
+                            "described in Addresses as Operands (the access size is cp-size: 4, 8 or 16 bytes).",
+                            "PTX ISA 9.7.9.25 'cp.async'; " + _OPERANDS),
+    "ldmatrix": AddressRule("ldmatrix.sync.aligned.m8n8", "16",
+                            "When reading 8x8 matrices, a group of four consecutive threads loads 16 bytes. The "
+                            "matrix addresses must be naturally aligned accordingly.",
+                            "PTX ISA 9.7.14.5.15 'ldmatrix'"),
+    "stmatrix": AddressRule("stmatrix.sync.aligned.m8n8", "16",
+                            "When storing 8x8 matrices, a group of four consecutive threads stores 16 bytes. The "
+                            "matrix addresses must be naturally aligned accordingly.",
+                            "PTX ISA 9.7.14.5.16 'stmatrix'"),
+}
+"""The address rules of the copy instructions the data-path model moves elements with (``models.datapath``). TMA's
+rules are ``hw.tma.TmaLimits`` (``smem_dst_align``: a box's shared-memory destination, 128 bytes)."""
+
+
+def address_rule(atom: CopyAtom) -> AddressRule:
+    """The rule ``atom``'s addresses obey: ``ldmatrix`` / ``stmatrix`` rows, ``cp.async``, else ``ld/st``.
+
+    >>> address_rule(copy_atom("SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>")).source.split(";")[0]
+    "PTX ISA 9.7.9.25 'cp.async'"
+    """
+    return ADDRESS_RULES[next((k for k in ("cp.async", "ldmatrix", "stmatrix") if atom.ptx.startswith(k)), "ld/st")]
+
+
+@dataclass(frozen=True, slots=True)
 class CopyAtom:
     """One copy instruction: ``(thread, value) -> bit`` layouts for source and destination, and its memory access."""
 

@@ -36,6 +36,12 @@ A copy atom is applied as CuTe's ``make_tiled_copy_A/B/C`` (and ``retile``) appl
 its value order (``Va`` = the atom's register values per thread). A thread copy (``make_tiled_copy(atom, threads,
 values)``) is tiled over the CTA tile like a TiledMMA (``copy_tv``).
 
+Address rules (``address_fault``): every hop also lists its memory instructions (``Hop.accesses``: the first element,
+start byte, size of each access) and each must obey its rule -- the alignment of ``hw.copy.address_rule`` (cp.async
+and ld/st by access size, ldmatrix/stmatrix 16-byte rows: PTX ISA 6.4.1, 9.7.9.25, 9.7.14.5.15/16) or a TMA box's
+128-byte shared address (``hw.tma.TmaLimits.smem_dst_align``) -- and every shared access must lie in the stage
+buffer (the declared smem layout's bytes, ``0 .. es * (max offset + 1)``).
+
 Composition (``trace``): every source location holds a token (the element it holds), each hop copies tokens; a
 location written twice holds ``CONFLICT``, one never written ``UNWRITTEN``. The path is right iff every expected
 final location is written exactly once and holds its expected token, and nothing else is written.
@@ -62,7 +68,8 @@ from layoutcheck.algebra.swizzle import Subject, shared_offsets
 from layoutcheck.algebra.tiling import zipped_divide
 from layoutcheck.algebra.tv import make_layout_tv
 from layoutcheck.errors import DescriptorError, LayoutError
-from layoutcheck.hw.copy import CopyAtom, copy_atom, in_elements
+from layoutcheck.hw.copy import CopyAtom, address_rule, copy_atom, in_elements
+from layoutcheck.hw.tma import LIMITS as TMA_LIMITS
 from layoutcheck.models.gmma import block_index, descriptor_reads
 from layoutcheck.models.tiled_mma import TiledMMA
 from layoutcheck.models.tma import TmaBox, tile_image
@@ -173,6 +180,29 @@ Path = OperandPath | EpiloguePath
 
 # -- what a hop does (arrays) ----------------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True, eq=False)
+class Accesses:
+    """One side of a hop as memory instructions: access ``k`` is issued for move ``move[k]`` (the move of its first
+    element), starts at byte ``start[k]`` of ``space`` and spans ``size`` bytes. The rule (``source``) demands
+    ``start % align == 0``; ``limit`` (bytes of the stage buffer; ``None``: global memory, unchecked) demands
+    ``0 <= start`` and ``start + size <= limit``."""
+
+    space: str
+    move: np.ndarray
+    start: np.ndarray
+    size: int
+    align: int
+    limit: int | None
+    source: str
+
+    def bad(self) -> np.ndarray:
+        """The accesses (indices) that break the alignment or leave the buffer."""
+        out = self.start % self.align != 0
+        if self.limit is not None:
+            out |= (self.start < 0) | (self.start + self.size > self.limit)
+        return np.flatnonzero(out)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
 class Hop:
     """One hop's moves: element ``i`` goes from ``src[i]`` to ``dst[i]`` (actual) / ``want_src[i]`` to
     ``want_dst[i]`` (intended); ``element[i]`` names it (a tile index, or a register ``row*V + v``)."""
@@ -186,6 +216,7 @@ class Hop:
     want_dst: np.ndarray
     element: np.ndarray
     element_space: str  # "global", "regs" or "operand"
+    accesses: tuple[Accesses, ...] = ()  # its memory instructions' addresses (``address_fault``)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -282,6 +313,13 @@ def row_addresses(atom: CopyAtom, bits: int, frag: np.ndarray, offsets: np.ndarr
 
     Pre: the atom's threads divide the fragment's, its values per thread divide the fragment's.
     """
+    return _rows(atom, bits, frag, offsets, direction)[0]
+
+
+def _rows(atom: CopyAtom, bits: int, frag: np.ndarray, offsets: np.ndarray,
+          direction: str) -> tuple[np.ndarray, np.ndarray]:
+    """``row_addresses`` and, per ``[t, v]``, the value's step ``j`` into its row (``j == 0``: the access's first
+    element, whose address the instruction is given)."""
     table, ta, r = _atom_sides(atom, bits, direction)
     va = table.shape[1]
     t_n, v_n = frag.shape
@@ -298,11 +336,37 @@ def row_addresses(atom: CopyAtom, bits: int, frag: np.ndarray, offsets: np.ndarr
     t0 = (np.arange(groups) * ta)[:, None, None, None] + (first % ta)[None, :, None, :]  # [group, lane, chunk, a]
     v0 = (np.arange(chunks) * va)[None, None, :, None] + (first // ta)[None, :, None, :]
     c0 = np.ravel(frag).take(t0 * v_n + v0)
-    out = np.where(c0 >= 0, np.take(offsets, np.maximum(c0, 0)) + j[None, :, None, :], -1)  # -1: cannot place it
-    return out.reshape(t_n, v_n)
+    step = np.broadcast_to(j[None, :, None, :], c0.shape)
+    out = np.where(c0 >= 0, np.take(offsets, np.maximum(c0, 0)) + step, -1)  # -1: cannot place it
+    return out.reshape(t_n, v_n), step.reshape(t_n, v_n)
 
 
 # -- hops of a path ------------------------------------------------------------------------------------------------
+_BUFFER = "the stage buffer: the bytes of the declared smem layout's offsets 0 .. max (models.datapath)"
+
+
+def _buffer_bytes(smem: Subject, es: int) -> int:
+    """Bytes of the stage buffer the declared layout ``smem`` fills: its largest element offset + 1 elements."""
+    return es * (int(_element_offsets(smem).max()) + 1)
+
+
+def _row_accesses(space: str, raw: np.ndarray, step: np.ndarray, es: int, atom: CopyAtom,
+                  limit: int | None) -> Accesses:
+    """The accesses of a vector or matrix copy: one per row (``step == 0``) that has an address (``raw >= 0``,
+    element units), of the atom's row bytes, aligned as its ``hw.copy.address_rule`` says."""
+    raw, step = raw.ravel(), step.ravel()
+    first = np.flatnonzero((step == 0) & (raw >= 0))
+    rule, size = address_rule(atom), atom.bytes_per_address
+    return Accesses(space, first, es * raw[first], size, rule.alignment(size), limit, rule.source)
+
+
+def _element_accesses(addr: np.ndarray, es: int, limit: int) -> Accesses:
+    """Every element read or written at its own byte ``addr`` (a TMA box's elements, a descriptor's reads): inside
+    the stage buffer, no alignment of their own (their instruction's is checked where it has one)."""
+    live = np.flatnonzero(addr >= 0)
+    return Accesses("smem", live, addr[live], es, 1, limit, _BUFFER)
+
+
 def _thread_copy_hop(copy: ThreadCopy, smem: Subject, bits: int, n: int, load: bool) -> Hop:
     atom = copy_atom(copy.atom)
     es = max(1, bits // 8)
@@ -318,27 +382,36 @@ def _thread_copy_hop(copy: ThreadCopy, smem: Subject, bits: int, n: int, load: b
     g_inv = _inverse(copy.gmem)
     s_act = _element_offsets(copy.smem if copy.smem is not None else smem)
     s_want = _element_offsets(smem)
-    g_addr = row_addresses(atom, bits, frag, g_off, "copy").ravel()
-    s_addr = es * row_addresses(atom, bits, frag, s_act, "copy").ravel()
+    g_raw, step = _rows(atom, bits, frag, g_off, "copy")
+    s_raw, _ = _rows(atom, bits, frag, s_act, "copy")
+    g_addr, s_addr = g_raw.ravel(), es * s_raw.ravel()
+    accesses = (_row_accesses("smem", s_raw, step, es, atom, _buffer_bytes(smem, es)),
+                _row_accesses("global", g_raw, step, es, atom, None))
     inside = (g_addr >= 0) & (g_addr < g_inv.size)
     tile_idx = np.where(inside, g_inv[np.clip(g_addr, 0, g_inv.size - 1)], -1)
     want_g, want_s = frag.ravel(), es * s_want[frag.ravel()]
     if load:
         return Hop("cp.async" if "CP_ASYNC" in atom.name else "ld.global", atom.name, ("global", "smem"),
-                   tile_idx, s_addr, want_g, want_s, want_g, "global")
+                   tile_idx, s_addr, want_g, want_s, want_g, "global", accesses)
     outside = np.where(tile_idx >= 0, tile_idx, n + g_addr)
-    return Hop("st.global", atom.name, ("smem", "global"), s_addr, outside, want_s, want_g, want_g, "global")
+    return Hop("st.global", atom.name, ("smem", "global"), s_addr, outside, want_s, want_g, want_g, "global",
+               accesses)
 
 
 def _tma_hop(copy: TmaCopy, smem: Subject, bits: int, n: int, load: bool) -> Hop:
     es = max(1, bits // 8)
-    actual, _ = tile_image(copy.box, smem, copy.modes)
+    actual, dst = tile_image(copy.box, smem, copy.modes)
+    actual, dst = actual.astype(np.int64), dst.astype(np.int64)
     want = es * _element_offsets(smem)
     idx = np.arange(n, dtype=np.int64)
     name = f"TMA box {list(copy.box.box_dims)} swizzle {copy.box.swizzle}"
+    first = np.unique(dst, return_index=True)[1].astype(np.int64)  # each box: its first element
+    boxes = Accesses("smem", first, dst[first], es * int(np.prod(copy.box.counts)), TMA_LIMITS.smem_dst_align, None,
+                     "hw.tma.TmaLimits.smem_dst_align: " + TMA_LIMITS.source)
+    accesses = (boxes, _element_accesses(actual, es, _buffer_bytes(smem, es)))
     if load:
-        return Hop("tma", name, ("global", "smem"), idx, actual.astype(np.int64), idx, want, idx, "global")
-    return Hop("tma store", name, ("smem", "global"), actual.astype(np.int64), idx, want, idx, idx, "global")
+        return Hop("tma", name, ("global", "smem"), idx, actual, idx, want, idx, "global", accesses)
+    return Hop("tma store", name, ("smem", "global"), actual, idx, want, idx, idx, "global", accesses)
 
 
 def _matrix_hop(copy: MatrixCopy, frag: Fragment, smem: Subject, bits: int, write: bool) -> Hop:
@@ -346,14 +419,16 @@ def _matrix_hop(copy: MatrixCopy, frag: Fragment, smem: Subject, bits: int, writ
     es = max(1, bits // 8)
     s_act = _element_offsets(copy.smem if copy.smem is not None else smem)
     s_want = _element_offsets(smem)
-    addr = es * row_addresses(atom, bits, frag.tile, s_act, "write" if write else "read").ravel()
+    raw, step = _rows(atom, bits, frag.tile, s_act, "write" if write else "read")
+    addr = es * raw.ravel()
+    accesses = (_row_accesses("smem", raw, step, es, atom, _buffer_bytes(smem, es)),)
     flat = frag.tile.ravel()
     want = np.where(flat >= 0, es * s_want[np.maximum(flat, 0)], -1)
     regs = np.arange(frag.tile.size, dtype=np.int64)
     stage = atom.ptx.split(".")[0] if atom.smem_side != "both" else ("st.shared" if write else "ld.shared")
     if write:
-        return Hop(stage, atom.name, ("regs", "smem"), regs, addr, regs, want, regs, "regs")
-    return Hop(stage, atom.name, ("smem", "regs"), addr, regs, want, regs, regs, "regs")
+        return Hop(stage, atom.name, ("regs", "smem"), regs, addr, regs, want, regs, "regs", accesses)
+    return Hop(stage, atom.name, ("smem", "regs"), addr, regs, want, regs, regs, "regs", accesses)
 
 
 def _wgmma_hop(read: WgmmaRead, path: OperandPath, frag: Fragment) -> Hop:
@@ -378,8 +453,9 @@ def _wgmma_hop(read: WgmmaRead, path: OperandPath, frag: Fragment) -> Hop:
     rows, v = np.arange(frag.tile.shape[0])[:, None], np.arange(frag.values)[None, :]
     first = frag.tile[rows, (v // va) * va]  # the element each value's wgmma starts at
     mn0, k0 = first % mn_ext, first // mn_ext
-    addr = reads[block_index(mn_ext, (mb, kb), mn0, k0), v % va]
-    return Hop("wgmma", name, ("smem", "regs"), addr.ravel(), regs, want, regs, regs, "regs")
+    addr = reads[block_index(mn_ext, (mb, kb), mn0, k0), v % va].ravel()
+    return Hop("wgmma", name, ("smem", "regs"), addr, regs, want, regs, regs, "regs",
+               (_element_accesses(addr, es, _buffer_bytes(path.smem, es)),))
 
 
 def _umma_hop(read: UmmaRead, path: OperandPath) -> Hop:
@@ -399,7 +475,8 @@ def _umma_hop(read: UmmaRead, path: OperandPath) -> Hop:
     mb, kb = rd.block
     mn, k = idx % mn_ext, idx // mn_ext
     addr = reads[block_index(mn_ext, rd.block, mn, k), mn % mb + mb * (k % kb)]
-    return Hop("umma", name, ("smem", "operand"), addr, idx, want, idx, idx, "operand")
+    return Hop("umma", name, ("smem", "operand"), addr, idx, want, idx, idx, "operand",
+               (_element_accesses(addr, es, _buffer_bytes(path.smem, es)),))
 
 
 def _inverse(layout: Layout) -> np.ndarray:
@@ -485,7 +562,8 @@ def hops(path: Path) -> tuple[Hop, ...]:
     text, the domain size and the decision all read them): their arrays are read-only."""
     out = _hops(path)
     for hop in out:
-        for a in (hop.src, hop.dst, hop.want_src, hop.want_dst, hop.element):
+        for a in (hop.src, hop.dst, hop.want_src, hop.want_dst, hop.element,
+                  *(x for acc in hop.accesses for x in (acc.move, acc.start))):
             a.setflags(write=False)
     return out
 
@@ -582,26 +660,64 @@ def end_to_end_ok(path: Path, tr: Trace) -> bool:
                 and not np.any(counts[want.size:]))
 
 
+def address_fault(hop: Hop) -> dict[str, Any] | None:
+    """The hop's first access that breaks its instruction's address rule (``misaligned``) or leaves the stage buffer
+    (``outside_buffer``): of the accesses that do, the one whose first element is smallest (tile index or register),
+    a misaligned one before one outside the buffer. ``i`` is its move; ``address``, ``bytes``, ``align``, ``space``
+    what the instruction was given and what its rule demands."""
+    best: tuple[tuple[int, int, int], Accesses] | None = None
+    for acc in hop.accesses:
+        bad = acc.bad()
+        if not bad.size:
+            continue
+        late = (acc.start[bad] % acc.align == 0).astype(np.int64)  # 0: misaligned, 1: only outside the buffer
+        el = hop.element[acc.move[bad]]
+        j = int(np.lexsort((bad, late, el))[0])
+        key = (int(el[j]), int(late[j]), int(bad[j]))
+        if best is None or key < best[0]:
+            best = key, acc
+    if best is None:
+        return None
+    (_, kind, k), acc = best
+    return {"kind": "misaligned" if kind == 0 else "outside_buffer", "i": int(acc.move[k]), "space": acc.space,
+            "address": int(acc.start[k]), "bytes": acc.size, "align": acc.align,
+            **({"limit": acc.limit} if acc.limit is not None else {})}
+
+
+def _move_fault(hop: Hop, tr: Trace, k: int) -> dict[str, Any] | None:
+    """Hop ``k``'s first move off the layouts (``misplaced``), onto a doubly written location (``doubled``) or
+    from a location nothing wrote (``unwritten``): the smallest element of the first kind that has one."""
+    bad = np.flatnonzero((hop.src != hop.want_src) | (hop.dst != hop.want_dst))
+    if bad.size:
+        return {"kind": "misplaced", "i": int(bad[np.argmin(hop.element[bad])])}
+    dup = np.flatnonzero((hop.dst >= 0) & (tr.counts[k][np.maximum(hop.dst, 0)] > 1))
+    if dup.size:
+        return {"kind": "doubled", "i": int(dup[np.argmin(hop.element[dup])])}
+    unread = np.flatnonzero(tr.read[k] == UNWRITTEN)
+    if unread.size:
+        return {"kind": "unwritten", "i": int(unread[np.argmin(hop.element[unread])])}
+    return None
+
+
 def first_fault(path: Path) -> dict[str, Any] | None:
-    """``None`` when the path delivers every element exactly where the MMA (or C) wants it; else the first fault:
-    ``{"stage": k, "kind", "i"}`` with ``kind`` one of ``misplaced`` (hop ``k`` moves element ``i`` elsewhere than
-    the layouts say), ``doubled`` (two elements land on one location), ``unwritten`` (it reads a location nothing
-    wrote), ``missed`` / ``wrong`` / ``outside`` (final location ``i`` never written / wrong / outside the tile).
-    Hops are examined in data-flow order; within a hop the smallest element (tile index or register) is first."""
+    """``None`` when the path delivers every element exactly where the MMA (or C) wants it and every instruction's
+    addresses obey its rules; else the first fault: ``{"stage": k, "kind", "i"}`` with ``kind`` one of
+    ``misaligned`` / ``outside_buffer`` (an access of hop ``k`` breaks its instruction's alignment or leaves the
+    stage buffer: ``address_fault``, checked whatever the composition), ``misplaced`` (hop ``k`` moves element
+    ``i`` elsewhere than the layouts say), ``doubled`` (two elements land on one location), ``unwritten`` (it reads
+    a location nothing wrote), ``missed`` / ``wrong`` / ``outside`` (final location ``i`` never written / wrong /
+    outside the tile). Hops are examined in data-flow order; within a hop a move fault (when the composition fails)
+    before an address fault, and of each kind the smallest element (tile index or register)."""
     hs = hops(path)
     tr = trace(path, hs)
-    if end_to_end_ok(path, tr):
-        return None
+    ok = end_to_end_ok(path, tr)
     for k, hop in enumerate(hs):
-        bad = np.flatnonzero((hop.src != hop.want_src) | (hop.dst != hop.want_dst))
-        if bad.size:
-            return {"stage": k, "kind": "misplaced", "i": int(bad[np.argmin(hop.element[bad])])}
-        dup = np.flatnonzero((hop.dst >= 0) & (tr.counts[k][np.maximum(hop.dst, 0)] > 1))
-        if dup.size:
-            return {"stage": k, "kind": "doubled", "i": int(dup[np.argmin(hop.element[dup])])}
-        unread = np.flatnonzero(tr.read[k] == UNWRITTEN)
-        if unread.size:
-            return {"stage": k, "kind": "unwritten", "i": int(unread[np.argmin(hop.element[unread])])}
+        fault = None if ok else _move_fault(hop, tr, k)
+        fault = fault if fault is not None else address_fault(hop)
+        if fault is not None:
+            return {"stage": k, **fault}
+    if ok:
+        return None
     last, want = len(hs) - 1, expected_tokens(path)
     got, counts = tr.tokens[-1], tr.counts[-1]
     pad = np.zeros(max(0, want.size - counts.size), dtype=counts.dtype)
@@ -616,8 +732,8 @@ def first_fault(path: Path) -> dict[str, Any] | None:
 
 
 __all__ = [
-    "CONFLICT", "UNWRITTEN", "EpiloguePath", "Fragment", "Hop", "MatrixCopy", "OperandPath", "Path", "ThreadCopy",
-    "TmaCopy", "TmemRead", "Trace", "UmmaRead", "WgmmaRead", "copy_tv", "end_to_end_ok", "expected_tokens",
-    "first_fault", "fragment", "hops", "initial_tokens", "operand_fragment", "path_fragment", "row_addresses",
-    "tmem_fragment", "trace",
+    "CONFLICT", "UNWRITTEN", "Accesses", "EpiloguePath", "Fragment", "Hop", "MatrixCopy", "OperandPath", "Path",
+    "ThreadCopy", "TmaCopy", "TmemRead", "Trace", "UmmaRead", "WgmmaRead", "address_fault", "copy_tv", "end_to_end_ok",
+    "expected_tokens", "first_fault", "fragment", "hops", "initial_tokens", "operand_fragment", "path_fragment",
+    "row_addresses", "tmem_fragment", "trace",
 ]

@@ -38,9 +38,13 @@ clips each box element against the tensor's dimensions (out-of-bounds reads zero
 @lru_cache(maxsize=16)
 def _local_crd(t: ResidueTiling) -> np.ndarray:
     """Tile-local coordinates of every access in (thread, value) order (one row each; read-only, computed once per
-    tiling: the exhaustive decision asks for them once per problem size)."""
-    local = t.local_offsets()
-    out = np.stack([(local // int(np.prod(t.tile[:d], dtype=np.int64))) % b for d, b in enumerate(t.tile)], axis=1)
+    tiling: the exhaustive decision asks for them once per problem size). CuTe's ``idx2crd`` of the tile index: colex
+    over the tile's extents, the last mode unbounded, so an index past the tile reaches past the tile's last mode
+    (into the next tile's rows) instead of wrapping around. Pre: every index is >= 0 (``ResidueTiling.unmodelled``)."""
+    local = t.local_offsets().astype(np.int64)
+    r = len(t.tile)
+    out = np.stack([(local // int(np.prod(t.tile[:d], dtype=np.int64))) % b if d < r - 1
+                    else local // int(np.prod(t.tile[:d], dtype=np.int64)) for d, b in enumerate(t.tile)], axis=1)
     out.setflags(write=False)
     return out
 
@@ -125,6 +129,11 @@ class ResidueTiling:
         """Tile-local colex index of every access in (thread, value) order."""
         return np.arange(self.tile_size) if self.tv is None else self.tv.offsets()
 
+    def local_coords(self) -> np.ndarray:
+        """``[k, d]``: the tile-local coordinate of access ``k`` (``tv`` order) in mode ``d``, as CuTe's ``idx2crd``
+        gives it (colex, the last mode unbounded; read-only). Pre: ``unmodelled() is None``."""
+        return _local_crd(self)
+
     def local_coord(self, flat: int) -> tuple[int, ...]:
         out = []
         for b in self.tile:
@@ -141,25 +150,86 @@ class ResidueTiling:
             -1, len(grid))
         if self.predicate == "none":
             return crd, np.ones(len(crd), dtype=bool)
+        if self.predicate == "tma":  # the TMA unit clips both ends of every dimension
+            return crd, np.all((crd >= 0) & (crd < np.array(sizes)[None, :]), axis=1)
         return crd, np.all(crd < np.array(sizes)[None, :], axis=1)
 
+    def unmodelled(self) -> str | None:
+        """Why the accesses cannot be placed (``None``: they can): a ``tv`` index below 0 is an access before the tile
+        whose coordinate C++'s truncating ``idx2crd`` gives, which this model does not follow."""
+        offs = self.local_offsets()
+        if offs.size and int(offs.min()) < 0:
+            k = int(np.flatnonzero(offs < 0)[0])
+            return (f"tv layout {self.tv} maps (thread, value) #{k} to tile index {int(offs[k])} < 0: an access before "
+                    f"the tile is not modelled")
+        return None
+
+    def partition(self) -> dict[str, Any] | None:
+        """The precondition of the per-mode decision: ``tv`` partitions the tile, each tile element owned by exactly
+        one (thread, value) and none past the tile. ``None`` when it does, else the first break: ``{"kind":
+        "partition", "local": e, "coord": ..., "count": n}`` for a tile element owned ``n != 1`` times, or
+        ``{"kind": "partition", "local": i, "thread": t, "value": v}`` for an access at tile index ``i`` past the
+        tile; the smallest tile index of either, an index past the tile last.
+
+        >>> ResidueTiling(("M",), (4,), tv=Layout((2, 2), (0, 1))).partition()
+        {'kind': 'partition', 'local': 0, 'coord': [0], 'count': 2}
+        """
+        offs = self.local_offsets().astype(np.int64)
+        n = self.tile_size
+        counts = np.bincount(offs[(offs >= 0) & (offs < n)], minlength=n)
+        bad = np.flatnonzero(counts != 1)
+        if bad.size:
+            e = int(bad[0])
+            return {"kind": "partition", "local": e, "coord": list(self.local_coord(e)), "count": int(counts[e])}
+        past = np.flatnonzero(offs >= n)
+        if past.size:
+            k = int(past[np.argmin(offs[past])])
+            t_n = size(self.tv[0]) if self.tv is not None and len(self.tv) == 2 else 1
+            return {"kind": "partition", "local": int(offs[k]), "thread": k % t_n, "value": k // t_n}
+        return None
+
+    def owners_at(self, sizes: tuple[int, ...], crd: tuple[int, ...]) -> tuple[int, bool]:
+        """``(count, performed)`` at one global coordinate, point-wise (no enumeration of the problem): how many
+        accesses of this size land on ``crd`` (``t * b + x == crd`` with ``0 <= t < grid`` per mode, ``x`` a tile-
+        local coordinate of ``tv``), and whether an access there is performed (``predicate``).
+
+        >>> ResidueTiling(("M",), (4,), count="div").owners_at((9,), (8,))
+        (0, True)
+        """
+        loc = _local_crd(self)
+        c = np.array(crd, dtype=np.int64)[None, :]
+        b = np.array(self.tile, dtype=np.int64)[None, :]
+        g = np.array([int(x) for x in self.grid(sizes)], dtype=np.int64)[None, :]
+        t, rem = np.divmod(c - loc, b)
+        hits = int(np.sum(np.all((rem == 0) & (t >= 0) & (t < g), axis=1)))
+        # no access lands below 0 (t, x >= 0), so "coord < shape" and TMA's clipping agree wherever there is one
+        return hits, self.predicate == "none" or all(0 <= x < s for x, s in zip(crd, sizes, strict=True))
+
     def violation(self, sizes: tuple[int, ...]) -> dict[str, Any] | None:
-        """The first violation for one problem size (an element owned 0 or 2+ times, an out-of-bounds access)."""
+        """The lexicographically smallest coordinate that breaks the claim for one problem size, by enumeration: an
+        in-bounds element owned by ``count != 1`` performed accesses (``owners``), or a performed access out of
+        bounds (``oob``); ``None`` when there is none."""
         crd, done = self.accesses(sizes)
         ext = np.array(sizes)
         live = crd[done]
-        oob = np.flatnonzero(np.any(live >= ext[None, :], axis=1))
-        if oob.size:
-            return {"kind": "oob", "sizes": list(sizes), "coord": [int(x) for x in live[oob[0]]]}
-        flat = np.zeros(len(live), dtype=np.int64)
+        found: list[tuple[list[int], str, int]] = []
+        out = live[np.any((live >= ext[None, :]) | (live < 0), axis=1)]
+        if len(out):
+            found.append(([int(x) for x in out[np.lexsort(out.T[::-1])[0]]], "oob", 0))
+        inb = live[np.all((live >= 0) & (live < ext[None, :]), axis=1)]
+        flat = np.zeros(len(inb), dtype=np.int64)
         mul = 1
         for d in range(len(sizes)):
-            flat += live[:, d] * mul
+            flat += inb[:, d] * mul
             mul *= sizes[d]
         counts = np.bincount(flat, minlength=mul)
         bad = np.flatnonzero(counts != 1)
         if bad.size:
-            e = int(bad[0])
-            coord = [(e // int(np.prod(sizes[:d]))) % sizes[d] for d in range(len(sizes))]
-            return {"kind": "owners", "sizes": list(sizes), "coord": coord, "count": int(counts[e])}
-        return None
+            crds = np.stack([(bad // int(np.prod(sizes[:d], dtype=np.int64))) % sizes[d] for d in range(len(sizes))],
+                            axis=1)
+            k = int(np.lexsort(crds.T[::-1])[0])
+            found.append(([int(x) for x in crds[k]], "owners", int(counts[bad[k]])))
+        if not found:
+            return None
+        coord, kind, n = min(found)
+        return {"kind": kind, "sizes": list(sizes), "coord": coord, **({"count": n} if kind == "owners" else {})}

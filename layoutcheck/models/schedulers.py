@@ -37,6 +37,11 @@ from layoutcheck.errors import LayoutError
 from layoutcheck.expr.ir import Pred, Size, all_of, ceil_div, ite, lt, minimum
 
 KINDS = ("plain", "swizzle", "grouped", "split_k")
+PARAMETERS: dict[str, tuple[str, ...]] = {
+    "plain": (), "swizzle": ("log",), "grouped": ("group", "ctas", "drop_partial_group"),
+    "split_k": ("splits", "count"),
+}
+"""The parameters each kind reads (module docstring); a parameter of another kind is an input error, never ignored."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,6 +141,19 @@ class TileScheduler:
         c, i = idx
         return (c + self.ctas * i,)
 
+    def delinearize(self, lin: tuple[int, ...], gm: int, gn: int) -> tuple[int, ...]:
+        """The launch index whose linear index is ``lin`` (the inverse of ``linearize`` on its box; ints only).
+
+        >>> TileScheduler("split_k", splits=4).delinearize((7, 0), 10, 1)
+        (2, 1, 0)
+        """
+        if self.kind == "split_k":
+            t, n = lin
+            per = max(int(self.per_split(gm)), 1)
+            return t // per, t % per, n
+        (t,) = lin
+        return t % self.ctas, t // self.ctas
+
     def linear_tile(self, lin: tuple[Size, ...], gm: Size, gn: Size) -> tuple[Size, Size, Pred]:
         """``(m, n, valid)`` of a linear launch index (``linearize``): ``split_k``'s ``(t, n)`` computes k-tile
         ``t`` unless ``t >= gm``; ``grouped``'s ``(t,)`` rasterises ``t`` in groups of ``group`` rows unless
@@ -152,7 +170,14 @@ class TileScheduler:
         return first + r % h, r // h, lt(t, self.total(gm, gn))
 
     def index(self, m: Size, n: Size, gm: Size, gn: Size) -> tuple[Size, ...]:
-        """The launch index meant to compute tile ``(m, n)`` (the inverse of ``tile``)."""
+        """The launch index meant to compute tile ``(m, n)`` (the inverse of ``tile``), and the only one that can:
+        every kind's ``tile`` is one-to-one on its launch indices, and this is its preimage, so a tile is computed
+        iff ``index(m, n)`` is inside the launch bounds, unmasked, and computes it (the point-wise re-check of a
+        missing tile). Per kind: ``plain`` ``b = m + GM*n`` (Euclid); ``swizzle`` ``m = bx >> log`` and
+        ``n = (by << log) + (bx & (S-1))`` give ``bx = m*S + n % S``, ``by = n // S``; ``split_k`` ``t = s*per + j``
+        with ``j < per`` gives ``s = m // per``, ``j = m % per``; ``grouped`` rows ``[g*group, g*group + h)`` with
+        ``h <= group`` hold ``m`` only for ``g = m // group``, then ``r = n*h + (m - g*group) < group*GN`` and
+        ``t = g*group*GN + r``, ``(c, i) = (t % ctas, t // ctas)``."""
         if self.kind == "plain":
             return (m + gm * n,)
         if self.kind == "swizzle":

@@ -12,8 +12,26 @@
 The verdict is the composition's (a stage off the declared layouts that another stage undoes is still a right path);
 a wrong path is REFUTED naming the first stage that departs from the declared layouts (or doubles, drops or reads an
 unwritten element) and, in CuTe coordinates, its first element: a global ``(m,k)`` for a global -> smem hop, a
-``thread, value`` for a register hop, an operand ``(m,k)`` for a UMMA descriptor hop. The model (the hardware's
-semantics of every hop) is ``layoutcheck.models.datapath``; this module states and explains the claim.
+``thread, value`` for a register hop, an operand ``(m,k)`` for a UMMA descriptor hop.
+
+Every hop also obeys its instructions' address rules, whatever the composition (``models.datapath.address_fault``;
+the rules are data in ``layoutcheck.hw.copy.ADDRESS_RULES`` and ``hw.tma.TmaLimits``, each with its source):
+
+- ``cp.async`` (cp-size 4, 8, 16): shared and global address a multiple of cp-size (PTX ISA 9.7.9.25 ``cp.async``,
+  which defers to 6.4.1 "Addresses as Operands");
+- ``ld``/``st.shared``, ``st.global`` (``UniversalCopy<uintW_t>``, vectors): a multiple of the access size (PTX ISA
+  6.4.1: "The address must be naturally aligned to a multiple of the access size");
+- ``ldmatrix`` / ``stmatrix`` ``.m8n8``: every 16-byte row address 16-byte aligned (PTX ISA 9.7.14.5.15 /
+  9.7.14.5.16: "The matrix addresses must be naturally aligned accordingly");
+- a TMA box (load or store): its shared-memory address 128-byte aligned (``TmaLimits.smem_dst_align``);
+- every shared-memory access (copies, box elements, descriptor reads) inside the stage buffer: bytes
+  ``0 .. es * (max offset of the declared smem layout + 1)``, the buffer 1024-byte aligned.
+
+A break is REFUTED as ``misaligned`` or ``outside_buffer`` naming the hop, the access's first element (thread and
+value, or global element), its space, address, size and the alignment its rule demands; the re-check finds that
+access among the hop's and tests the rule again. Within a hop a move fault is reported before an address fault.
+The model (the hardware's semantics of every hop) is ``layoutcheck.models.datapath``; this module states and
+explains the claim.
 """
 
 from __future__ import annotations
@@ -91,10 +109,14 @@ class DataPathClaim(Property):
         return Decision(True, None, stats)
 
     def recheck(self, w: dict[str, Any]) -> bool:
-        """The composition fails (the claim is false) and the witness's stage does what it says at element ``i``."""
+        """An address fault: the access the witness names exists and breaks its rule (whatever the composition);
+        else the composition fails (the claim is false) and the witness's stage does what it says at element
+        ``i``."""
         try:
             p = self._path(w)
             hs = hops(p)
+            if w["kind"] in ("misaligned", "outside_buffer"):
+                return _access(hs[w["stage"]], w) is not None
             tr = trace(p, hs)
             return not end_to_end_ok(p, tr) and self._fault_holds(p, hs, tr, w)
         except (StopIteration, IndexError, KeyError):
@@ -137,6 +159,15 @@ class DataPathClaim(Property):
         k, i, kind = w["stage"], w["i"], w["kind"]
         hop = hs[k]
         head = f"{p.operand}: stage {k + 1}/{len(hs)} {hop.stage} [{hop.instr}]"
+        if kind in ("misaligned", "outside_buffer"):
+            acc = _access(hop, w)
+            where = f"a {w['bytes']}-byte access at {w['space']} byte {w['address']}"
+            if kind == "misaligned":
+                why = f"is not {w['align']}-byte aligned ({acc.source if acc else 'its address rule'})"
+            else:
+                end = w["address"] + w["bytes"] - 1
+                why = f"leaves the {w['limit']}-byte stage buffer (bytes {w['address']}..{end})"
+            return f"{head}: {_element(p, hop, i)} starts {where}, which {why}"
         if kind in ("missed", "wrong", "outside"):
             return f"{head}: {_final(p, tr, kind, i)}"
         what = _element(p, hop, i)
@@ -154,6 +185,25 @@ class DataPathClaim(Property):
                     f"{_loc(p, hop.spaces[0], hop.want_src[i])}")
         return (f"{head}: {what} lands at {_loc(p, hop.spaces[1], hop.dst[i])}; the layouts put it at "
                 f"{_loc(p, hop.spaces[1], hop.want_dst[i])}")
+
+
+def _access(hop: Hop, w: dict[str, Any]) -> Any:
+    """The access of ``hop`` the witness names (its space, first move ``i`` and start ``address``) if it breaks the
+    rule the witness says (``misaligned``: ``address % align``; ``outside_buffer``: ``[address, address + bytes)``
+    not inside ``[0, limit)``), else ``None``."""
+    for acc in hop.accesses:
+        if acc.space != w["space"] or acc.size != w["bytes"]:
+            continue
+        k = np.flatnonzero((acc.move == w["i"]) & (acc.start == w["address"]))
+        if not k.size:
+            continue
+        a = int(w["address"])
+        if w["kind"] == "misaligned" and acc.align == w["align"] and a % acc.align != 0:
+            return acc
+        if w["kind"] == "outside_buffer" and acc.limit is not None and acc.limit == w.get("limit") and (
+                a < 0 or a + acc.size > acc.limit):
+            return acc
+    return None
 
 
 def _crd(p: Path, idx: int) -> str:

@@ -2,7 +2,18 @@
 
 ``ResidueCover(tiling, sizes)``: for every problem size in the box ``sizes`` (inclusive ranges per mode), every
 in-bounds element is owned exactly once among the performed (predicated-true) accesses, and no performed access is
-out of bounds. The counterexample is the smallest problem size (lexicographically) and the element.
+out of bounds. An access of tile ``t`` at tile index ``i`` (the ``tv`` map's value) sits at ``t * tile + idx2crd(i)``
+(CuTe's colex coordinate, the last mode unbounded: an index past the tile reaches into the next tile's rows) and is
+performed iff its coordinate is inside the problem (``coord_lt_shape``, ``tma``) or always (``none``). The
+counterexample is the smallest problem size (lexicographically) and, at that size, the lexicographically smallest
+broken coordinate; it is re-checked point-wise (the accesses that land on that one coordinate), so a size near 10^9
+re-checks in the time of one tile.
+
+``TilePartition(tiling)``: the precondition the per-mode decision of ``ResidueCover`` rests on, as a claim of its own:
+the ``tv`` map partitions the tile (every tile element owned by exactly one (thread, value), none past the tile).
+Where it fails, ``ResidueCover`` is still decided by enumeration (the exhaustive engine, every size of the box), and
+the Z3 engine answers UNKNOWN naming the broken precondition: a ``tv`` map that owns an element twice or reaches past
+the tile may still cover every problem of a box (the extra access predicated off), so its failure is no witness.
 
 ``ScheduleBijection(scheduler, grids)``: for every tile grid ``GM x GN`` in the box ``grids``, the scheduler's map
 from unmasked launch indices to tiles is a bijection onto the grid. Counterexample: the smallest grid and the tile
@@ -21,12 +32,13 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from layoutcheck.algebra.layout import size
 from layoutcheck.errors import LayoutError
 from layoutcheck.expr.ir import var
 from layoutcheck.expr.numpy import evaluate
 from layoutcheck.models.residue import ResidueTiling
 from layoutcheck.models.schedulers import TileScheduler
-from layoutcheck.properties.base import Decision, Property
+from layoutcheck.properties.base import Decision, Property, Undecided
 
 Ranges = tuple[tuple[int, int], ...]
 
@@ -85,13 +97,20 @@ class ResidueCover(Property):
     bytes_per_point: ClassVar[int] = 8
     """One size at a time is held (48 bytes per access of the largest size); the total bounds the time."""
 
-    def exhaustive(self) -> Decision:
-        """Pre-checked: ``tv`` owns every tile element once (``tile_local``). Then every size of the box is
-        screened per mode (``first_failing``, exact; a NumPy pass over each mode's range) and only the first failing
-        size is enumerated alone (``tiling.violation``): the witness is the one the size-by-size loop finds."""
-        local = self.tile_local()
-        if local is not None:
-            return Decision(False, local)
+    def exhaustive(self) -> Decision | Undecided:
+        """Where ``tv`` partitions the tile (``tiling.partition() is None``) every size of the box is screened per
+        mode (``first_failing``, exact; a NumPy pass over each mode's range) and only the first failing size is
+        enumerated alone (``tiling.violation``); otherwise every size is enumerated in ``itertools.product`` order.
+        Either way the witness is the one the size-by-size loop finds."""
+        why = self.tiling.unmodelled()
+        if why is not None:
+            return Undecided(f"not modelled: {why}")
+        if self.tiling.partition() is not None:
+            for sizes in itertools.product(*[range(lo, hi + 1) for lo, hi in self.sizes]):
+                w = self.tiling.violation(sizes)
+                if w is not None:
+                    return Decision(False, w)
+            return Decision(True, None, {"sizes": _count(self.sizes)})
         first = self.first_failing()
         if first is None:
             return Decision(True, None, {"sizes": _count(self.sizes)})
@@ -103,7 +122,7 @@ class ResidueCover(Property):
     def first_failing(self) -> tuple[int, ...] | None:
         """The first size of the box in ``itertools.product`` order whose accesses break the claim, or ``None``.
 
-        Pre: ``tv`` is a bijection onto the tile (``tile_local() is None``). Then the accesses of one size are the
+        Pre: ``tv`` is a bijection onto the tile (``tiling.partition() is None``). Then the accesses of one size are the
         product over modes of ``t * b + x`` (``t`` below the mode's tile count ``g``, ``x`` below its extent ``b``):
         each mode's coordinates are ``0 .. g*b - 1``, each once. Under ``coord < shape`` (and TMA's clipping) the
         performed accesses are the product of ``0 .. min(g*b, s) - 1`` -- never out of bounds, and every element
@@ -150,36 +169,80 @@ class ResidueCover(Property):
         coord, kind = min(found)
         return {"kind": kind, "sizes": list(sizes), "coord": coord, **({"count": 0} if kind == "owners" else {})}
 
-    def tile_local(self) -> dict[str, Any] | None:
-        """The size-independent half: ``tv`` is a bijection onto the tile (each element one thread and value)."""
-        offs = self.tiling.local_offsets()
-        counts = np.bincount(offs, minlength=self.tiling.tile_size) if offs.min() >= 0 else None
-        if counts is not None and offs.max() < self.tiling.tile_size and np.all(counts == 1):
-            return None
-        bad = int(np.flatnonzero(counts != 1)[0]) if counts is not None and len(counts) == self.tiling.tile_size \
-            else int(offs[(offs < 0) | (offs >= self.tiling.tile_size)][0])
-        crd = self.tiling.local_coord(bad) if 0 <= bad < self.tiling.tile_size else (bad,)
-        sizes = [max(lo, min(hi, c + 1)) for (lo, hi), c in zip(self.sizes, crd, strict=False)]
-        sizes += [lo for lo, _ in self.sizes[len(sizes):]]
-        w = self.tiling.violation(tuple(sizes))
-        return w if w is not None else {"kind": "tile", "sizes": sizes, "coord": list(crd), "local": bad}
+    def slot_decision(self) -> Decision:
+        """The claim for every size of the box, any ``tv`` map (no partition needed), under ``ceil_div`` and a
+        predicate (``coord_lt_shape`` or ``tma``), in one pass over the tile: the smallest failing size and its
+        smallest broken coordinate, or PROVEN.
+
+        Pre: ``tiling.count == "ceil_div"``, ``tiling.predicate != "none"``, ``tiling.unmodelled() is None``.
+        Proof: write an access's tile-local coordinate ``x`` (``idx2crd``: every mode below its extent but the last)
+        as its *slot* ``x mod b`` and its overflow ``q = x_last // b_last``. An in-bounds element ``c`` has
+        ``c_d < s_d <= g_d * b_d`` (``g = ceil_div(s, b)``), so its tile ``c // b`` is launched, and the accesses on
+        it are those of slot ``c mod b`` with ``0 <= c_last // b_last - q < g_last``, i.e. (``c_last // b_last <
+        g_last``) those with ``q <= tau = c_last // b_last``. Every access performed is in bounds (the predicate),
+        so ``s`` breaks the claim iff some in-bounds ``c`` sees ``#{q <= tau} != 1``. For a slot ``sigma`` with
+        overflows ``q1 <= q2 <= ...``: elements of the slot exist iff ``sigma < s`` (every mode), with
+        ``tau = 0 .. T-1``, ``T = ceil_div(s_last - sigma_last, b_last)``; all see one owner iff ``q1 == 0 < q2`` and
+        ``q2 >= T``, i.e. ``s_last <= sigma_last + q2 * b_last``. So the failing sizes of a slot are the orthant
+        ``s >= theta(sigma)``, ``theta_d = sigma_d + 1`` but ``theta_last = sigma_last + 1 + q2 * b_last`` when the
+        slot has exactly one ``q == 0`` (none when it has no ``q2`` either); the smallest failing size of the box is
+        the smallest ``max(theta, lo)`` inside it, and at that size the smallest broken coordinate of a failing slot
+        is ``sigma`` with ``tau`` = 0 (no single ``q == 0``) or ``q2`` (two owners) in the last mode.
+
+        >>> from layoutcheck import Layout
+        >>> ResidueCover(ResidueTiling(("M",), (4,), tv=Layout(4, 2)), ((1, 9),)).slot_decision().witness
+        {'kind': 'owners', 'sizes': [2], 'coord': [1], 'count': 0}
+        """
+        t = self.tiling
+        b = np.array(t.tile, dtype=np.int64)
+        loc = t.local_coords()
+        slot, q = loc % b[None, :], loc[:, -1] // b[-1]
+        mul = np.cumprod(np.concatenate([[1], b[:-1]]))
+        key = slot @ mul
+        order = np.lexsort((q, key))
+        key, q = key[order], q[order]
+        n = t.tile_size
+        first = np.searchsorted(key, np.arange(n), side="left")
+        count = np.searchsorted(key, np.arange(n), side="right") - first
+        zeros = np.bincount(key[q == 0], minlength=n)
+        q2 = np.where(count >= 2, q[np.minimum(first + 1, len(q) - 1)], -1)  # -1: no second owner
+        sig = np.stack([(np.arange(n) // int(mul[d])) % int(b[d]) for d in range(len(b))], axis=1)
+        single = zeros == 1
+        never = single & (q2 < 0)
+        theta = sig + 1
+        theta[:, -1] += np.where(single, np.maximum(q2, 0) * b[-1], 0)
+        lo = np.array([r[0] for r in self.sizes], dtype=np.int64)
+        hi = np.array([r[1] for r in self.sizes], dtype=np.int64)
+        cand = np.maximum(theta, lo[None, :])
+        ok = ~never & np.all(cand <= hi[None, :], axis=1)
+        if not ok.any():
+            return Decision(True, None, {"slots": n})
+        c = cand[ok]
+        sizes = c[np.lexsort(c.T[::-1])[0]]
+        fails = ~never & np.all(theta <= sizes[None, :], axis=1)
+        tau = np.where(single, q2, 0)[fails]
+        crd = sig[fails].copy()
+        crd[:, -1] += tau * b[-1]
+        k = int(np.lexsort(crd.T[::-1])[0])
+        owners = int(np.sum(q[key == np.flatnonzero(fails)[k]] <= tau[k]))
+        return Decision(False, {"kind": "owners", "sizes": [int(x) for x in sizes],
+                                "coord": [int(x) for x in crd[k]], "count": owners}, {"slots": n})
 
     def recheck(self, w: dict[str, Any]) -> bool:
-        sizes = tuple(w["sizes"])
-        if not all(lo <= s <= hi for s, (lo, hi) in zip(sizes, self.sizes, strict=True)):
+        """Point-wise, against the definition: at the witness's size (inside the box) the accesses that land on its
+        coordinate (``tiling.owners_at``) break the claim there -- ``owners``: in bounds and owned ``count != 1``
+        times by performed accesses; ``oob``: out of bounds and hit by a performed access."""
+        sizes, c = tuple(w["sizes"]), tuple(w["coord"])
+        if len(sizes) != len(self.sizes) or len(c) != len(sizes) or not all(
+                lo <= s <= hi for s, (lo, hi) in zip(sizes, self.sizes, strict=True)):
             return False
-        if w["kind"] == "tile":
-            return self.tile_local() is not None
-        got = self.tiling.violation(sizes)
-        if got is None:
+        if self.tiling.unmodelled() is not None:
             return False
-        crd, done = self.tiling.accesses(sizes)
-        live = crd[done]
-        c = np.array(w["coord"])
+        hits, performed = self.tiling.owners_at(sizes, c)
+        inside = all(0 <= x < s for x, s in zip(c, sizes, strict=True))
         if w["kind"] == "oob":
-            return bool(np.any(np.all(live == c[None, :], axis=1))) and bool(np.any(c >= np.array(sizes)))
-        owners = int(np.sum(np.all(live == c[None, :], axis=1)))
-        return bool(np.all(c < np.array(sizes))) and owners != 1
+            return not inside and performed and hits > 0
+        return w["kind"] == "owners" and inside and performed and hits != 1 and hits == w.get("count", hits)
 
     def explain(self, w: dict[str, Any]) -> str:
         dims = self.tiling.dims
@@ -187,13 +250,57 @@ class ResidueCover(Property):
         crd = "(" + ",".join(map(str, w["coord"])) + ")"
         if w["kind"] == "oob":
             return f"problem {at}: the access at {crd} is performed but out of bounds"
-        if w["kind"] == "tile":
-            return f"the tv layout {self.tiling.tv} does not own tile element {w['local']} exactly once"
         tile, local = self.tiling.owner(tuple(w["coord"]))
         n = w.get("count", 0)
         how = "no performed access" if n == 0 else f"{n} performed accesses"
         return (f"problem {at}: element {crd} (tile {tile}, local {local}) has {how}; grid "
                 f"{self.tiling.grid(tuple(w['sizes']))} ({self.tiling.count})")
+
+
+@dataclass(frozen=True, slots=True)
+class TilePartition(Property):
+    """``tv`` partitions the tile: every tile element owned by exactly one (thread, value), no index past the tile
+    (the precondition of ``ResidueCover``'s per-mode decision, module docstring)."""
+
+    tiling: ResidueTiling
+    name: ClassVar[str] = "tile_partition"
+    bytes_per_point: ClassVar[int] = 16
+
+    def subjects(self) -> tuple:
+        return () if self.tiling.tv is None else (self.tiling.tv,)
+
+    def subject(self) -> str:
+        tv = "the identity" if self.tiling.tv is None else str(self.tiling.tv)
+        return f"tv {tv} over the tile {'x'.join(map(str, self.tiling.tile))}"
+
+    def domain_size(self) -> int:
+        return self.tiling.tile_size
+
+    def exhaustive(self) -> Decision | Undecided:
+        why = self.tiling.unmodelled()
+        if why is not None:
+            return Undecided(f"not modelled: {why}")
+        w = self.tiling.partition()
+        return Decision(w is None, w)
+
+    def recheck(self, w: dict[str, Any]) -> bool:
+        """Against the definition, by counting the ``tv`` map's indices: the element is owned ``count != 1`` times,
+        or some (thread, value) reaches the index past the tile."""
+        offs = [int(x) for x in self.tiling.local_offsets()]
+        n, e = self.tiling.tile_size, int(w["local"])
+        if "count" in w:
+            return 0 <= e < n and offs.count(e) == w["count"] != 1
+        t_n = size(self.tiling.tv[0]) if self.tiling.tv is not None and len(self.tiling.tv) == 2 else 1
+        k = w["thread"] + t_n * w["value"]
+        return e >= n and 0 <= k < len(offs) and offs[k] == e
+
+    def explain(self, w: dict[str, Any]) -> str:
+        tv = self.tiling.tv
+        if "count" in w:
+            crd = "(" + ",".join(map(str, w["coord"])) + ")"
+            return f"the tv layout {tv} owns tile element {w['local']} {crd} {w['count']} times, not once"
+        return (f"the tv layout {tv} maps thread {w['thread']}, value {w['value']} to tile index {w['local']}, past "
+                f"the {self.tiling.tile_size}-element tile")
 
 
 @dataclass(frozen=True, slots=True)
@@ -293,43 +400,60 @@ class ScheduleBijection(Property):
         return [grids[int(k)] for k in np.flatnonzero(bad)]
 
     def violation(self, gm: int, gn: int) -> dict[str, Any] | None:
-        """The first tile computed twice, never, or outside the grid, for one grid (NumPy over launch indices)."""
+        """The first fault of one grid (NumPy over every launch index): a tile outside the grid computed (the first
+        such launch index, ``index``), else the lexicographically smallest tile ``(m, n)`` computed twice (its first
+        two launch indices, ``index`` and ``other``) or never."""
         s = self.scheduler
         bounds = s.launch_bounds(gm, gn)
-        idx = np.meshgrid(*[np.arange(b, dtype=np.int64) for b in bounds], indexing="ij")
-        env = {f"i{k}": a.reshape(-1) for k, a in enumerate(idx)}
+        grid = np.meshgrid(*[np.arange(b, dtype=np.int64) for b in bounds], indexing="ij")
+        env = {f"i{k}": a.reshape(-1) for k, a in enumerate(grid)}
         names = tuple(var(k, max(1, b)) for k, b in zip(env, bounds, strict=True))
-        m, n, valid = (evaluate(x, env) for x in s.tile(names, gm, gn))  # one tree, every launch index at once
-        idx = list(env.values())
-        valid = np.broadcast_to(valid, idx[0].shape)
-        m, n = np.broadcast_to(m, idx[0].shape)[valid], np.broadcast_to(n, idx[0].shape)[valid]
+        idx = np.stack(list(env.values()), axis=1) if env else np.zeros((0, 0), dtype=np.int64)
+        m, n, valid = (np.broadcast_to(evaluate(x, env), idx[:, 0].shape) for x in s.tile(names, gm, gn))
+        idx, m, n = idx[valid], m[valid], n[valid]
         out = np.flatnonzero((m < 0) | (m >= gm) | (n < 0) | (n >= gn))
         if out.size:
             k = int(out[0])
-            return {"kind": "outside", "grid": [gm, gn], "tile": [int(m[k]), int(n[k])]}
-        counts = np.bincount(m + gm * n, minlength=gm * gn)
+            return {"kind": "outside", "grid": [gm, gn], "tile": [int(m[k]), int(n[k])],
+                    "index": [int(x) for x in idx[k]]}
+        counts = np.bincount(n + gn * m, minlength=gm * gn)  # row-major: the smallest (m, n) first
         bad = np.flatnonzero(counts != 1)
-        if bad.size:
-            t = int(bad[0])
-            return {"kind": "missing" if counts[t] == 0 else "duplicate", "grid": [gm, gn],
-                    "tile": [t % gm, t // gm], "count": int(counts[t])}
-        return None
+        if not bad.size:
+            return None
+        t = int(bad[0])
+        tile = [t // gn, t % gn]
+        if counts[t] == 0:
+            return {"kind": "missing", "grid": [gm, gn], "tile": tile, "count": 0}
+        two = np.flatnonzero((m == tile[0]) & (n == tile[1]))[:2]
+        return {"kind": "duplicate", "grid": [gm, gn], "tile": tile, "count": int(counts[t]),
+                "index": [int(x) for x in idx[two[0]]], "other": [int(x) for x in idx[two[1]]]}
+
+    def computes(self, idx: tuple[int, ...], gm: int, gn: int) -> tuple[int, int] | None:
+        """The tile launch index ``idx`` computes (``None``: outside the launch bounds, or masked): one point."""
+        s = self.scheduler
+        bounds = [int(b) for b in s.launch_bounds(gm, gn)]
+        if len(idx) != len(bounds) or not all(0 <= i < b for i, b in zip(idx, bounds, strict=True)):
+            return None
+        m, n, ok = s.tile(tuple(int(i) for i in idx), gm, gn)
+        return (int(m), int(n)) if bool(ok) else None
 
     def recheck(self, w: dict[str, Any]) -> bool:
+        """Point-wise, against the definition (no grid is enumerated): ``outside``: launch index ``index`` is
+        unmasked and computes the tile, outside the grid; ``duplicate``: ``index`` and ``other`` are distinct,
+        unmasked and compute the same tile; ``missing``: the tile is in the grid and its only possible preimage
+        (``TileScheduler.index``, one-to-one) does not compute it."""
         gm, gn = w["grid"]
         if not (self.grids[0][0] <= gm <= self.grids[0][1] and self.grids[1][0] <= gn <= self.grids[1][1]):
             return False
-        got = self.violation(gm, gn)
-        if got is None:
-            return False
+        tile = tuple(w["tile"])
+        inside = 0 <= tile[0] < gm and 0 <= tile[1] < gn
         if w["kind"] == "outside":
-            return True
-        m, n = w["tile"]
-        s = self.scheduler
-        bounds = s.launch_bounds(gm, gn)
-        hits = sum(1 for idx in itertools.product(*[range(b) for b in bounds])
-                   if (lambda r: r[2] and (r[0], r[1]) == (m, n))(s.tile(idx, gm, gn)))
-        return hits != 1 and (w["kind"] == "missing") == (hits == 0)
+            return not inside and self.computes(tuple(w["index"]), gm, gn) == tile
+        if w["kind"] == "duplicate":
+            return (w["index"] != w["other"] and self.computes(tuple(w["index"]), gm, gn) == tile
+                    == self.computes(tuple(w["other"]), gm, gn))
+        idx = tuple(int(i) for i in self.scheduler.index(tile[0], tile[1], gm, gn))
+        return w["kind"] == "missing" and inside and self.computes(idx, gm, gn) != tile
 
     def explain(self, w: dict[str, Any]) -> str:
         gm, gn = w["grid"]
@@ -342,6 +466,12 @@ class ScheduleBijection(Property):
 def residue_cover(tiling: ResidueTiling, sizes: Ranges) -> ResidueCover:
     """``ResidueCover`` for every problem size in ``sizes`` (one inclusive range per mode of the tiling)."""
     return ResidueCover(tiling, tuple(tuple(r) for r in sizes))
+
+
+def tile_partition(tiling: ResidueTiling, sizes: Ranges | None = None) -> TilePartition:
+    """``TilePartition``: the tiling's ``tv`` map partitions its tile (``sizes`` is accepted and unused, so a spec's
+    ``residue`` config binds it like ``residue_cover``)."""
+    return TilePartition(tiling)
 
 
 def schedule_bijection(scheduler: TileScheduler, grids: Ranges) -> ScheduleBijection:

@@ -44,7 +44,7 @@ from layoutcheck.properties.datapath import datapath
 from layoutcheck.properties.descriptors import descriptor_fields, umma_describes
 from layoutcheck.properties.gmma import gmma_addresses, gmma_fields, tma_wgmma
 from layoutcheck.properties.layout import bijective, equivalent, in_bounds, injective, surjective
-from layoutcheck.properties.residue import residue_cover, schedule_bijection
+from layoutcheck.properties.residue import residue_cover, schedule_bijection, tile_partition
 from layoutcheck.properties.tma import tma_compatible
 from layoutcheck.properties.tmem import (
     scale_ownership,
@@ -63,7 +63,7 @@ PROPERTIES: dict[str, PropertyBuilder] = {
     "in_bounds": in_bounds, "exact_cover": exact_cover, "vectorizable": vectorizable,
     "conflict_free": conflict_free, "wavefront_count": wavefront_count, "tma_compatible": tma_compatible,
     "gmma_addresses": gmma_addresses, "gmma_fields": gmma_fields, "tma_wgmma": tma_wgmma,
-    "residue_cover": residue_cover, "schedule_bijection": schedule_bijection,
+    "residue_cover": residue_cover, "schedule_bijection": schedule_bijection, "tile_partition": tile_partition,
     "umma_describes": umma_describes, "descriptor_fields": descriptor_fields, "tmem_exact_cover": tmem_exact_cover,
     "tmem_subpartition": tmem_subpartition, "tmem_allocation": tmem_allocation,
     "tmem_packed_injective": tmem_packed_injective, "scale_ownership": scale_ownership, "composes": composes,
@@ -458,6 +458,12 @@ def _bind_scheduler(cfg: Config, req: PropertyRequest) -> Property:
 
     fn = PROPERTIES[req.name]
     grids = cfg.get("grids")
+    kind = cfg.get("scheduler")
+    params = {k for keys in sched.PARAMETERS.values() for k in keys}
+    foreign = [k for k, _ in cfg.values if k in params and k not in sched.PARAMETERS.get(kind, params)]
+    if foreign:  # a key of another kind: never silently ignored
+        allowed = ", ".join(sched.PARAMETERS[kind]) or "none"
+        raise cfg.error(foreign[0], f"a {kind} scheduler does not read {foreign[0]!r} (its parameters: {allowed})")
     if len(grids) != 2:
         raise cfg.error("grids", f"expected two ranges (GM, GN), found {len(grids)}")
     try:

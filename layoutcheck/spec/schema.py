@@ -47,7 +47,7 @@ KINDS: dict[str, dict[str, Any]] = {
     # ragged problems (issue #15): every problem size / tile grid in a range
     "residue": {"keys": {"tile", "sizes", "count", "predicate", "tv"},
                 "required": {"tile", "sizes"},
-                "properties": {"residue_cover"}},
+                "properties": {"residue_cover", "tile_partition"}},
     "scheduler": {"keys": {"scheduler", "grids", "log", "group", "ctas", "drop_partial_group", "splits", "count"},
                   "required": {"scheduler", "grids"},
                   "properties": {"schedule_bijection"}},
@@ -87,7 +87,7 @@ PROPERTY_PARAMS: dict[str, set[str]] = {
     "conflict_free": {"access"}, "wavefront_count": {"access", "n", "max"},
     "tma_compatible": set(),
     "gmma_addresses": set(), "gmma_fields": set(), "tma_wgmma": set(),
-    "residue_cover": set(), "schedule_bijection": set(),
+    "residue_cover": set(), "schedule_bijection": set(), "tile_partition": set(),
 }
 ALL_PROPERTIES = sorted(PROPERTY_PARAMS)
 

@@ -156,3 +156,20 @@ def test_row_providers_reject_word_atoms() -> None:
         row_providers("SM75_U32x4_LDSM_N", 256)
     with pytest.raises(LayoutError, match="power of two"):
         row_providers("SM75_U32x4_LDSM_N", 12)
+
+
+def test_address_rules_are_the_ptx_isa_ones() -> None:
+    """issue #31: cp.async and ld/st align to their access size (PTX ISA 6.4.1), ldmatrix/stmatrix rows to 16 bytes
+    (9.7.14.5.15/16); every rule names its section and quotes it."""
+    from layoutcheck.hw.copy import ADDRESS_RULES, address_rule, all_copy_atoms
+
+    for atom in all_copy_atoms():
+        if atom.smem_side == "none":
+            continue
+        rule = address_rule(atom)
+        want = 16 if "LDSM" in atom.name or "STSM" in atom.name else atom.bytes_per_address
+        assert rule.alignment(atom.bytes_per_address) == want, atom.name
+        assert ("cp.async" in rule.source) is ("CP_ASYNC" in atom.name)
+    for rule in ADDRESS_RULES.values():
+        assert rule.source.startswith("PTX ISA")
+        assert "aligned" in rule.quote or "Addresses as Operands" in rule.quote

@@ -494,3 +494,37 @@ def test_cp_async_into_a_umma_stage():
                       UmmaRead("K"))
     f = first_fault(bad)
     assert f["stage"] == 0 and f["kind"] == "misplaced"
+
+
+# -- address rules (issue #31) -------------------------------------------------------------------------------------
+def test_every_access_of_a_right_path_obeys_its_rule():
+    """cp.async and ldmatrix of a Sw<2,3,3> stage: 16-byte accesses, all 16-byte aligned and inside the 8192-byte
+    stage buffer; one access per 8-half row (512 cp.async copies, 4 ldmatrix.x4 per warp and k-block)."""
+    from layoutcheck.models.datapath import address_fault
+
+    hs = hops(_sm80_a(2, 2))
+    for hop in hs:
+        assert address_fault(hop) is None
+        for acc in hop.accesses:
+            assert acc.size == 16 and acc.align == 16 and not (acc.start % 16).any()
+    smem, glob = hs[0].accesses
+    assert (smem.space, glob.space, smem.limit, glob.limit) == ("smem", "global", 8192, None)
+    assert smem.start.size == glob.start.size == 128 * 32 // 8
+
+
+def test_a_swizzle_that_moves_rows_8_bytes_is_misaligned_even_when_the_composition_is_right():
+    """Sw<1,2,4> o (128,32):(64,1): the odd rows move 4 halves; the tokens arrive (the copies do not overlap), but
+    half the cp.async copies and ldmatrix rows are 8 bytes off, and the last row's last copy ends past the buffer."""
+    from layoutcheck.models.datapath import address_fault, end_to_end_ok
+
+    p = _sm80_a(2, 2)
+    stage = ComposedLayout(Swizzle(1, 2, 4), 0, Layout((128, 32), (64, 1)))
+    p = OperandPath("A", p.mma, p.tile, 16, "f16", stage, ThreadCopy(CP16, p.load.tv, p.load.gmem), p.read)
+    hs = hops(p)
+    assert end_to_end_ok(p, trace(p, hs))
+    smem = hs[0].accesses[0]
+    assert int(np.sum(smem.start % 16 != 0)) == smem.start.size // 2
+    assert int(smem.start.max()) + 16 > smem.limit  # the last row writes past the buffer
+    assert address_fault(hs[1]) is not None and address_fault(hs[1])["kind"] == "misaligned"
+    f = first_fault(p)
+    assert (f["stage"], f["kind"], f["space"], f["address"], f["align"]) == (0, "misaligned", "smem", 136, 16)

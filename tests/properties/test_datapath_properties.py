@@ -48,6 +48,13 @@ BROKEN = {  # config -> (stage text, first element text)
                                   "the MMA's A operand (m,k) = (1,0) comes from smem byte 64"),
     "sm100_B_MN_descriptor_lbo_sbo_swapped": ("stage 2/2 umma [UMMA descriptors (MN-major)]",
                                               "the MMA's B operand (n,k) = (64,0) comes from smem byte 1024"),
+    # issue #31: the composition is right, the addresses are not
+    "sm80_A_swizzle_moves_rows_8_bytes": ("stage 1/2 cp.async", "global (m,k) = (1,0) (thread 4, value 0) starts a "
+                                          "16-byte access at smem byte 136, which is not 16-byte aligned"),
+    "sm80_A_padded_rows_past_the_buffer": ("stage 1/2 cp.async", "global (m,k) = (103,0) (thread 28, value 24) "
+                                           "starts a 16-byte access at smem byte 8240, which leaves the 8192-byte"),
+    "sm80_A_global_leading_dimension_36": ("stage 1/2 cp.async", "global (m,k) = (1,0) (thread 4, value 0) starts a "
+                                           "16-byte access at global byte 72, which is not 16-byte aligned"),
 }
 
 
@@ -200,3 +207,17 @@ def test_descriptor_smem_builds_the_wgmma_descriptors_too():
     d = prop.exhaustive()
     assert not d.holds and prop.recheck(d.witness)
     assert "(n,k) = (64,0)) comes from smem byte 1024" in prop.explain(d.witness)
+
+
+def test_address_fault_witness_is_rechecked_point_wise():
+    """issue #31: a witness names one access; the re-check finds it among the hop's accesses and tests its rule, and
+    a forged one (another address, another alignment, an aligned access called misaligned) is rejected."""
+    spec = load_spec(str(SPECS / "broken" / "datapath_alignment.toml"))
+    cfg = spec.configs[0]
+    prop = build_property(cfg, cfg.properties[0])
+    d = prop.exhaustive()
+    assert not d.holds and d.witness["kind"] == "misaligned" and prop.recheck(d.witness)
+    assert not prop.recheck({**d.witness, "address": 128})
+    assert not prop.recheck({**d.witness, "align": 8})
+    assert not prop.recheck({**d.witness, "i": 0, "address": 0})
+    assert not prop.recheck({**d.witness, "kind": "outside_buffer"})
