@@ -1,6 +1,7 @@
 """The exhaustive engine, the reference: evaluate every point of the finite domain with NumPy.
 
-It calls each property's ``exhaustive()`` hook, so it decides every property, including ones added in other modules.
+It calls each property's ``exhaustive()`` hook, so it decides every property, including ones added in other modules;
+a hook that answers ``Undecided`` (an input feature the claim does not model) is UNKNOWN with its reason.
 It refuses (UNKNOWN, with the size) when ``domain_size * bytes_per_point`` exceeds the memory budget, and reports a
 decision that took longer than the timeout as UNKNOWN (NumPy cannot be interrupted; the budget bounds the time).
 """
@@ -38,6 +39,8 @@ class ExhaustiveEngine(Engine):
         if why is not None:
             return unknown(prop, self.name, why, t0, {"domain": prop.domain_size()})
         decision = prop.exhaustive()
+        if isinstance(decision, Undecided):  # the property names an input feature it does not model
+            return to_result(prop, self.name, decision, t0)
         elapsed = time.perf_counter() - t0
         if elapsed > limits.timeout:
             return to_result(prop, self.name, Undecided(f"timeout: took {elapsed:.2f} s > {limits.timeout} s"), t0)
