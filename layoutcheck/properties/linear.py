@@ -217,6 +217,13 @@ class _PerCta(_OnLinear):
                 f"{describe_out(one, _flat(one, w['i']))}")
 
 
+def one_cta(shared: LinearLayout) -> LinearLayout:
+    """The shared layout that one CTA's accesses go through: ``per_cta(shared)`` where every CTA holds the whole tensor
+    (a ``block`` that replicates it), else ``shared`` itself (whose ``invert`` then names what does not fit)."""
+    one = per_cta(shared)
+    return one if "block" in shared.in_dims and one.in_size == one.out_size else shared
+
+
 @dataclass(frozen=True, slots=True)
 class LinearSharedInjective(_PerCta):
     """A shared-memory layout ``(offset, block) -> tensor`` is injective *per CTA*: within one CTA (each has its own
@@ -278,9 +285,10 @@ def shared_addresses(reg: LinearLayout, shared: LinearLayout, elem_bits: int, ve
     """(instructions, 32) byte addresses: lane ``l`` of warp 0 accesses the ``vec`` registers of each instruction at
     the shared offset ``shared^-1(reg(register, lane))``; instructions enumerate the remaining register bits.
 
-    Pre: ``shared`` bijective onto the tensor; ``reg`` and ``shared`` have the same output dimensions.
+    Pre: ``shared`` bijective onto the tensor per CTA (``one_cta``); ``reg`` and ``shared`` have the same output
+    dimensions.
     """
-    inv = shared.invert()
+    inv = one_cta(shared).invert()
     o_reg = reg.transpose_outs(inv.in_dims).with_in_dims(["register", "lane", "warp", "block"])
     to_off = o_reg.compose(inv)  # register, lane, warp, block -> offset (and block)
     nreg = to_off.in_dim_size("register")
@@ -294,7 +302,7 @@ def shared_addresses(reg: LinearLayout, shared: LinearLayout, elem_bits: int, ve
 
 def vector_width(reg: LinearLayout, shared: LinearLayout, elem_bits: int) -> int:
     """The widest vector (registers, at most 128 bits) whose registers sit at consecutive shared offsets."""
-    inv = shared.invert()
+    inv = one_cta(shared).invert()
     to_off = reg.transpose_outs(inv.in_dims).with_in_dims(["register"]).compose(inv)
     v = 1
     for b in to_off.bases.get("register", []):
@@ -387,5 +395,5 @@ __all__ = [
     "LinearBijective", "LinearConflictFree", "LinearExactCover", "LinearInjective", "LinearSharedBijective",
     "LinearSharedInjective", "LinearSurjective", "describe_in",
     "describe_out", "linear_property", "ll_conflict_free", "ll_exact_cover", "ll_injective", "ll_surjective",
-    "per_cta", "shared_addresses", "vector_width",
+    "one_cta", "per_cta", "shared_addresses", "vector_width",
 ]

@@ -196,15 +196,19 @@ def access_claims(text: str) -> list[Claim]:
         if key in seen:
             continue
         seen.add(key)
+        line = text.count("\n", 0, m.start()) + 1
+        subject = f"{m.group('op')} {reg.encoding} <-> {mem.encoding} {'x'.join(map(str, reg.shape))}"
         try:
             rl = to_linear(parse_attr(reg.encoding, t.aliases), reg.shape)
             sl = to_linear(parse_attr(mem.encoding, t.aliases), reg.shape)
-            prop = LinearConflictFree(rl, sl, reg.elem_bits, "ld" if m.group("op") == "local_load" else "st")
         except (ValueError, KeyError):
-            continue
-        line = text.count("\n", 0, m.start()) + 1
-        out.append(Claim(line, f"{m.group('op')} {reg.encoding} <-> {mem.encoding} {'x'.join(map(str, reg.shape))}",
-                         prop, required=False))
+            continue  # a layout that does not import has its own NotModelled row
+        try:
+            prop: Property = LinearConflictFree(rl, sl, reg.elem_bits, "ld" if m.group("op") == "local_load" else "st")
+            prop.vec()  # type: ignore[attr-defined]  # the access model applies (one CTA's shared layout inverts)
+        except (ValueError, KeyError) as e:
+            prop = NotModelled(subject, f"the bank model of this copy ({e})", "conflict_free")
+        out.append(Claim(line, subject, prop, required=False))
     return out
 
 

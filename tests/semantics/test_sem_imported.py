@@ -199,7 +199,7 @@ def test_a_file_with_n_layouts_yields_n_rows(unknown, known):
         "!tt.ptr<f32> -> tensor<64x64xf32", "f32 -> tensor<64x64xf32"))]
     assert len(rows) == len(encs)
     assert [c.subject.split()[0] for c, _ in rows] == [f"#e{k}" for k in range(len(encs))]
-    for (c, r), (_, what) in zip(rows, unknown, strict=False):
+    for (_c, r), (_, what) in zip(rows, unknown, strict=False):
         assert r.status is Verdict.UNKNOWN and "not modelled" in r.reason and what in r.reason
     for c, r in rows[len(unknown):]:
         assert r.status is not Verdict.UNKNOWN, (c.subject, r.reason)
