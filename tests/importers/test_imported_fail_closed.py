@@ -56,7 +56,7 @@ def test_a_contradiction_names_the_attribute_and_both_values():
 def test_warps_and_ctas_contradictions():
     text = ("#b = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [8], order = [0], "
             "CGALayout = [[1]]}>\n" + MODULE.format(body="    %0 = tt.splat %p : f32 -> tensor<512xf32, #b>"))
-    ((c, r),) = rows(text)
+    ((_c, r),) = rows(text)
     assert r.status is Verdict.REFUTED and r.counterexample.data["dim"] == "warp"
     assert r.counterexample.data["module"] == 4 and r.counterexample.data["encoding"] == 8
     ((_c, r),) = rows(text.replace('"ttg.num-warps" = 4', '"ttg.num-warps" = 8'))
