@@ -124,3 +124,27 @@ def test_tilelang_declared_extents_reach_the_spec_road(text, onto):
     value = as_subject(x)
     assert (value is x) is not onto  # a CuTe layout only where it has as many points as printed slots
     assert (prove(tilelang_property("bijective", x)).status is Verdict.PROVEN) is onto
+
+
+BROKEN = Path(__file__).parents[2] / "specs" / "broken"
+
+
+def test_the_broken_ttgir_is_refuted_row_by_row():
+    got = rows((BROKEN / "imported_module_contradiction.ttgir").read_text())
+    assert [(c.prop.name, r.status, (r.counterexample.data["dim"] if r.counterexample else None)) for c, r in got] == [
+        ("consistent_with_module", Verdict.REFUTED, "lane"), ("consistent_with_module", Verdict.REFUTED, "warp"),
+        ("consistent_with_module", Verdict.REFUTED, "block"), ("exact_cover", Verdict.PROVEN, None)]
+
+
+def test_the_broken_imported_specs():
+    from layoutcheck.check import check_paths
+
+    got = {(r.config, r.property): r.status for r in check_paths([str(BROKEN / "imported_tilelang_extents.toml"),
+                                                                  str(BROKEN / "imported_triton_shared_per_cta.toml")])}
+    assert got == {("layout_64_slots_for_32_points", "bijective"): "REFUTED",
+                   ("layout_64_slots_for_32_points", "injective"): "PROVEN",
+                   ("fragment_4_registers_for_2", "bijective"): "REFUTED",
+                   ("two_offsets_one_element", "bijective"): "REFUTED",
+                   ("no_cta_holds_column_2", "bijective"): "REFUTED",
+                   ("cluster_replicates_the_tile", "bijective"): "PROVEN",
+                   ("cluster_replicates_the_tile", "injective"): "PROVEN"}
