@@ -393,7 +393,8 @@ PRINTOUT = re.compile(r"\b(?:Layout|Fragment)\(\s*[(\[]|\b(?:Layout|Fragment) Sh
 
 def find_printouts(text: str) -> list[tuple[int, str]]:
     """Every ``Layout(...)`` / ``Fragment(...)`` printout (and the older one-line ``... Shape: ...`` form) in a log
-    or file, as ``(line number, printout)``, in order."""
+    or file, as ``(line number, printout)``, in order; one whose parentheses never close is kept up to the end of its
+    line (it does not read, and whoever reads it says so: never dropped)."""
     out = []
     for m in PRINTOUT.finditer(text):
         if m.group(0).endswith("Shape:"):
@@ -402,7 +403,9 @@ def find_printouts(text: str) -> list[tuple[int, str]]:
         else:
             try:
                 body = text[m.start():_close(text, text.index("(", m.start())) + 1]
-            except ParseError:
+            except ParseError:  # never closed (a truncated log): kept to its line, so reading it names the fault
+                end = text.find("\n", m.start())
+                out.append((text.count("\n", 0, m.start()) + 1, text[m.start():len(text) if end < 0 else end]))
                 continue
         if "transform:" in body or "forward_thread:" in body or body.startswith("Layout Shape:"):
             out.append((text.count("\n", 0, m.start()) + 1, body))

@@ -245,7 +245,8 @@ def tilelang_claims(text: str) -> list[Claim]:
     implies, in file order; ``subject`` names the record (its ``# name:`` comment or its buffer).
 
     Pre: the text holds at least one printout (else ``ParseError`` naming what it found). Post: per layout, its
-    ``tilelang_properties``.
+    ``tilelang_properties``. A printout that does not read (a truncated log line included) raises ``ParseError``:
+    unreadable input is an ERROR, never a silently shorter list.
     """
     out = []
     for stem, what, body in tilelang_records(text):

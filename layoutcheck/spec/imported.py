@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from layoutcheck.errors import LayoutError
+from layoutcheck.errors import LayoutError, ParseError
 from layoutcheck.importers.cute import from_cute
 from layoutcheck.importers.tilelang import TileLangFragment, forward, parse_tilelang, tv_layout
 from layoutcheck.importers.tilelang_tir import is_tilelang_text, tilelang_records
@@ -97,10 +97,16 @@ def spec_from_tilelang(text: str, source: str = "") -> str:
     out = ["format = 1", f"description = {_toml('layouts imported from ' + origin)}", ""]
     used: set[str] = set()
     for stem, what, body in tilelang_records(text):
-        x = parse_tilelang(body)
+        value = f"{{ tilelang = {_toml(body)} }}"
+        try:
+            x = parse_tilelang(body)
+        except (ParseError, LayoutError) as e:  # kept, so that checking the spec reports it (an ERROR row)
+            out += [f"# {what}: the printout does not read ({e})", "[[config]]",
+                    f"name = {_toml(_name(f'printout_{stem}', used))}", 'kind = "layout"',
+                    f"description = {_toml(what)}", f"layout = {value}", 'properties = ["in_bounds"]', ""]
+            continue
         kind = "fragment" if isinstance(x, TileLangFragment) else "layout"
         name = _name(f"{kind}_{stem}", used)
-        value = f"{{ tilelang = {_toml(body)} }}"
         try:
             forward(x)
         except LayoutError as e:  # no CuTe / linear form, or a coordinate past its extent: claims on its own map

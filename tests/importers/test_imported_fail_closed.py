@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from layoutcheck.engines.prove import prove
+from layoutcheck.errors import ParseError
 from layoutcheck.importers.tilelang import as_subject, parse_tilelang
 from layoutcheck.importers.triton import from_triton, import_ttgir
 from layoutcheck.properties.linear import LinearInjective, LinearSharedBijective, linear_property
@@ -148,3 +149,14 @@ def test_the_broken_imported_specs():
                    ("no_cta_holds_column_2", "bijective"): "REFUTED",
                    ("cluster_replicates_the_tile", "bijective"): "PROVEN",
                    ("cluster_replicates_the_tile", "injective"): "PROVEN"}
+
+
+def test_a_truncated_tilelang_printout_is_a_row_not_a_gap():
+    from layoutcheck.properties.tilelang import tilelang_claims
+    from layoutcheck.spec.imported import spec_from_tilelang
+
+    log = ("ok: Layout((4, 8) -> (32,), transform: (_i, _j) -> (_i * 8 + _j,))\n"
+           "cut: Layout((4, 8) -> (32,), transform: (_i, _j) -> (_i * 8\n")
+    with pytest.raises(ParseError, match="never closed"):  # unreadable: an ERROR, not a shorter list of claims
+        tilelang_claims(log)
+    assert spec_from_tilelang(log).count("[[config]]") == 2  # the spec keeps it: checking it gives its ERROR row
