@@ -81,7 +81,9 @@ def spec_from_cute(text: str, source: str = "") -> str:
         m, n, k = got.layouts.get("Shape_MNK", (None, None, None))
         for op, tile in (("A", (m, k)), ("B", (n, k)), ("C", (m, n))):
             lay = got.layouts.get(f"Layout{op}_TV")
-            if lay is None or None in tile:
+            if lay is None or None in tile:  # said, not silently dropped
+                missing = f"Layout{op}_TV" if lay is None else "Shape_MNK"
+                out += [f"# operand {op}: not checked (the printout has no {missing} line)", ""]
                 continue
             out += ["[[config]]", f'name = "atom_{op}"', 'kind = "tv"', f"tv = {_toml(str(lay))}",
                     f"tile = {list(tile)}", 'properties = ["exact_cover"]', ""]
