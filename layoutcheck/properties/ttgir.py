@@ -100,8 +100,8 @@ class NotModelled(Property):
 
 
 _ATTRIBUTE = {"lane": "threadsPerWarp", "warp": "warpsPerCTA", "block": "CGALayout"}
-"""The encoding attribute that sets each input dimension (``#ttg.linear`` spells them ``lane``, ``warp``,
-``block``)."""
+"""The encoding attribute that sets each input dimension (``#ttg.linear`` / ``#ttg.shared_linear`` list their
+``lane``, ``warp``, ``block`` bases instead)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,7 +112,8 @@ class ConsistentWithModule(Property):
 
     layout: LinearLayout
     encoding: str
-    module: tuple[tuple[str, str, tuple[int, ...]], ...]  # (input dimension, module attribute, allowed values)
+    module: tuple[tuple[str, str, str, tuple[int, ...]], ...]
+    """``(input dimension, the encoding's attribute, the module's attribute, the values the module allows)``."""
     name: ClassVar[str] = "consistent_with_module"
 
     def subjects(self) -> tuple[Any, ...]:
@@ -128,15 +129,14 @@ class ConsistentWithModule(Property):
         return self.layout.in_dim_size(dim) if dim in self.layout.in_dims else 1
 
     def exhaustive(self) -> Decision:
-        for dim, attr, allowed in self.module:
+        for dim, mine, theirs, allowed in self.module:
             if self._size(dim) not in allowed:
-                return Decision(False, {"kind": "module", "dim": dim, "attribute": _ATTRIBUTE[dim],
-                                        "encoding": self._size(dim), "module_attribute": attr,
-                                        "module": allowed[0]})
+                return Decision(False, {"kind": "module", "dim": dim, "attribute": mine, "encoding": self._size(dim),
+                                        "module_attribute": theirs, "module": allowed[0]})
         return Decision(True)
 
     def recheck(self, w: dict[str, Any]) -> bool:
-        allowed = next((a for d, _, a in self.module if d == w["dim"]), None)
+        allowed = next((a for d, _, _, a in self.module if d == w["dim"]), None)
         return allowed is not None and self._size(w["dim"]) == w["encoding"] and w["encoding"] not in allowed
 
     def explain(self, w: dict[str, Any]) -> str:
@@ -149,9 +149,12 @@ def consistency(imp: Imported, module: Ttgir) -> ConsistentWithModule | None:
     """The ``consistent_with_module`` claim of one layout (its lane/warp/block sizes against the module's
     attributes; a shared layout only its ``block``), or ``None`` when the module states none of them."""
     assert imp.layout is not None
+    if "row" in imp.layout.in_dims:  # tensor memory: rows and columns, no threads
+        return None
     dims = ("block",) if imp.shared else ("lane", "warp", "block")
+    listed = imp.encoding_kind in ("ttg.linear", "ttg.shared_linear")
     sizes = module.module_sizes()
-    fixed = tuple((d, *sizes[d]) for d in dims if d in sizes and ("row" not in imp.layout.in_dims))
+    fixed = tuple((d, f"{d} bases" if listed else _ATTRIBUTE[d], *sizes[d]) for d in dims if d in sizes)
     return ConsistentWithModule(imp.layout, imp.encoding, fixed) if fixed else None
 
 
