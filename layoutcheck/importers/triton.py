@@ -22,9 +22,11 @@
   elements every ``i``, is reported by ``padding``); ``#ttg.linear`` / ``#ttg.shared_linear``: the bases as given;
   ``#ttng.tensor_memory_encoding<blockM, blockN, colStride>``: TMEM rows and columns.
 
-Whole files: ``parse_ttgir(text)`` reads every ``#alias = #ttg...`` definition and every ``tensor<AxBx..xT, #enc>``
-and ``!ttg.memdesc<...>`` use; ``import_ttgir`` turns each distinct (encoding, shape) into a ``LinearLayout``.
-Malformed text raises ``ParseError`` naming the offending token.
+Whole files: ``parse_ttgir(text)`` reads every ``#alias = #ttg...`` definition, every ``tensor<AxBx..xT, #enc>``
+and ``!ttg.memdesc<...>`` use, and the module's ``ttg.threads-per-warp`` / ``ttg.num-warps`` / ``ttg.num-ctas``;
+``import_ttgir`` turns each distinct (encoding, shape) into a ``LinearLayout``, and keeps one it cannot build (an
+encoding not modelled here, such as ``#ttg.amd_mfma``; a shape that is not a power of two) with the reason, never
+dropping it. Malformed text raises ``ParseError`` naming the offending token.
 """
 
 from __future__ import annotations
