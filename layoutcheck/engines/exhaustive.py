@@ -1,6 +1,7 @@
 """The exhaustive engine, the reference: evaluate every point of the finite domain with NumPy.
 
-It calls each property's ``exhaustive()`` hook, so it decides every property, including ones added in other modules.
+It calls each property's ``exhaustive()`` hook, so it decides every property, including ones added in other modules;
+a hook that answers ``Undecided`` (an input feature the claim does not model) is UNKNOWN with its reason.
 It refuses (UNKNOWN, with the size) when ``domain_size * bytes_per_point`` exceeds the memory budget, and reports a
 decision that took longer than the timeout as UNKNOWN (NumPy cannot be interrupted; the budget bounds the time).
 """

@@ -393,7 +393,8 @@ PRINTOUT = re.compile(r"\b(?:Layout|Fragment)\(\s*[(\[]|\b(?:Layout|Fragment) Sh
 
 def find_printouts(text: str) -> list[tuple[int, str]]:
     """Every ``Layout(...)`` / ``Fragment(...)`` printout (and the older one-line ``... Shape: ...`` form) in a log
-    or file, as ``(line number, printout)``, in order."""
+    or file, as ``(line number, printout)``, in order; one whose parentheses never close is kept up to the end of its
+    line (it does not read, and whoever reads it says so: never dropped)."""
     out = []
     for m in PRINTOUT.finditer(text):
         if m.group(0).endswith("Shape:"):
@@ -402,7 +403,9 @@ def find_printouts(text: str) -> list[tuple[int, str]]:
         else:
             try:
                 body = text[m.start():_close(text, text.index("(", m.start())) + 1]
-            except ParseError:
+            except ParseError:  # never closed (a truncated log): kept to its line, so reading it names the fault
+                end = text.find("\n", m.start())
+                out.append((text.count("\n", 0, m.start()) + 1, text[m.start():len(text) if end < 0 else end]))
                 continue
         if "transform:" in body or "forward_thread:" in body or body.startswith("Layout Shape:"):
             out.append((text.count("\n", 0, m.start()) + 1, body))
@@ -498,6 +501,22 @@ def _coord(x: TileLang, i: int) -> str:
     return "(" + ", ".join(parts) + ")"
 
 
+def slots(x: TileLang) -> int:
+    """How many output slots the printout declares -- a Layout's ``prod(output_shape)`` offsets, a Fragment's
+    ``thread x registers`` -- the one definition of a printout's extent (``forward``, ``as_subject`` and the claims
+    of ``layoutcheck.properties.tilelang`` read it).
+
+    >>> slots(parse_tilelang("Layout((4, 8) -> (64,), transform: (_i, _j) -> (_i * 8 + _j,))"))
+    64
+    """
+    return prod(x.output_shape) * (x.thread if isinstance(x, TileLangFragment) else 1)
+
+
+def points(x: TileLang) -> int:
+    """How many points the map's domain has: input elements x replicas (``_rep``)."""
+    return prod(n for _, n in x.domain)
+
+
 def forward(x: TileLang) -> Any:
     """The forward map as a CuTe layout (or ``LinearLayout``): a Layout's ``(i, j, ...) -> offset``, a Fragment's
     ``(i, j, ..., rep) -> thread + T * register``.
@@ -506,8 +525,7 @@ def forward(x: TileLang) -> Any:
     'Sw<3,0,3> o 0 o (8,8):(8,1)'
     """
     offs = forward_offsets(x)
-    size = prod(x.output_shape) if isinstance(x, TileLangLayout) else x.thread * x.registers
-    return fit(offs, list(x.domain), [("offset", max(size, int(offs.max()) + 1))])
+    return fit(offs, list(x.domain), [("offset", max(slots(x), int(offs.max()) + 1))])
 
 
 def tv_layout(f: TileLangFragment) -> Any:
@@ -556,18 +574,21 @@ def shared_linear(x: TileLangLayout) -> LinearLayout:
 
 
 def as_subject(x: TileLang, key: str = "layout") -> Any:
-    """The spec value of a TileLang printout: ``tv_layout`` under the key ``tv`` (a Fragment), else ``forward``;
-    where ``forward`` has no CuTe or linear form (a ``T.if_then_else`` map, a coordinate past its printed extent),
-    ``x`` itself, whose claims ``layoutcheck.properties.tilelang`` decides on its own expressions."""
+    """The spec value of a TileLang printout: ``tv_layout`` under the key ``tv`` (a Fragment), else ``forward``
+    where it says all the printout says; else ``x`` itself, whose claims ``layoutcheck.properties.tilelang`` decides
+    on its own expressions against the printed extents: where ``forward`` has no CuTe or linear form (a
+    ``T.if_then_else`` map, a coordinate past its printed extent), and where the printed extents hold more slots
+    than the map has points (a CuTe layout knows only its own size, so ``bijective`` would be proven onto it)."""
     if key == "tv":
         if not isinstance(x, TileLangFragment):
             raise LayoutError("a 'tv' value needs a TileLang Fragment printout, found a Layout")
         return tv_layout(x)
     try:
-        return forward(x)
+        value = forward(x)
     except LayoutError:
         _points(x.domain)  # too large to tabulate stays an error
         return x
+    return value if points(x) == slots(x) else x
 
 
 __all__ = [
@@ -582,8 +603,10 @@ __all__ = [
     "from_tilelang",
     "parse_tilelang",
     "placeholder",
+    "points",
     "printout",
     "shared_linear",
+    "slots",
     "tv_layout",
     "tv_linear",
     "tv_table",

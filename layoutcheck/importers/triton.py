@@ -22,9 +22,11 @@
   elements every ``i``, is reported by ``padding``); ``#ttg.linear`` / ``#ttg.shared_linear``: the bases as given;
   ``#ttng.tensor_memory_encoding<blockM, blockN, colStride>``: TMEM rows and columns.
 
-Whole files: ``parse_ttgir(text)`` reads every ``#alias = #ttg...`` definition and every ``tensor<AxBx..xT, #enc>``
-and ``!ttg.memdesc<...>`` use; ``import_ttgir`` turns each distinct (encoding, shape) into a ``LinearLayout``.
-Malformed text raises ``ParseError`` naming the offending token.
+Whole files: ``parse_ttgir(text)`` reads every ``#alias = #ttg...`` definition, every ``tensor<AxBx..xT, #enc>``
+and ``!ttg.memdesc<...>`` use, and the module's ``ttg.threads-per-warp`` / ``ttg.num-warps`` / ``ttg.num-ctas``;
+``import_ttgir`` turns each distinct (encoding, shape) into a ``LinearLayout``, and keeps one it cannot build (an
+encoding not modelled here, such as ``#ttg.amd_mfma``; a shape that is not a power of two) with the reason, never
+dropping it. Malformed text raises ``ParseError`` naming the offending token.
 """
 
 from __future__ import annotations
@@ -611,6 +613,22 @@ _BUILDERS = {**_DISTRIBUTED, **_SHARED,
              "ttng.tensor_memory_encoding": lambda a, shape: _tmem(a, shape)}
 
 
+def shared_rank(attr: Attr) -> int | None:
+    """The rank of a shared encoding: its ``order``'s length, else its ``CGALayout`` bases' length, else its
+    ``rank`` (``nvmma_shared`` prints none when it is 2, Gluon's default); ``None`` when the encoding does not say.
+    A memdesc of higher rank is a multi-buffered allocation whose leading dimensions count buffers."""
+    order = attr.get("order", None)
+    if isinstance(order, list) and order:
+        return len(order)
+    cga = attr.get("CGALayout", None)
+    if isinstance(cga, list) and cga and isinstance(cga[0], list):
+        return len(cga[0])
+    rank = attr.get("rank", None)
+    if isinstance(rank, int):
+        return rank
+    return 2 if attr.kind == "ttg.nvmma_shared" else None
+
+
 def is_shared(attr: Attr) -> bool:
     return attr.kind in _SHARED or attr.kind == "ttg.shared_linear"
 
@@ -682,6 +700,23 @@ class Ttgir:
     num_warps: int | None = None
     target: str | None = None
     texts: dict[str, str] = field(default_factory=dict)
+    threads_per_warp: int | None = None
+    num_ctas: int | None = None
+    partition_warps: tuple[int, ...] = ()
+    """Warp counts of ``ttg.warp_specialize`` partitions (``num_warps(k)``): a layout used there may have ``k``."""
+
+    def module_sizes(self) -> dict[str, tuple[str, tuple[int, ...]]]:
+        """What the module fixes for each input dimension of a distributed layout: ``lane`` ->
+        (``ttg.threads-per-warp``, its value), ``warp`` -> (``ttg.num-warps``, the module's and every partition's
+        count), ``block`` -> (``ttg.num-ctas``, its value); an attribute the module does not state is left out."""
+        out: dict[str, tuple[str, tuple[int, ...]]] = {}
+        if self.threads_per_warp is not None:
+            out["lane"] = ("ttg.threads-per-warp", (self.threads_per_warp,))
+        if self.num_warps is not None:
+            out["warp"] = ("ttg.num-warps", tuple(dict.fromkeys((self.num_warps, *self.partition_warps))))
+        if self.num_ctas is not None:
+            out["block"] = ("ttg.num-ctas", (self.num_ctas,))
+        return out
 
     def inline(self, encoding: str) -> str:
         """``encoding`` with every alias replaced by its definition (text a spec can keep on its own)."""
@@ -736,10 +771,16 @@ def parse_ttgir(text: str) -> Ttgir:
         use = type_use(m.group("kind"), body, text.count("\n", 0, m.start()) + 1)
         if use is not None:
             uses.append(use)
-    warps = re.search(r'"ttg\.num-warps"\s*=\s*(\d+)', text)
     target = re.search(r'ttg\.target\s*=\s*"([^"]+)"', text)
-    return Ttgir(aliases, tuple(uses), int(warps.group(1)) if warps else None, target.group(1) if target else None,
-                 raw)
+    partitions = tuple(int(k) for k in re.findall(r"\bnum_warps\((\d+)\)", text))
+    return Ttgir(aliases, tuple(uses), _module_int(text, "ttg.num-warps"), target.group(1) if target else None,
+                 raw, _module_int(text, "ttg.threads-per-warp"), _module_int(text, "ttg.num-ctas"), partitions)
+
+
+def _module_int(text: str, key: str) -> int | None:
+    """The integer module attribute ``"key" = N : i32`` (its first occurrence), or ``None``."""
+    m = re.search(rf'"{re.escape(key)}"\s*=\s*(\d+)', text)
+    return int(m.group(1)) if m else None
 
 
 def type_use(kind: str, body: str, line: int) -> TensorUse | None:
@@ -784,6 +825,8 @@ class Imported:
     layout: LinearLayout | None
     shared: bool
     skipped: str | None = None
+    encoding_kind: str = ""
+    """The encoding's kind (``ttg.blocked``, ``ttg.amd_mfma``, ...), aliases resolved."""
 
 
 def import_ttgir(text: str) -> list[Imported]:
@@ -801,18 +844,20 @@ def import_ttgir(text: str) -> list[Imported]:
             raise ParseError(e.text, e.pos, f"line {u.line}: {e.what}") from None
         shared = is_shared(attr) or attr.kind.startswith("ttng.")
         shape = u.shape
-        order = attr.get("order", None)
-        if u.kind == "memdesc" and isinstance(order, list) and 0 < len(order) < len(shape):
-            shape = shape[len(shape) - len(order):]  # a multi-buffered allocation: leading dims count buffers
+        rank = shared_rank(attr) if u.kind == "memdesc" else None
+        if rank is not None and 0 < rank < len(shape):
+            shape = shape[len(shape) - rank:]  # a multi-buffered allocation: leading dims count buffers
         try:
-            seen[key] = Imported(u.encoding, u.shape, u.kind, u.element, u.line, to_linear(attr, shape), shared)
+            seen[key] = Imported(u.encoding, u.shape, u.kind, u.element, u.line, to_linear(attr, shape), shared,
+                                 None, attr.kind)
         except (LayoutError, ParseError) as e:
-            seen[key] = Imported(u.encoding, u.shape, u.kind, u.element, u.line, None, shared, str(e))
+            why = e.what if isinstance(e, ParseError) else str(e)
+            seen[key] = Imported(u.encoding, u.shape, u.kind, u.element, u.line, None, shared, why, attr.kind)
     return list(seen.values())
 
 
 __all__ = [
     "Attr", "Imported", "TensorUse", "Ttgir", "combine_cta_cga", "core_matrix", "ensure_not_larger",
     "ensure_not_smaller", "from_triton", "identity_nd", "import_ttgir", "mma_tile", "padding", "parse_attr",
-    "parse_ttgir", "reshape_outs", "tma_block_shape", "to_linear",
+    "parse_ttgir", "reshape_outs", "shared_rank", "tma_block_shape", "to_linear",
 ]

@@ -7,6 +7,10 @@ Definitions (``L`` a linear layout, inputs ``x`` over its input dimensions, outp
     ll_surjective(L)     every output coordinate is some L(x)
     ll_exact_cover(L)    surjective, and L(x) == L(y) only when x ^ y is a sum of zero bases: every element is
                          owned once up to broadcast (Triton's requirement of a distributed layout)
+    shared (per CTA)     a shared layout ``(offset, block) -> tensor``: each CTA has its own shared memory, so
+                         ``injective`` / ``bijective`` are decided per CTA -- distinct offsets of one CTA hold
+                         distinct elements (``per_cta``: the ``block`` input dropped), and for ``bijective`` every
+                         element is held by some CTA; a ``block`` basis that replicates the tile is correct
     ll_conflict_free(R, S, bits)   loading (or storing) the register layout R from the shared layout S (elements
                          of ``bits`` bits) with one vector instruction per group of registers needs no more
                          wavefronts than ideal (``layoutcheck.models.banks.model``)
@@ -189,10 +193,87 @@ class LinearBijective(_OnLinear):
         return self._collision(w)
 
 
+def per_cta(ll: LinearLayout) -> LinearLayout:
+    """The layout of one CTA: ``ll`` without its ``block`` input (every CTA has the same map up to a fixed XOR of
+    its ``block`` bases, by linearity), outputs unchanged."""
+    return LinearLayout.make({n: bs for n, bs in ll.in_bases if n != "block"}, dict(ll.out_dims))
+
+
+class _PerCta(_OnLinear):
+    __slots__ = ()
+
+    def _cta_collision(self) -> dict[str, Any] | None:
+        pair = smallest_collision(per_cta(self.layout).offsets())  # type: ignore[attr-defined]
+        return None if pair is None else {"kind": "collision", "i": pair[0], "j": pair[1]}
+
+    def _recheck_cta_pair(self, w: dict[str, Any]) -> bool:
+        one = per_cta(self.layout)  # type: ignore[attr-defined]
+        i, j = w["i"], w["j"]
+        return 0 <= i < j < one.in_size and _flat(one, i) == _flat(one, j)
+
+    def _cta_explain(self, w: dict[str, Any]) -> str:
+        one = per_cta(self.layout)  # type: ignore[attr-defined]
+        return (f"in every CTA, inputs ({describe_in(one, w['i'])}) and ({describe_in(one, w['j'])}) both hold "
+                f"{describe_out(one, _flat(one, w['i']))}")
+
+
+def one_cta(shared: LinearLayout) -> LinearLayout:
+    """The shared layout that one CTA's accesses go through: ``per_cta(shared)`` where every CTA holds the whole tensor
+    (a ``block`` that replicates it), else ``shared`` itself (whose ``invert`` then names what does not fit)."""
+    one = per_cta(shared)
+    return one if "block" in shared.in_dims and one.in_size == one.out_size else shared
+
+
+@dataclass(frozen=True, slots=True)
+class LinearSharedInjective(_PerCta):
+    """A shared-memory layout ``(offset, block) -> tensor`` is injective *per CTA*: within one CTA (each has its own
+    shared memory) distinct offsets hold distinct elements; CTAs may hold the same elements."""
+
+    layout: LinearLayout
+    name: ClassVar[str] = "injective"
+
+    def exhaustive(self) -> Decision:
+        w = self._cta_collision()
+        return Decision(True) if w is None else Decision(False, w)
+
+    def recheck(self, w: dict[str, Any]) -> bool:
+        return w["kind"] == "collision" and self._recheck_cta_pair(w)
+
+    def explain(self, w: dict[str, Any]) -> str:
+        return self._cta_explain(w)
+
+
+@dataclass(frozen=True, slots=True)
+class LinearSharedBijective(_PerCta):
+    """A shared-memory layout ``(offset, block) -> tensor`` is a bijection *per CTA*: within each CTA (one value of
+    ``block``; each CTA has its own shared memory) distinct offsets hold distinct elements, and every element of the
+    tensor is held by some CTA. A ``block`` basis that replicates the tile (CTAs holding the same elements, e.g.
+    for multicast) is therefore correct; the ``block`` input is not part of the shared-memory address space."""
+
+    layout: LinearLayout
+    name: ClassVar[str] = "bijective"
+
+    def exhaustive(self) -> Decision:
+        w = self._cta_collision()
+        if w is not None:
+            return Decision(False, w)
+        y = _missing(self.layout, self.layout.offsets())
+        return Decision(True) if y is None else Decision(False, {"kind": "missing", "y": y})
+
+    def recheck(self, w: dict[str, Any]) -> bool:
+        return self._recheck_missing(w) if w["kind"] == "missing" else self._recheck_cta_pair(w)
+
+    def explain(self, w: dict[str, Any]) -> str:
+        if w["kind"] == "missing":
+            return f"no offset of any CTA holds {describe_out(self.layout, w['y'])}"
+        return self._cta_explain(w)
+
+
 def linear_property(name: str, layout: LinearLayout) -> Property:
     """The linear-layout property called ``name`` (injective, surjective, bijective, exact_cover)."""
-    table = {"injective": LinearInjective, "surjective": LinearSurjective, "bijective": LinearBijective,
-             "exact_cover": LinearExactCover}
+    shared = "offset" in layout.in_dims  # a shared-memory layout: per CTA (``LinearSharedBijective``)
+    table = {"injective": LinearSharedInjective if shared else LinearInjective, "surjective": LinearSurjective,
+             "bijective": LinearSharedBijective if shared else LinearBijective, "exact_cover": LinearExactCover}
     if name not in table:
         raise LayoutError(f"property {name!r} is not defined for a Triton linear layout (use one of "
                           f"{', '.join(table)})")
@@ -204,9 +285,10 @@ def shared_addresses(reg: LinearLayout, shared: LinearLayout, elem_bits: int, ve
     """(instructions, 32) byte addresses: lane ``l`` of warp 0 accesses the ``vec`` registers of each instruction at
     the shared offset ``shared^-1(reg(register, lane))``; instructions enumerate the remaining register bits.
 
-    Pre: ``shared`` bijective onto the tensor; ``reg`` and ``shared`` have the same output dimensions.
+    Pre: ``shared`` bijective onto the tensor per CTA (``one_cta``); ``reg`` and ``shared`` have the same output
+    dimensions.
     """
-    inv = shared.invert()
+    inv = one_cta(shared).invert()
     o_reg = reg.transpose_outs(inv.in_dims).with_in_dims(["register", "lane", "warp", "block"])
     to_off = o_reg.compose(inv)  # register, lane, warp, block -> offset (and block)
     nreg = to_off.in_dim_size("register")
@@ -220,7 +302,7 @@ def shared_addresses(reg: LinearLayout, shared: LinearLayout, elem_bits: int, ve
 
 def vector_width(reg: LinearLayout, shared: LinearLayout, elem_bits: int) -> int:
     """The widest vector (registers, at most 128 bits) whose registers sit at consecutive shared offsets."""
-    inv = shared.invert()
+    inv = one_cta(shared).invert()
     to_off = reg.transpose_outs(inv.in_dims).with_in_dims(["register"]).compose(inv)
     v = 1
     for b in to_off.bases.get("register", []):
@@ -310,7 +392,8 @@ def ll_conflict_free(reg: LinearLayout, shared: LinearLayout, elem_bits: int, op
 
 
 __all__ = [
-    "LinearBijective", "LinearConflictFree", "LinearExactCover", "LinearInjective", "LinearSurjective", "describe_in",
+    "LinearBijective", "LinearConflictFree", "LinearExactCover", "LinearInjective", "LinearSharedBijective",
+    "LinearSharedInjective", "LinearSurjective", "describe_in",
     "describe_out", "linear_property", "ll_conflict_free", "ll_exact_cover", "ll_injective", "ll_surjective",
-    "shared_addresses", "vector_width",
+    "one_cta", "per_cta", "shared_addresses", "vector_width",
 ]

@@ -36,7 +36,7 @@ import numpy as np
 
 from layoutcheck.errors import LayoutError
 from layoutcheck.expr.numpy import evaluate, offsets_of
-from layoutcheck.importers.tilelang import TileLang, TileLangFragment, parse_tilelang, printout
+from layoutcheck.importers.tilelang import TileLang, TileLangFragment, parse_tilelang, points, printout, slots
 from layoutcheck.importers.tilelang_tir import tilelang_records
 from layoutcheck.properties.base import Decision, Property
 from layoutcheck.properties.ttgir import Claim
@@ -172,11 +172,6 @@ def _missing(x: TileLang, table: np.ndarray) -> dict[str, Any] | None:
     return {"kind": "missing", "slot": slot, "points": int(table.shape[0]), "slots": prod(ext)}
 
 
-def slots(x: TileLang) -> int:
-    """How many output slots the printout declares: a Layout's offsets, a Fragment's threads x registers."""
-    return prod(n for _, _, n in output_dims(x))
-
-
 @dataclass(frozen=True, slots=True)
 class TileLangInBounds(_OnTileLang):
     """Every output coordinate of a TileLang layout lies within its printed extent."""
@@ -233,8 +228,7 @@ def tilelang_properties(x: TileLang) -> list[Property]:
     ...                                                     "(_i * 8 + _j,))"))]
     ['in_bounds', 'bijective']
     """
-    points = prod(n for _, n in x.domain)
-    return [TileLangInBounds(x), TileLangBijective(x) if points == slots(x) else TileLangInjective(x)]
+    return [TileLangInBounds(x), TileLangBijective(x) if points(x) == slots(x) else TileLangInjective(x)]
 
 
 def tilelang_property(name: str, x: TileLang) -> Property:
@@ -251,7 +245,8 @@ def tilelang_claims(text: str) -> list[Claim]:
     implies, in file order; ``subject`` names the record (its ``# name:`` comment or its buffer).
 
     Pre: the text holds at least one printout (else ``ParseError`` naming what it found). Post: per layout, its
-    ``tilelang_properties``.
+    ``tilelang_properties``. A printout that does not read (a truncated log line included) raises ``ParseError``:
+    unreadable input is an ERROR, never a silently shorter list.
     """
     out = []
     for stem, what, body in tilelang_records(text):

@@ -1,29 +1,39 @@
 """What a TTGIR file implies: the claims Triton relies on for every layout the file uses, ready for ``prove``.
 
-For each distinct (encoding, shape) of the file (``layoutcheck.importers.triton.import_ttgir``):
+Every distinct (encoding, shape) of the file (``layoutcheck.importers.triton.import_ttgir``) yields exactly one
+required claim, so a file with N layouts yields N rows:
 
+- an encoding whose linear layout contradicts its module -- lanes other than ``ttg.threads-per-warp``, warps other
+  than ``ttg.num-warps`` (or a ``warp_specialize`` partition's count), CTAs other than ``ttg.num-ctas`` -- is a
+  well-formed but wrong input: ``consistent_with_module``, REFUTED with the attribute, the encoding's value and the
+  module's (Triton's verifier rejects such a layout: "Layout has 64 threads per warp, but the module specifies 32");
 - a distributed encoding (``blocked``, ``nvidia_mma``, ``dot_op``, ``slice``, ``linear``) must be an *exact cover*
   of its tensor: every element held by some (register, lane, warp, block), and by several only through zero bases
   (a broadcast) -- Triton's lowering assumes both;
 - a shared encoding (``swizzled_shared``, ``nvmma_shared``, ``padded_shared``'s linear part, ``shared_linear``) must
-  be *bijective*: each offset one element, each element one offset (``injective`` and ``surjective``);
+  be *bijective per CTA* (``LinearSharedBijective``): each CTA has its own shared memory, so within a CTA each
+  offset holds one element, and every element is held by some CTA; a ``block`` dimension that replicates the tile
+  (``num_ctas = 2`` with ``CGALayout = [[0, 0]]``) is correct (multicast is a separate question);
 - a tensor-memory encoding must cover its tensor (``exact_cover`` over rows and columns);
+- a use without a linear layout -- an encoding layoutcheck does not model (``#ttg.amd_mfma``, ``#ttg.nvidia_mma``
+  of a version other than 2 or 3, a ``dot_op`` of such a parent), a shape that is not a power of two -- yields a
+  ``NotModelled`` claim: UNKNOWN, naming the encoding and what is not modelled, never dropped;
 - every ``ttg.local_load`` / ``ttg.local_store`` / ``ttg.local_alloc`` (from registers) between a register layout
   and a shared layout gets a ``conflict_free`` claim: informational (``required=False``), since a conflict costs
   time, not correctness. The access is modelled as ld/st.shared vectors of the widest register run that is
   contiguous in shared memory (Triton may choose ldmatrix/stmatrix instead).
-
-Uses without a linear layout (a shape that is not a power of two, a barrier's ``#ttg.shared_memory``) are listed
-with the reason in ``TtgirClaims.skipped``.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any, ClassVar
 
+from layoutcheck.algebra.linear_layout import LinearLayout
 from layoutcheck.importers.triton import (
     Imported,
+    Ttgir,
     balanced_end,
     import_ttgir,
     parse_attr,
@@ -31,8 +41,8 @@ from layoutcheck.importers.triton import (
     to_linear,
     type_use,
 )
-from layoutcheck.properties.base import Property
-from layoutcheck.properties.linear import LinearConflictFree, LinearExactCover, LinearInjective, LinearSurjective
+from layoutcheck.properties.base import Decision, Property, Undecided
+from layoutcheck.properties.linear import LinearConflictFree, LinearExactCover, LinearSharedBijective
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,7 +58,7 @@ class Claim:
 @dataclass(frozen=True, slots=True)
 class TtgirClaims:
     claims: tuple[Claim, ...]
-    skipped: tuple[tuple[int, str, str], ...]  # (line, subject, reason)
+    skipped: tuple[tuple[int, str, str], ...]  # (line, subject, reason): also in ``claims``, as ``NotModelled``
     layouts: tuple[Imported, ...]
 
 
@@ -56,12 +66,112 @@ def _subject(imp: Imported) -> str:
     return f"{imp.encoding} {'x'.join(map(str, imp.shape))}x{imp.element}"
 
 
-def layout_claims(imp: Imported) -> list[Claim]:
-    """The claims Triton relies on for one imported layout."""
+@dataclass(frozen=True, slots=True)
+class NotModelled(Property):
+    """A use whose encoding (or shape) layoutcheck does not model: never decided, so every engine answers UNKNOWN
+    and the row names the encoding and what is not modelled (``what``). ``claim`` is the claim Triton would rely on
+    (``exact_cover`` for a register or tensor-memory layout, ``bijective`` for a shared one)."""
+
+    encoding: str
+    what: str
+    claim: str = "exact_cover"
+
+    @property  # type: ignore[misc]  # the claim's name is per instance here (a class attribute elsewhere)
+    def name(self) -> str:  # type: ignore[override]
+        return self.claim
+
+    def subjects(self) -> tuple[Any, ...]:
+        return ()
+
+    def subject(self) -> str:
+        return f"{self.encoding}: not modelled: {self.what}"
+
+    def domain_size(self) -> int:
+        return 0
+
+    def exhaustive(self) -> Undecided:  # type: ignore[override]
+        return Undecided(f"not modelled: {self.encoding}: {self.what}")
+
+    def recheck(self, witness: dict[str, Any]) -> bool:
+        return False  # nothing is ever refuted
+
+    def explain(self, witness: dict[str, Any]) -> str:
+        return self.subject()
+
+
+_ATTRIBUTE = {"lane": "threadsPerWarp", "warp": "warpsPerCTA", "block": "CGALayout"}
+"""The encoding attribute that sets each input dimension (``#ttg.linear`` / ``#ttg.shared_linear`` list their
+``lane``, ``warp``, ``block`` bases instead)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ConsistentWithModule(Property):
+    """The encoding's linear layout has as many lanes, warps and CTAs as its module fixes (``module``: input
+    dimension -> (module attribute, the values it allows)); Triton's verifier (``verifyTensorLayout``) requires it
+    of every tensor's layout."""
+
+    layout: LinearLayout
+    encoding: str
+    module: tuple[tuple[str, str, str, tuple[int, ...]], ...]
+    """``(input dimension, the encoding's attribute, the module's attribute, the values the module allows)``."""
+    name: ClassVar[str] = "consistent_with_module"
+
+    def subjects(self) -> tuple[Any, ...]:
+        return (self.layout,)
+
+    def subject(self) -> str:
+        return self.encoding
+
+    def domain_size(self) -> int:
+        return 1
+
+    def _size(self, dim: str) -> int:
+        return self.layout.in_dim_size(dim) if dim in self.layout.in_dims else 1
+
+    def exhaustive(self) -> Decision:
+        for dim, mine, theirs, allowed in self.module:
+            if self._size(dim) not in allowed:
+                return Decision(False, {"kind": "module", "dim": dim, "attribute": mine, "encoding": self._size(dim),
+                                        "module_attribute": theirs, "module": allowed[0]})
+        return Decision(True)
+
+    def recheck(self, w: dict[str, Any]) -> bool:
+        allowed = next((a for d, _, _, a in self.module if d == w["dim"]), None)
+        return allowed is not None and self._size(w["dim"]) == w["encoding"] and w["encoding"] not in allowed
+
+    def explain(self, w: dict[str, Any]) -> str:
+        unit = {"lane": "threads per warp", "warp": "warps", "block": "CTAs"}[w["dim"]]
+        return (f"{w['attribute']} gives {w['encoding']} {unit} ({w['dim']} dimension of the layout), but the module "
+                f"says {w['module_attribute']} = {w['module']}")
+
+
+def consistency(imp: Imported, module: Ttgir) -> ConsistentWithModule | None:
+    """The ``consistent_with_module`` claim of one layout (its lane/warp/block sizes against the module's
+    attributes; a shared layout only its ``block``), or ``None`` when the module states none of them."""
     assert imp.layout is not None
+    if "row" in imp.layout.in_dims:  # tensor memory: rows and columns, no threads
+        return None
+    dims = ("block",) if imp.shared else ("lane", "warp", "block")
+    listed = imp.encoding_kind in ("ttg.linear", "ttg.shared_linear")
+    sizes = module.module_sizes()
+    fixed = tuple((d, f"{d} bases" if listed else _ATTRIBUTE[d], *sizes[d]) for d in dims if d in sizes)
+    return ConsistentWithModule(imp.layout, imp.encoding, fixed) if fixed else None
+
+
+def layout_claims(imp: Imported, module: Ttgir | None = None) -> list[Claim]:
+    """The one required claim of one imported layout: ``consistent_with_module`` where the layout contradicts its
+    module (its own claims are moot there: Triton rejects the module), else ``exact_cover`` (register and tensor
+    memory) or ``bijective`` per CTA (shared memory); ``NotModelled`` where there is no layout."""
     s = _subject(imp)
+    if imp.layout is None:
+        claim = "bijective" if imp.shared and not imp.encoding_kind.startswith("ttng.") else "exact_cover"
+        enc = f"{s} (#{imp.encoding_kind})" if imp.encoding_kind else s
+        return [Claim(imp.line, s, NotModelled(enc, imp.skipped or "no linear layout", claim))]
+    check = consistency(imp, module) if module is not None else None
+    if check is not None and not check.exhaustive().holds:
+        return [Claim(imp.line, s, check)]
     if imp.shared and "row" not in imp.layout.in_dims:
-        return [Claim(imp.line, s, LinearInjective(imp.layout)), Claim(imp.line, s, LinearSurjective(imp.layout))]
+        return [Claim(imp.line, s, LinearSharedBijective(imp.layout))]
     return [Claim(imp.line, s, LinearExactCover(imp.layout))]
 
 
@@ -89,30 +199,35 @@ def access_claims(text: str) -> list[Claim]:
         if key in seen:
             continue
         seen.add(key)
+        line = text.count("\n", 0, m.start()) + 1
+        subject = f"{m.group('op')} {reg.encoding} <-> {mem.encoding} {'x'.join(map(str, reg.shape))}"
         try:
             rl = to_linear(parse_attr(reg.encoding, t.aliases), reg.shape)
             sl = to_linear(parse_attr(mem.encoding, t.aliases), reg.shape)
-            prop = LinearConflictFree(rl, sl, reg.elem_bits, "ld" if m.group("op") == "local_load" else "st")
         except (ValueError, KeyError):
-            continue
-        line = text.count("\n", 0, m.start()) + 1
-        out.append(Claim(line, f"{m.group('op')} {reg.encoding} <-> {mem.encoding} {'x'.join(map(str, reg.shape))}",
-                         prop, required=False))
+            continue  # a layout that does not import has its own NotModelled row
+        try:
+            prop: Property = LinearConflictFree(rl, sl, reg.elem_bits, "ld" if m.group("op") == "local_load" else "st")
+            prop.vec()  # type: ignore[attr-defined]  # the access model applies (one CTA's shared layout inverts)
+        except (ValueError, KeyError) as e:
+            prop = NotModelled(subject, f"the bank model of this copy ({e})", "conflict_free")
+        out.append(Claim(line, subject, prop, required=False))
     return out
 
 
 def ttgir_claims(text: str) -> TtgirClaims:
     """Every claim a TTGIR module implies (layouts first, then shared-memory accesses)."""
     layouts = import_ttgir(text)
+    module = parse_ttgir(text)
     claims: list[Claim] = []
     skipped = []
     for imp in layouts:
         if imp.layout is None:
             skipped.append((imp.line, _subject(imp), imp.skipped or "no linear layout"))
-        else:
-            claims += layout_claims(imp)
+        claims += layout_claims(imp, module)
     claims += access_claims(text)
     return TtgirClaims(tuple(claims), tuple(skipped), tuple(layouts))
 
 
-__all__ = ["Claim", "TtgirClaims", "access_claims", "layout_claims", "ttgir_claims"]
+__all__ = ["Claim", "ConsistentWithModule", "NotModelled", "TtgirClaims", "access_claims", "consistency",
+           "layout_claims", "ttgir_claims"]

@@ -2,9 +2,12 @@
 TOML spec (format 1) that a user can keep, edit and check in CI.
 
 A ``.ttgir`` file gives one ``kind = "layout"`` config per distinct (encoding, shape), aliases inlined, with the
-properties Triton relies on (``exact_cover`` for distributed and tensor-memory layouts, ``bijective`` for shared
-ones; see ``layoutcheck.properties.ttgir``). A CuTe printout gives a ``layout`` config (``injective``) or, for
-``print(tiled_mma)``, one ``tv`` config per operand (``exact_cover`` of the atom's tile). A file of TileLang printouts
+properties Triton relies on (``exact_cover`` for distributed and tensor-memory layouts, ``bijective`` per CTA for
+shared ones; see ``layoutcheck.properties.ttgir``); an encoding layoutcheck does not model is kept (checking the spec
+reports it), one that contradicts its module is marked by a comment (a spec has no module to check it against).
+
+A CuTe printout gives a ``layout`` config (``injective``) or, for ``print(tiled_mma)``, one ``tv`` config per
+operand (``exact_cover`` of the atom's tile). A file of TileLang printouts
 (``Layout(...)`` / ``Fragment(...)``, e.g. a log) gives per layout a ``layout`` config (``bijective`` when it has as
 many points -- elements x replicas of a Fragment -- as printed output slots -- a Fragment's threads x registers --,
 else ``injective``) and, per Fragment where one exists, a ``tv`` config over its tile (``exact_cover``, with
@@ -24,6 +27,7 @@ from layoutcheck.importers.tilelang import TileLangFragment, forward, parse_tile
 from layoutcheck.importers.tilelang_tir import is_tilelang_text, tilelang_records
 from layoutcheck.importers.triton import import_ttgir, parse_ttgir
 from layoutcheck.properties.tilelang import tilelang_properties
+from layoutcheck.properties.ttgir import consistency
 
 
 def _toml(s: str) -> str:
@@ -48,13 +52,21 @@ def spec_from_ttgir(text: str, source: str = "") -> str:
     out = ["format = 1", f"description = {_toml('layouts imported from ' + origin)}", ""]
     for imp in import_ttgir(text):
         shape = "x".join(map(str, imp.shape))
-        if imp.layout is None:
-            out += [f"# line {imp.line}: {imp.encoding} {shape}: skipped ({imp.skipped})", ""]
-            continue
-        prop = "bijective" if imp.shared and "row" not in imp.layout.in_dims else "exact_cover"
         name = _name(imp.encoding.lstrip("#") + "_" + shape, used)
-        out += ["[[config]]", f"name = {_toml(name)}",
-                'kind = "layout"', f"description = {_toml(f'line {imp.line}: {imp.kind} {shape}x{imp.element}')}",
+        desc = _toml(f"line {imp.line}: {imp.kind} {shape}x{imp.element}")
+        if imp.layout is None:  # kept, so that checking the spec reports it (an ERROR row naming it), never drops it
+            prop = "bijective" if imp.shared and not imp.encoding_kind.startswith("ttng.") else "exact_cover"
+            out += [f"# line {imp.line}: {imp.encoding} {shape}: not modelled ({imp.skipped})", "[[config]]",
+                    f"name = {_toml(name)}", 'kind = "layout"', f"description = {desc}",
+                    f"layout = {{ triton = {_toml(t.inline(imp.encoding))}, shape = {list(imp.shape)} }}",
+                    f'properties = ["{prop}"]', ""]
+            continue
+        check = consistency(imp, t)
+        if check is not None and not check.exhaustive().holds:
+            out.append(f"# line {imp.line}: {imp.encoding} {shape} contradicts its module (consistent_with_module "
+                       "is refuted when the .ttgir file is checked; a spec has no module)")
+        prop = "bijective" if imp.shared and "row" not in imp.layout.in_dims else "exact_cover"
+        out += ["[[config]]", f"name = {_toml(name)}", 'kind = "layout"', f"description = {desc}",
                 f"layout = {{ triton = {_toml(t.inline(imp.encoding))}, shape = {list(imp.layout.out_shape)} }}",
                 f'properties = ["{prop}"]', ""]
     return "\n".join(out)
@@ -69,7 +81,9 @@ def spec_from_cute(text: str, source: str = "") -> str:
         m, n, k = got.layouts.get("Shape_MNK", (None, None, None))
         for op, tile in (("A", (m, k)), ("B", (n, k)), ("C", (m, n))):
             lay = got.layouts.get(f"Layout{op}_TV")
-            if lay is None or None in tile:
+            if lay is None or None in tile:  # said, not silently dropped
+                missing = f"Layout{op}_TV" if lay is None else "Shape_MNK"
+                out += [f"# operand {op}: not checked (the printout has no {missing} line)", ""]
                 continue
             out += ["[[config]]", f'name = "atom_{op}"', 'kind = "tv"', f"tv = {_toml(str(lay))}",
                     f"tile = {list(tile)}", 'properties = ["exact_cover"]', ""]
@@ -85,10 +99,16 @@ def spec_from_tilelang(text: str, source: str = "") -> str:
     out = ["format = 1", f"description = {_toml('layouts imported from ' + origin)}", ""]
     used: set[str] = set()
     for stem, what, body in tilelang_records(text):
-        x = parse_tilelang(body)
+        value = f"{{ tilelang = {_toml(body)} }}"
+        try:
+            x = parse_tilelang(body)
+        except (ParseError, LayoutError) as e:  # kept, so that checking the spec reports it (an ERROR row)
+            out += [f"# {what}: the printout does not read ({e})", "[[config]]",
+                    f"name = {_toml(_name(f'printout_{stem}', used))}", 'kind = "layout"',
+                    f"description = {_toml(what)}", f"layout = {value}", 'properties = ["in_bounds"]', ""]
+            continue
         kind = "fragment" if isinstance(x, TileLangFragment) else "layout"
         name = _name(f"{kind}_{stem}", used)
-        value = f"{{ tilelang = {_toml(body)} }}"
         try:
             forward(x)
         except LayoutError as e:  # no CuTe / linear form, or a coordinate past its extent: claims on its own map

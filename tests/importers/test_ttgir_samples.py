@@ -37,8 +37,8 @@ def test_every_layout_imports_and_holds(path):
         r = prove(c.prop)
         if c.required:
             assert r.status is Verdict.PROVEN, (c.line, c.subject, str(r))
-        else:
-            assert r.status is not Verdict.UNKNOWN, (c.line, c.subject, str(r))
+        else:  # a copy the bank model does not cover (a cluster's split shared tile) says so
+            assert r.status is not Verdict.UNKNOWN or "not modelled" in (r.reason or ""), (c.line, c.subject, str(r))
 
 
 def test_a_known_conflict_is_found():

@@ -4,7 +4,9 @@ Provenance: ``python3 tests/data/ttgir/generate.py`` with ``pip install triton``
 file's first line); ``triton.compile(ASTSource(...), target=GPUTarget("cuda", cc, 32))`` needs no GPU, and only the
 ``ttgir`` stage is kept. Kernels: matmuls (f16, bf16, fp8e4m3, tf32) over several block sizes and warp counts for
 sm_80 (mma.sync: ``#nvidia_mma`` v2, ``#dot_op``, ``#swizzled_shared``), sm_90 (wgmma: v3, ``#nvmma_shared``) and
-sm_100 (tcgen05: ``#ttng.tensor_memory_encoding``), a fused attention forward, a softmax, a transpose, a reduction.
+sm_100 (tcgen05: ``#ttng.tensor_memory_encoding``), a fused attention forward, a softmax, a transpose, a reduction,
+and a matmul compiled with ``num_ctas = 2`` (a CTA cluster: ``CGALayout`` on every encoding; the A tile's shared
+layout replicates over the two CTAs, which is correct: each CTA has its own shared memory).
 """
 
 from __future__ import annotations
@@ -93,6 +95,9 @@ MATMULS = [  # (dtype, BM, BN, BK, warps, cc)
 ]
 
 
+CLUSTERS = [("fp16", 128, 128, 64, 4, 90, 2)]  # (dtype, BM, BN, BK, warps, cc, num_ctas)
+
+
 def compile_ttgir(fn, sig: dict[str, str], consts: dict[str, int], cc: int, warps: int, **opts) -> str:
     src = ASTSource(fn=fn, signature=sig, constexprs=consts)
     opts = {"num_warps": warps, "num_stages": 3, **opts}
@@ -103,29 +108,36 @@ def main() -> None:
     jobs = []
     for dt, bm, bn, bk, w, cc in MATMULS:
         sig = {k: v.format(a=dt) for k, v in MM_SIG.items()}
-        jobs.append((f"matmul_{dt}_{bm}x{bn}x{bk}_w{w}_sm{cc}", matmul, sig, {"BM": bm, "BN": bn, "BK": bk}, cc, w))
+        jobs.append((f"matmul_{dt}_{bm}x{bn}x{bk}_w{w}_sm{cc}", matmul, sig, {"BM": bm, "BN": bn, "BK": bk}, cc, w, {}))
+    for dt, bm, bn, bk, w, cc, ctas in CLUSTERS:
+        sig = {k: v.format(a=dt) for k, v in MM_SIG.items()}
+        jobs.append((f"matmul_{dt}_{bm}x{bn}x{bk}_w{w}_sm{cc}_ctas{ctas}", matmul, sig, {"BM": bm, "BN": bn, "BK": bk},
+                     cc, w, {"num_ctas": ctas}))
     att = {"q_ptr": "*fp16", "k_ptr": "*fp16", "v_ptr": "*fp16", "o_ptr": "*fp16", "L": "i32", "BM": "constexpr",
            "BN": "constexpr", "D": "constexpr"}
     for cc in (80, 90):
-        jobs.append((f"attention_fp16_128x64x64_w4_sm{cc}", attention, att, {"BM": 128, "BN": 64, "D": 64}, cc, 4))
+        jobs.append((f"attention_fp16_128x64x64_w4_sm{cc}", attention, att, {"BM": 128, "BN": 64, "D": 64}, cc, 4,
+                     {}))
     jobs.append(("softmax_fp32_1024_w4_sm90", softmax, {"x_ptr": "*fp32", "y_ptr": "*fp32", "N": "i32",
-                                                        "BLOCK": "constexpr"}, {"BLOCK": 1024}, 90, 4))
+                                                        "BLOCK": "constexpr"}, {"BLOCK": 1024}, 90, 4, {}))
     jobs.append(("transpose_fp16_64x64_w4_sm90", transpose, {"x_ptr": "*fp16", "y_ptr": "*fp16", "M": "i32",
                                                               "N": "i32", "BM": "constexpr", "BN": "constexpr"},
-                 {"BM": 64, "BN": 64}, 90, 4))
+                 {"BM": 64, "BN": 64}, 90, 4, {}))
     jobs.append(("reduce_rows_fp32_32x256_w8_sm90", reduce_rows, {"x_ptr": "*fp32", "y_ptr": "*fp32", "N": "i32",
                                                                    "BM": "constexpr", "BN": "constexpr"},
-                 {"BM": 32, "BN": 256}, 90, 8))
+                 {"BM": 32, "BN": 256}, 90, 8, {}))
     only = set(sys.argv[1:])
-    for name, fn, sig, consts, cc, w in jobs:
+    for name, fn, sig, consts, cc, w, opts in jobs:
         if only and name not in only:
             continue
         try:
-            text = compile_ttgir(fn, sig, consts, cc, w)
+            text = compile_ttgir(fn, sig, consts, cc, w, **opts)
         except Exception as e:  # a kernel Triton cannot compile here is reported and skipped
             print(f"skip {name}: {type(e).__name__}: {str(e)[:200]}")
             continue
-        head = f"// {name}: triton {triton.__version__}, GPUTarget('cuda', {cc}, 32), num_warps={w}; generate.py\n"
+        extra = "".join(f", {k}={v}" for k, v in opts.items())
+        head = (f"// {name}: triton {triton.__version__}, GPUTarget('cuda', {cc}, 32), num_warps={w}{extra}; "
+                "generate.py\n")
         (HERE / f"{name}.ttgir").write_text(head + text)
         print("wrote", name)
 
