@@ -219,16 +219,21 @@ def _unsound_row(u: Any, cfg: Any, req: Any, engine: str, timeout: float) -> Row
 
 
 # -- files and runs -------------------------------------------------------------------------------------------------
-_SPECS: dict[str, Any] = {}
-"""Specs loaded by this process (a worker forked after ``plan`` finds them here: each file is parsed once)."""
+_SPECS: dict[tuple[str, bytes], Any] = {}
+"""Specs loaded by this process, by (name, content): a worker forked after ``plan`` finds them here, so each file is
+parsed once; a file rewritten in place is read again (a cache keyed by the name alone gave the old file's verdict)."""
 
 
 def _load(file: str) -> Any:
-    from layoutcheck.spec.load import load_spec
+    from layoutcheck.spec.load import parse_spec, read_spec
 
-    if file not in _SPECS:
-        _SPECS[file] = load_spec(file, strict=False)
-    return _SPECS[file]
+    text = read_spec(file)
+    key = (file, text.encode())
+    if key not in _SPECS:
+        if len(_SPECS) >= 1024:
+            _SPECS.clear()
+        _SPECS[key] = parse_spec(text, file, strict=False)
+    return _SPECS[key]
 
 
 @dataclass(frozen=True, slots=True)

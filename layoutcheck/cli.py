@@ -309,11 +309,10 @@ def _flag_message(row: Any) -> str:
     """An ERROR row of ``prove`` as one line naming the user's flag (not the internal config)."""
     text = re.sub(r"^config 'prove': ", "", row.reason or "")
     m = re.match(r"(?:key|parameter) '(\w+)': (.*)", text)
-    if m:
-        return f"prove: {PROVE_FLAGS.get(m.group(1), m.group(1))}: {m.group(2)}"
-    text = re.sub(r"^property '\w+': ", "", text)
+    flag = PROVE_FLAGS.get(m.group(1), m.group(1)) if m else "--property"
+    text = re.sub(r"^property '\w+': ", "", m.group(2) if m else text)
     text = re.sub(r"(?:the config's )?'(\w+)'", lambda k: _FLAG_OF_KEY.get(k.group(1), k.group(0)), text)
-    return f"prove: --property {row.property}: {text}"
+    return f"prove: {flag}{' ' + row.property if flag == '--property' else ''}: {text}"
 
 
 _FLAG_OF_KEY = {k: f for k, f in PROVE_FLAGS.items() if f.startswith("--") and k not in ("properties", "name", "kind")}

@@ -93,16 +93,21 @@ def load_spec(path: str, strict: bool = True) -> Spec:
     Post: every config has a known kind, known keys of the right types, parsed layouts and supported properties;
     otherwise ``SpecError("file:line: ...")``.
     """
+    return parse_spec(read_spec(path), path, strict)
+
+
+def read_spec(path: str) -> str:
+    """The text of the spec file at ``path``, read now (callers that cache a spec key it by this text, never by the
+    path: a file rewritten in place must give the new file's verdict). Raises ``SpecError`` if unreadable."""
     try:
         with open(path, "rb") as f:
             raw = f.read()
     except OSError as e:
         raise SpecError(f"{path}: cannot read spec: {e.strerror or e}") from None
     try:
-        text = raw.decode("utf-8")
+        return raw.decode("utf-8")
     except UnicodeDecodeError as e:
         raise SpecError(f"{path}: spec is not UTF-8 text (byte {e.start})") from None
-    return parse_spec(text, path, strict)
 
 
 def parse_spec(text: str, file: str = "<spec>", strict: bool = True) -> Spec:
