@@ -87,7 +87,8 @@ def split_witness(prop: Any) -> dict[str, Any] | None:
         return None
     i, lane = bad
     v = offs.shape[2]
-    return {"kind": "split", "instruction": i, "lane": lane, "coords": [_tile_coord(prop, i, lane, j) for j in range(v)],
+    coords = [_tile_coord(prop, i, lane, j) for j in range(v)]
+    return {"kind": "split", "instruction": i, "lane": lane, "coords": coords,
             "addresses": [int(o) * prop.access.elem_bytes for o in offs[i, lane]]}
 
 

@@ -56,8 +56,8 @@ def test_testing_refuses_a_case_whose_file_changed_shape(tmp_path):
 
 def test_pytest_plugin_rechecks_a_rewritten_file(tmp_path, capsys):
     p = tmp_path / "s.toml"
-    argv = ["-q", "-p", "no:cacheprovider", "-p", "layoutcheck.pytest_plugin", "-p", "no:xdist", "-p", "no:benchmark", "--rootdir",
-            str(tmp_path), "--layoutcheck-specs", str(p), str(p)]
+    argv = ["-q", "-p", "no:cacheprovider", "-p", "layoutcheck.pytest_plugin", "-p", "no:xdist", "-p", "no:benchmark",
+            "--rootdir", str(tmp_path), "--layoutcheck-specs", str(p), str(p)]
     _write(p, BIJECTIVE)
     assert pytest.main(argv) == 0
     _write(p, NOT_BIJECTIVE)
