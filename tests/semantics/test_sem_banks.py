@@ -29,7 +29,7 @@ from layoutcheck.algebra.layout import Layout
 from layoutcheck.algebra.swizzle import ComposedLayout, Swizzle
 from layoutcheck.engines.prove import prove
 from layoutcheck.properties.banks import conflict_free, wavefront_count
-from tests.strategies_sem_banks import MATRIX_KINDS, KIND_BYTES, smem_tiles, wavefront_bounds
+from tests.strategies_sem_banks import KIND_BYTES, MATRIX_KINDS, smem_tiles, wavefront_bounds
 
 BANKS, WORD = 32, 4
 
@@ -107,10 +107,10 @@ def _cost(kind: str, addrs: list[int | None]) -> tuple[int, int]:
     """(wavefronts, ideal) of one instruction from its lanes' byte addresses."""
     nbytes = KIND_BYTES[kind]
     groups = [list(range(g, g + _phase_lanes(kind))) for g in range(0, 32, _phase_lanes(kind))]
-    if kind.startswith("lds") and nbytes > WORD:  # measured: uniform lane pairs merge the phases (docs/banks.md)
-        if any(all(addrs[lane] == addrs[lane ^ x] for lane in range(32)) for x in (1, 2)):
-            size = {8: 32, 16: 16}[nbytes]
-            groups = [list(range(g, g + size)) for g in range(0, 32, size)]
+    merged = any(all(addrs[lane] == addrs[lane ^ x] for lane in range(32)) for x in (1, 2))
+    if kind.startswith("lds") and nbytes > WORD and merged:  # measured: uniform lane pairs merge the phases
+        size = {8: 32, 16: 16}[nbytes]  # (docs/banks.md)
+        groups = [list(range(g, g + size)) for g in range(0, 32, size)]
     total = ideal = 0
     for g in groups:
         words: dict[int, set[int]] = {}
