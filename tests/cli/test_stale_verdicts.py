@@ -124,3 +124,17 @@ def test_the_scan_finds_a_cache_keyed_by_a_path():
            "@lru_cache(8)\ndef hops(path: DataPath): ...\n"
            "def get(file):\n    return _S[file]\nimport os\nos.path.getmtime('x')\n")
     assert len(_path_keyed_caches(ast.parse(src))) == 3
+
+
+def test_a_run_checks_the_content_it_planned(tmp_path):
+    """A file rewritten between ``plan`` and the run (a pool's workers run later) keeps the planned configs under
+    their indices; the next run reads the new content."""
+    from layoutcheck.check import check_paths, plan
+
+    p = tmp_path / "s.toml"
+    _write(p, BIJECTIVE)
+    planned = plan([str(p)])
+    p.write_text("format = 1\n")  # no configs at all any more
+    assert [r.status for r in check_paths([str(p)], planned=planned)] == ["PROVEN"]
+    _write(p, NOT_BIJECTIVE)
+    assert [r.status for r in check_paths([str(p)])] == ["REFUTED"]
