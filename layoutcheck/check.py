@@ -219,16 +219,27 @@ def _unsound_row(u: Any, cfg: Any, req: Any, engine: str, timeout: float) -> Row
 
 
 # -- files and runs -------------------------------------------------------------------------------------------------
-_SPECS: dict[str, Any] = {}
-"""Specs loaded by this process (a worker forked after ``plan`` finds them here: each file is parsed once)."""
+_SPECS: dict[tuple[str, str], Any] = {}
+"""Specs loaded by this process, by (name, text): a worker forked after ``plan`` finds them here, so each file is
+parsed once; a file rewritten in place is read again (a cache keyed by the name alone gave the old file's verdict)."""
 
 
-def _load(file: str) -> Any:
-    from layoutcheck.spec.load import load_spec
+def _load(file: str, text: str | None = None) -> Any:
+    """The spec of ``file`` with content ``text`` (default: read now), parsed once per distinct (name, text)."""
+    from layoutcheck.spec.load import parse_text, read_spec
 
-    if file not in _SPECS:
-        _SPECS[file] = load_spec(file, strict=False)
-    return _SPECS[file]
+    key = (file, read_spec(file) if text is None else text)
+    if key not in _SPECS:
+        if len(_SPECS) >= 1024:
+            _SPECS.clear()
+        _SPECS[key] = parse_text(key[1], file, strict=False)
+    return _SPECS[key]
+
+
+def _planned_config(unit: Unit) -> Any:
+    """The config ``unit`` was planned from: the file's text as ``plan`` read it, so a file rewritten during a run
+    cannot swap the configs under their indices (``unit.text`` is ``None`` only for units built by hand)."""
+    return _load(unit.file, unit.text).configs[unit.index]
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,6 +250,8 @@ class Unit:
     index: int
     properties: int
     weight: int = 1  # relative cost estimate: a pool starts the heaviest units first
+    text: str | None = field(default=None, repr=False, compare=False)
+    """The file's content when planned (the spec cache's key); ``None``: read it when run."""
 
 
 _RANGE_KINDS = ("residue", "scheduler")
@@ -272,7 +285,7 @@ def plan(paths: Sequence[str], include_broken: bool = False) -> Plan:
     A path that does not exist, a file that is not a spec (TOML syntax, ``format``) and each bad config become ERROR
     rows; the rest is planned.
     """
-    from layoutcheck.spec.load import collect
+    from layoutcheck.spec.load import collect, read_spec
 
     units: list[Unit] = []
     errors: list[Row] = []
@@ -287,14 +300,15 @@ def plan(paths: Sequence[str], include_broken: bool = False) -> Plan:
         order += files
         for f in files:
             try:
-                spec = _load(f)
+                text = read_spec(f)
+                spec = _load(f, text)
             except SpecError as e:
                 errors.append(error_row(f, FILE_LEVEL, FILE_LEVEL, _strip_location(e), line=e.line or 0, key=e.key))
                 continue
             for e in spec.errors:
                 errors.append(error_row(f, e.config or FILE_LEVEL, FILE_LEVEL, _strip_location(e), line=e.line or 0,
                                         key=e.key))
-            units += [Unit(f, i, len(c.properties), _weight(c)) for i, c in enumerate(spec.configs)]
+            units += [Unit(f, i, len(c.properties), _weight(c), text) for i, c in enumerate(spec.configs)]
     return Plan(units, errors, list(dict.fromkeys(order)))
 
 
@@ -320,7 +334,7 @@ def auto_jobs(p: Plan) -> int:
 def run_unit(unit: Unit, engine: str = "auto", timeout: float = DEFAULT_TIMEOUT, memory: int | None = None
              ) -> list[Row]:
     """Every property of one config, in order (runs in a worker process under ``jobs > 1``)."""
-    cfg = _load(unit.file).configs[unit.index]
+    cfg = _planned_config(unit)
     return [check_property(cfg, req, engine, timeout, memory) for req in cfg.properties]
 
 
@@ -385,7 +399,7 @@ def _isolated(unit: Unit, engine: str, timeout: float, memory: int | None, ctx: 
         with ProcessPoolExecutor(max_workers=1, mp_context=ctx) as pool:
             return pool.submit(run_unit, unit, engine, timeout, memory).result()
     except BrokenProcessPool as e:
-        cfg = _load(unit.file).configs[unit.index]
+        cfg = _planned_config(unit)
         why = internal_message(RuntimeError(f"the process checking this config died ({e})"))
         return [error_row(cfg.file, cfg.name, req.label, why, line=req.line or cfg.line, internal=True)
                 for req in cfg.properties]

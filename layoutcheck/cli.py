@@ -60,9 +60,9 @@ def cmd_calc(args: argparse.Namespace) -> int:
     from layoutcheck.algebra.notation import evaluate_expression
     from layoutcheck.spec.calc import calc_functions
 
-    text = " ".join(args.expr)
-    value = _guarded(lambda: evaluate_expression(text, calc_functions()), "calc")
-    print(format_value(value))
+    values = [_guarded(lambda t=text: evaluate_expression(t, calc_functions()), "calc") for text in args.expr]
+    for v in values:  # every argument is one expression; nothing is printed unless all of them evaluate
+        print(format_value(v))
     return EXIT_OK
 
 
@@ -194,12 +194,55 @@ PROVE_FLAGS: dict[str, str] = {
     "layout": "EXPR", "tv": "EXPR", "tile": "--tile", "dtype": "--dtype", "access": "--access", "other": "--other",
     "codomain": "--codomain", "bound": "--bound", "width": "--width", "n": "--wavefronts", "max": "--max-wavefronts",
     "replication": "--replication", "properties": "--property", "name": "--property", "kind": "--property",
+    "lhs": "--lhs", "rhs": "--rhs",
 }
 """Spec key -> the ``prove`` flag that gives it (errors name the user's flag, never the internal spec)."""
 
 _CONFIG_KEYS = ("tile", "dtype", "other", "access")  # flags that become config keys; the rest are property parameters
 _PARAM_FLAGS = {"codomain": "codomain", "bound": "bound", "width": "width", "wavefronts": "n",
-                "max_wavefronts": "max", "replication": "replication"}
+                "max_wavefronts": "max", "replication": "replication", "lhs": "lhs", "rhs": "rhs"}
+PROVE_KINDS = ("layout", "tv", "smem")
+"""The spec kinds ``prove``'s flags describe (``prove_kind``); a property of another kind needs a spec file."""
+
+
+def prove_kind(p: str, tile: Any) -> str:
+    """The spec kind ``prove``'s flags stand for: ``smem`` for bank claims, ``tv`` with ``--tile`` (or for
+    ``exact_cover``), else ``layout``."""
+    if p in ("conflict_free", "wavefront_count"):
+        return "smem"
+    return "tv" if tile or p == "exact_cover" else "layout"
+
+
+def _spec_only(p: str) -> str | None:
+    """Why ``prove`` cannot state property ``p`` from flags (it needs a spec of another kind), else ``None``."""
+    from layoutcheck.spec.schema import KINDS
+
+    if any(p in KINDS[k]["properties"] for k in PROVE_KINDS):
+        return None
+    kinds = [k for k, v in KINDS.items() if p in v["properties"]]
+    return (f"prove: --property {p} is a claim about a config of kind {' or '.join(repr(k) for k in kinds)}, which "
+            f"prove's flags do not describe: write a spec file (kind = {kinds[0]!r}, keys in specs/README.md) and "
+            f"run 'layoutcheck check FILE'")
+
+
+def property_table() -> str:
+    """``prove --help``'s list of properties, read from the registries (``spec.schema.KINDS``/``PROPERTY_PARAMS``):
+    each property, the kinds that state it, and the ``prove`` flags it takes (or that it needs a spec file)."""
+    from layoutcheck.spec.schema import ALL_PROPERTIES, KINDS, PROPERTY_PARAMS
+
+    lines = ["properties (NAME of --property):"]
+    for p in ALL_PROPERTIES:
+        if _spec_only(p) is None:
+            flags = sorted({PROVE_FLAGS[k] for k in PROPERTY_PARAMS[p] if k in PROVE_FLAGS and k != "access"})
+            needs = {"conflict_free": "--access --dtype", "wavefront_count": "--access --dtype",
+                     "vectorizable": "--dtype --width", "exact_cover": "--tile", "composes": "--lhs --rhs",
+                     "equivalent": "--other", "in_bounds": "--bound (or --tile)"}.get(p, "")
+            what = " ".join(x for x in (needs, *(f"[{f}]" for f in flags if f not in needs)) if x)
+            lines.append(f"  {p:<22} {what or '(no flags)'}")
+        else:
+            kinds = ", ".join(k for k, v in KINDS.items() if p in v["properties"])
+            lines.append(f"  {p:<22} spec files only (kind {kinds}): layoutcheck check FILE")
+    return "\n".join(lines)
 
 
 def prove_request(args: argparse.Namespace) -> tuple[Any, Any]:
@@ -211,16 +254,18 @@ def prove_request(args: argparse.Namespace) -> tuple[Any, Any]:
     from layoutcheck.spec.values import parse_value
 
     p = args.property
-    if p == "tma_compatible":
-        raise UsageError("prove: tma_compatible needs a TMA box: write a spec file and use 'layoutcheck check'")
-    if p in ("conflict_free", "wavefront_count"):
-        kind, key = "smem", "layout"
-    elif args.tile or p == "exact_cover":
-        kind, key = "tv", "tv"
-        if not args.tile:
-            raise UsageError(f"prove: --property {p} needs --tile M N (the tile the TV layout covers)")
-    else:
-        kind, key = "layout", "layout"
+    why = _spec_only(p)
+    if why is not None:
+        raise UsageError(why)
+    kind = prove_kind(p, args.tile)
+    key = "tv" if kind == "tv" else "layout"
+    if kind == "tv" and not args.tile:
+        raise UsageError(f"prove: --property {p} needs --tile M N (the tile the TV layout covers)")
+    if p == "in_bounds" and kind == "layout" and args.bound is None:
+        raise UsageError("prove: --property in_bounds needs --bound N (every offset must lie in [0, N))")
+    if p == "composes" and (args.lhs is None or args.rhs is None):
+        raise UsageError("prove: --property composes needs --lhs A and --rhs B (the claim: EXPR(i) == A(B(i)) for "
+                         "every i)")
     raw: dict[str, Any] = {key: args.expr}
     for k in _CONFIG_KEYS:
         v = getattr(args, k)
@@ -266,10 +311,14 @@ def _flag_message(row: Any) -> str:
     """An ERROR row of ``prove`` as one line naming the user's flag (not the internal config)."""
     text = re.sub(r"^config 'prove': ", "", row.reason or "")
     m = re.match(r"(?:key|parameter) '(\w+)': (.*)", text)
-    if m:
-        return f"prove: {PROVE_FLAGS.get(m.group(1), m.group(1))}: {m.group(2)}"
-    text = re.sub(r"^property '\w+': ", "", text)
-    return f"prove: --property {row.property}: {text}"
+    flag = PROVE_FLAGS.get(m.group(1), m.group(1)) if m else "--property"
+    text = re.sub(r"^property '\w+': ", "", m.group(2) if m else text)
+    text = re.sub(r"(?:the config's )?'(\w+)'", lambda k: _FLAG_OF_KEY.get(k.group(1), k.group(0)), text)
+    return f"prove: {flag}{' ' + row.property if flag == '--property' else ''}: {text}"
+
+
+_FLAG_OF_KEY = {k: f for k, f in PROVE_FLAGS.items() if f.startswith("--") and k not in ("properties", "name", "kind")}
+"""A spec key quoted in a binder's message -> the ``prove`` flag that gives it."""
 
 
 def cmd_prove(args: argparse.Namespace) -> int:
@@ -393,7 +442,10 @@ def _add_import(sub: Any) -> None:
 def _add_prove(sub: Any) -> None:
     pr = sub.add_parser("prove", help="prove one property of one layout")
     pr.add_argument("expr", help='a layout in CuTe notation, e.g. "Sw<3,3,3> o (8,64):(64,1)"')
-    pr.add_argument("--property", required=True, metavar="NAME", type=_property_name)
+    pr.add_argument("--property", required=True, metavar="NAME", type=_property_name,
+                    help="the property to prove (the list below)")
+    pr.add_argument("--lhs", help="composes: the outer layout A of EXPR == A o B")
+    pr.add_argument("--rhs", help="composes: the inner layout B of EXPR == A o B")
     pr.add_argument("--access", help="shared-memory access (conflict_free, wavefront_count), e.g. ldsm_x4")
     pr.add_argument("--dtype", help="element type, e.g. f16 (conflict_free, wavefront_count, vectorizable)")
     pr.add_argument("--tile", type=_positive_int, nargs="+", metavar="N", help="tile a TV layout covers")
@@ -407,12 +459,16 @@ def _add_prove(sub: Any) -> None:
     pr.add_argument("--max-wavefronts", type=_positive_int, metavar="N",
                     help="wavefront_count: an upper bound on the total over every instruction")
     _engine_args(pr)
+    pr.formatter_class = argparse.RawDescriptionHelpFormatter
+    plain = pr.format_help
+    pr.format_help = lambda: plain() + "\n" + property_table() + "\n"  # type: ignore[method-assign]
     pr.set_defaults(func=cmd_prove)
 
 
 def _add_calc(sub: Any) -> None:
     ca = sub.add_parser("calc", help="evaluate a CuTe layout-algebra expression")
-    ca.add_argument("expr", nargs="+", help='e.g. "right_inverse(((4,8),(2,2)):((32,1),(16,8)))"')
+    ca.add_argument("expr", nargs="+", help='one expression per argument, each printed on its own line, e.g. '
+                                            '"right_inverse(((4,8),(2,2)):((32,1),(16,8)))" "size(8:1)"')
     ca.set_defaults(func=cmd_calc)
 
 

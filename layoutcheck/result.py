@@ -60,7 +60,26 @@ class Result:
 
     @property
     def proven(self) -> bool:
+        """Whether an engine decided the property holds (``status is Verdict.PROVEN``)."""
         return self.status is Verdict.PROVEN
+
+    @property
+    def verdict(self) -> Verdict:
+        """The verdict (the same value as ``status``)."""
+        return self.status
+
+    def __bool__(self) -> bool:
+        """Refused: a REFUTED or UNKNOWN result is an object, so ``assert prove(...)`` would always pass.
+
+        >>> from layoutcheck import Layout, bijective, prove
+        >>> bool(prove(bijective(Layout((4, 8), (8, 2)))))
+        Traceback (most recent call last):
+        ...
+        TypeError: a Result has no truth value (REFUTED would pass 'assert' and 'if'): use result.proven, or \
+result.verdict is Verdict.PROVEN
+        """
+        raise TypeError("a Result has no truth value (REFUTED would pass 'assert' and 'if'): use result.proven, or "
+                        "result.verdict is Verdict.PROVEN")
 
     def __str__(self) -> str:
         head = f"{self.status}: {self.property} [{self.engine}, {self.time_s * 1e3:.1f} ms]"

@@ -59,6 +59,10 @@ class SpecCase:
     config_index: int
     property_index: int
     label: str
+    config: str = ""
+    """The config's name when collected (``check_case`` reads the file again and checks it is still there)."""
+    property: str = ""
+    """The property request's label when collected."""
 
     def __str__(self) -> str:
         return self.label
@@ -85,7 +89,7 @@ def spec_cases(paths: list[str], include_broken: bool = False) -> list[SpecCase]
                 seen[label] = seen.get(label, 0) + 1
                 if seen[label] > 1:
                     label = f"{label}#{seen[label]}"
-                out.append(SpecCase(f, ci, pi, label))
+                out.append(SpecCase(f, ci, pi, label, cfg.name, req.label))
     return out
 
 
@@ -94,9 +98,23 @@ def check_case(case: SpecCase, engine: str = "auto", timeout: float = DEFAULT_TI
     from layoutcheck.check import check_property
     from layoutcheck.spec.load import load_spec
 
-    cfg = load_spec(case.file).configs[case.config_index]
-    row = check_property(cfg, cfg.properties[case.property_index], engine, timeout)
+    cfg, req = _collected(load_spec(case.file), case)  # read now: a file rewritten since gives its new verdict
+    row = check_property(cfg, req, engine, timeout)
     if row.status != "PROVEN":
         detail = row.counterexample if row.status == "REFUTED" else row.reason
         raise ProofFailed(f"{row.status}: {row.config} {row.property} ({row.file}:{row.line}): {detail}", row)
     return row
+
+
+def _collected(spec: Any, case: SpecCase) -> tuple[Any, Any]:
+    """The (config, property request) of ``case`` in ``spec`` as read now; ``SpecError`` if the file no longer holds
+    the config and property it held when collected (it was edited since: collect again)."""
+    from layoutcheck.errors import SpecError
+
+    cfgs = spec.configs
+    cfg = cfgs[case.config_index] if case.config_index < len(cfgs) else None
+    req = cfg.properties[case.property_index] if cfg and case.property_index < len(cfg.properties) else None
+    if cfg is None or req is None or (case.config and (cfg.name, req.label) != (case.config, case.property)):
+        raise SpecError(f"{case.file}: changed since it was collected: it no longer holds {case.label!r} at the same "
+                        f"place (collect the cases again)", file=case.file)
+    return cfg, req

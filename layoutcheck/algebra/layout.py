@@ -550,7 +550,23 @@ def as_layout(x: Layout | int | tuple) -> Layout:
     raise LayoutError(f"expected a layout or a shape, found {x!r}")
 
 
+def _domain(x: Any) -> Any:
+    """The layout whose domain ``x`` has: a composed layout ``Sw o offset o L`` (``layoutcheck.algebra.swizzle``) has
+    ``L``'s, as CuTe defines ``shape``/``size``/``rank``/``depth``/``cosize`` of a ``ComposedLayout<A,O,B>`` by its
+    ``layout_b()`` (``cute/layout_composed.hpp``); anything else is itself."""
+    if isinstance(x, Layout):
+        return x
+    inner = getattr(x, "layout", None)
+    return inner if isinstance(inner, Layout) and hasattr(x, "swizzle") else x
+
+
 def size(x: Layout | IntTuple, mode: int | None = None) -> int:
+    """The number of points of the domain of ``x`` (a layout, a composed layout or a shape), or of its mode ``mode``.
+
+    >>> size(Layout((8, 64), (64, 1))), size((2, (3, 4)), 1)
+    (512, 12)
+    """
+    x = _domain(x)
     shape = x.shape if isinstance(x, Layout) else x
     if mode is not None:
         r = len(shape) if is_tuple(shape) else 1
@@ -562,7 +578,9 @@ def size(x: Layout | IntTuple, mode: int | None = None) -> int:
 
 def cosize(layout: Layout) -> int:
     """One past the largest offset (``sum((s-1)*|d|) + 1``): the smallest codomain ``[0, n)`` holding the image
-    when all strides are non-negative."""
+    when all strides are non-negative. A composed layout's is its inner layout's, as CuTe defines it (the swizzle
+    and offset are not counted: ``cute/layout_composed.hpp``)."""
+    layout = _domain(layout)
     n = 1
     for s, d in _leaf_modes(layout):
         n += (s - 1) * abs(d)
@@ -570,15 +588,17 @@ def cosize(layout: Layout) -> int:
 
 
 def rank(x: Layout | IntTuple) -> int:
+    x = _domain(x)
     return tuple_rank(x.shape if isinstance(x, Layout) else x)
 
 
 def depth(x: Layout | IntTuple) -> int:
+    x = _domain(x)
     return tuple_depth(x.shape if isinstance(x, Layout) else x)
 
 
 def shape(x: Layout) -> IntTuple:
-    return x.shape
+    return _domain(x).shape
 
 
 def stride(x: Layout) -> IntTuple:

@@ -21,7 +21,15 @@ from layoutcheck.algebra.notation import as_subject
 from layoutcheck.algebra.swizzle import ComposedLayout, Subject, Swizzle, inner
 from layoutcheck.errors import LayoutError
 from layoutcheck.hw.banks import AccessKind
-from layoutcheck.models.banks.access import Access, analyze, byte_addresses, default_access
+from layoutcheck.models.banks.access import (
+    Access,
+    analyze,
+    byte_addresses,
+    default_access,
+    element_offsets,
+    first_split,
+    lane_addresses,
+)
 from layoutcheck.models.banks.model import (
     breakdown,
     first_misaligned,
@@ -51,10 +59,10 @@ def _instruction_report(prop: Any, i: int) -> dict[str, Any]:
             **({"merged": True} if rep.merged else {})}
 
 
-def _tile_coord(prop: Any, i: int, lane: int) -> list[int]:
-    """The tile coordinate (row, col) of lane ``lane``'s first element: per top-level mode of the smem layout, the
+def _tile_coord(prop: Any, i: int, lane: int, j: int = 0) -> list[int]:
+    """The tile coordinate (row, col) of lane ``lane``'s ``j``-th element: per top-level mode of the smem layout, the
     colexicographic index inside that mode (a nested mode counts as one flat extent)."""
-    e = int(prop.access.elems[i, lane, 0])
+    e = int(prop.access.elems[i, lane, j])
     shape = inner(prop.smem).shape
     modes = shape if isinstance(shape, tuple) else (shape,)
     out, rest = [], e
@@ -67,6 +75,39 @@ def _tile_coord(prop: Any, i: int, lane: int) -> list[int]:
 
 def _coords_text(coords: list[list[int]]) -> str:
     return ", ".join(format_inttuple(tuple(c)) if len(c) > 1 else f"({c[0]})" for c in coords)
+
+
+def split_witness(prop: Any) -> dict[str, Any] | None:
+    """The ``split`` witness: the first lane whose vector (an ldmatrix/stmatrix row of 16 bytes, an ld/st vector) is
+    not contiguous in memory, so the ``bytes`` contiguous bytes the hardware moves from its address are not the
+    elements the access names: ``instruction``, ``lane``, the elements' tile ``coords`` and byte ``addresses``."""
+    offs = element_offsets(prop.smem, prop.access)
+    bad = first_split(offs)
+    if bad is None:
+        return None
+    i, lane = bad
+    v = offs.shape[2]
+    coords = [_tile_coord(prop, i, lane, j) for j in range(v)]
+    return {"kind": "split", "instruction": i, "lane": lane, "coords": coords,
+            "addresses": [int(o) * prop.access.elem_bytes for o in offs[i, lane]]}
+
+
+def _recheck_split(prop: Any, w: dict[str, Any]) -> bool:
+    i, lane, eb = w["instruction"], w["lane"], prop.access.elem_bytes
+    if not (0 <= i < prop.access.instructions and 0 <= lane < 32):
+        return False
+    elems = [int(e) for e in prop.access.elems[i, lane]]
+    addrs = [int(prop.smem(e)) * eb for e in elems]  # the layout evaluated at each element, not the offsets table
+    return (min(elems) >= 0 and addrs == w["addresses"] and len(addrs) > 1 and
+            addrs != [addrs[0] + eb * j for j in range(len(addrs))])
+
+
+def _explain_split(prop: Any, w: dict[str, Any]) -> str:
+    k = prop.access.kind
+    what = f"{k.bytes}-byte row" if k.is_matrix else f"{k.bytes}-byte vector"
+    return (f"instruction {w['instruction']}, lane {w['lane']}: {k} moves one contiguous {what} from byte address "
+            f"{w['addresses'][0]}, but the lane's elements {_coords_text(w['coords'])} lie at byte addresses "
+            f"{w['addresses']}: not one contiguous {what} (the layout splits it)")
 
 
 def misaligned_witness(prop: Any) -> dict[str, Any] | None:
@@ -100,7 +141,7 @@ class _AccessClaim(Property):
     __slots__ = ()
 
     def _set_addresses(self) -> None:
-        addrs = byte_addresses(self.smem, self.access)  # validates vectors and bounds at construction
+        addrs = lane_addresses(self.smem, self.access)  # validates bounds at construction; a split vector refutes
         addrs.setflags(write=False)
         object.__setattr__(self, "addresses", addrs)
 
@@ -111,8 +152,16 @@ class _AccessClaim(Property):
         return self.access.instructions * 32
 
     def refutation(self) -> Decision | None:
-        mis = misaligned_witness(self)
-        return None if mis is None else Decision(False, mis)
+        """A split vector (the hardware moves other bytes than the access names), else a misaligned one (it
+        faults): either comes before any bank is counted."""
+        bad = split_witness(self) or misaligned_witness(self)
+        return None if bad is None else Decision(False, bad)
+
+    def _recheck_early(self, w: dict[str, Any]) -> bool | None:
+        return {"split": _recheck_split, "misaligned": _recheck_misaligned}.get(w["kind"], lambda p, w: None)(self, w)
+
+    def _explain_early(self, w: dict[str, Any]) -> str | None:
+        return {"split": _explain_split, "misaligned": _explain_misaligned}.get(w["kind"], lambda p, w: None)(self, w)
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,14 +193,16 @@ class ConflictFree(_AccessClaim):
         return Decision(False, _instruction_report(self, bad), stats)
 
     def recheck(self, w: dict[str, Any]) -> bool:
-        if w["kind"] == "misaligned":
-            return _recheck_misaligned(self, w)
+        early = self._recheck_early(w)
+        if early is not None:
+            return early
         rep = _instruction_report(self, w["instruction"])
         return rep["wavefronts"] > rep["ideal"] and len(rep["words"]) > 1
 
     def explain(self, w: dict[str, Any]) -> str:
-        if w["kind"] == "misaligned":
-            return _explain_misaligned(self, w)
+        early = self._explain_early(w)
+        if early is not None:
+            return early
         k = self.access.kind
         coords = f" (tile elements {_coords_text(w['coords'])})" if w.get("coords") else ""
         group = "merged group" if w.get("merged") else "phase"  # the phases merged: one group counted as a whole
@@ -200,13 +251,15 @@ class WavefrontCount(_AccessClaim):
                                                                                                  "wavefronts": t})
 
     def recheck(self, w: dict[str, Any]) -> bool:
-        if w["kind"] == "misaligned":
-            return _recheck_misaligned(self, w)
+        early = self._recheck_early(w)
+        if early is not None:
+            return early
         return w["wavefronts"] == self._total() and not self._holds(w["wavefronts"])
 
     def explain(self, w: dict[str, Any]) -> str:
-        if w["kind"] == "misaligned":
-            return _explain_misaligned(self, w)
+        early = self._explain_early(w)
+        if early is not None:
+            return early
         want = f"exactly {self.n}" if self.n is not None else f"at most {self.max}"
         n = self.access.instructions
         return (f"{self.access} needs {w['wavefronts']} wavefronts in total over its {n} instruction"

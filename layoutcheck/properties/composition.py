@@ -26,6 +26,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from layoutcheck.algebra.inttuple import flatten as flat_shape
 from layoutcheck.algebra.layout import Layout, extended, extended_offsets, format_inttuple
 from layoutcheck.algebra.swizzle import ComposedLayout
 from layoutcheck.errors import LayoutError
@@ -120,6 +121,111 @@ def _extended_crd(j: int, lay: Layout) -> Any:
     return tuple(crd) if len(crd) > 1 else crd[0]
 
 
+def _mode_coords(idx: np.ndarray, extents: tuple[int, ...]) -> np.ndarray:
+    """(len(idx), len(extents)): the colexicographic coordinate of each index over ``extents`` (the last extent
+    unbounded, as CuTe reads an index past the domain)."""
+    out = np.empty((idx.size, len(extents)), dtype=np.int64)
+    rest = idx.astype(np.int64)
+    for k, n in enumerate(extents[:-1]):
+        out[:, k], rest = rest % n, rest // n
+    out[:, -1] = rest
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class OnTile(Property):
+    """``memory`` is a layout of ``tile``: it reads tile element ``i`` (coordinate ``c`` colexicographic over
+    ``tile``) at its own coordinate ``c``, inside its domain -- what ``memory o tv`` presumes of a TV map into the
+    tile. A rank-1 ``memory`` reads the flat tile index; otherwise the ranks agree and, for every ``i < size(tile)``,
+    ``i``'s coordinate over the top-level mode sizes of ``memory`` is its coordinate over ``tile`` and ``i <
+    size(memory)``.
+
+    >>> on_tile(Layout((10, 8), (8, 1)), (16, 8)).exhaustive().witness
+    {'kind': 'coord', 'i': 10, 'tile': [10, 0], 'memory': [0, 1]}
+    """
+
+    memory: Subject
+    tile: tuple[int, ...]
+    name: ClassVar[str] = "on_tile"
+    bytes_per_point: ClassVar[int] = 48
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "memory", as_subject(self.memory, "on_tile: memory"))
+        object.__setattr__(self, "tile", tuple(int(t) for t in self.tile))
+        if not self.tile or min(self.tile) < 1:
+            raise LayoutError(f"on_tile: a tile is a tuple of positive extents, found {self.tile}")
+
+    def _extents(self) -> tuple[int, ...]:
+        lay = self.memory.layout if isinstance(self.memory, ComposedLayout) else self.memory
+        shape = lay.shape if isinstance(lay.shape, tuple) else (lay.shape,)
+        return tuple(int(np.prod(flat_shape(m))) for m in shape)
+
+    def subjects(self) -> tuple[Subject, ...]:
+        return (self.memory,)
+
+    def subject(self) -> str:
+        return f"{self.memory}, tile {format_inttuple(self.tile)}"
+
+    def domain_size(self) -> int:
+        return int(np.prod(self.tile))
+
+    def _first_bad(self) -> dict[str, Any] | None:
+        ext, n = self._extents(), self.domain_size()
+        if len(ext) == 1:  # a flat map of the tile index
+            return None if subject_size(self.memory) >= n else {"kind": "coord", "i": subject_size(self.memory),
+                                                                "tile": self._tile_coord(subject_size(self.memory)),
+                                                                "memory": None}
+        if len(ext) != len(self.tile):
+            return {"kind": "rank", "rank": len(ext)}
+        idx = np.arange(n, dtype=np.int64)
+        bad = (_mode_coords(idx, self.tile) != _mode_coords(idx, ext)).any(axis=1) | (idx >= subject_size(self.memory))
+        if not bad.any():
+            return None
+        i = int(np.flatnonzero(bad)[0])
+        return {"kind": "coord", "i": i, "tile": self._tile_coord(i), "memory": self._memory_coord(i)}
+
+    def _tile_coord(self, i: int) -> list[int]:
+        return [int(c) for c in _mode_coords(np.array([i]), self.tile)[0]]
+
+    def _memory_coord(self, i: int) -> list[int] | None:
+        if i >= subject_size(self.memory):
+            return None
+        return [int(c) for c in _mode_coords(np.array([i]), self._extents())[0]]
+
+    def exhaustive(self) -> Decision:
+        w = self._first_bad()
+        return Decision(w is None, w, {"elements": self.domain_size()})
+
+    def recheck(self, w: dict[str, Any]) -> bool:
+        if w["kind"] == "rank":
+            return w["rank"] == len(self._extents()) != len(self.tile) and w["rank"] > 1
+        i = w["i"]
+        return (0 <= i < self.domain_size() and w["tile"] == self._tile_coord(i) and w["memory"] ==
+                self._memory_coord(i) and (w["memory"] is None or (len(self._extents()) > 1 and w["memory"] !=
+                                                                     w["tile"])))
+
+    def explain(self, w: dict[str, Any]) -> str:
+        ext = format_inttuple(self._extents())
+        if w["kind"] == "rank":
+            return (f"memory layout {self.memory} has {w['rank']} modes (sizes {ext}), the tile "
+                    f"{format_inttuple(self.tile)} {len(self.tile)}: it is not a layout of the tile")
+        tile = format_inttuple(tuple(w["tile"]))
+        if w["memory"] is None:
+            return (f"tile element {tile} (index {w['i']}) is outside the domain of memory layout {self.memory} "
+                    f"({subject_size(self.memory)} elements, tile {format_inttuple(self.tile)})")
+        return (f"tile element {tile} (index {w['i']}) is element {format_inttuple(tuple(w['memory']))} of memory "
+                f"layout {self.memory}, whose modes have sizes {ext}, not the tile's {format_inttuple(self.tile)}")
+
+
+def on_tile(memory: Any, tile: Any) -> OnTile:
+    """Claim: ``memory`` reads every element of ``tile`` at that element's own coordinate (``OnTile``).
+
+    Post: PROVEN iff ``memory o tv`` means "the memory offset of the tile element ``tv`` names" for every TV map
+    into ``tile``.
+    """
+    return OnTile(memory, tuple(tile) if isinstance(tile, (tuple, list)) else (tile,))
+
+
 def composes(result: Any, a: Any, b: Any) -> Composes:
     """Claim: ``result`` is the composition ``a o b`` (``result(i) == a(b(i))`` on the domain of ``b``).
 
@@ -132,4 +238,4 @@ def composes(result: Any, a: Any, b: Any) -> Composes:
     return Composes(result, a, b)
 
 
-__all__ = ["Composes", "composes"]
+__all__ = ["Composes", "OnTile", "composes", "on_tile"]

@@ -165,15 +165,28 @@ def build_property(cfg: Config, req: PropertyRequest) -> Property:
 
 
 def _tv_memory(cfg: Config, lay: Any) -> Any:
-    """A TV config's map to memory offsets: ``memory o tv`` when a ``memory`` layout is given, else ``tv``."""
+    """A TV config's map to memory offsets: ``memory o tv`` when a ``memory`` layout is given, else ``tv``.
+
+    A ``memory`` that is not a layout of the ``tile`` (it would read a tile element at another coordinate, or past
+    its domain) raises ``Unsound`` with the ``on_tile`` claim (REFUTED at that element); a composition CuTe cannot
+    express as a layout (its divisibility conditions) is a ``SpecError`` saying so: not modelled, never assumed.
+    """
     mem = cfg.get("memory")
     if mem is None:
         return lay
     from layoutcheck.algebra.ops import composition
+    from layoutcheck.properties.composition import on_tile
 
-    if isinstance(mem, ComposedLayout):
-        return ComposedLayout(mem.swizzle, mem.offset, composition(mem.layout, lay))
-    return composition(mem, lay)
+    claim = on_tile(mem, tile_shape(cfg))
+    if not claim.exhaustive().holds:
+        raise Unsound(claim, f"memory {mem} is not a layout of the tile {list(tile_shape(cfg))}", "memory")
+    try:
+        if isinstance(mem, ComposedLayout):
+            return ComposedLayout(mem.swizzle, mem.offset, composition(mem.layout, lay))
+        return composition(mem, lay)
+    except LayoutError as e:
+        raise cfg.error("memory", f"not modelled: memory o tv is not a CuTe layout ({one_line(e)}); the claim is "
+                                  f"stated on layouts only") from None
 
 
 def _dtype_bytes(cfg: Config, req: PropertyRequest) -> int:

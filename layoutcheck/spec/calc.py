@@ -30,7 +30,7 @@ CALC_FUNCTIONS = (
 _LAYOUT_FIRST = ("coalesce", "filter", "filter_zeros", "composition", "right_inverse", "left_inverse", "logical_divide",
                  "zipped_divide", "tiled_divide", "flat_divide", "logical_product", "zipped_product", "tiled_product",
                  "flat_product", "blocked_product", "raked_product", "upcast", "downcast", "max_common_vector",
-                 "max_common_layout", "tile_to_shape", "cosize")
+                 "max_common_layout", "tile_to_shape")
 
 
 def _layout_first(fn: Any) -> Any:
@@ -81,6 +81,11 @@ def _table() -> dict[str, Any]:
             raise LayoutError("make_composed_layout takes (Sw<B,M,S>, layout[, offset])")
         return ComposedLayout(swizzle, offset, layout)
 
-    table.update(make_composed_layout=make_composed_layout, shape=lambda l: as_layout(l).shape,
+    def domain_first(fn: Any) -> Any:  # size/cosize/rank/depth/shape: a composed layout's are its inner layout's
+        return lambda x, *rest: fn(x if isinstance(x, (Layout, ComposedLayout)) else as_layout(x), *rest)
+
+    for name in ("cosize", "rank", "depth"):
+        table[name] = domain_first(table[name])
+    table.update(make_composed_layout=make_composed_layout, shape=domain_first(layout.shape),
                  stride=lambda l: as_layout(l).stride, get=get, layout=lambda *a: Layout(*a))
     return table

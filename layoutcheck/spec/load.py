@@ -94,22 +94,32 @@ def load_spec(path: str, strict: bool = True) -> Spec:
     Post: every config has a known kind, known keys of the right types, parsed layouts and supported properties;
     otherwise ``SpecError("file:line: ...")``.
     """
-    try:
-        with open(path, "rb") as f:
-            raw = f.read()
-    except OSError as e:
-        raise SpecError(f"{path}: cannot read spec: {e.strerror or e}") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as e:
-        line = raw.count(b"\n", 0, e.start) + 1
-        raise SpecError(_unreadable(path, line, f"not UTF-8 text (byte {e.start})")) from None
+    return parse_text(read_spec(path), path, strict)
+
+
+def parse_text(text: str, path: str, strict: bool = True) -> Spec:
+    """``parse_spec`` of a file's text; a file not named ``*.toml`` that is not TOML says which formats were tried."""
     try:
         return parse_spec(text, path, strict)
     except SpecError as e:
         if path.endswith(".toml") or ": invalid TOML: " not in str(e):
             raise
         raise SpecError(_unreadable(path, e.line or 1, str(e).split(": invalid TOML: ", 1)[1])) from None
+
+
+def read_spec(path: str) -> str:
+    """The text of the spec file at ``path``, read now (callers that cache a spec key it by this text, never by the
+    path: a file rewritten in place must give the new file's verdict). Raises ``SpecError`` if unreadable."""
+    try:
+        with open(path, "rb") as f:
+            raw = f.read()
+    except OSError as e:
+        raise SpecError(f"{path}: cannot read spec: {e.strerror or e}") from None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = raw.count(b"\n", 0, e.start) + 1
+        raise SpecError(_unreadable(path, line, f"not UTF-8 text (byte {e.start})")) from None
 
 
 def _unreadable(path: str, line: int, why: str) -> str:

@@ -74,6 +74,52 @@ def elems_per_address(kind: AccessKind, elem_bits: int) -> int:
     return max(1, kind.bytes * 8 // elem_bits)
 
 
+def element_offsets(smem: Subject, access: Access) -> np.ndarray:
+    """(instructions, 32, v) offset (in elements) of every element each lane touches (-1: inactive); raises if an
+    element lies outside the layout's domain.
+
+    >>> element_offsets(Layout(32, 2), Access("lds32", np.arange(32)[None, :], 32))[0, :3, 0].tolist()
+    [0, 2, 4]
+    """
+    smem = as_subject(smem, "shared-memory layout")
+    e = access.elems
+    n = size(inner(smem))
+    if (e >= n).any():
+        i, lane, j = map(int, np.argwhere(e >= n)[0])
+        raise LayoutError(f"access {access}: instruction {i} lane {lane} touches element {e[i, lane, j]} outside "
+                          f"the layout {smem} of size {n}")
+    active = e >= 0
+    return np.where(active, shared_offsets(smem)[np.where(active, e, 0)], -1)
+
+
+def first_split(offsets: np.ndarray) -> tuple[int, int] | None:
+    """``(instruction, lane)`` of the first active lane whose elements are not consecutive offsets: the hardware reads
+    one address's ``bytes`` contiguous bytes (a lane's vector; an ldmatrix/stmatrix row of 16 bytes), so a split
+    vector reads or writes other elements than the access names. ``None`` when every vector is contiguous.
+
+    >>> first_split(np.array([[[0, 1], [4, 6]] + [[-1, -1]] * 30]))
+    (0, 1)
+    """
+    if offsets.shape[2] < 2:
+        return None
+    step = (offsets[:, :, 1:] - offsets[:, :, :1]) != np.arange(1, offsets.shape[2])
+    bad = step.any(axis=2) & (offsets[:, :, 0] >= 0)
+    if not bad.any():
+        return None
+    i, lane = map(int, np.argwhere(bad)[0])
+    return i, lane
+
+
+def lane_addresses(smem: Subject, access: Access) -> np.ndarray:
+    """(instructions, 32) byte address of each lane's first element (-1: inactive): the address the lane supplies.
+
+    >>> lane_addresses(Layout(32, 2), Access("lds32", np.arange(32)[None, :], 32))[0, :3].tolist()
+    [0, 8, 16]
+    """
+    offs = element_offsets(smem, access)
+    return np.where(offs[:, :, 0] >= 0, offs[:, :, 0] * access.elem_bytes, -1)
+
+
 def byte_addresses(smem: Subject, access: Access) -> np.ndarray:
     """(instructions, 32) byte addresses; raises if a lane's vector is not contiguous in memory or out of range.
 
@@ -81,22 +127,13 @@ def byte_addresses(smem: Subject, access: Access) -> np.ndarray:
     >>> byte_addresses(Layout(32, 2), acc)[0, :3].tolist()
     [0, 8, 16]
     """
-    smem = as_subject(smem, "shared-memory layout")
-    e = access.elems
-    n = size(inner(smem))
-    active = e >= 0
-    if (e >= n).any():
-        i, lane, j = map(int, np.argwhere(e >= n)[0])
-        raise LayoutError(f"access {access}: instruction {i} lane {lane} touches element {e[i, lane, j]} outside "
-                          f"the layout {smem} of size {n}")
-    offs = shared_offsets(smem)[np.where(active, e, 0)]
-    step = (offs[:, :, 1:] - offs[:, :, :1]) != np.arange(1, e.shape[2])
-    if (step & active[:, :, 1:]).any():
-        i, lane, _ = map(int, np.argwhere(step & active[:, :, 1:])[0])
-        raise LayoutError(f"access {access}: instruction {i} lane {lane}: elements {e[i, lane].tolist()} map to "
-                          f"offsets {offs[i, lane].tolist()} in {smem}, not one contiguous vector")
-    addr = offs[:, :, 0] * access.elem_bytes
-    return np.where(active[:, :, 0], addr, -1)
+    offs = element_offsets(smem, access)
+    bad = first_split(offs)
+    if bad is not None:
+        i, lane = bad
+        raise LayoutError(f"access {access}: instruction {i} lane {lane}: elements {access.elems[i, lane].tolist()} "
+                          f"map to offsets {offs[i, lane].tolist()} in {smem}, not one contiguous vector")
+    return np.where(offs[:, :, 0] >= 0, offs[:, :, 0] * access.elem_bytes, -1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,7 +244,8 @@ def _flat(m: Any, n: Any, rows: int) -> Any:
 
 
 def _contiguous_mode(smem: Subject, elem_bits: int) -> tuple[int, int, int]:
-    """(rows, cols, mode) of a rank-2 layout and which mode is contiguous in memory (offset step 1)."""
+    """(rows, cols, mode) of a rank-2 layout and which mode is contiguous in memory (offset step 1 at the origin);
+    without one, the mode with the smallest step."""
     lay = inner(smem)
     if len(lay) != 2:
         raise LayoutError(f"a canonical access needs a rank-2 (rows, cols) layout, found {smem}")
@@ -217,7 +255,12 @@ def _contiguous_mode(smem: Subject, elem_bits: int) -> tuple[int, int, int]:
         return rows, cols, 0
     if cols > 1 and f[0, 1] - f[0, 0] == 1:
         return rows, cols, 1
-    raise LayoutError(f"neither mode of {smem} is contiguous in memory (no stride-1 mode)")
+    # no mode steps by one element: the vectors run along the mode that steps least (mode 0 on a tie), so an access
+    # of more than one element per address is split at its first vector (the claims refute it there)
+    steps = [abs(int(f[1, 0] - f[0, 0])) if rows > 1 else None, abs(int(f[0, 1] - f[0, 0])) if cols > 1 else None]
+    if steps == [None, None]:
+        raise LayoutError(f"a canonical access needs a mode of more than one element, found {smem}")
+    return rows, cols, min((s, m) for m, s in enumerate(steps) if s is not None)[1]
 
 
 def matrix_access(smem: Subject, kind: str | AccessKind, elem_bits: int) -> Access:
