@@ -478,8 +478,12 @@ def ownership(tiled: TiledMMA, operand: str = "C", layout: Layout | tuple[int, i
     rep = tiled.thr_size(rep_mode)
     tids = tiled.thread_ids("V" + vmnk[i0 + 1] + vmnk[i1 + 1] + vmnk[rep_mode]).astype(np.int32)
     tids = tids.reshape(rep, n_crd).T  # [thread coord, replica]
+    past = np.flatnonzero((offs < 0) | (offs >= rows * cols))
+    if past.size:
+        raise LayoutError(f"ownership: the {operand} partition reaches past the {rows}x{cols} tensor (its tilers do "
+                          f"not divide it): element index {int(offs[past[0]])}")
     counts = np.bincount(offs, minlength=rows * cols)
-    if counts.size != rows * cols or not np.all(counts == 1):
+    if not np.all(counts == 1):
         bad = int(np.flatnonzero(counts != 1)[0])
         raise LayoutError(f"ownership: element {(bad % rows, bad // rows)} of the {operand} tensor is reached "
                           f"{int(counts[bad])} times by the thread coordinates (expected once)")
