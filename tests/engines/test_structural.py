@@ -41,7 +41,16 @@ def test_huge_refutations_are_rechecked_witnesses() -> None:
     r = prove(injective(neg), engine="structural")
     assert r.status is Verdict.REFUTED and r.counterexample.data["i"] == 0 and neg(r.counterexample.data["j"]) == 0
     r = prove(in_bounds(neg, 1000000), engine="structural")
-    assert r.status is Verdict.REFUTED and neg(r.counterexample.data["i"]) == -999 * 999, r
+    assert r.status is Verdict.REFUTED and r.counterexample.data["i"] == 1000000 and neg(1000000) == -999, r  # smallest
+
+
+def test_out_witness_is_the_smallest_index_on_2_pow_40_points() -> None:
+    """Issue #30: the counterexample is the smallest index outside, not the largest (1099511627775)."""
+    for x, bound, want in ((Layout(1 << 40, 1), 1000, 1000), (Layout((1 << 20, 1 << 20), (1, 1 << 20)), 1000, 1000),
+                           (Layout((1 << 20, 1 << 20), (1 << 20, 1)), 1 << 20, 1), (Layout((1 << 20, 1 << 20),
+                                                                                            (3, -5)), 7, 3)):
+        r = prove(in_bounds(x, bound), engine="structural")
+        assert r.status is Verdict.REFUTED and r.counterexample.data["i"] == want, r
 
 
 def test_huge_surjective_with_broadcast_modes() -> None:
@@ -76,7 +85,7 @@ def test_swizzle_block_rule_declines_when_the_codomain_is_not_whole_blocks() -> 
 def test_declines_what_it_cannot_decide() -> None:
     a = Layout((4, 2), (2, 1))
     for prop in (equivalent(a, a), vectorizable(Layout((4, 8), (8, 1)), 8, 4),
-                 exact_cover(Layout((8, 2), (1, 0)), 8, 2), injective(Layout((1 << 17, 2, 2), (2, 3, 5)))):
+                 exact_cover(Layout((8, 2), (1, 8)), (4, 2), 2, frame=(8, 2)), injective(Layout((1 << 17, 2, 2), (2, 3, 5)))):
         r = prove(prop, engine="structural")
         assert r.status is Verdict.UNKNOWN and r.reason, r
 
