@@ -135,10 +135,25 @@ def tiled_mma(cfg: Config) -> TiledMMA:
         raise cfg.error("atom", f"unknown MMA atom {cfg.get('atom')!r}") from None
     perm = tuple(cfg.get("permutation") or ())
     perm = perm + (None,) * (3 - len(perm))
+    for name, p in zip("MNK", perm, strict=True):
+        if isinstance(p, Layout):
+            _injective_tiler(p, name)
     try:
         return make_tiled_mma(atom, cfg.get("atom_layout", (1, 1, 1)), perm)
     except LayoutError as e:
         raise cfg.error("permutation" if cfg.get("permutation") else "atom_layout", one_line(e)) from None
+
+
+def _injective_tiler(p: Layout, name: str) -> None:
+    """CuTe's ``logical_divide`` takes the complement of the tiler, which needs it injective once its stride-0 modes
+    are dropped (``complement`` skips them): a tiler that is not breaks that law (``Unsound``, refuted by a
+    collision of its non-broadcast modes)."""
+    kept = [(s, d) for s, d in zip(flatten(p.shape), flatten(p.stride), strict=True) if d != 0 and s > 1]
+    core = Layout(tuple(s for s, _ in kept) or 1, tuple(d for _, d in kept) or 0)
+    if len(set(core.offsets().tolist())) != size(core):
+        raise Unsound(injective(core), f"permutation {name} = {p} is not an injective tiler (its modes other than "
+                      f"stride 0, {core}, collide): CuTe's complement, and so logical_divide, is not defined",
+                      "permutation")
 
 
 def tile_shape(cfg: Config) -> tuple[int, ...]:
