@@ -304,3 +304,21 @@ def test_tile_not_a_multiple_names_the_row_outside() -> None:
     assert r.status is Verdict.REFUTED and "outside the 24x8 tile (row 24 >= 24)" in r.counterexample.text, r
     owners = Counter(naive_partition(cfg)[0])
     assert all(owners[(r, c)] == 1 for r in range(32) for c in range(8))  # rows 24..31 are reached, none twice
+
+
+def test_broken_ownership_spec_is_refuted_with_the_owners() -> None:
+    """``specs/broken/ownership.toml``: a split-K double write, a replicated TV map, a tile past its atoms."""
+    from pathlib import Path
+
+    from layoutcheck.spec.load import load_spec
+
+    spec = load_spec(str(Path(__file__).parents[2] / "specs" / "broken" / "ownership.toml"), strict=False)
+    assert not spec.errors
+    texts = {}
+    for cfg in spec.configs:
+        r = prove(build_property(cfg, cfg.properties[0]))
+        assert r.status is Verdict.REFUTED, r
+        texts[cfg.name] = r.counterexample.text
+    assert "(thread 0, value 0), (thread 128, value 0)" in texts["split_k_double_write"]
+    assert "(thread 0, value 0), (thread 32, value 0)" in texts["replicated_tv_map"]
+    assert "row 24 >= 24" in texts["tile_not_a_multiple_of_the_atom"]
