@@ -27,8 +27,8 @@ def layouts(draw) -> Layout:
     """A rank-1..3 layout, sometimes nested, with any strides (stride 0, negative)."""
     ms = draw(flat_modes())
     if len(ms) >= 2 and draw(st.booleans()):  # nest the first two modes
-        shape = ((ms[0][0], ms[1][0]),) + tuple(s for s, _ in ms[2:])
-        stride = ((ms[0][1], ms[1][1]),) + tuple(d for _, d in ms[2:])
+        shape = ((ms[0][0], ms[1][0]), *tuple(s for s, _ in ms[2:]))
+        stride = ((ms[0][1], ms[1][1]), *tuple(d for _, d in ms[2:]))
         return Layout(shape, stride)
     return Layout(tuple(s for s, _ in ms), tuple(d for _, d in ms))
 
@@ -60,10 +60,10 @@ def covers(draw) -> tuple[Layout, tuple[int, ...], int]:
     r = draw(st.sampled_from([1, 1, 2, 3]))
     if r > 1:
         if draw(st.integers(0, 3)) == 0:  # replication in the value mode: one thread owns an element r times
-            vs, vd = vs + (r,), vd + (0,)
+            vs, vd = (*vs, r), (*vd, 0)
         else:
             pos = draw(st.integers(0, len(ts)))
-            ts, td = ts[:pos] + (r,) + ts[pos:], td[:pos] + (0,) + td[pos:]
+            ts, td = (*ts[:pos], r, *ts[pos:]), (*td[:pos], 0, *td[pos:])
     if draw(st.integers(0, 3)) == 0:  # break a stride (a collision, a gap or a run outside the tile)
         flat = list(td + vd)
         flat[draw(st.integers(0, len(flat) - 1))] = draw(STRIDES)

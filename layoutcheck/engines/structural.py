@@ -63,7 +63,8 @@ coordinates read from the most significant mode, so this is the smallest. ``off 
 signs flipped. So an ``out`` witness is the smallest index outside the codomain, as the exhaustive engine's, even
 on ``2^40`` points; under a swizzle only when its ``2^T`` blocks tile the codomain.
 
-Everything else (equivalent, vectorizable, replicated covers whose stride-0 modes replicate fewer than ``k`` times, modes that neither collide pairwise nor form a chain
+Everything else (equivalent, vectorizable, replicated covers whose stride-0 modes replicate fewer than ``k`` times,
+TV maps indexed in a frame, modes that neither collide pairwise nor form a chain
 above a prefix of at most ``PREFIX_LIMIT`` points, swizzled images not provably inside the codomain) is declined.
 Worked cases::
 

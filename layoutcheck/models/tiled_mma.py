@@ -25,8 +25,14 @@ Worked example (the SIMT step-1 kernel): ``UniversalFMA``, atom layout ``(16,16)
 ``((16,4):(4,1), (16,4):(4,1))``, C row-major ``(128,128):(128,1)``: 256 threads, 64 values each; thread 0 owns
 rows ``{0..3, 64..67}`` x cols ``{0..3, 64..67}``; thread 1 (m=1) owns rows ``{4..7, 68..71}`` x the same columns.
 
-Deviation from the C++: CuTe's C TV layout indexes ``(ThrV,(ThrM,ThrN))`` with a thread index that also ranges over
-``ThrK`` (it runs off the end for ``ThrK > 1``); here ``ThrK`` replicates C the way ``ThrN`` replicates A.
+Deviation from the C++: CuTe's ``get_layoutC_TV`` indexes ``(ThrV,(ThrM,ThrN))`` with a thread index that also
+ranges over ``ThrK`` (it runs off the tile for ``ThrK > 1``); here ``ThrK`` replicates C the way ``ThrN`` replicates A,
+which is what each thread's ``partition_C`` holds (it slices at ``(v,(m,n))`` and ignores ``k``): ``tv_layout``.
+
+A permutation is CuTe's *tiler*, not necessarily a bijection: ``thrfrg`` takes ``logical_divide`` by it, so
+``(16,1):(2,1)`` on 128 rows takes rows ``0,2,..,30`` first and its complement ``(2,4):(1,32)`` the rest. A tile its
+tilers do not divide is divided with CuTe's rounding-up complement and the partition runs past it; ``tile_frame``
+indexes such a partition by tile coordinate, so the rows outside are named (the claims judge).
 """
 
 from __future__ import annotations
@@ -338,8 +344,8 @@ def make_tiled_mma(atom: str | MmaAtom, atom_layout: Any = (1, 1, 1),
                    permutation: Any = (None, None, None)) -> TiledMMA:
     """Tile ``atom`` by ``atom_layout`` (int tuple = column-major, or a Layout) over a tile permuted by ``permutation``.
 
-    Pre: ``atom_layout`` has at most 3 modes and is compact; each permutation entry (int, Layout or None) has a size
-    that is a multiple of the atoms' coverage ``atom extent * atoms`` in its mode.
+    Pre: ``atom_layout`` has at most 3 modes and is compact; each permutation entry is an int, a Layout (a tiler:
+    CuTe's ``logical_divide`` needs it injective once its stride-0 modes are dropped) or None.
     Post: ``size == size(thr_id) * size(atom_layout)``; ``tile_size_mnk[i] == size(permutation_i)``.
 
     >>> t = make_tiled_mma("SM80_16x8x16_F32F16F16F32_TN", (2,2,1), (32,32,16))

@@ -22,7 +22,8 @@ exact cover, and 2-element vectors (``vectorizable(L, 2 * e, e)``) for any eleme
 
 Both validate their inputs when built (rank 2, a positive ``k``, ``W`` dividing the values per thread) and raise
 ``LayoutError`` otherwise; a TV map of the wrong size is well formed, and refuted (``((32,2),4):((1,0),32)`` on a
-128-element tile: element 0 is owned by ``(thread 0, value 0)`` and ``(thread 32, value 0)``). The protocol they follow is ``layoutcheck.properties.base``; they are re-exported
+128-element tile: element 0 is owned by ``(thread 0, value 0)`` and ``(thread 32, value 0)``). The protocol they
+follow is ``layoutcheck.properties.base``; they are re-exported
 by ``layoutcheck.properties.layout`` with the other layout properties.
 """
 

@@ -85,7 +85,8 @@ def test_swizzle_block_rule_declines_when_the_codomain_is_not_whole_blocks() -> 
 def test_declines_what_it_cannot_decide() -> None:
     a = Layout((4, 2), (2, 1))
     for prop in (equivalent(a, a), vectorizable(Layout((4, 8), (8, 1)), 8, 4),
-                 exact_cover(Layout((8, 2), (1, 8)), (4, 2), 2, frame=(8, 2)), injective(Layout((1 << 17, 2, 2), (2, 3, 5)))):
+                 exact_cover(Layout((8, 2), (1, 8)), (4, 2), 2, frame=(8, 2)),
+                 injective(Layout((1 << 17, 2, 2), (2, 3, 5)))):
         r = prove(prop, engine="structural")
         assert r.status is Verdict.UNKNOWN and r.reason, r
 

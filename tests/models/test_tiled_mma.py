@@ -245,7 +245,7 @@ def test_permutation_that_is_not_a_bijection_is_a_tiler() -> None:
     t = make_tiled_mma("SM80_16x8x16_F32F16F16F32_TN", (1, 1, 1), (Layout((16, 1), (2, 1)), 8, 16))
     tv, frame = tile_frame(t, "C", (128, 8))
     assert frame == (128, 8) and sorted(tv.offsets().tolist()) == list(range(1024))
-    tv16, frame16 = tile_frame(t, "C", (16, 8))
+    _tv16, frame16 = tile_frame(t, "C", (16, 8))
     assert frame16 == (32, 8)  # on a 16-row tile the rows 16..30 leave it
 
 

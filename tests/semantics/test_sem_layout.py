@@ -60,6 +60,10 @@ def naive_offsets(lay: Layout) -> list[int]:
     return [naive_eval(lay.shape, lay.stride, i) for i in range(n)]
 
 
+def _ceil(a: int, b: int) -> int:
+    return (a + b - 1) // b
+
+
 def _size(t) -> int:
     n = 1
     for s in _leaves(t):
@@ -210,7 +214,7 @@ def naive_partition(cfg: dict) -> tuple[list[tuple[int, int]], int, tuple[int, i
         p = _tiler(perms[i], ext[i] * al[i])
         lay = pycute.make_layout(p, pycute.complement(p, tile[axis]))  # logical_divide(tile mode, p), as CuTe
         divided.append(lay)
-        rest.append(-(-(-(-pycute.size(lay) // ext[i])) // al[i]))  # zipped_divide by the atom, then the threads
+        rest.append(_ceil(_ceil(pycute.size(lay), ext[i]), al[i]))  # zipped_divide by the atom, then the threads
     T = V * al[0] * al[1] * al[2]
     nval = frg * rest[0] * rest[1]
     image = [(0, 0)] * (T * nval)
@@ -257,7 +261,7 @@ def _check_tiled(cfg: dict) -> dict[str, Verdict]:
         return {"exhaustive": Verdict.REFUTED}
     image, T, tile = naive_partition(cfg)
     flat = [r + tile[0] * c if r < tile[0] and c < tile[1] and r >= 0 and c >= 0 else None for r, c in image]
-    _, _, rep_mode = _MODES[cfg["operand"]]
+    _, _, _rep_mode = _MODES[cfg["operand"]]
     default = {"C": 1, "A": cfg["atom_layout"][1], "B": cfg["atom_layout"][0]}[cfg["operand"]]
     k = default if cfg["replication"] is None else cfg["replication"]
     n = tile[0] * tile[1]
