@@ -209,7 +209,7 @@ class TiledMMA:
 
         >>> t = make_tiled_mma("SM80_16x8x16_F32F16F16F32_TN", (1, 1, 2))
         >>> str(t.tv_layout("C", Layout((16, 8))))
-        '((4,8,2),(2,2)):((32,1,0),(16,8))'
+        '((4,8,2),((2,2),(1,1))):((32,1,0),((16,8),(0,0)))'
         """
         tm, tn, tk = self.thr_size(1), self.thr_size(2), self.thr_size(3)
         if operand == "C":
