@@ -99,7 +99,9 @@ def tiled_mma_configs(draw) -> dict:
         else:
             a = cover
             b = draw(st.sampled_from([1, 2]))
-            s = draw(st.sampled_from([b, 2 * b, 0, 1]))  # (a,b):(b,1) is a permutation; (a,b):(2b,1) a tiler
+            # (a,b):(b,1) is a permutation; (a,b):(2b,1) a spread tiler; (a,b):(b+1,1) an injective tiler whose
+            # complement CuTe floors (some rows never reached); stride 0 broadcasts; (a,b):(1,1) is not injective
+            s = draw(st.sampled_from([b, 2 * b, b + 1, 0, 1]))
             perm.append(f"({a},{b}):({s},1)")
     perm.append("_")
     tm = draw(st.sampled_from([1, 2, 3])) * (am * al[0]) * 2 + draw(st.sampled_from([0, 0, 0, am // 2 or 1]))

@@ -283,11 +283,13 @@ def mma_cta_tile(cfg: Config, mma: TiledMMA, operand: str) -> tuple[int, int]:
 def mma_thrfrg(cfg: Config, mma: TiledMMA, operand: str, tile: tuple[int, int]) -> tuple[Layout, tuple[int, int]]:
     """``(tv, frame)`` of ``operand`` on ``tile`` (``models.tiled_mma.tile_frame``): ``(thread index, value) ->``
     colex index of the element's tile coordinate in ``frame``, which is ``tile`` unless the partition runs past it;
-    a partition the model cannot place (a negative coordinate) is an error on the config's ``tile``."""
+    a tiler CuTe's ``complement`` refuses (its sorted modes overlap) is an error on ``permutation``, a partition
+    the model cannot place (a negative coordinate) one on ``tile``."""
     try:
         return tile_frame(mma, operand, tile)
-    except LayoutError as e:
-        raise cfg.error("tile", one_line(e)) from None
+    except LayoutError as e:  # a tiler CuTe's complement refuses is the permutation's fault, anything else the tile's
+        key = "permutation" if cfg.get("permutation") and "complement" in str(e) else "tile"
+        raise cfg.error(key, one_line(e)) from None
 
 
 def smem_access(cfg: Config, req: PropertyRequest) -> Access | str:
