@@ -61,7 +61,9 @@ budget, so ``auto``'s counterexamples do not depend on which engine refuted (the
 maximum (``c_k = ceil((b - fixed - below_k) / d_k)``, 0 if nothing is needed); colex indices compare like their
 coordinates read from the most significant mode, so this is the smallest. ``off + L(i) < 0`` is the same with the
 signs flipped. So an ``out`` witness is the smallest index outside the codomain, as the exhaustive engine's, even
-on ``2^40`` points; under a swizzle only when its ``2^T`` blocks tile the codomain.
+on ``2^40`` points; under a swizzle only when its ``2^T`` blocks tile the codomain. A stride-0 mode ``z`` makes
+index 0 collide, so the smallest pair is ``(0, j)`` with ``j`` the smallest partner, found below ``P_z``
+(``zero_partner``).
 
 Everything else (equivalent, vectorizable, replicated covers whose stride-0 modes replicate fewer than ``k`` times,
 TV maps indexed in a frame, modes that neither collide pairwise nor form a chain
@@ -83,6 +85,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from math import gcd
 from typing import Any
+
+import numpy as np
 
 from layoutcheck.algebra.inttuple import flatten, idx2crd, prefix_product
 from layoutcheck.algebra.layout import Layout
@@ -136,11 +140,24 @@ def pair_collision(a: Mode, b: Mode) -> tuple[int, int] | None:
     return 0, p * a.index + q * b.index
 
 
+def zero_partner(ms: list[Mode], z: Mode) -> int:
+    """The smallest ``j > 0`` with ``L(j) == L(0)``, given ``z``, the first stride-0 mode (so ``j <= P_z``): the
+    indices below ``P_z`` are the box of the modes before ``z``, enumerated when it has at most ``PREFIX_LIMIT``
+    points (else ``P_z``, a valid but perhaps not the smallest partner). With ``i = 0`` the pair is the smallest."""
+    below = [m for m in ms if m.index < z.index]
+    if not below or z.index > PREFIX_LIMIT:
+        return z.index
+    offs = Layout(tuple(m.size for m in below), tuple(m.stride for m in below)).offsets()
+    hit = np.flatnonzero(offs[1:] == 0)
+    return int(hit[0]) + 1 if hit.size else z.index
+
+
 def collision(ms: list[Mode]) -> tuple[int, int] | None:
-    """A colliding pair of indices found by a stride-0 mode or a colliding pair of modes, else ``None``."""
+    """A colliding pair of indices found by a stride-0 mode (then the smallest pair, ``(0, zero_partner)``) or a
+    colliding pair of modes, else ``None``."""
     for m in ms:
         if m.stride == 0:
-            return 0, m.index
+            return 0, zero_partner(ms, m)
     for k, a in enumerate(ms):
         for b in ms[k + 1:]:
             pair = pair_collision(a, b)

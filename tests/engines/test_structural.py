@@ -125,3 +125,13 @@ def test_auto_order_is_independent_of_import_order(order) -> None:
     root = Path(__file__).resolve().parents[2]
     out = subprocess.run([sys.executable, "-c", SCRIPT, *order], capture_output=True, text=True, check=True, cwd=root)
     assert out.stdout.strip().split(",") == [*BUILTIN, "mine"]
+
+
+def test_stride_0_collision_is_the_smallest_pair_on_huge_layouts() -> None:
+    """Issue #30: with a stride-0 mode, index 0 collides, and its smallest partner may come before that mode."""
+    x = Layout((2, 2, 2, 1 << 38), (1, -1, 0, 4))  # (1,1,0,0) -> 0 == L(0): index 3, before the stride-0 mode (4)
+    r = prove(injective(x), engine="structural")
+    assert r.status is Verdict.REFUTED and (r.counterexample.data["i"], r.counterexample.data["j"]) == (0, 3), r
+    small = Layout((2, 2, 2, 4), (1, -1, 0, 4))
+    ref = prove(injective(small), engine="exhaustive").counterexample.data
+    assert (ref["i"], ref["j"]) == (0, 3)
