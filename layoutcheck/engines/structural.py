@@ -52,9 +52,21 @@ budget, so ``auto``'s counterexamples do not depend on which engine refuted (the
   distinct offsets in ``[0, n)``). ``surjective`` with ``size > n``: stride-0 modes do not change the image, so if
   the other modes are injective, ``n`` points, inside ``[0, n)`` -> PROVEN.
 - ``in_bounds(x, e)``: image inside ``[0, e)`` -> PROVEN; an extreme index outside -> REFUTED.
-- ``exact_cover(tv, tile)`` with replication 1 (so ``size(tv) == size(tile)``): the bijective rule onto the tile.
+- ``exact_cover(tv, tile, k)``: ``size(tv) != k size(tile)`` -> REFUTED by count; an index outside the tile ->
+  REFUTED; then *Replication* (see ``_exact_cover``): the stride-0 modes must be thread modes replicating exactly
+  ``k`` times and the other modes a bijection onto the tile. A TV map indexed in a larger frame is declined.
 
-Everything else (equivalent, vectorizable, replicated covers, modes that neither collide pairwise nor form a chain
+**Smallest (exact).** The smallest index ``i`` with ``off + L(i) >= b``: take the modes from the most significant
+(largest ``P_k``) down, each at the smallest coordinate that still lets the modes below reach ``b`` at their
+maximum (``c_k = ceil((b - fixed - below_k) / d_k)``, 0 if nothing is needed); colex indices compare like their
+coordinates read from the most significant mode, so this is the smallest. ``off + L(i) < 0`` is the same with the
+signs flipped. So an ``out`` witness is the smallest index outside the codomain, as the exhaustive engine's, even
+on ``2^40`` points; under a swizzle only when its ``2^T`` blocks tile the codomain. A stride-0 mode ``z`` makes
+index 0 collide, so the smallest pair is ``(0, j)`` with ``j`` the smallest partner, found below ``P_z``
+(``zero_partner``).
+
+Everything else (equivalent, vectorizable, replicated covers whose stride-0 modes replicate fewer than ``k`` times,
+TV maps indexed in a frame, modes that neither collide pairwise nor form a chain
 above a prefix of at most ``PREFIX_LIMIT`` points, swizzled images not provably inside the codomain) is declined.
 Worked cases::
 
@@ -73,6 +85,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from math import gcd
 from typing import Any
+
+import numpy as np
 
 from layoutcheck.algebra.inttuple import flatten, idx2crd, prefix_product
 from layoutcheck.algebra.layout import Layout
@@ -126,11 +140,24 @@ def pair_collision(a: Mode, b: Mode) -> tuple[int, int] | None:
     return 0, p * a.index + q * b.index
 
 
+def zero_partner(ms: list[Mode], z: Mode) -> int:
+    """The smallest ``j > 0`` with ``L(j) == L(0)``, given ``z``, the first stride-0 mode (so ``j <= P_z``): the
+    indices below ``P_z`` are the box of the modes before ``z``, enumerated when it has at most ``PREFIX_LIMIT``
+    points (else ``P_z``, a valid but perhaps not the smallest partner). With ``i = 0`` the pair is the smallest."""
+    below = [m for m in ms if m.index < z.index]
+    if not below or z.index > PREFIX_LIMIT:
+        return z.index
+    offs = Layout(tuple(m.size for m in below), tuple(m.stride for m in below)).offsets()
+    hit = np.flatnonzero(offs[1:] == 0)
+    return int(hit[0]) + 1 if hit.size else z.index
+
+
 def collision(ms: list[Mode]) -> tuple[int, int] | None:
-    """A colliding pair of indices found by a stride-0 mode or a colliding pair of modes, else ``None``."""
+    """A colliding pair of indices found by a stride-0 mode (then the smallest pair, ``(0, zero_partner)``) or a
+    colliding pair of modes, else ``None``."""
     for m in ms:
         if m.stride == 0:
-            return 0, m.index
+            return 0, zero_partner(ms, m)
     for k, a in enumerate(ms):
         for b in ms[k + 1:]:
             pair = pair_collision(a, b)
@@ -217,17 +244,47 @@ def image_below(x: Subject, e: Extremes) -> int | None:
         return None
     if not isinstance(x, ComposedLayout) or x.swizzle.is_identity():
         return e.hi + 1
-    block = 1 << (x.swizzle.yyy_mask | x.swizzle.zzz_mask).bit_length()  # *Swizzle*: blocks of 2^T map onto themselves
+    block = _block(x)  # *Swizzle*: blocks of 2^T map onto themselves
     return -(-(e.hi + 1) // block) * block
 
 
+def smallest_reaching(off: int, ms: list[Mode], bound: int) -> int | None:
+    """The smallest index ``i`` with ``off + L(i) >= bound``, or ``None`` if no index reaches it (*Smallest*).
+
+    >>> smallest_reaching(0, [Mode(1 << 20, 1, 1), Mode(1 << 20, 1 << 20, 1 << 20)], 1000)
+    1000
+    """
+    below = [0]  # below[k]: the largest sum the modes under k can add
+    for m in ms:
+        below.append(below[-1] + max(0, (m.size - 1) * m.stride))
+    if off + below[-1] < bound:
+        return None
+    fixed, idx = off, 0
+    for k in reversed(range(len(ms))):
+        need = bound - fixed - below[k]
+        c = 0 if need <= 0 else -(-need // ms[k].stride)  # need > 0 only for a positive stride (the invariant)
+        fixed, idx = fixed + c * ms[k].stride, idx + c * ms[k].index
+    return idx
+
+
 def _outside(x: Subject, e: Extremes, n: int) -> dict[str, Any] | None:
-    """An ``out`` witness at an extreme index outside ``[0, n)``: found whenever a plain layout's image leaves it (the
-    extremes are exact); under a swizzle only if an extreme index happens to land outside."""
+    """An ``out`` witness: the smallest index outside ``[0, n)`` (*Smallest*) for a plain layout, or under a swizzle
+    whose blocks of ``2^T`` tile ``[0, n)`` (then it keeps ``[0, n)`` and its outside apart); else an extreme index
+    that happens to land outside (not necessarily the smallest)."""
+    ms = modes(x)
+    off = x.offset if isinstance(x, ComposedLayout) else 0
+    if not isinstance(x, ComposedLayout) or x.swizzle.is_identity() or n % _block(x) == 0:
+        flip = [Mode(m.size, -m.stride, m.index) for m in ms]
+        found = [i for i in (smallest_reaching(off, ms, n), smallest_reaching(-off, flip, 1)) if i is not None]
+        return {"kind": "out", "i": min(found)} if found else None
     for i in (e.i_hi, e.i_lo):
         if not 0 <= x(i) < n:
             return {"kind": "out", "i": i}
     return None
+
+
+def _block(x: ComposedLayout) -> int:
+    return 1 << (x.swizzle.yyy_mask | x.swizzle.zzz_mask).bit_length()
 
 
 class StructuralEngine(HandlerEngine):
@@ -286,19 +343,22 @@ def _injective(prop: Injective, limits: Limits) -> Decision | Undecided:
 
 
 def _onto_of_size(x: Subject, n: int) -> Decision | Undecided:
-    """``x`` with ``size(x) == n`` onto ``[0, n)``: iff injective with its image inside ``[0, n)``."""
+    """``x`` with ``size(x) == n`` onto ``[0, n)``: iff its image is inside ``[0, n)`` and it is injective (checked in
+    that order, the exhaustive engine's witness order)."""
     ms = modes(x)
+    e = extremes(x, ms)
+    top = image_below(x, e)
+    inside = top is not None and top <= n
+    if not inside:
+        out = _outside(x, e, n)
+        if out is not None:
+            return Decision(False, out, _stats(ms, "range"))
     holds, w, rule = injectivity(ms)
     if holds is None:
         return Undecided(rule, {"modes": len(ms)})
     if not holds:
         return Decision(False, w, _stats(ms, rule))
-    e = extremes(x, ms)
-    top = image_below(x, e)
-    if top is None or top > n:
-        out = _outside(x, e, n)
-        if out is not None:
-            return Decision(False, out, _stats(ms, "range"))
+    if not inside:
         return Undecided(f"not decided structurally: injective, but the image is not provably inside [0,{n})",
                          _stats(ms, rule))
     return Decision(True, None, _stats(ms, f"{rule}+range"))
@@ -339,15 +399,62 @@ def _in_bounds(prop: InBounds, limits: Limits) -> Decision | Undecided:
                      {"modes": len(ms)})
 
 
+OWNERS_LIMIT = 1 << 12
+"""Most owners a structural ``exact_cover`` witness lists (each is re-evaluated by ``recheck``)."""
+
+
+def _box(ms: list[Mode], count: int) -> list[int]:
+    """The smallest ``count`` indices whose coordinates are zero outside the modes ``ms`` (colex order)."""
+    out = [0]
+    for m in ms:
+        out = sorted(i + c * m.index for c in range(m.size) for i in out)[:count]
+    return out
+
+
 @_handles(ExactCover)
 def _exact_cover(prop: ExactCover, limits: Limits) -> Decision | Undecided:
-    if prop.replication != 1:
-        return Undecided("not decided structurally: replicated exact cover needs counting owners")
-    if not prop.sizes_match:
-        return Undecided("not decided structurally: size(tv) != size(tile); enumeration names a missed element")
-    out = _onto_of_size(prop.tv, prop.tile_size)  # size(tv) == size(tile): a partition iff a bijection onto it
-    if isinstance(out, Decision) and out.witness and out.witness["kind"] == "collision":
-        i, j = out.witness["i"], out.witness["j"]
-        return Decision(False, {"kind": "owners", "y": prop.tv(i), "owners": [i, j], "count": 2, "at_least": True},
-                        out.stats)
-    return out
+    """*Replication*: with the image inside ``[0, n)`` and ``size == k n``, the stride-0 modes ``Z`` (all of them
+    thread modes) of ``prod Z == k`` sizes and the other modes injective, every element has exactly ``k`` owners,
+    which differ only in ``Z``: ``k`` distinct threads. Refuted: a count mismatch, an index outside, a stride-0 value
+    mode (one thread owns an element twice), ``prod Z > k`` (``x(0)`` has ``prod Z`` owners), or a collision of the
+    other modes (its element has ``2k`` owners)."""
+    if prop.frame is not None:
+        return Undecided("not decided structurally: the TV map is indexed in a frame larger than the tile")
+    count = prop.count_witness()
+    if count is not None:
+        return Decision(False, count, {"rule": "count"})
+    x, n, k = prop.tv, prop.tile_size, prop.replication
+    ms = modes(x)
+    e = extremes(x, ms)
+    top = image_below(x, e)
+    if top is None or top > n:
+        out = _outside(x, e, n)
+        if out is not None:
+            return Decision(False, out, _stats(ms, "range"))
+        return Undecided(f"not decided structurally: the image is not provably inside the tile [0,{n})")
+    zero = [m for m in ms if m.stride == 0]
+    if k > 1:
+        same = next((m for m in zero if m.index >= prop.threads), None)
+        if same is not None:  # a stride-0 value mode: thread 0 owns x(0) at values 0 and 1 of that mode
+            return Decision(False, {"kind": "same_thread", "i": 0, "j": same.index}, _stats(ms, "stride-0 value"))
+    zk = 1
+    for m in zero:
+        zk *= m.size
+    if zk > k:
+        owners = _box(zero, k + 1)
+        return Decision(False, {"kind": "owners", "y": x(0), "owners": owners, "count": zk, "at_least": True},
+                        _stats(ms, "stride 0"))
+    if zk < k:
+        return Undecided(f"not decided structurally: the stride-0 modes replicate {zk} times, fewer than {k}")
+    rest = [m for m in ms if m.stride != 0]
+    holds, w, rule = injectivity(rest)
+    if holds is None:
+        return Undecided(rule, {"modes": len(ms)})
+    if holds:
+        return Decision(True, None, _stats(ms, f"{rule}+range" + (", stride-0 thread modes" if zero else "")))
+    if 2 * k > OWNERS_LIMIT:
+        return Undecided(f"not decided structurally: a collision, but its {2 * k} owners are too many to list")
+    i, j = w["i"], w["j"]
+    owners = sorted(a + z for a in (i, j) for z in _box(zero, k))
+    return Decision(False, {"kind": "owners", "y": x(i), "owners": owners, "count": 2 * k, "at_least": True},
+                    _stats(ms, rule))

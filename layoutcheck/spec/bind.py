@@ -8,7 +8,7 @@
     layout      ``layout`` (``equivalent`` against ``other``; ``codomain`` for surjective/bijective/in_bounds;
                 ``composes``: ``layout == lhs o rhs``)
     tv          ``tv`` over ``tile`` (``vectorizable`` on ``memory o tv`` when ``memory`` is given)
-    tiled_mma   ``thrfrg_X`` of the TiledMMA on the operand's CTA tile (``mma_cta_tile``, ``mma_thrfrg``)
+    tiled_mma   the operand's ``(thread, value) -> tile index`` map on its CTA tile (``mma_cta_tile``, ``mma_thrfrg``)
     smem        ``smem_layout`` (``layout``, or a GMMA atom tiled to ``tile``) and ``smem_access``
     tma         a ``TmaBox`` descriptor with the shared-memory layout and the box dimension of each layout mode
     wgmma       the ``(MN, K)`` stage layout (``smem_layout``, or the GMMA atom of ``swizzle`` tiled to ``tile``),
@@ -35,7 +35,7 @@ from layoutcheck.hw.mma import mma_atom
 from layoutcheck.memo import memoised
 from layoutcheck.models.banks.access import Access, access_from_expr, access_from_tv, access_kind, byte_addresses
 from layoutcheck.models.gmma import WRITERS
-from layoutcheck.models.tiled_mma import TiledMMA, make_tiled_mma
+from layoutcheck.models.tiled_mma import TiledMMA, make_tiled_mma, tile_frame
 from layoutcheck.models.tma import TmaBox, mma_smem_layout
 from layoutcheck.properties.banks import conflict_free, wavefront_count
 from layoutcheck.properties.base import Property
@@ -125,7 +125,8 @@ def smem_layout(cfg: Config) -> Layout | ComposedLayout:
 
 @per_config
 def tiled_mma(cfg: Config) -> TiledMMA:
-    """Build the config's TiledMMA; a ``permutation`` entry that is not a permutation raises ``Unsound``."""
+    """Build the config's TiledMMA. A ``permutation`` entry is CuTe's tiler of that mode (``thrfrg`` takes
+    ``logical_divide`` by it), so any layout is accepted; what it does to the partition is for the properties."""
     try:
         atom = mma_atom(cfg.get("atom"))
     except LayoutError as e:
@@ -135,13 +136,24 @@ def tiled_mma(cfg: Config) -> TiledMMA:
     perm = tuple(cfg.get("permutation") or ())
     perm = perm + (None,) * (3 - len(perm))
     for name, p in zip("MNK", perm, strict=True):
-        if isinstance(p, Layout) and sorted(p.offsets().tolist()) != list(range(size(p))):
-            raise Unsound(bijective(p, size(p)), f"permutation {name} = {p} is not a permutation of [0,{size(p)})",
-                          "permutation")
+        if isinstance(p, Layout):
+            _injective_tiler(p, name)
     try:
         return make_tiled_mma(atom, cfg.get("atom_layout", (1, 1, 1)), perm)
     except LayoutError as e:
         raise cfg.error("permutation" if cfg.get("permutation") else "atom_layout", one_line(e)) from None
+
+
+def _injective_tiler(p: Layout, name: str) -> None:
+    """CuTe's ``logical_divide`` takes the complement of the tiler, which needs it injective once its stride-0 modes
+    are dropped (``complement`` skips them): a tiler that is not breaks that law (``Unsound``, refuted by a
+    collision of its non-broadcast modes)."""
+    kept = [(s, d) for s, d in zip(flatten(p.shape), flatten(p.stride), strict=True) if d != 0 and s > 1]
+    core = Layout(tuple(s for s, _ in kept) or 1, tuple(d for _, d in kept) or 0)
+    if len(set(core.offsets().tolist())) != size(core):
+        raise Unsound(injective(core), f"permutation {name} = {p} is not an injective tiler (its modes other than "
+                      f"stride 0, {core}, collide): CuTe's complement, and so logical_divide, is not defined",
+                      "permutation")
 
 
 def tile_shape(cfg: Config) -> tuple[int, ...]:
@@ -243,22 +255,32 @@ def _bind_layout(cfg: Config, req: PropertyRequest) -> Property:
 
 
 def _bind_tiled_mma(cfg: Config, req: PropertyRequest) -> Property:
-    """Properties of the whole CTA tile: the operand's ``thrfrg`` layout ``(thread, value) -> tile index``."""
+    """Properties of the whole CTA tile: the operand's ``(thread index, value) -> tile index`` map over every thread
+    of the TiledMMA (``TiledMMA.tv_layout``: the threads the operand does not span replicate it). ``exact_cover``
+    defaults to the MMA's own replication (ThrN for A, ThrM for B, 1 for C: a split-K C is a double write). A
+    partition that runs past the tile (tilers that do not divide it) is indexed in its frame: ``exact_cover`` and
+    ``injective`` judge it there; any other claim is refuted by the elements outside the tile (``Unsound``)."""
     mma = tiled_mma(cfg)
     operand = req.get("operand", cfg.get("operand", "C"))
     tile = mma_cta_tile(cfg, mma, operand)
-    frg = mma_thrfrg(cfg, mma, operand, tile)
+    tv, frame = mma_thrfrg(cfg, mma, operand, tile)
     fn = PROPERTIES[req.name]
     if req.name == "exact_cover":
-        return fn(frg, tile, req.get("replication", 1))
+        return fn(tv, tile, req.get("replication", mma.replication(operand)), frame=frame)
+    if req.name == "injective":
+        return fn(tv)
+    if frame != tile:
+        raise Unsound(exact_cover(tv, tile, mma.replication(operand), frame=frame),
+                      f"the {operand} partition runs past the {tile[0]}x{tile[1]} tile (its tilers do not divide it)",
+                      "tile")
     if req.name == "equivalent":  # e.g. an epilogue's store map against the accumulator layout
         other = req.get("other", cfg.get("other"))
         if other is None:
             raise cfg.error("other", "property 'equivalent' needs 'other' (the (thread, value) -> tile index map)")
-        return fn(frg, other)
+        return fn(tv, other)
     if req.name == "in_bounds":
-        return fn(frg, size(Layout(tile)))
-    return fn(frg)
+        return fn(tv, size(Layout(tile)))
+    return fn(tv)
 
 
 def mma_cta_tile(cfg: Config, mma: TiledMMA, operand: str) -> tuple[int, int]:
@@ -271,18 +293,16 @@ def mma_cta_tile(cfg: Config, mma: TiledMMA, operand: str) -> tuple[int, int]:
     return {"A": (m, k), "B": (n, k), "C": (m, n)}[operand]
 
 
-_THRFRG: dict[str, Callable[[TiledMMA, Layout], Layout]] = {
-    "A": TiledMMA.thrfrg_A, "B": TiledMMA.thrfrg_B, "C": TiledMMA.thrfrg_C}
-"""Operand -> its ``(thread, value) -> tile index`` map of a TiledMMA."""
-
-
-def mma_thrfrg(cfg: Config, mma: TiledMMA, operand: str, tile: tuple[int, int]) -> Layout:
-    """``thrfrg_X`` of ``operand`` on ``tile``: ``(thread, value) -> tile index``; a tile the MMA cannot tile is an
-    error on the config's ``tile``."""
+def mma_thrfrg(cfg: Config, mma: TiledMMA, operand: str, tile: tuple[int, int]) -> tuple[Layout, tuple[int, int]]:
+    """``(tv, frame)`` of ``operand`` on ``tile`` (``models.tiled_mma.tile_frame``): ``(thread index, value) ->``
+    colex index of the element's tile coordinate in ``frame``, which is ``tile`` unless the partition runs past it;
+    a tiler CuTe's ``complement`` refuses (its sorted modes overlap) is an error on ``permutation``, a partition
+    the model cannot place (a negative coordinate) one on ``tile``."""
     try:
-        return _THRFRG[operand](mma, Layout(tile))
-    except LayoutError as e:
-        raise cfg.error("tile", one_line(e)) from None
+        return tile_frame(mma, operand, tile)
+    except LayoutError as e:  # a tiler CuTe's complement refuses is the permutation's fault, anything else the tile's
+        key = "permutation" if cfg.get("permutation") and "complement" in str(e) else "tile"
+        raise cfg.error(key, one_line(e)) from None
 
 
 def smem_access(cfg: Config, req: PropertyRequest) -> Access | str:

@@ -103,8 +103,8 @@ def test_auto_reports_the_engine_that_decided() -> None:
     big_nonlinear = Layout((3, 1 << 30), (1 << 30, 1))
     r = prove(injective(big_nonlinear))
     assert r.proven and r.engine == "structural", r
-    # replicated exact cover: structural declines, linear decides
-    assert prove(exact_cover(Layout(((4, 2), 2), ((1, 0), 4)), 8, 2)).engine == "linear"
+    # replicated exact cover: a stride-0 thread mode replicating twice, decided structurally
+    assert prove(exact_cover(Layout(((4, 2), 2), ((1, 0), 4)), 8, 2)).engine == "structural"
     # carries and a 2**19-point non-chain prefix: structural and linear decline, exhaustive decides
     assert prove(injective(Layout((1 << 17, 2, 2), (2, 3, 5)))).engine == "exhaustive"
     # the same shape of problem at 2**33 points: only z3 can decide

@@ -41,7 +41,16 @@ def test_huge_refutations_are_rechecked_witnesses() -> None:
     r = prove(injective(neg), engine="structural")
     assert r.status is Verdict.REFUTED and r.counterexample.data["i"] == 0 and neg(r.counterexample.data["j"]) == 0
     r = prove(in_bounds(neg, 1000000), engine="structural")
-    assert r.status is Verdict.REFUTED and neg(r.counterexample.data["i"]) == -999 * 999, r
+    assert r.status is Verdict.REFUTED and r.counterexample.data["i"] == 1000000 and neg(1000000) == -999, r  # smallest
+
+
+def test_out_witness_is_the_smallest_index_on_2_pow_40_points() -> None:
+    """Issue #30: the counterexample is the smallest index outside, not the largest (1099511627775)."""
+    for x, bound, want in ((Layout(1 << 40, 1), 1000, 1000), (Layout((1 << 20, 1 << 20), (1, 1 << 20)), 1000, 1000),
+                           (Layout((1 << 20, 1 << 20), (1 << 20, 1)), 1 << 20, 1), (Layout((1 << 20, 1 << 20),
+                                                                                            (3, -5)), 7, 3)):
+        r = prove(in_bounds(x, bound), engine="structural")
+        assert r.status is Verdict.REFUTED and r.counterexample.data["i"] == want, r
 
 
 def test_huge_surjective_with_broadcast_modes() -> None:
@@ -76,7 +85,8 @@ def test_swizzle_block_rule_declines_when_the_codomain_is_not_whole_blocks() -> 
 def test_declines_what_it_cannot_decide() -> None:
     a = Layout((4, 2), (2, 1))
     for prop in (equivalent(a, a), vectorizable(Layout((4, 8), (8, 1)), 8, 4),
-                 exact_cover(Layout((8, 2), (1, 0)), 8, 2), injective(Layout((1 << 17, 2, 2), (2, 3, 5)))):
+                 exact_cover(Layout((8, 2), (1, 8)), (4, 2), 2, frame=(8, 2)),
+                 injective(Layout((1 << 17, 2, 2), (2, 3, 5)))):
         r = prove(prop, engine="structural")
         assert r.status is Verdict.UNKNOWN and r.reason, r
 
@@ -115,3 +125,13 @@ def test_auto_order_is_independent_of_import_order(order) -> None:
     root = Path(__file__).resolve().parents[2]
     out = subprocess.run([sys.executable, "-c", SCRIPT, *order], capture_output=True, text=True, check=True, cwd=root)
     assert out.stdout.strip().split(",") == [*BUILTIN, "mine"]
+
+
+def test_stride_0_collision_is_the_smallest_pair_on_huge_layouts() -> None:
+    """Issue #30: with a stride-0 mode, index 0 collides, and its smallest partner may come before that mode."""
+    x = Layout((2, 2, 2, 1 << 38), (1, -1, 0, 4))  # (1,1,0,0) -> 0 == L(0): index 3, before the stride-0 mode (4)
+    r = prove(injective(x), engine="structural")
+    assert r.status is Verdict.REFUTED and (r.counterexample.data["i"], r.counterexample.data["j"]) == (0, 3), r
+    small = Layout((2, 2, 2, 4), (1, -1, 0, 4))
+    ref = prove(injective(small), engine="exhaustive").counterexample.data
+    assert (ref["i"], ref["j"]) == (0, 3)

@@ -13,9 +13,9 @@ import itertools
 import numpy as np
 import pytest
 
-from layoutcheck import Layout, LayoutError, NotDivisibleError, size
+from layoutcheck import Layout, LayoutError, size
 from layoutcheck.hw.mma import mma_atom
-from layoutcheck.models.tiled_mma import Tensor, make_tiled_mma, ownership
+from layoutcheck.models.tiled_mma import Tensor, make_tiled_mma, ownership, tile_frame
 
 SIMT_PERM = (Layout((16, 4), (4, 1)), Layout((16, 4), (4, 1)))
 ROW_MAJOR_C = Layout((128, 128), (128, 1))
@@ -201,19 +201,52 @@ def test_atom_by_name_or_value() -> None:
 
 
 # -- errors ----------------------------------------------------------------------------------------------------------
-def test_permutation_smaller_than_coverage() -> None:
-    with pytest.raises(NotDivisibleError, match=r"permutation M .* smaller than the atoms' coverage 32"):
-        make_tiled_mma("SM80_16x8x16_F32F16F16F32_TN", (2, 2, 1), (16, 32, 16))
-    with pytest.raises(NotDivisibleError, match=r"permutation N .* not a multiple"):
-        make_tiled_mma("SM80_16x8x16_F32F16F16F32_TN", (2, 2, 1), (32, 24, 16))
+def test_permutation_smaller_than_coverage_is_cute_s_tiler() -> None:
+    """CuTe accepts a permutation smaller than the atoms' coverage (the CuTe DSL 4.x prints the same thrfrg_C): it
+    is a tiler, and the thread division of the rest takes the other rows."""
+    t = make_tiled_mma("SM80_16x8x16_F32F16F16F32_TN", (2, 2, 1), (16, 32, 16))
+    assert t.tile_size_mnk == (16, 32, 16)
+    assert str(t.thrfrg_C(Layout((128, 32)))) == \
+        "(((4,8),(2,2)),((2,2),(4,2))):(((256,1),(16,1024)),((128,8),(32,2048)))"
+    tv, frame = tile_frame(t, "C", (128, 32))
+    assert frame == (128, 32) and sorted(tv.offsets().tolist()) == list(range(128 * 32))
 
 
-def test_tile_not_divisible_by_permutation() -> None:
+def test_tile_not_divisible_by_permutation_runs_past_it() -> None:
+    """CuTe's rounding-up complement: a 24-row tile under a 16-row atom is partitioned as 32 rows (the CuTe DSL
+    prints ``(((4,8),(1,1)),((2,2),(2,1))):(((48,1),(0,0)),((24,8),(16,0)))`` for thrfrg_C of ``(24,8)``)."""
+    t = make_tiled_mma("SM80_16x8x16_F32F16F16F32_TN")
+    assert str(t.thrfrg_C(Layout((24, 8)))) == "(((4,8),(1,1)),((2,2),(2,1))):(((48,1),(16,0)),((24,8),(16,0)))"
+    tv, frame = tile_frame(t, "C", (24, 8))
+    assert frame == (32, 8)
+    crd = [(o % 32, o // 32) for o in tv.offsets().tolist()]
+    assert sorted(crd) == sorted((r, c) for r in range(32) for c in range(8))  # rows 24..31 fall outside the tile
     tiled = make_tiled_mma("UniversalFMA", (16, 16), SIMT_PERM)
-    with pytest.raises(NotDivisibleError, match=r"tile M extent 96 .* permutation M size 64"):
-        tiled.get_slice(0).partition_C(Layout((96, 128)))
-    with pytest.raises(NotDivisibleError, match="tile N extent 100"):
+    with pytest.raises(LayoutError, match="reaches past the 128x100"):
         ownership(tiled, "C", (128, 100))
+
+
+def test_split_k_replicates_c() -> None:
+    """ThrK > 1: thread ``t`` and ``t + 128`` hold the same C partition (``partition_C`` ignores k), so every C
+    element has two owners; A keeps ThrN owners, B ThrM."""
+    t = make_tiled_mma("SM80_16x8x16_F32F16F16F32_TN", (2, 2, 2))
+    c = t.tv_layout("C", Layout((32, 16)))
+    assert size(c[0]) == 256 and c(5, 3) == c(5 + 128, 3)
+    offs = c.offsets()
+    assert sorted(offs.tolist()) == sorted(list(range(512)) * 2)
+    assert (t.replication("A"), t.replication("B"), t.replication("C")) == (2, 2, 1)
+    for tid in (0, 37, 200):
+        assert t.get_slice(tid).partition_C(Layout((32, 16))).offsets().tolist() == \
+            [c(tid, v) for v in range(size(c[1]))]
+
+
+def test_permutation_that_is_not_a_bijection_is_a_tiler() -> None:
+    """``(16,1):(2,1)`` along M of a 128-row tile: rows 0,2,..,30 first, the complement ``(2,4):(1,32)`` the rest."""
+    t = make_tiled_mma("SM80_16x8x16_F32F16F16F32_TN", (1, 1, 1), (Layout((16, 1), (2, 1)), 8, 16))
+    tv, frame = tile_frame(t, "C", (128, 8))
+    assert frame == (128, 8) and sorted(tv.offsets().tolist()) == list(range(1024))
+    _tv16, frame16 = tile_frame(t, "C", (16, 8))
+    assert frame16 == (32, 8)  # on a 16-row tile the rows 16..30 leave it
 
 
 def test_bad_thread_ids() -> None:
@@ -246,8 +279,7 @@ def test_unknown_atom_suggests() -> None:
 def test_non_compact_atom_layout_and_bad_permutation() -> None:
     with pytest.raises(LayoutError, match="not compact"):
         make_tiled_mma("UniversalFMA", Layout((2, 2), (1, 4)))
-    with pytest.raises(LayoutError, match="not a permutation"):
-        make_tiled_mma("UniversalFMA", (2, 2), (Layout((2, 2), (2, 2)), None))
+    assert make_tiled_mma("UniversalFMA", (2, 2), (Layout((2, 2), (2, 2)), None)).tile_size_mnk == (4, 2, 1)
 
 
 def test_tensor_value() -> None:

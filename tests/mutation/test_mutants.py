@@ -201,15 +201,38 @@ _TMA = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "tf32": "tfloat3
         "e4m3": "uint8", "e5m2": "uint8", "f64": "float64"}
 
 
+def _cute_divided(p: Layout, extent: int) -> Layout | None:
+    """``make_layout(p, complement(p, extent))`` by CuTe's ``complement`` (``layout.hpp``): stride-0 and size-1
+    modes filtered, the rest sorted by stride, each contributing ``stride / current`` (0: CuTe's assert), then the
+    rounding-up rest ``ceil_div(extent, current)``; ``None`` where CuTe asserts."""
+    kept = sorted((d, s) for s, d in zip(_leaves(p.shape), _leaves(p.stride), strict=True) if d != 0 and s > 1)
+    shape, stride, cur = list(_leaves(p.shape)), list(_leaves(p.stride)), 1
+    for d, s in kept:
+        if d // cur == 0:
+            return None
+        shape.append(d // cur)
+        stride.append(cur)
+        cur = d * s
+    shape.append(-(-extent // cur))
+    stride.append(cur)
+    return Layout(tuple(shape), tuple(stride))
+
+
 def _confirmed_wrong(cfg: Any, op: str) -> bool | None:
     """The oracle's word on a mutant: True wrong, False still right (an equivalent mutant), None not modelled."""
     if op in ("box_one_atom_wider", "dtype_wider"):  # the driver rule: inner box bytes <= the swizzle span
         esize = DTYPES[_TMA[cfg.get("dtype")]].bytes
         return cfg.get("box")[0] * esize > SWIZZLES[cfg.get("swizzle")].span_bytes
-    if op == "permutation_shrunk":  # a permutation mode must be a bijection of [0, size)
-        p = next(q for q in cfg.get("permutation") if isinstance(q, Layout))
-        offs = oracle_offsets(p)
-        return sorted(offs.tolist()) != list(range(offs.size))
+    if op == "permutation_shrunk":  # a permutation is CuTe's tiler (issue #25): wrong iff the divided mode is not
+        idx, p = next((i, q) for i, q in enumerate(cfg.get("permutation")) if isinstance(q, Layout))
+        tile = cfg.get("tile")
+        if idx > 1 or tile is None:
+            return None
+        divided = _cute_divided(p, tile[idx])  # logical_divide(extent:1, p) = (p, complement(p, extent))
+        if divided is None:
+            return True  # CuTe's complement refuses the tiler
+        offs = oracle_offsets(divided)
+        return sorted(offs.tolist()) != list(range(tile[idx]))
     verdicts = []
     x = _subject(cfg)[1]
     for req in cfg.properties:
