@@ -425,6 +425,36 @@ def _plan_file(f: str, banks: bool) -> tuple[list[Unit], list[Row]]:
     return [Unit(f, i, len(c.properties), _weight(c)) for i, c in enumerate(spec.configs)], errors
 
 
+def planned_configs(p: Plan) -> Iterator[Any]:
+    """The loaded configs of the spec (and CuTe printout) units of ``p``, in plan order (what ``gpu`` instantiates)."""
+    for u in p.units:
+        if u.road not in ("ttgir", "tilelang"):
+            yield _load(u.file).configs[u.index]
+
+
+def row_property(row: Row) -> Any:
+    """The property ``row`` decided, rebuilt by the road that decided it (a broken law's claim for a config that
+    breaks one): what the HTML report draws. ``LookupError`` when the file no longer holds it."""
+    gone = LookupError(f"{row.file} no longer holds config {row.config!r} with property {row.property}")
+    road = road_of(row.file)
+    if road in ("ttgir", "tilelang"):  # with the bank claims: every claim the file implies
+        found = [c.prop for c in _claims(row.file, road, True)
+                 if not isinstance(c, Gap) and (c.subject, c.prop.name, c.line) == (row.config, row.property, row.line)]
+        if not found:
+            raise gone
+        return found[0]
+    from layoutcheck.spec.bind import Unsound, build_property
+
+    cfg = next((c for c in _load(row.file).configs if c.name == row.config), None)
+    req = next((q for q in cfg.properties if q.label == row.property), None) if cfg else None
+    if req is None:
+        raise gone
+    try:
+        return build_property(cfg, req)
+    except Unsound as u:
+        return u.claim
+
+
 AUTO_MAX_JOBS = 8
 """The most worker processes ``auto_jobs`` starts (the serial start-up bounds the gain beyond)."""
 AUTO_MIN_WEIGHT = 100

@@ -527,7 +527,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print("\n".join("  " + ln for ln in e.caret.splitlines()), file=sys.stderr)
         return e.exit_code
     except OSError as e:
-        print(f"layoutcheck: error: {e.filename or ''}: {e.strerror or e}", file=sys.stderr)
+        where = f"{e.filename}: " if e.filename else ""  # never a bare ": reason"
+        print(f"layoutcheck: error: {where}{e.strerror or e}", file=sys.stderr)
         return EXIT_ERROR
     except Exception as e:  # last resort: a bug in layoutcheck; one line, exit 4, never a traceback
         print(f"layoutcheck: internal error: {type(e).__name__}: {_one_line(e)} (a bug in layoutcheck, please "

@@ -103,26 +103,14 @@ def write_html(rows: list[Row], path: str) -> None:
 
 
 # -- pictures ---------------------------------------------------------------------------------------------------------
-def _request(row: Row) -> tuple[Any, Any]:
-    from layoutcheck.spec.load import load_spec
-
-    spec = load_spec(row.file, strict=False)
-    cfg = next((c for c in spec.configs if c.name == row.config), None)
-    req = next((q for q in cfg.properties if q.label == row.property), None) if cfg else None
-    if cfg is None or req is None:
-        raise NoPicture(f"{row.file} no longer holds config {row.config!r} with property {row.property}")
-    return cfg, req
-
-
 def picture(row: Row) -> Grid | None:
     """The picture of a REFUTED row's counterexample, or ``None`` when its kind has none."""
-    from layoutcheck.spec.bind import Unsound, build_property
+    from layoutcheck.check import row_property  # the property the row decided, by the check's own road
 
-    cfg, req = _request(row)
     try:
-        prop = build_property(cfg, req)
-    except Unsound as u:  # the broken law's own subject (a permutation) carries the witness
-        prop = u.claim
+        prop = row_property(row)
+    except LookupError as e:  # the file changed since the run
+        raise NoPicture(str(e)) from None
     return witness_picture(prop, row.counterexample_data, row.counterexample or "")
 
 

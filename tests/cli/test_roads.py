@@ -138,3 +138,18 @@ def test_a_write_that_fails_midway_leaves_no_partial_file_and_names_the_reason(t
     assert code == 2 and f"--json {js}: No space left on device" in err
     assert not js.exists() and not list(tmp_path.glob(".layoutcheck-*")) and junit.exists()
     assert "(exit 2)" in out
+
+
+def test_the_html_pictures_and_gpu_take_the_check_road(tmp_path):
+    """``row_property`` rebuilds the property a row decided (what the HTML report draws); ``gpu``'s spec cases read
+    files through ``check.plan``: an unreadable file is one ERROR and the other files still give kernels."""
+    from layoutcheck.check import row_property
+    from layoutcheck.codegen.spec_cases import spec_cases
+
+    rows = check_paths([str(TTGIR), str(ROOT / "specs" / "broken" / "missed_element.toml")], include_broken=True)
+    assert {r.file for r in rows} == {str(TTGIR), str(ROOT / "specs" / "broken" / "missed_element.toml")}
+    assert all(str(row_property(r)) == r.claim for r in rows)  # the very claim each row decided
+    bad = tmp_path / "bad.toml"
+    bad.write_text("format = 1\n[[config\n")
+    cases, skipped = spec_cases([str(bad), str(ROOT / "specs" / "seed000_permutation.toml")])
+    assert cases and [s.verdict for s in skipped if str(bad) in s.config] == ["ERROR"]
