@@ -103,7 +103,7 @@ TYPES = type_cases()
 
 def test_kfirst_stages_are_the_spec_kinds_stages_and_differ_from_mn_first() -> None:
     from layoutcheck.models.tma import mma_smem_layout
-    from layoutcheck.spec.bind import WGMMA_ATOM_ORDER
+    from layoutcheck.spec.values import WGMMA_ATOM_ORDER
 
     assert len({c.name for c in KFIRST + TYPES}) == len(KFIRST + TYPES) == 15 + 17
     for sw in ("none", "32B", "64B", "128B"):

@@ -36,7 +36,8 @@ from layoutcheck.importers.tilelang import (
     tv_table,
 )
 from layoutcheck.importers.tilelang_tir import tir_printouts
-from layoutcheck.properties.layout import bijective, equivalent, exact_cover, injective
+from layoutcheck.properties.layout import bijective, equivalent, injective
+from layoutcheck.properties.tv import exact_cover
 from layoutcheck.result import Verdict
 from layoutcheck.spec.values import parse_value
 

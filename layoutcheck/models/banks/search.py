@@ -35,7 +35,7 @@ def search_swizzle(layout: Layout, write: Access, read: Access, max_bits: int = 
                    max_shift: int = 7) -> SearchResult:
     """Cheapest ``Sw<B,M,S> o layout`` with both accesses conflict-free (``Sw<0,..>`` = no swizzle first).
 
-    >>> from layoutcheck.models.banks import row_access, column_access
+    >>> from layoutcheck.models.banks.access import column_access, row_access
     >>> str(search_swizzle(Layout((32, 32), (32, 1)), row_access(32, 32, 32), column_access(32, 32, 32)).choice)
     'Sw<5,0,5>'
     """
