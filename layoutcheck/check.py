@@ -251,7 +251,7 @@ _CLAIMS: dict[tuple[str, str, bool], list[Any]] = {}
 """The claims of the ``.ttgir`` and TileLang files of this run, by (file, road, banks): read once, before a fork."""
 
 
-def _read(file: str) -> str:
+def read_input(file: str) -> str:
     """The text of an input file; ``SpecError`` naming the file and the reason when it cannot be read."""
     try:
         with open(file, "rb") as f:
@@ -275,7 +275,7 @@ def road_of(path: str) -> str:
     if path.endswith(".toml") or not os.path.isfile(path):
         return "spec"
     try:
-        text = _read(path)
+        text = read_input(path)
     except SpecError:
         return "spec"
     from layoutcheck.importers.tilelang_tir import is_tilelang_text  # only for a file that may be a log
@@ -305,7 +305,7 @@ def _load(file: str) -> Any:
         if road_of(file) == "cute":
             from layoutcheck.spec.imported import spec_from_cute
 
-            _SPECS[file] = parse_spec(spec_from_cute(_read(file), os.path.basename(file)), file, strict=False)
+            _SPECS[file] = parse_spec(spec_from_cute(read_input(file), os.path.basename(file)), file, strict=False)
         else:
             _SPECS[file] = load_spec(file, strict=False)
     return _SPECS[file]
@@ -315,7 +315,7 @@ def _claims(file: str, road: str, banks: bool = False) -> list[Any]:
     """The claims a ``.ttgir`` module (its bank-conflict claims only with ``banks``) or a TileLang file implies."""
     key = (file, road, banks)
     if key not in _CLAIMS:
-        text = _read(file)
+        text = read_input(file)
         if road == "ttgir":
             from layoutcheck.properties.ttgir import ttgir_claims
 

@@ -127,9 +127,15 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 # -- import ---------------------------------------------------------------------------------------------------------
 def cmd_import(args: argparse.Namespace) -> int:
-    from layoutcheck.spec.imported import spec_from_file
+    from layoutcheck.check import read_input, road_of
+    from layoutcheck.spec.imported import spec_from_cute, spec_from_tilelang, spec_from_ttgir
 
-    text = spec_from_file(args.file)
+    source = read_input(args.file)  # one line naming the file when it cannot be read
+    road = road_of(args.file)  # the same reading as check's: a file imports as what check reads it as
+    if road == "spec":
+        raise UsageError(f"import: {args.file} is already a spec; check it with 'layoutcheck check'")
+    write = {"ttgir": spec_from_ttgir, "tilelang": spec_from_tilelang, "cute": spec_from_cute}[road]
+    text = write(source, os.path.basename(args.file))
     if args.output:
         with open(args.output, "w") as f:
             f.write(text)

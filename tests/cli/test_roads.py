@@ -153,3 +153,17 @@ def test_the_html_pictures_and_gpu_take_the_check_road(tmp_path):
     bad.write_text("format = 1\n[[config\n")
     cases, skipped = spec_cases([str(bad), str(ROOT / "specs" / "seed000_permutation.toml")])
     assert cases and [s.verdict for s in skipped if str(bad) in s.config] == ["ERROR"]
+
+
+def test_import_reads_a_file_as_check_does(tmp_path, capsys):
+    """``import`` takes the road ``check`` takes; a file it cannot read is one line naming it, a spec is refused."""
+    cute = tmp_path / "layout.txt"
+    cute.write_text("((4,8),(2,2)):((32,1),(16,8))\n")
+    assert main(["import", str(cute), "-o", str(tmp_path / "s.toml")]) == 0
+    assert check_paths([str(tmp_path / "s.toml")])[0].status == "PROVEN"
+    capsys.readouterr()
+    assert main(["import", str(tmp_path / "missing.txt")]) == 2
+    assert f"{tmp_path / 'missing.txt'}: cannot read: No such file or directory" in capsys.readouterr().err
+    assert main(["import", GATE]) == 2 and "already a spec" in capsys.readouterr().err
+    assert main(["import", str(TTGIR), "-o", str(tmp_path / "t.toml")]) == 0
+    assert all(r.status == "PROVEN" for r in check_paths([str(tmp_path / "t.toml")]))

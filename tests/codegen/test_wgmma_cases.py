@@ -191,6 +191,7 @@ def test_core_matrix_reading_covers_every_operand_byte_once_per_wgmma() -> None:
             assert r["wavefronts"] == r["core_matrices"] == r["bytes"] // 128  # no core matrix meets a bank twice
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not installed")
 def test_new_kernel_forms_compile_for_sm90a(tmp_path) -> None:
     cases = [next(c for c in KFIRST if "tf32" in c.name), next(c for c in TYPES if "f16_rs" in c.name),

@@ -228,6 +228,7 @@ def test_spec_values():
         parse_value("tv", {"tilelang": BY_NAME["make_linear_layout(float16 64x64)"]})
 
 
+@pytest.mark.slow
 def test_import_and_check_round_trip(tmp_path):
     """``layoutcheck import`` of the real sample files, then ``layoutcheck check`` of the spec: the GEMM layout maps
     are all PROVEN; the layouts file has exactly its two broken samples REFUTED."""

@@ -168,6 +168,7 @@ def _check(*args: str) -> subprocess.CompletedProcess:
                           timeout=300)
 
 
+@pytest.mark.slow
 def test_check_a_tilelang_log_and_tir_files_directly(tmp_path):
     """``layoutcheck check FILE`` proves what a TileLang log or lowered TIR implies, as for a ``.ttgir`` module."""
     got = _check(str(DATA / "conditional.txt"))
@@ -187,6 +188,7 @@ def test_check_a_tilelang_log_and_tir_files_directly(tmp_path):
     assert got.returncode == 2 and "expression ends early" in got.stdout
 
 
+@pytest.mark.slow
 def test_import_then_check_decides_maps_without_a_cute_form(tmp_path):
     """``layoutcheck import`` keeps every conditional layout (no more skipped ones): a map without a CuTe or linear
     form is a ``layout = { tilelang = ... }`` config whose claims are decided on its own expressions."""
