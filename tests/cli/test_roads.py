@@ -167,3 +167,14 @@ def test_import_reads_a_file_as_check_does(tmp_path, capsys):
     assert main(["import", GATE]) == 2 and "already a spec" in capsys.readouterr().err
     assert main(["import", str(TTGIR), "-o", str(tmp_path / "t.toml")]) == 0
     assert all(r.status == "PROVEN" for r in check_paths([str(tmp_path / "t.toml")]))
+
+
+def test_an_os_error_without_a_file_name_prints_no_empty_field(monkeypatch, capsys):
+    import layoutcheck.cli as cli
+
+    def full(args):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(cli, "cmd_calc", full)
+    assert main(["calc", "size(4:1)"]) == 2
+    assert capsys.readouterr().err == "layoutcheck: error: No space left on device\n"
