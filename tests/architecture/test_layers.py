@@ -45,17 +45,19 @@ def _modules() -> dict[str, Path]:
 
 NOTEBOOK_HOOKS = {"_repr_svg_", "_repr_html_"}
 """The one exception to "imports flow down": Jupyter asks a value for its picture by calling these methods on it, so
-a value class (``Layout``, ``MmaAtom``, ``TiledMMA``, ``Result``) imports ``layoutcheck.report.show`` inside them,
-when a notebook asks; nothing else in the method's layer can reach the report layer through them."""
+a value class (``Layout``, ``MmaAtom``, ``TiledMMA``, ``Result``) imports ``layoutcheck.report.show`` (``Result``:
+``layoutcheck.report.html``, its counterexample picture) inside them, when a notebook asks; nothing else in the
+method's layer can reach the report layer through them."""
+NOTEBOOK_MODULES = {"layoutcheck.report.show", "layoutcheck.report.html"}
 
 
 def _notebook_imports(tree: ast.AST) -> set[int]:
-    """ids of the import nodes inside ``_repr_svg_`` / ``_repr_html_`` methods that import ``report.show``."""
+    """ids of the import nodes inside ``_repr_svg_`` / ``_repr_html_`` methods that import ``NOTEBOOK_MODULES``."""
     out = set()
     for fn in ast.walk(tree):
         if isinstance(fn, ast.FunctionDef) and fn.name in NOTEBOOK_HOOKS:
             out |= {id(n) for n in ast.walk(fn)
-                    if isinstance(n, ast.ImportFrom) and n.module == "layoutcheck.report.show"}
+                    if isinstance(n, ast.ImportFrom) and n.module in NOTEBOOK_MODULES}
     return out
 
 

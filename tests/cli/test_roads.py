@@ -69,16 +69,29 @@ def test_every_road_goes_through_check_paths(tmp_path):
     assert [replace(r, time_s=0) for r in rows] == [replace(r, time_s=0) for r in again]
 
 
-def test_a_module_with_nothing_to_check_is_unknown_and_skipped_layouts_are_rows(tmp_path):
+def test_a_module_with_nothing_to_check_is_unknown_and_skipped_layouts_are_rows(tmp_path, monkeypatch):
     """Fail closed: a module cut before its first encoding proves nothing (UNKNOWN, exit 3), and every layout the
     importer skips is an UNKNOWN row saying what was not modelled."""
     empty = tmp_path / "cut.ttgir"
     empty.write_text(TTGIR.read_text().split("#mma")[0].rsplit("\n", 2)[0])
     code, out, _ = _run(str(empty))
     assert code == 3 and "no tensor with a layout encoding" in out
-    skips = check_paths([str(ROOT / "tests" / "data" / "ttgir" / "matmul_fp32_64x64x32_w4_sm90.ttgir")])
-    gaps = [r for r in skips if r.status == "UNKNOWN"]
-    assert len(gaps) == 2 and all("not modelled: tensor shape [3, " in r.reason for r in gaps)
+    import layoutcheck.check as check
+    import layoutcheck.properties.ttgir as ttgir
+
+    real = ttgir.ttgir_claims
+
+    def with_a_skip(text):  # the importer reports a layout it does not model
+        got = real(text)
+        return ttgir.TtgirClaims(got.claims, ((7, "#odd 3x5xf32", "not a power of two"),), got.layouts)
+
+    monkeypatch.setattr(ttgir, "ttgir_claims", with_a_skip)
+    check._CLAIMS.clear()
+    rows = check_paths([str(TTGIR)])
+    check._CLAIMS.clear()
+    gaps = [r for r in rows if r.status == "UNKNOWN"]
+    assert [(r.config, r.line, r.reason) for r in gaps] == [("#odd 3x5xf32", 7, "not modelled: not a power of two")]
+    assert rows == sorted(rows, key=lambda r: r.line) and len(rows) > 1
 
 
 def test_banks_adds_the_ttgir_bank_claims():
