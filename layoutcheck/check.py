@@ -299,16 +299,30 @@ def _is_toml(text: str) -> bool:
 
 def _load(file: str) -> Any:
     """The spec of ``file`` (a TOML spec, or the spec of a CuTe printout), loaded once per process."""
-    from layoutcheck.spec.load import load_spec, parse_spec
+    from layoutcheck.spec.load import load_spec
 
     if file not in _SPECS:
-        if road_of(file) == "cute":
-            from layoutcheck.spec.imported import spec_from_cute
-
-            _SPECS[file] = parse_spec(spec_from_cute(read_input(file), os.path.basename(file)), file, strict=False)
-        else:
-            _SPECS[file] = load_spec(file, strict=False)
+        _SPECS[file] = _load_cute(file) if road_of(file) == "cute" else load_spec(file, strict=False)
     return _SPECS[file]
+
+
+def _load_cute(file: str) -> Any:
+    """The spec ``layoutcheck import`` writes for a CuTe printout; a text that is none of the inputs is a
+    ``SpecError`` naming every format tried (the spec reading's message, and why it is no CuTe printout either)."""
+    from layoutcheck.spec.imported import spec_from_cute
+    from layoutcheck.spec.load import load_spec, parse_spec
+
+    try:
+        text = spec_from_cute(read_input(file), os.path.basename(file))
+    except SpecError:
+        raise
+    except LayoutcheckError as cute:
+        try:
+            load_spec(file, strict=False)
+        except SpecError as e:
+            raise SpecError(f"{_one_line(e)} (CuTe: {_one_line(cute)})", key=e.key) from None
+        raise
+    return parse_spec(text, file, strict=False)
 
 
 def _claims(file: str, road: str, banks: bool = False) -> list[Any]:

@@ -127,15 +127,13 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 # -- import ---------------------------------------------------------------------------------------------------------
 def cmd_import(args: argparse.Namespace) -> int:
-    from layoutcheck.check import read_input, road_of
-    from layoutcheck.spec.imported import spec_from_cute, spec_from_tilelang, spec_from_ttgir
+    from layoutcheck.check import read_input
+    from layoutcheck.spec.imported import spec_from_file
 
-    source = read_input(args.file)  # one line naming the file when it cannot be read
-    road = road_of(args.file)  # the same reading as check's: a file imports as what check reads it as
-    if road == "spec":
+    read_input(args.file)  # one line naming the file when it cannot be read (as check's ERROR row says it)
+    if args.file.endswith(".toml"):
         raise UsageError(f"import: {args.file} is already a spec; check it with 'layoutcheck check'")
-    write = {"ttgir": spec_from_ttgir, "tilelang": spec_from_tilelang, "cute": spec_from_cute}[road]
-    text = write(source, os.path.basename(args.file))
+    text = spec_from_file(args.file)  # the formats in check's order (check.road_of): TTGIR, TileLang, CuTe
     if args.output:
         with open(args.output, "w") as f:
             f.write(text)
