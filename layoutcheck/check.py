@@ -10,9 +10,13 @@ never import z3). Its ``status`` is one of::
     ERROR     the config could not be read: ``reason`` names the key and ``line`` holds it; the run goes on.
               ``internal`` marks a bug in layoutcheck (exit code 4), never the user's input
 
-``check_paths`` loads every spec file once (a bad config is an ERROR row, the other configs of the file still run),
-builds each property once and proves it, optionally over a process pool (``jobs``): one task per config. The exit
-code of a run is the worst of its rows (``exit_code``, severity in ``layoutcheck.errors``).
+This module is the one road from any input to a row: a TOML spec (``check_property``), the claims a ``.ttgir``
+module, a TileLang log or lowered TIR, or a CuTe printout implies (``check_claim``, ``road_of``), ``prove``'s flags
+(a config built from them), ``gpu`` (its exact-cover gate) and the HTML report's pictures (``row_property``).
+``check_paths`` reads every input file once (a file that cannot be read is one ERROR row naming it, a bad config is
+an ERROR row, everything else still runs), builds each property once and proves it, optionally over a process pool
+(``jobs``): one task per config (per imported file). The exit code of a run is the worst of its rows
+(``exit_code``, severity in ``layoutcheck.errors``).
 """
 
 from __future__ import annotations
@@ -161,33 +165,48 @@ def check_property(cfg: Any, req: Any, engine: str = "auto", timeout: float = DE
     Post: a ``Row``; PROVEN/REFUTED only from an engine (REFUTED with a re-checked witness); ERROR with the key and
     line of a value that does not fit; ``internal`` only for a bug in layoutcheck.
     """
+    from layoutcheck.spec.bind import build_property
+
+    return _decide(lambda: build_property(cfg, req), cfg.file, cfg.name, req.label, req.line or cfg.line, engine,
+                   timeout, memory, cfg)
+
+
+def check_claim(file: str, subject: str, prop: Any, line: int = 0, engine: str = "auto",
+                timeout: float = DEFAULT_TIMEOUT, memory: int | None = None) -> Row:
+    """Prove one claim an imported file implies (``prop`` a built property about ``subject``, at ``line``): the
+    same guards as ``check_property`` (a hard deadline, UNKNOWN for a missing module, ERROR rows for a bug)."""
+    return _decide(lambda: prop, file, subject, prop.name, line, engine, timeout, memory)
+
+
+def _decide(build: Callable[[], Any], file: str, config: str, label: str, line: int, engine: str, timeout: float,
+            memory: int | None, cfg: Any = None) -> Row:
+    """``prove(build())`` as a row; every failure about the input becomes a row, never an exception."""
     from layoutcheck.engines.prove import prove
-    from layoutcheck.spec.bind import Unsound, build_property
+    from layoutcheck.spec.bind import Unsound
 
     t0 = time.perf_counter()
-    where = {"file": cfg.file, "config": cfg.name, "prop": req.label}
+    where = {"file": file, "config": config, "prop": label}
     try:
-        prop = build_property(cfg, req)
+        prop = build()
         with hard_deadline(hard_limit(timeout)):
             result = prove(prop, engine=engine, timeout=timeout, **_budget(memory))
-        return row_from_result(result, cfg.file, cfg.name, req.label, req.line or cfg.line)
+        return row_from_result(result, file, config, label, line)
     except Unsound as u:
-        return _unsound_row(u, cfg, req, engine, timeout)
+        return _unsound_row(u, cfg, label, engine, timeout)
     except SpecError as e:
-        return error_row(**where, message=_strip_location(e), line=e.line or req.line or cfg.line, key=e.key,
+        return error_row(**where, message=_strip_location(e), line=e.line or line, key=e.key,
                          time_s=time.perf_counter() - t0)
     except (ModuleMissing, HardTimeout) as e:
         return Row(**_named(where), status="UNKNOWN", engine=engine, time_s=time.perf_counter() - t0,
-                   reason=_one_line(e), line=req.line or cfg.line)
+                   reason=_one_line(e), line=line)
     except MemoryError:
         return Row(**_named(where), status="UNKNOWN", engine=engine, time_s=time.perf_counter() - t0,
                    reason="too large: evaluating it ran out of memory (MemoryError); check a smaller tile or use "
-                          "an engine that does not enumerate (--engine linear or z3)", line=req.line or cfg.line)
+                          "an engine that does not enumerate (--engine linear or z3)", line=line)
     except LayoutcheckError as e:
-        return error_row(**where, message=_one_line(e), line=req.line or cfg.line, key="properties",
-                         time_s=time.perf_counter() - t0)
+        return error_row(**where, message=_one_line(e), line=line, key="properties", time_s=time.perf_counter() - t0)
     except Exception as e:  # a bug in layoutcheck: an ERROR row that asks to be reported, the run goes on
-        return error_row(**where, message=internal_message(e), line=req.line or cfg.line, internal=True,
+        return error_row(**where, message=internal_message(e), line=line, internal=True,
                          time_s=time.perf_counter() - t0)
 
 
@@ -206,52 +225,160 @@ def _strip_location(e: SpecError) -> str:
     return text[len(prefix):] if e.file is not None and text.startswith(prefix) else text
 
 
-def _unsound_row(u: Any, cfg: Any, req: Any, engine: str, timeout: float) -> Row:
+def _unsound_row(u: Any, cfg: Any, label: str, engine: str, timeout: float) -> Row:
     """REFUTED with the counterexample of the law the config breaks (proved like any property)."""
     from layoutcheck.engines.prove import prove
 
     with hard_deadline(hard_limit(timeout)):
         result = prove(u.claim, engine=engine, timeout=timeout)
     if str(result.status) != "REFUTED":  # the binder saw a broken law the engines cannot confirm: our bug
-        return error_row(cfg.file, cfg.name, req.label, internal_message(AssertionError(
+        return error_row(cfg.file, cfg.name, label, internal_message(AssertionError(
             f"{u.what}, but {u.claim} is {result.status}")), line=cfg.line_of(u.key), internal=True)
-    return row_from_result(result, cfg.file, cfg.name, req.label, cfg.line_of(u.key), prefix=f"{u.what}: ")
+    return row_from_result(result, cfg.file, cfg.name, label, cfg.line_of(u.key), prefix=f"{u.what}: ")
 
 
 # -- files and runs -------------------------------------------------------------------------------------------------
+ROADS = ("spec", "ttgir", "tilelang", "cute")
+"""How an input file is read: a TOML spec; a Triton ``.ttgir`` / ``.mlir`` module; TileLang printouts (a log) or
+lowered TIR (``.tir``); a CuTe printout (a layout, ``print_layout`` or ``print(tiled_mma)``), taken as the spec
+``layoutcheck import`` writes for it."""
+
+_WHAT = {"spec": "spec", "ttgir": "TTGIR module", "tilelang": "TileLang file", "cute": "CuTe printout"}
+
 _SPECS: dict[tuple[str, str], Any] = {}
 """Specs loaded by this process, by (name, text): a worker forked after ``plan`` finds them here, so each file is
 parsed once; a file rewritten in place is read again (a cache keyed by the name alone gave the old file's verdict)."""
+_CLAIMS: dict[tuple[str, str, str, bool], list[Any]] = {}
+"""The claims of the ``.ttgir`` and TileLang files of this process, by (name, text, road, banks): read once, before
+a fork; by content, like ``_SPECS``."""
+_CACHE_BOUND = 1024
+"""Entries either cache keeps before it starts afresh (a long-lived process checking many rewritten files)."""
+
+
+def read_input(file: str) -> str:
+    """The text of an input file; ``SpecError`` naming the file and the reason when it cannot be read."""
+    try:
+        with open(file, "rb") as f:
+            raw = f.read()
+    except OSError as e:
+        raise SpecError(f"{file}: cannot read: {e.strerror or e}") from None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise SpecError(f"{file}: not UTF-8 text (byte {e.start})") from None
+
+
+def road_of(path: str) -> str:
+    """Which of ``ROADS`` reads the file ``path``: by its suffix (``.toml``, ``.ttgir`` / ``.mlir``, ``.tir``), else
+    by its text (``#ttg.`` encodings, TileLang printouts, a TOML document, else a CuTe printout). A directory, a
+    missing or an unreadable file is a spec (loading it names what is wrong)."""
+    if path.endswith((".ttgir", ".mlir")):
+        return "ttgir"
+    if path.endswith(".tir"):
+        return "tilelang"
+    if path.endswith(".toml") or not os.path.isfile(path):
+        return "spec"
+    try:
+        text = read_input(path)
+    except SpecError:
+        return "spec"
+    from layoutcheck.importers.tilelang_tir import is_tilelang_text  # only for a file that may be a log
+
+    if "#ttg." in text:
+        return "ttgir"
+    if is_tilelang_text(text):
+        return "tilelang"
+    return "spec" if _is_toml(text) else "cute"
+
+
+def _is_toml(text: str) -> bool:
+    import tomllib
+
+    try:
+        tomllib.loads(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _load(file: str, text: str | None = None) -> Any:
-    """The spec of ``file`` with content ``text`` (default: read now), parsed once per distinct (name, text)."""
+    """The spec of ``file`` (a TOML spec, or the spec of a CuTe printout) with content ``text`` (default: read now),
+    parsed once per distinct (name, text)."""
     from layoutcheck.spec.load import parse_text, read_spec
 
     key = (file, read_spec(file) if text is None else text)
     if key not in _SPECS:
-        if len(_SPECS) >= 1024:
+        if len(_SPECS) >= _CACHE_BOUND:
             _SPECS.clear()
-        _SPECS[key] = parse_text(key[1], file, strict=False)
+        _SPECS[key] = _load_cute(file, key[1]) if road_of(file) == "cute" else parse_text(key[1], file, strict=False)
     return _SPECS[key]
 
 
-def _planned_config(unit: Unit) -> Any:
-    """The config ``unit`` was planned from: the file's text as ``plan`` read it, so a file rewritten during a run
-    cannot swap the configs under their indices (``unit.text`` is ``None`` only for units built by hand)."""
-    return _load(unit.file, unit.text).configs[unit.index]
+def _load_cute(file: str, text: str) -> Any:
+    """The spec ``layoutcheck import`` writes for a CuTe printout; a text that is none of the inputs is a
+    ``SpecError`` naming every format tried (the spec reading's message, and why it is no CuTe printout either)."""
+    from layoutcheck.spec.imported import spec_from_cute
+    from layoutcheck.spec.load import parse_spec, parse_text
+
+    try:
+        spec_text = spec_from_cute(text, os.path.basename(file))
+    except SpecError:
+        raise
+    except LayoutcheckError as cute:
+        try:
+            parse_text(text, file, strict=False)
+        except SpecError as e:
+            raise SpecError(f"{_one_line(e)} (CuTe: {_one_line(cute)})", key=e.key) from None
+        raise
+    return parse_spec(spec_text, file, strict=False)
+
+
+def _claims(file: str, road: str, banks: bool = False, text: str | None = None) -> list[Any]:
+    """The claims a ``.ttgir`` module (its bank-conflict claims only with ``banks``) or a TileLang file with content
+    ``text`` (default: read now) implies, once per distinct (name, text, road, banks)."""
+    text = read_input(file) if text is None else text
+    key = (file, text, road, banks)
+    if key not in _CLAIMS:
+        if len(_CLAIMS) >= _CACHE_BOUND:
+            _CLAIMS.clear()
+        if road == "ttgir":
+            from layoutcheck.properties.ttgir import ttgir_claims
+
+            got = ttgir_claims(text)
+            gaps = [Gap(line, subject, f"not modelled: {why}") for line, subject, why in got.skipped]
+            if not got.layouts:  # nothing to prove is no proof: a truncated module must not pass
+                gaps.append(Gap(0, FILE_LEVEL, "nothing checked: the module holds no tensor with a layout encoding"))
+            claims = [c for c in got.claims if c.required or banks]
+            _CLAIMS[key] = sorted([*claims, *gaps], key=lambda c: c.line)
+        else:
+            from layoutcheck.properties.tilelang import tilelang_claims
+
+            _CLAIMS[key] = list(tilelang_claims(text))
+    return _CLAIMS[key]
+
+
+@dataclass(frozen=True, slots=True)
+class Gap:
+    """What an imported file holds but no claim models (a layout the importer skipped): an UNKNOWN row."""
+
+    line: int
+    subject: str
+    reason: str
 
 
 @dataclass(frozen=True, slots=True)
 class Unit:
-    """One task of a run: every property of config ``index`` of ``file`` (``index`` -1: the file's ERROR rows)."""
+    """One task of a run: every property of config ``index`` of ``file`` (a spec or a CuTe printout), or every claim
+    of an imported ``file`` (``road`` ``ttgir`` or ``tilelang``; ``banks``: with the bank-conflict claims)."""
 
     file: str
     index: int
     properties: int
     weight: int = 1  # relative cost estimate: a pool starts the heaviest units first
+    road: str = "spec"
+    banks: bool = False
     text: str | None = field(default=None, repr=False, compare=False)
-    """The file's content when planned (the spec cache's key); ``None``: read it when run."""
+    """The file's content when planned (the caches' key); ``None``: read it when run."""
 
 
 _RANGE_KINDS = ("residue", "scheduler")
@@ -279,13 +406,14 @@ class Plan:
         return sum(u.properties for u in self.units) + len(self.errors)
 
 
-def plan(paths: Sequence[str], include_broken: bool = False) -> Plan:
-    """Load every spec file under ``paths`` once; the tasks to run, and the ERROR rows of what did not load.
+def plan(paths: Sequence[str], include_broken: bool = False, banks: bool = False) -> Plan:
+    """Read every input file under ``paths`` once; the tasks to run, and the ERROR rows of what did not load.
 
-    A path that does not exist, a file that is not a spec (TOML syntax, ``format``) and each bad config become ERROR
-    rows; the rest is planned.
+    A path that does not exist, a file that cannot be read or parsed (TOML syntax, ``format``, a truncated
+    ``.ttgir``) and each bad config become ERROR rows naming the file; the rest is planned (``road_of`` says how each
+    file is read; ``banks``: a ``.ttgir`` module's bank-conflict claims too).
     """
-    from layoutcheck.spec.load import collect, read_spec
+    from layoutcheck.spec.load import collect
 
     units: list[Unit] = []
     errors: list[Row] = []
@@ -299,17 +427,69 @@ def plan(paths: Sequence[str], include_broken: bool = False) -> Plan:
             continue
         order += files
         for f in files:
-            try:
-                text = read_spec(f)
-                spec = _load(f, text)
-            except SpecError as e:
-                errors.append(error_row(f, FILE_LEVEL, FILE_LEVEL, _strip_location(e), line=e.line or 0, key=e.key))
-                continue
-            for e in spec.errors:
-                errors.append(error_row(f, e.config or FILE_LEVEL, FILE_LEVEL, _strip_location(e), line=e.line or 0,
-                                        key=e.key))
-            units += [Unit(f, i, len(c.properties), _weight(c), text) for i, c in enumerate(spec.configs)]
+            found, bad = _plan_file(f, banks)
+            units += found
+            errors += bad
     return Plan(units, errors, list(dict.fromkeys(order)))
+
+
+def _plan_file(f: str, banks: bool) -> tuple[list[Unit], list[Row]]:
+    """The units of one input file, or the ERROR rows saying why it (or some of its configs) did not load."""
+    from layoutcheck.spec.load import read_spec
+
+    road = road_of(f)
+    try:
+        if road in ("ttgir", "tilelang"):
+            text = read_input(f)
+            n = len(_claims(f, road, banks, text))
+            return ([Unit(f, 0, n, n, road, banks, text)] if n else []), []
+        text = read_spec(f)
+        spec = _load(f, text)
+    except SpecError as e:
+        return [], [error_row(f, FILE_LEVEL, FILE_LEVEL, _strip_location(e), line=e.line or 0, key=e.key)]
+    except LayoutcheckError as e:  # a .ttgir, TileLang or CuTe text that does not parse
+        return [], [error_row(f, FILE_LEVEL, FILE_LEVEL, f"cannot read the {_WHAT[road]} {f}: {_one_line(e)}")]
+    except Exception as e:  # a bug in an importer: this file's ERROR row asks to be reported, the run goes on
+        return [], [error_row(f, FILE_LEVEL, FILE_LEVEL, f"{f}: {internal_message(e)}", internal=True)]
+    errors = [error_row(f, e.config or FILE_LEVEL, FILE_LEVEL, _strip_location(e), line=e.line or 0, key=e.key)
+              for e in spec.errors]
+    return [Unit(f, i, len(c.properties), _weight(c), text=text) for i, c in enumerate(spec.configs)], errors
+
+
+def _planned_config(unit: Unit) -> Any:
+    """The config ``unit`` was planned from: the file's text as ``plan`` read it, so a file rewritten during a run
+    cannot swap the configs under their indices (``unit.text`` is ``None`` only for units built by hand)."""
+    return _load(unit.file, unit.text).configs[unit.index]
+
+
+def planned_configs(p: Plan) -> Iterator[Any]:
+    """The loaded configs of the spec (and CuTe printout) units of ``p``, in plan order (what ``gpu`` instantiates)."""
+    for u in p.units:
+        if u.road not in ("ttgir", "tilelang"):
+            yield _planned_config(u)
+
+
+def row_property(row: Row) -> Any:
+    """The property ``row`` decided, rebuilt by the road that decided it (a broken law's claim for a config that
+    breaks one): what the HTML report draws. ``LookupError`` when the file no longer holds it."""
+    gone = LookupError(f"{row.file} no longer holds config {row.config!r} with property {row.property}")
+    road = road_of(row.file)
+    if road in ("ttgir", "tilelang"):  # with the bank claims: every claim the file implies
+        found = [c.prop for c in _claims(row.file, road, True)
+                 if not isinstance(c, Gap) and (c.subject, c.prop.name, c.line) == (row.config, row.property, row.line)]
+        if not found:
+            raise gone
+        return found[0]
+    from layoutcheck.spec.bind import Unsound, build_property
+
+    cfg = next((c for c in _load(row.file).configs if c.name == row.config), None)
+    req = next((q for q in cfg.properties if q.label == row.property), None) if cfg else None
+    if req is None:
+        raise gone
+    try:
+        return build_property(cfg, req)
+    except Unsound as u:
+        return u.claim
 
 
 AUTO_MAX_JOBS = 8
@@ -333,19 +513,38 @@ def auto_jobs(p: Plan) -> int:
 
 def run_unit(unit: Unit, engine: str = "auto", timeout: float = DEFAULT_TIMEOUT, memory: int | None = None
              ) -> list[Row]:
-    """Every property of one config, in order (runs in a worker process under ``jobs > 1``)."""
+    """Every property of one config (every claim of one imported file), in order (runs in a worker process under
+    ``jobs > 1``)."""
+    if unit.road in ("ttgir", "tilelang"):
+        return [_gap_row(unit.file, c) if isinstance(c, Gap) else
+                check_claim(unit.file, c.subject, c.prop, c.line, engine, timeout, memory)
+                for c in _claims(unit.file, unit.road, unit.banks, unit.text)]
     cfg = _planned_config(unit)
     return [check_property(cfg, req, engine, timeout, memory) for req in cfg.properties]
 
 
+def _gap_row(file: str, gap: Gap) -> Row:
+    return Row(file=file, config=gap.subject, property=FILE_LEVEL, status="UNKNOWN", reason=gap.reason, line=gap.line)
+
+
+def _unit_rows(unit: Unit) -> list[tuple[str, str, int]]:
+    """(config, property, line) of every row ``run_unit(unit)`` gives, without proving anything."""
+    if unit.road in ("ttgir", "tilelang"):
+        return [(c.subject, FILE_LEVEL if isinstance(c, Gap) else c.prop.name, c.line)
+                for c in _claims(unit.file, unit.road, unit.banks, unit.text)]
+    cfg = _planned_config(unit)
+    return [(cfg.name, req.label, req.line or cfg.line) for req in cfg.properties]
+
+
 def check_paths(paths: Sequence[str], engine: str = "auto", timeout: float = DEFAULT_TIMEOUT, jobs: int = 1,
                 include_broken: bool = False, on_row: Callable[[Row], None] | None = None,
-                planned: Plan | None = None, memory: int | None = None) -> list[Row]:
-    """Check every (config, property) of the spec files under ``paths``; rows in file, then line order.
+                planned: Plan | None = None, memory: int | None = None, banks: bool = False) -> list[Row]:
+    """Check every (config, property) of the input files under ``paths`` (spec files, ``.ttgir`` modules, TileLang
+    and CuTe printouts: ``road_of``); rows in path order, then line order.
 
     ``jobs > 1`` runs configs in a pool of worker processes; ``on_row`` sees each row as it is done.
     """
-    p = planned if planned is not None else plan(paths, include_broken)
+    p = planned if planned is not None else plan(paths, include_broken, banks)
     units, errors = p.units, p.errors
     done: list[Row] = list(errors)
     for r in errors:
@@ -399,7 +598,6 @@ def _isolated(unit: Unit, engine: str, timeout: float, memory: int | None, ctx: 
         with ProcessPoolExecutor(max_workers=1, mp_context=ctx) as pool:
             return pool.submit(run_unit, unit, engine, timeout, memory).result()
     except BrokenProcessPool as e:
-        cfg = _planned_config(unit)
         why = internal_message(RuntimeError(f"the process checking this config died ({e})"))
-        return [error_row(cfg.file, cfg.name, req.label, why, line=req.line or cfg.line, internal=True)
-                for req in cfg.properties]
+        return [error_row(unit.file, config, prop, why, line=line, internal=True)
+                for config, prop, line in _unit_rows(unit)]

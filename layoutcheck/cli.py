@@ -93,94 +93,47 @@ def _writers() -> dict[str, Callable[[list[Any], str], None]]:
 
 def cmd_check(args: argparse.Namespace) -> int:
     from layoutcheck.check import auto_jobs, check_paths, exit_code, plan
-    from layoutcheck.report.verdicts import Progress, check_report_paths, format_table, use_colour
+    from layoutcheck.errors import worst_exit
+    from layoutcheck.report.verdicts import Progress, check_report_paths, format_table, use_colour, write_reports
+    from layoutcheck.spec.load import collect
 
     paths = args.paths or _default_paths()
     if args.engine not in ENGINES:
         raise UsageError(f"check: --engine {args.engine!r}: choose one of {', '.join(ENGINES)}")
     reports = {f"--{name}": getattr(args, name, None) for name in REPORTS}
-    from layoutcheck.spec.load import collect
-
     inputs: list[str] = []
     for p in paths:
         try:
             inputs += collect([p], True)
         except SpecError:
             continue
-    check_report_paths(reports, inputs)
-    ttgir = [q for q in paths if q.endswith((".ttgir", ".mlir"))]  # TTGIR modules: prove what the file implies
-    tilelang = [q for q in paths if _tilelang_file(q)]  # TileLang logs and lowered TIR: the same
-    paths = [q for q in paths if q not in ttgir and q not in tilelang]
-    planned = plan(paths, args.include_broken)
+    check_report_paths(reports, inputs)  # before any check runs: a report that cannot be written stops nothing later
+    planned = plan(paths, args.include_broken, args.banks)  # every road (spec, .ttgir, TileLang, CuTe) is check's
     progress = Progress(planned.checks, sys.stderr, enabled=not args.quiet)
-    progress.start(f"loading {len(inputs)} spec files")
-    rows = [r for f in ttgir for r in ttgir_rows(f, args.engine, args.timeout, args.banks)]
-    rows += [r for f in tilelang for r in tilelang_rows(f, args.engine, args.timeout)]
+    progress.start(f"loading {len(inputs)} input files")
     jobs = auto_jobs(planned) if args.jobs == "auto" else args.jobs
-    rows += check_paths(paths, args.engine, args.timeout, jobs, args.include_broken, progress.update, planned,
-                        memory=args.memory)
-    print(format_table(rows, colour=use_colour(sys.stdout)))
+    rows = check_paths(paths, args.engine, args.timeout, jobs, args.include_broken, progress.update, planned,
+                       memory=args.memory)
+    failed: list[str] = []
     if any(reports.values()):  # the writers (HTML pulls in the pictures) load only when a report is asked for
         writers = _writers()
-        for name in REPORTS:
-            path = getattr(args, name, None)
-            if path:
-                writers[name](rows, path)
-    return exit_code(rows)
-
-
-def ttgir_rows(path: str, engine: str, timeout: float, banks: bool) -> list[Any]:
-    """Report rows for every claim a TTGIR module implies (``layoutcheck.properties.ttgir``); the bank-conflict
-    claims only with ``banks`` (a conflict costs time, not correctness)."""
-    from pathlib import Path
-
-    from layoutcheck.check import row_from_result
-    from layoutcheck.engines.prove import prove
-    from layoutcheck.properties.ttgir import ttgir_claims
-
-    rows = []
-    for c in ttgir_claims(Path(path).read_text()).claims:
-        if c.required or banks:
-            rows.append(row_from_result(prove(c.prop, engine=engine, timeout=timeout), path, c.subject, c.prop.name,
-                                        c.line))
-    return rows
-
-
-def _tilelang_file(path: str) -> bool:
-    """A ``.tir`` file, or a file other than a spec (``.toml``) whose text holds TileLang printouts."""
-    from pathlib import Path
-
-    p = Path(path)
-    if path.endswith(".tir"):
-        return True
-    if path.endswith((".toml", ".ttgir", ".mlir")) or not p.is_file():
-        return False
-    from layoutcheck.importers.tilelang_tir import is_tilelang_text  # only for a file that may be a log
-
-    try:
-        return is_tilelang_text(p.read_text(errors="replace"))
-    except OSError:
-        return False
-
-
-def tilelang_rows(path: str, engine: str, timeout: float) -> list[Any]:
-    """Report rows for every claim a TileLang log or lowered TIR file implies (``layoutcheck.properties.tilelang``:
-    ``in_bounds``, and ``bijective`` or ``injective``, per layout)."""
-    from pathlib import Path
-
-    from layoutcheck.check import row_from_result
-    from layoutcheck.engines.prove import prove
-    from layoutcheck.properties.tilelang import tilelang_claims
-
-    return [row_from_result(prove(c.prop, engine=engine, timeout=timeout), path, c.subject, c.prop.name, c.line)
-            for c in tilelang_claims(Path(path).read_text())]
+        failed = write_reports(rows, [(f"--{n}", getattr(args, n), writers[n]) for n in REPORTS if getattr(args, n)])
+    code = worst_exit([exit_code(rows)] + [EXIT_ERROR] * bool(failed))
+    print(format_table(rows, colour=use_colour(sys.stdout), code=code))
+    for line in failed:
+        print(f"layoutcheck: error: {line}", file=sys.stderr)
+    return code
 
 
 # -- import ---------------------------------------------------------------------------------------------------------
 def cmd_import(args: argparse.Namespace) -> int:
+    from layoutcheck.check import read_input
     from layoutcheck.spec.imported import spec_from_file
 
-    text = spec_from_file(args.file)
+    read_input(args.file)  # one line naming the file when it cannot be read (as check's ERROR row says it)
+    if args.file.endswith(".toml"):
+        raise UsageError(f"import: {args.file} is already a spec; check it with 'layoutcheck check'")
+    text = spec_from_file(args.file)  # the formats in check's order (check.road_of): TTGIR, TileLang, CuTe
     if args.output:
         with open(args.output, "w") as f:
             f.write(text)
@@ -634,7 +587,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print("\n".join("  " + ln for ln in e.caret.splitlines()), file=sys.stderr)
         return e.exit_code
     except OSError as e:
-        print(f"layoutcheck: error: {e.filename or ''}: {e.strerror or e}", file=sys.stderr)
+        where = f"{e.filename}: " if e.filename else ""  # never a bare ": reason"
+        print(f"layoutcheck: error: {where}{e.strerror or e}", file=sys.stderr)
         return EXIT_ERROR
     except Exception as e:  # last resort: a bug in layoutcheck; one line, exit 4, never a traceback
         print(f"layoutcheck: internal error: {type(e).__name__}: {_one_line(e)} (a bug in layoutcheck, please "

@@ -91,6 +91,6 @@ result.verdict is Verdict.PROVEN
 
     def _repr_html_(self) -> str:
         """Jupyter: the verdict, and for a counterexample its picture (the HTML report's)."""
-        from layoutcheck.report.show import result_html
+        from layoutcheck.report.html import result_html
 
         return result_html(self)

@@ -4,7 +4,7 @@ Every index in a kernel is printed by ``layoutcheck.codegen.render`` from a layo
 every oracle evaluates the same layouts with ``Layout.offsets()`` (NumPy) -- two independent paths from one
 layout value.
 
-Cases (``bundled_cases()``):
+Cases (``layoutcheck.codegen.bundle.bundled_cases()`` collects them):
 
 * ``ownership``: each thread writes its id ``t + T*v`` into every element of its TV map and counts writes with an
   atomic; compared with the oracle's owner and count maps (a missed element has count 0, a doubly owned one 2).
@@ -479,11 +479,3 @@ def permute_case(stages: int = 2, rows: int = 4, cols: int = 32, xor_bits: int =
 
     return KernelCase("permute_transpose", f"{rows}x{cols} fp32, {stages} stages, XOR k={xor_bits}", name, src, 1, 32,
                       inputs, (1,), compare)
-
-
-def bundled_cases() -> list[KernelCase]:
-    """Every bundled configuration (the benchmark's 8192x8192 map is ``big_ownership_case``)."""
-    from layoutcheck.codegen.tma_cases import tma_mma_gemm_cases  # imports this module
-
-    return [*ownership_cases(), simt_gemm_case(), *(mma_gemm_case(m) for m in ("INTER", "SW32", "SW64", "SW128")),
-            mma_fragments_case(), permute_case(), *tma_mma_gemm_cases()]

@@ -9,6 +9,7 @@ Configs of other kinds (shared memory, TMA, plain layouts) have no ownership ker
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from layoutcheck.algebra.layout import Layout, size
 from layoutcheck.codegen.cases import KernelCase, _ownership_case, tiled_c_tv
@@ -29,46 +30,52 @@ class Skipped:
 
 
 def spec_cases(paths: list[str]) -> tuple[list[KernelCase], list[Skipped]]:
-    """Kernel cases for every TV / tiled-MMA config in ``paths`` (files or folders) whose exact cover is PROVEN."""
-    from layoutcheck.engines.prove import prove
+    """Kernel cases for every TV / tiled-MMA config in ``paths`` (files or folders) whose exact cover is PROVEN.
+
+    The files are read, and the exact cover decided, by ``layoutcheck.check`` (its ``plan`` and ``check_claim``):
+    an unreadable file or config is a ``Skipped`` ERROR, the other configs still run.
+    """
+    from layoutcheck.check import plan, planned_configs
+
+    planned = plan(paths)
+    skipped = [Skipped(f"{r.file}:{r.line} {r.config}", r.reason or "", "ERROR") for r in planned.errors]
+    cases: list[KernelCase] = []
+    for cfg in planned_configs(planned):
+        got = _case(cfg)
+        if isinstance(got, KernelCase):
+            cases.append(got)
+        else:
+            skipped.append(got)
+    return cases, skipped
+
+
+def _case(cfg: Any) -> KernelCase | Skipped:
+    """The ownership kernel of one config, or why it has none."""
+    from layoutcheck.check import check_claim
     from layoutcheck.properties.tv import exact_cover
     from layoutcheck.spec.bind import mma_cta_tile, tiled_mma
-    from layoutcheck.spec.load import collect, load_spec
 
-    cases: list[KernelCase] = []
-    skipped: list[Skipped] = []
-    for path in collect(paths):
-        spec = load_spec(path, strict=False)
-        for e in spec.errors:
-            skipped.append(Skipped(f"{path}:{e.line} {e.config}", " ".join(str(e).split()), "ERROR"))
-        for cfg in spec.configs:
-            label = f"{path}:{cfg.line} {cfg.name}"
-            try:
-                if cfg.kind == "tv":
-                    tv, tile = cfg.get("tv"), tuple(cfg.get("tile"))
-                elif cfg.kind == "tiled_mma":
-                    mma = tiled_mma(cfg)
-                    tile = mma_cta_tile(cfg, mma, "C")
-                    tv = tiled_c_tv(mma, tile)  # the C partition, as the bundled MMA kernels derive it
-                else:
-                    skipped.append(Skipped(label, f"kind {cfg.kind!r} has no ownership kernel"))
-                    continue
-                if not isinstance(tv, Layout) or len(tile) != 2:
-                    skipped.append(Skipped(label, "needs a plain TV layout over a 2-D tile"))
-                    continue
-                if size(tv[0]) > MAX_THREADS:
-                    skipped.append(Skipped(label, f"{size(tv[0])} threads > {MAX_THREADS} per CTA"))
-                    continue
-                verdict = prove(exact_cover(tv, tile))
-                if not verdict.proven:
-                    skipped.append(Skipped(label, f"exact_cover is {verdict.status}, not instantiated",
-                                           str(verdict.status)))
-                    continue
-                cases.append(_ownership_case(f"{cfg.name} ({path}:{cfg.line})", tv, tile))
-            except SpecError as e:
-                skipped.append(Skipped(f"{path}:{e.line or cfg.line} {cfg.name}", " ".join(str(e).split()), "ERROR"))
-            except LayoutcheckError as e:  # blame the key the message names (a tile the MMA cannot tile: 'tile')
-                msg = " ".join(str(e).split())
-                key = next((k for k in ("tile", "permutation", "atom_layout", "atom") if k in msg), "kind")
-                skipped.append(Skipped(f"{path}:{cfg.line_of(key)} {cfg.name}", msg, "ERROR"))
-    return cases, skipped
+    label = f"{cfg.file}:{cfg.line} {cfg.name}"
+    try:
+        if cfg.kind == "tv":
+            tv, tile = cfg.get("tv"), tuple(cfg.get("tile"))
+        elif cfg.kind == "tiled_mma":
+            mma = tiled_mma(cfg)
+            tile = mma_cta_tile(cfg, mma, "C")
+            tv = tiled_c_tv(mma, tile)  # the C partition, as the bundled MMA kernels derive it
+        else:
+            return Skipped(label, f"kind {cfg.kind!r} has no ownership kernel")
+        if not isinstance(tv, Layout) or len(tile) != 2:
+            return Skipped(label, "needs a plain TV layout over a 2-D tile")
+        if size(tv[0]) > MAX_THREADS:
+            return Skipped(label, f"{size(tv[0])} threads > {MAX_THREADS} per CTA")
+        verdict = check_claim(cfg.file, cfg.name, exact_cover(tv, tile), cfg.line)
+        if verdict.status != "PROVEN":
+            return Skipped(label, f"exact_cover is {verdict.status}, not instantiated", verdict.status)
+        return _ownership_case(f"{cfg.name} ({cfg.file}:{cfg.line})", tv, tile)
+    except SpecError as e:
+        return Skipped(f"{cfg.file}:{e.line or cfg.line} {cfg.name}", " ".join(str(e).split()), "ERROR")
+    except LayoutcheckError as e:  # blame the key the message names (a tile the MMA cannot tile: 'tile')
+        msg = " ".join(str(e).split())
+        key = next((k for k in ("tile", "permutation", "atom_layout", "atom") if k in msg), "kind")
+        return Skipped(f"{cfg.file}:{cfg.line_of(key)} {cfg.name}", msg, "ERROR")

@@ -154,8 +154,8 @@ def _a_registers_smem(tiled: Any, stage: Any, M: int, K: int, kblk: int, e: int)
 def _stage(major: str, swizzle: str, dtype: str, mn: int, k: int, atom_order: str) -> Any:
     """The TMA box plan of one operand stage: atoms stacked MN-first (``"mn_first"``, the stacking of the first
     silicon kernels) or as CUTLASS's SM90 mainloop and the spec kinds stack them (``"cutlass"``:
-    ``spec.bind.WGMMA_ATOM_ORDER``, K-first for MN-major operands)."""
-    from layoutcheck.spec.bind import WGMMA_ATOM_ORDER
+    ``spec.values.WGMMA_ATOM_ORDER``, K-first for MN-major operands)."""
+    from layoutcheck.spec.values import WGMMA_ATOM_ORDER
 
     order = "col" if atom_order == "mn_first" else WGMMA_ATOM_ORDER[major]
     return plan_boxes(major, swizzle, TMA_NAME[dtype], (mn, k), order)
@@ -399,7 +399,7 @@ def wgmma_gemm_cases() -> list[KernelCase]:
 
 def kfirst_cases() -> list[KernelCase]:
     """MN-major stages stacked K-first, as CUTLASS's SM90 mainloop and the ``tma`` / ``wgmma`` spec kinds stack them
-    (``spec.bind.WGMMA_ATOM_ORDER``): every swizzle with operands wider than one atom along MN (so the order matters:
+    (``spec.values.WGMMA_ATOM_ORDER``): every swizzle with operands wider than one atom along MN (so the order matters:
     SBO is the K step between atoms, LBO the MN step across the whole K extent), mixed majors, the RS form with an
     MN-major B, and tf32 with an MN-major A fed from its swizzled stage through registers (wgmma transposes no 32-bit
     operand)."""

@@ -25,6 +25,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from importlib import import_module
 from typing import Any
 
 from layoutcheck.properties.base import Decision, Property, Undecided
@@ -146,7 +147,18 @@ def register_engine(engine: Engine, rank: int | None = None) -> Engine:
 
 
 def engines() -> dict[str, Engine]:
-    from layoutcheck.engines import load_builtin
-
     load_builtin()
     return dict(_ENGINES)
+
+
+_BUILTIN = ("structural", "linear", "exhaustive", "z3", "sizes_z3", "sympy")
+_loaded = False
+
+
+def load_builtin() -> None:
+    """Import the built-in engine modules once; each registers itself in the ``auto`` order (cheapest first)."""
+    global _loaded
+    if not _loaded:
+        _loaded = True
+        for mod in _BUILTIN:
+            import_module(f"layoutcheck.engines.{mod}")

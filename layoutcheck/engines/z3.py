@@ -372,7 +372,7 @@ def _tl_collision(x: TileLang, limits: Limits) -> Decision | Undecided:
 def _tl_bijective(x: TileLang, limits: Limits) -> Decision | Undecided:
     """In bounds, then injective (the exhaustive engine's order of witnesses); with as many points as slots that is
     a bijection; with fewer, the first slot no point reaches needs a quantifier (not encoded: UNKNOWN)."""
-    from layoutcheck.properties.tilelang import slots
+    from layoutcheck.importers.tilelang import slots
 
     t0 = time.monotonic()
     first = _tl_outside(x, limits)

@@ -37,7 +37,8 @@ class BuildResult:
 
 def generate_sources() -> dict[str, str]:
     """``{entry name: CUDA source}`` for every bundled case and the benchmark kernel (deterministic)."""
-    from layoutcheck.codegen.cases import big_ownership_case, bundled_cases
+    from layoutcheck.codegen.bundle import bundled_cases
+    from layoutcheck.codegen.cases import big_ownership_case
 
     cases = [*bundled_cases(), big_ownership_case()]
     return {c.name: c.source for c in cases}

@@ -1,6 +1,6 @@
 """Compile, run and check every generated kernel on the GPU; print a table of elements checked and mismatches.
 
-``run_all(configs)`` returns one ``Row`` per kernel case (``layoutcheck.codegen.cases.bundled_cases``), selected by
+``run_all(configs)`` returns one ``Row`` per kernel case (``layoutcheck.codegen.bundle.bundled_cases``), selected by
 substrings of the case's kernel family, name or config. ``main(argv)`` is the CLI (``layoutcheck gpu [SPECS...]``)::
 
     python -m layoutcheck.gpu.runner [FILTER ...] [--big N] [--sanitize] [--list]
@@ -28,7 +28,8 @@ from typing import Any
 
 import numpy as np
 
-from layoutcheck.codegen.cases import KernelCase, big_ownership_case, bundled_cases
+from layoutcheck.codegen.bundle import bundled_cases
+from layoutcheck.codegen.cases import KernelCase, big_ownership_case
 from layoutcheck.gpu.probes.tma import encode
 from layoutcheck.models.tma import TmaBox
 

@@ -86,12 +86,12 @@ def _launch_wgmma_ncu() -> None:
 
 def _measure(out: Path, metrics: list[str]) -> tuple[dict[str, list[dict[str, float]]], list[str], str]:
     """ncu over the ncu cases with ``metrics``; a metric ncu refuses is dropped and the run repeated (<= 8 times)."""
-    from layoutcheck.gpu.validate import _ncu_csv
+    from layoutcheck.gpu.tools import ncu_csv
 
     dropped: list[str] = []
     body = "from layoutcheck.gpu.smem_ncu import _launch_wgmma_ncu; _launch_wgmma_ncu()"
     for _ in range(8):
-        measured, err = _ncu_csv(out / "wgmma_ncu.csv", "wgmma_gemm_", metrics, body)
+        measured, err = ncu_csv(out / "wgmma_ncu.csv", "wgmma_gemm_", metrics, body)
         if not err:
             return measured, dropped, ""
         bad = [m for m in metrics if m not in CORE and m.split(".")[0] in err]
@@ -177,7 +177,7 @@ def section_wgmma_ncu(out: Path) -> dict[str, Any]:
     counters equal the core-matrix reading of its descriptors (``gmma_core_matrix_reads``: wavefronts
     ``l1tex__..._op_gmma``, bank conflicts = wavefronts - core matrices, bytes ``sm__sass_data_bytes_..._op_gmma``).
     The no-wgmma controls and the metrics that differ with and without the wgmma are recorded beside it."""
-    from layoutcheck.gpu.validate import _sass_ops  # validate registers this module's sections
+    from layoutcheck.gpu.tools import sass_ops
 
     cases = ncu_cases_with_predictions()
     discovered, qerr = discover_metrics(out)
@@ -186,7 +186,7 @@ def section_wgmma_ncu(out: Path) -> dict[str, Any]:
     if err:
         return {"ok": False, "error": err[-800:], "query_error": qerr, "gmma_counters_listed": discovered}
     with ThreadPoolExecutor(max_workers=8) as pool:
-        sass = list(pool.map(lambda x: _sass_ops(x[1].name, x[1].source, out, "sm_90a", ("HGMMA", "WARPGROUP")),
+        sass = list(pool.map(lambda x: sass_ops(x[1].name, x[1].source, out, "sm_90a", ("HGMMA", "WARPGROUP")),
                              cases))
     rows = []
     for (role, c, pred, reads), ops in zip(cases, sass, strict=True):

@@ -32,7 +32,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
 import platform
 import re
 import subprocess
@@ -45,14 +44,12 @@ from typing import Any
 
 import numpy as np
 
+from layoutcheck.gpu.tools import ncu_csv, sass_ops, tool_env
+
 ROOT = Path(__file__).resolve().parents[2]
 METRIC_LD = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"
 METRIC_ST = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"
 PERMUTE_KS = (0, 1, 2)
-
-
-def _env() -> dict[str, str]:
-    return dict(os.environ, PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1")
 
 
 # -- sections ----------------------------------------------------------------------------------------------------
@@ -72,7 +69,7 @@ def section_sanitizer(out: Path) -> dict[str, Any]:
     for tool in ("memcheck", "racecheck"):
         cmd = ["compute-sanitizer", "--tool", tool, "--error-exitcode", "9", sys.executable, "-m",
                "layoutcheck.gpu.runner", "--sanitize"]
-        p = subprocess.run(cmd, env=_env(), capture_output=True, text=True, timeout=200)
+        p = subprocess.run(cmd, env=tool_env(), capture_output=True, text=True, timeout=200)
         text = p.stdout + p.stderr
         (out / f"sanitizer_{tool}.txt").write_text(text)
         summary = [ln for ln in text.splitlines() if "SUMMARY" in ln]
@@ -123,7 +120,7 @@ def section_kernel_ncu(out: Path) -> dict[str, Any]:
     cmd = ["ncu", "--csv", "--log-file", str(log), "--metrics", f"{METRIC_LD},{METRIC_ST}", "-k",
            "regex:permute_transpose", "--cache-control", "none", "--clock-control", "none", sys.executable, "-c",
            "from layoutcheck.gpu.validate import _launch_permutes; _launch_permutes()"]
-    p = subprocess.run(cmd, env=_env(), capture_output=True, text=True, timeout=300)
+    p = subprocess.run(cmd, env=tool_env(), capture_output=True, text=True, timeout=300)
     if p.returncode != 0 or not log.exists():
         return {"ok": False, "error": f"ncu exit {p.returncode}: {(p.stdout + p.stderr)[-800:]}"}
     text = log.read_text()
@@ -148,10 +145,10 @@ def section_kernel_ncu(out: Path) -> dict[str, Any]:
 
 
 def _sass_shared(k: int, out: Path) -> dict[str, int]:
-    """Count the shared-memory SASS instructions of the permute kernel (``_sass_ops``), for diagnosis."""
+    """Count the shared-memory SASS instructions of the permute kernel (``sass_ops``), for diagnosis."""
     from layoutcheck.codegen.cases import permute_case
 
-    ops = _sass_ops(f"permute_k{k}", permute_case(xor_bits=k).source, out)
+    ops = sass_ops(f"permute_k{k}", permute_case(xor_bits=k).source, out)
     return {op: n for op, n in ops.items() if op == "error" or op.startswith(("LDS", "STS"))}
 
 
@@ -252,31 +249,6 @@ def _launch_gemms() -> None:
                 print(f"{c.name} failed: {row.error or row.mismatches}", file=sys.stderr)
 
 
-def _ncu_csv(log: Path, regex: str, metrics: list[str], body: str) -> tuple[dict[str, list[dict[str, float]]], str]:
-    """Run ``body`` (python -c) under one ncu process; return ``{kernel: [{metric: value} per launch]}`` (launch
-    order) and an error text."""
-    cmd = ["ncu", "--csv", "--log-file", str(log), "--metrics", ",".join(metrics), "-k", f"regex:{regex}",
-           "--cache-control", "none", "--clock-control", "none", sys.executable, "-c", body]
-    log.unlink(missing_ok=True)
-    p = subprocess.run(cmd, env=_env(), capture_output=True, text=True, timeout=300)
-    if p.returncode != 0 or not log.exists():
-        return {}, f"ncu exit {p.returncode}: {(p.stdout + p.stderr)[-800:]}"
-    text = log.read_text()
-    by_id: dict[tuple[str, int], dict[str, float]] = {}
-    for r in csv.DictReader(io.StringIO(text[text.find('"ID"'):])):
-        name = re.sub(r"\(.*", "", r.get("Kernel Name", ""))
-        if r.get("Metric Name") in metrics:
-            try:
-                v = float(str(r["Metric Value"]).replace(",", ""))
-            except ValueError:  # "n/a": ncu has no value of this metric for the launch; leave it out
-                continue
-            by_id.setdefault((name, int(r["ID"])), {})[r["Metric Name"]] = v
-    measured: dict[str, list[dict[str, float]]] = {}
-    for (name, _), vals in sorted(by_id.items(), key=lambda kv: kv[0][1]):
-        measured.setdefault(name, []).append(vals)
-    return measured, ""
-
-
 def _launch_gemms_once() -> None:
     """Child body under ncu's source counters: one launch of each mma_gemm kernel."""
     from layoutcheck.codegen.cases import mma_gemm_case
@@ -307,33 +279,10 @@ def _source_counters() -> tuple[dict[str, dict[str, list[int]]], str]:
            "regex:^mma_gemm_[a-z0-9]+$", sys.executable, "-c",
            "from layoutcheck.gpu.validate import _launch_gemms_once; _launch_gemms_once()"]
     try:
-        p = subprocess.run(cmd, env=_env(), capture_output=True, text=True, timeout=300)
+        p = subprocess.run(cmd, env=tool_env(), capture_output=True, text=True, timeout=300)
         return parse_source_counters(p.stdout), "" if p.returncode == 0 else f"ncu exit {p.returncode}"
     except Exception as e:  # diagnostic: never costs the section
         return {}, f"{type(e).__name__}: {str(e)[:200]}"
-
-
-SASS_SMEM_OPS = ("LDSM", "STSM", "LDS", "STS", "ATOMS", "SYNCS", "UTMALDG")
-"""The shared-memory, mbarrier and TMA SASS opcodes ``_sass_ops`` counts (in this order: ``LDSM`` before ``LDS``)."""
-
-
-def _sass_ops(name: str, source: str, out: Path, arch: str = "sm_90", extra: tuple[str, ...] = ("LDGSTS",)
-              ) -> dict[str, int]:
-    """Static counts of the ``SASS_SMEM_OPS`` and ``extra`` SASS instructions of one source (``nvcc -arch`` +
-    cuobjdump); ``{"error": ...}`` when either fails."""
-    src, cubin = out / f"{name}.cu", out / f"{name}.cubin"
-    src.write_text(source)
-    try:
-        subprocess.run(["nvcc", f"-arch={arch}", "-cubin", "-o", str(cubin), str(src)], check=True, timeout=120,
-                       capture_output=True)
-        sass = subprocess.run(["cuobjdump", "-sass", str(cubin)], capture_output=True, text=True, timeout=60).stdout
-    except Exception as e:
-        return {"error": str(e)[:200]}  # type: ignore[dict-item]
-    finally:
-        src.unlink(missing_ok=True)
-        cubin.unlink(missing_ok=True)
-    ops = re.findall(rf"\b((?:{'|'.join((*SASS_SMEM_OPS, *extra))})(?:\.[A-Z0-9_]+)*)", sass)
-    return {op: ops.count(op) for op in sorted(set(ops))}
 
 
 def _gemm_row(case: Any, pred: dict[str, Any], samples: list[dict[str, float]], sass: dict[str, int] | None,
@@ -373,16 +322,16 @@ def section_gemm_ncu(out: Path) -> dict[str, Any]:
 
     log = out / "gemm_ncu.csv"
     body = "from layoutcheck.gpu.validate import _launch_gemms; _launch_gemms()"
-    measured, err = _ncu_csv(log, "mma_gemm", [METRIC_LD, METRIC_ST, *METRICS_DIAG], body)
+    measured, err = ncu_csv(log, "mma_gemm", [METRIC_LD, METRIC_ST, *METRICS_DIAG], body)
     if err:  # an unknown diagnostic metric must not cost the wavefront comparison
         print(f"gemm_ncu: with diagnostic metrics: {err[-300:]}; retrying with the wavefront metrics only")
-        measured, err = _ncu_csv(log, "mma_gemm", [METRIC_LD, METRIC_ST], body)
+        measured, err = ncu_csv(log, "mma_gemm", [METRIC_LD, METRIC_ST], body)
     if err:
         return {"ok": False, "error": err}
     cases = {m: (mma_gemm_case(m), tma_mma_gemm_case(m)) for m in GEMM_MODES}
     with ThreadPoolExecutor(max_workers=8) as pool:
         sass = dict(zip([c.name for pair in cases.values() for c in pair],
-                        pool.map(lambda c: _sass_ops(c.name, c.source, out), [c for p in cases.values() for c in p]),
+                        pool.map(lambda c: sass_ops(c.name, c.source, out), [c for p in cases.values() for c in p]),
                         strict=True))
     table = []
     for mode, (case, tcase) in cases.items():

@@ -23,53 +23,14 @@ it lists (checked there too).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cache
 
-from layoutcheck.algebra.layout import Layout, size
+from layoutcheck.algebra.layout import Layout
 from layoutcheck.errors import LayoutError
+from layoutcheck.hw.mma_atom import MmaAtom
 
 _TRAITS = "CUTLASS include/cute/atom/mma_traits_sm80.hpp"
 _PTX = "PTX ISA 9.7.14.5 'Matrix Fragments for mma.{shape}'"
-
-
-@dataclass(frozen=True, slots=True)
-class MmaAtom:
-    """One MMA instruction: shape, thread ids and the TV layouts of A, B and C (CuTe convention, module docstring)."""
-
-    name: str
-    shape_mnk: tuple[int, int, int]
-    thr_id: Layout  # logical thread -> thread index
-    tv_layout_A: Layout  # (T,V) -> m + M*k
-    tv_layout_B: Layout  # (T,V) -> n + N*k
-    tv_layout_C: Layout  # (T,V) -> m + M*n
-    dtype_a: str
-    dtype_b: str
-    dtype_c: str
-    dtype_d: str
-    ptx: str  # the instruction, or "fma" for the SIMT atom
-    source: str
-
-    @property
-    def num_threads(self) -> int:
-        return size(self.thr_id)
-
-    @property
-    def values_per_thread(self) -> tuple[int, int, int]:
-        """``(A, B, C)`` register elements per thread."""
-        return tuple(size(tv[1]) for tv in (self.tv_layout_A, self.tv_layout_B, self.tv_layout_C))  # type: ignore[return-value]
-
-    def __str__(self) -> str:
-        m, n, k = self.shape_mnk
-        return (f"{self.name} [{m}x{n}x{k}, {self.num_threads} thr] A={self.tv_layout_A} B={self.tv_layout_B} "
-                f"C={self.tv_layout_C}")
-
-    def _repr_html_(self) -> str:
-        """Jupyter: the TV layouts of A (M x K), B (N x K) and C (M x N), as CuTe's ``print_svg`` draws them."""
-        from layoutcheck.report.show import mma_parts, tv_layouts_html
-
-        return tv_layouts_html(str(self.name), mma_parts(self.tv_layout_A, self.tv_layout_B, self.tv_layout_C,
-                                                         *self.shape_mnk))
 
 
 # -- the shared TV layouts of mma_traits_sm80.hpp (signature: (T32,V) -> tile index) -------------------------------
@@ -140,7 +101,7 @@ def _table() -> dict[str, MmaAtom]:
 
 @cache
 def _atoms() -> dict[str, MmaAtom]:
-    from layoutcheck.hw.wgmma import wgmma_atoms  # the SM90 warpgroup atoms (that module imports MmaAtom from here)
+    from layoutcheck.hw.wgmma import wgmma_atoms  # the SM90 warpgroup atoms (built on first use)
 
     return _table() | wgmma_atoms()
 

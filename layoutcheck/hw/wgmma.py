@@ -42,7 +42,7 @@ from functools import cache
 
 from layoutcheck.algebra.layout import Layout
 from layoutcheck.hw.bitfields import BitField, DescriptorFormat
-from layoutcheck.hw.mma import MmaAtom
+from layoutcheck.hw.mma_atom import MmaAtom
 
 _TRAITS = "CUTLASS include/cute/atom/mma_traits_sm90_gmma.hpp (+ _ext.hpp)"
 _PTX = "PTX ISA 9.7.15.5 'Asynchronous Warpgroup Level Matrix Multiply-Accumulate' (register fragments, shapes)"

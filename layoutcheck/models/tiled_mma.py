@@ -48,7 +48,8 @@ from layoutcheck.algebra.layout import Layout, cosize, make_layout, size
 from layoutcheck.algebra.ops import complement, composition, right_inverse
 from layoutcheck.algebra.tiling import logical_divide, zipped_divide
 from layoutcheck.errors import LayoutError
-from layoutcheck.hw.mma import MmaAtom, mma_atom
+from layoutcheck.hw.mma import mma_atom
+from layoutcheck.hw.mma_atom import MmaAtom
 
 Perm = Layout | int | None
 

@@ -28,9 +28,10 @@ import numpy as np
 
 from layoutcheck.algebra.inttuple import flatten as flat_shape
 from layoutcheck.algebra.layout import Layout, extended, extended_offsets, format_inttuple
-from layoutcheck.algebra.swizzle import ComposedLayout
+from layoutcheck.algebra.notation import as_subject
+from layoutcheck.algebra.swizzle import ComposedLayout, Subject
 from layoutcheck.errors import LayoutError
-from layoutcheck.properties.base import Decision, Property, Subject, as_subject, at, offset_range, subject_size
+from layoutcheck.properties.base import Decision, Property, at, offset_range, subject_size
 
 
 def _outer_at(a: Subject, j: int) -> int:

@@ -27,8 +27,8 @@ that is not a multiple of the element size) raise ``LayoutError`` when the prope
 
 Where things live: the protocol every property follows (``Property``, ``Decision``, ``Undecided``, ``Subject``,
 ``as_subject``, the witness helpers) and its essay are in ``layoutcheck.properties.base``; ``exact_cover`` and
-``vectorizable`` (claims about TV maps) are in ``layoutcheck.properties.tv``. Both are re-exported here, so
-``from layoutcheck.properties.layout import Property, exact_cover`` keeps working.
+``vectorizable`` (claims about TV maps) are in ``layoutcheck.properties.tv``; import each name from the module that
+defines it.
 """
 
 from __future__ import annotations
@@ -46,7 +46,6 @@ from layoutcheck.errors import LayoutError
 from layoutcheck.properties.base import (
     Decision,
     Property,
-    Undecided,
     at,
     explain_pair,
     pair_witness,
@@ -55,7 +54,6 @@ from layoutcheck.properties.base import (
     subject_size,
 )
 from layoutcheck.properties.scan import chunks, collision, counts, marks, value_bounds, zip_chunks
-from layoutcheck.properties.tv import ExactCover, Vectorizable, exact_cover, vectorizable
 
 DENSE = 8
 """An image spanning at most ``DENSE * size`` values is decided by marking (one byte per value), else by sorting."""
@@ -343,7 +341,6 @@ def in_bounds(layout: Any, extent: int) -> InBounds:
 
 
 __all__ = [
-    "Bijective", "Decision", "Equivalent", "ExactCover", "InBounds", "Injective", "Onto", "Property", "Subject",
-    "Surjective", "Undecided", "Vectorizable", "at", "bijective", "equivalent", "exact_cover", "in_bounds",
-    "injective", "surjective", "vectorizable",
+    "Bijective", "Equivalent", "InBounds", "Injective", "Onto", "Surjective", "bijective", "equivalent", "in_bounds",
+    "injective", "surjective",
 ]

@@ -30,6 +30,7 @@ from typing import Any
 from layoutcheck.check import Row, exit_code
 from layoutcheck.report.show import (
     MAX_CELLS,
+    NOTEBOOK_CELLS,
     Grid,
     _bank_colour,
     grid_shape,
@@ -103,26 +104,14 @@ def write_html(rows: list[Row], path: str) -> None:
 
 
 # -- pictures ---------------------------------------------------------------------------------------------------------
-def _request(row: Row) -> tuple[Any, Any]:
-    from layoutcheck.spec.load import load_spec
-
-    spec = load_spec(row.file, strict=False)
-    cfg = next((c for c in spec.configs if c.name == row.config), None)
-    req = next((q for q in cfg.properties if q.label == row.property), None) if cfg else None
-    if cfg is None or req is None:
-        raise NoPicture(f"{row.file} no longer holds config {row.config!r} with property {row.property}")
-    return cfg, req
-
-
 def picture(row: Row) -> Grid | None:
     """The picture of a REFUTED row's counterexample, or ``None`` when its kind has none."""
-    from layoutcheck.spec.bind import Unsound, build_property
+    from layoutcheck.check import row_property  # the property the row decided, by the check's own road
 
-    cfg, req = _request(row)
     try:
-        prop = build_property(cfg, req)
-    except Unsound as u:  # the broken law's own subject (a permutation) carries the witness
-        prop = u.claim
+        prop = row_property(row)
+    except LookupError as e:  # the file changed since the run
+        raise NoPicture(str(e)) from None
     return witness_picture(prop, row.counterexample_data, row.counterexample or "")
 
 
@@ -218,3 +207,23 @@ def lanes_banks_grid(prop: Any, instruction: int, bank: int, lanes: list[int], p
                 frozenset((ln, bank) for ln in lanes),
                 f"outlined: lanes {lanes}{'' if phase is None else f' (phase {phase})'} hit bank {bank} with distinct "
                 f"words")
+
+
+# -- notebooks (``Result._repr_html_``) ------------------------------------------------------------------------------
+def result_html(result: Any) -> str:
+    """HTML for a ``layoutcheck.result.Result``: its verdict line, the counterexample or reason, and for a REFUTED
+    claim the picture of its counterexample (``witness_picture``, as in the HTML report)."""
+    colour = {"PROVEN": "#d8f5d8", "REFUTED": "#ffd6d6", "UNKNOWN": "#fff2c4"}.get(str(result.status), "#f0d8ff")
+    head = (f'<div><span style="background:{colour};padding:1px 6px"><b>{html.escape(str(result.status))}</b></span>'
+            f" {html.escape(str(result.property))} [{html.escape(result.engine)}, {result.time_s * 1e3:.1f} ms]")
+    ce = result.counterexample
+    if ce is None:
+        return head + (f"<br>reason: {html.escape(result.reason)}" if result.reason else "") + "</div>"
+    out = [head, f"<br>counterexample: {html.escape(str(ce))}"]
+    try:
+        g = witness_picture(result.property, dict(ce.data), str(ce))
+    except Exception:  # a picture is a courtesy (NoPicture: too large); the verdict stands without it
+        g = None
+    if g is not None and g.rows * g.cols <= NOTEBOOK_CELLS:
+        out.append(render_svg(g))
+    return "\n".join(out) + "</div>"

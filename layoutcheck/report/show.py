@@ -11,8 +11,9 @@ Three pictures, one grid each (rows = mode 0, columns = mode 1 of a rank-2 layou
            every other conflicting lane tagged ``*`` (needs ``layoutcheck.models.banks``)
 
 Pictures are capped at ``MAX_CELLS`` cells. Notebooks: the values' ``_repr_svg_`` / ``_repr_html_`` (``Layout``,
-``ComposedLayout``, ``MmaAtom``, ``TiledMMA``, ``Result``) call ``notebook_svg``, ``tv_layouts_html`` and
-``result_html`` here, so Jupyter shows the pictures ``show`` draws (up to ``NOTEBOOK_CELLS`` cells, else the text);
+``ComposedLayout``, ``MmaAtom``, ``TiledMMA``, ``Result``) call ``notebook_svg`` and ``tv_layouts_html`` here
+(``Result``: ``report.html.result_html``, which draws the HTML report's counterexample picture), so Jupyter shows the
+pictures ``show`` draws (up to ``NOTEBOOK_CELLS`` cells, else the text);
 ``picture(tv, tile)`` is a TV layout over its tile.
 """
 
@@ -336,24 +337,3 @@ def tv_layouts_html(title: str, parts: list[tuple[str, Any, tuple[int, ...]]]) -
 def mma_parts(tv_a: Any, tv_b: Any, tv_c: Any, m: int, n: int, k: int) -> list[tuple[str, Any, tuple[int, ...]]]:
     """The (label, TV layout, tile) of an MMA's operands: A over M x K, B over N x K, C over M x N."""
     return [("A", tv_a, (m, k)), ("B", tv_b, (n, k)), ("C", tv_c, (m, n))]
-
-
-def result_html(result: Any) -> str:
-    """HTML for a ``layoutcheck.result.Result``: its verdict line, the counterexample or reason, and for a REFUTED
-    claim the picture of its counterexample (the HTML report's, ``report.html.witness_picture``)."""
-    from layoutcheck.report.html import witness_picture
-
-    colour = {"PROVEN": "#d8f5d8", "REFUTED": "#ffd6d6", "UNKNOWN": "#fff2c4"}.get(str(result.status), "#f0d8ff")
-    head = (f'<div><span style="background:{colour};padding:1px 6px"><b>{html.escape(str(result.status))}</b></span>'
-            f" {html.escape(str(result.property))} [{html.escape(result.engine)}, {result.time_s * 1e3:.1f} ms]")
-    ce = result.counterexample
-    if ce is None:
-        return head + (f"<br>reason: {html.escape(result.reason)}" if result.reason else "") + "</div>"
-    out = [head, f"<br>counterexample: {html.escape(str(ce))}"]
-    try:
-        g = witness_picture(result.property, dict(ce.data), str(ce))
-    except Exception:  # a picture is a courtesy (NoPicture: too large); the verdict stands without it
-        g = None
-    if g is not None and g.rows * g.cols <= NOTEBOOK_CELLS:
-        out.append(render_svg(g))
-    return "\n".join(out) + "</div>"

@@ -23,7 +23,7 @@ import os
 import sys
 import tempfile
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from typing import IO, TYPE_CHECKING, Any
 
@@ -42,8 +42,9 @@ def summary(rows: Iterable[Row]) -> dict[str, int]:
 
 
 def check_report_paths(reports: dict[str, str | None], inputs: Sequence[str]) -> None:
-    """``ReportError`` unless every report path names a writable file: not a directory, in an existing directory,
-    none of the ``inputs`` (spec files), and no two reports on one path. ``reports``: flag -> path (or None).
+    """``ReportError`` unless every report path names a writable file: not a directory, in an existing directory
+    where a file can be created (tried, then removed: a read-only mount fails here, before any check runs), none of
+    the ``inputs`` (spec files), and no two reports on one path. ``reports``: flag -> path (or None).
     """
     seen: dict[str, str] = {}
     ins = {os.path.realpath(p) for p in inputs if os.path.isfile(p)}
@@ -59,7 +60,42 @@ def check_report_paths(reports: dict[str, str | None], inputs: Sequence[str]) ->
             raise ReportError(f"{flag} {path}: is an input spec file; it would be overwritten")
         if real in seen:
             raise ReportError(f"{flag} {path}: the same file as {seen[real]} (each report needs its own file)")
+        _try_create(flag, path)
         seen[real] = f"{flag} {path}"
+
+
+def _try_create(flag: str, path: str) -> None:
+    """Create and remove a temporary file beside ``path`` (what ``atomic_open`` will do); ``ReportError`` if not."""
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".layoutcheck-", suffix=".tmp", dir=os.path.dirname(os.path.abspath(path)))
+    except OSError as e:
+        raise ReportError(f"{flag} {path}: cannot write there: {e.strerror or e}") from None
+    os.close(fd)
+    with suppress(OSError):
+        os.unlink(tmp)
+
+
+def write_reports(rows: list[Row], reports: Sequence[tuple[str, str, Callable[[list[Row], str], None]]]
+                  ) -> list[str]:
+    """Write every report (``(flag, path, writer)``); one that fails never stops the others.
+
+    Post: one line per report that could not be written, naming the flag, the file and the reason (empty: all
+    written).
+    """
+    failed = []
+    for flag, path, write in reports:
+        try:
+            write(rows, path)
+        except ReportError as e:
+            failed.append(f"{flag} {path}: {_reason(e, path)}")
+        except OSError as e:  # a writer that does its own I/O: the file and the reason, never a bare errno
+            failed.append(f"{flag} {path}: cannot write: {e.strerror or e}")
+    return failed
+
+
+def _reason(e: ReportError, path: str) -> str:
+    text = " ".join(str(e).split())
+    return text.removeprefix(f"cannot write {path}: ").removeprefix(f"{path}: ") or type(e).__name__
 
 
 # -- atomic writes ------------------------------------------------------------------------------------------------
@@ -81,6 +117,10 @@ def atomic_open(path: str, mode: str = "w") -> Iterator[IO[Any]]:
         with os.fdopen(fd, mode, **({} if "b" in mode else {"encoding": "utf-8"})) as f:
             yield f
         os.replace(tmp, path)
+    except OSError as e:  # a full disk, a quota, a vanished directory: the file and the reason
+        with suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise ReportError(f"cannot write {path}: {e.strerror or e}") from None
     except BaseException:
         with suppress(FileNotFoundError):
             os.unlink(tmp)
@@ -186,10 +226,11 @@ def paint(text: str, status: str, colour: bool) -> str:
     return f"\033[{_COLOURS[status]}m{text}\033[0m" if colour and status in _COLOURS else text
 
 
-def format_table(rows: list[Row], colour: bool = False) -> str:
-    """The verdict table: one line per row, the counterexample or reason indented under it, then a summary line."""
+def format_table(rows: list[Row], colour: bool = False, code: int | None = None) -> str:
+    """The verdict table: one line per row, the counterexample or reason indented under it, then a summary line
+    (``code``: the process's exit code when more than the rows decide it, e.g. a report that could not be written)."""
     if not rows:
-        return "no properties to check"
+        return "no properties to check" + (f" (exit {code})" if code else "")
     from layoutcheck.report.width import display_width, pad
 
     wc = max(len("config"), *(display_width(r.config) for r in rows))  # columns, not characters: CJK names line up
@@ -204,15 +245,15 @@ def format_table(rows: list[Row], colour: bool = False) -> str:
             out.append(f"    reason: {r.reason}  ({r.file}:{r.line})")
         elif r.status == "ERROR":
             out.append(f"    error: {r.reason}  ({r.file}:{r.line})")
-    out.append(summary_line(rows))
+    out.append(summary_line(rows, code))
     return "\n".join(out)
 
 
-def summary_line(rows: list[Row]) -> str:
-    """``12 checks: 10 proven, 1 refuted, 0 unknown, 1 error (exit 2)``."""
+def summary_line(rows: list[Row], code: int | None = None) -> str:
+    """``12 checks: 10 proven, 1 refuted, 0 unknown, 1 error (exit 2)``; ``code`` overrides the rows' exit code."""
     s = summary(rows)
     return (f"{len(rows)} checks: {s['PROVEN']} proven, {s['REFUTED']} refuted, {s['UNKNOWN']} unknown, "
-            f"{s['ERROR']} error (exit {exit_code(rows)})")
+            f"{s['ERROR']} error (exit {exit_code(rows) if code is None else code})")
 
 
 def _ms(t: float) -> str:

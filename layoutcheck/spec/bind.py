@@ -31,9 +31,10 @@ from layoutcheck.algebra.inttuple import flatten, prefix_product
 from layoutcheck.algebra.layout import Layout, size
 from layoutcheck.algebra.swizzle import ComposedLayout
 from layoutcheck.errors import LayoutError, SpecError
+from layoutcheck.hw.banks import access_kind
 from layoutcheck.hw.mma import mma_atom
 from layoutcheck.memo import memoised
-from layoutcheck.models.banks.access import Access, access_from_expr, access_from_tv, access_kind, byte_addresses
+from layoutcheck.models.banks.access import Access, access_from_expr, access_from_tv, byte_addresses
 from layoutcheck.models.gmma import WRITERS
 from layoutcheck.models.tiled_mma import TiledMMA, make_tiled_mma, tile_frame
 from layoutcheck.models.tma import TmaBox, mma_smem_layout
@@ -55,7 +56,7 @@ from layoutcheck.properties.tmem import (
 )
 from layoutcheck.properties.tv import exact_cover, vectorizable
 from layoutcheck.spec.schema import Config, PropertyRequest
-from layoutcheck.spec.values import DTYPE_BITS, one_line
+from layoutcheck.spec.values import DTYPE_BITS, TMA_DTYPES, WGMMA_ATOM_ORDER, one_line
 
 PropertyBuilder = Callable[..., Property]
 PROPERTIES: dict[str, PropertyBuilder] = {
@@ -355,22 +356,8 @@ def _bind_smem(cfg: Config, req: PropertyRequest) -> Property:
     return fn(lay)
 
 
-TMA_DTYPES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "tf32": "tfloat32", "f64": "float64",
-              "u8": "uint8", "s8": "uint8", "i8": "uint8", "b8": "uint8", "e4m3": "uint8", "e5m2": "uint8",
-              "f8": "uint8", "u16": "uint16", "s16": "uint16", "b16": "uint16", "u32": "uint32", "s32": "int32",
-              "i32": "int32", "b32": "uint32", "u64": "uint64", "s64": "int64", "b64": "uint64"}
-"""Spec dtype -> ``CUtensorMapDataType`` name (8-bit types travel as UINT8; CUDA driver API, cuTensorMapEncodeTiled)."""
-
-
 def _bind_tma(cfg: Config, req: PropertyRequest) -> Property:
     return PROPERTIES[req.name](*_tma_parts(cfg), base_address=cfg.get("base_address", 0))
-
-
-WGMMA_ATOM_ORDER = {"K": "col", "MN": "row"}
-"""How a ``tma`` or ``wgmma`` config's ``major`` + ``swizzle`` + ``tile`` stage stacks its GMMA atoms: as CUTLASS's
-SM90 mainloop does, MN first for K-major operands and K first for MN-major ones
-(``sm90_mma_tma_gmma_ss_warpspecialized.hpp``:
-``tile_to_shape(SmemLayoutAtom, ..., is_major<0> ? Step<_2,_1,_3> : Step<_1,_2,_3>)``)."""
 
 
 def _tma_parts(cfg: Config) -> tuple[TmaBox, Any, tuple[int, ...]]:
@@ -465,9 +452,9 @@ def _bind_tcgen05(cfg: Config, req: PropertyRequest) -> Property:
 
 def _bind_datapath(cfg: Config, req: PropertyRequest) -> Property:
     """Whole-kernel data paths (issue #20): the binding lives in ``layoutcheck.spec.bind_datapath``."""
-    from layoutcheck.spec.bind_datapath import bind
+    from layoutcheck.spec.bind_datapath import bind  # that module takes the config's TiledMMA from here
 
-    return bind(PROPERTIES[req.name], cfg, req)
+    return bind(PROPERTIES[req.name], cfg, req, tiled_mma(cfg) if cfg.get("atom") is not None else None)
 
 
 def _bind_residue(cfg: Config, req: PropertyRequest) -> Property:

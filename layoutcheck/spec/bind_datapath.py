@@ -4,7 +4,7 @@ A config is one kernel: the tiled MMA (``atom``, ``atom_layout``, ``permutation`
 the operands' ``dtype``, and one table per path (``A``, ``B``, ``C``; those given are checked)::
 
     A / B  smem | swizzle (+ major)   the (MN, K) stage layout (``swizzle``: GMMA atoms of ``major`` stacked as the
-                                      SM90 mainloop does, ``spec.bind.WGMMA_ATOM_ORDER``)
+                                      SM90 mainloop does, ``spec.values.WGMMA_ATOM_ORDER``)
            load = "cp.async"          threads + values (make_tiled_copy) or tv; load_atom; gmem (default: the tile,
                                       packed along ``major``); write_smem (the layout the copy writes, default smem)
            load = "tma"               box (driver order: contiguous dim first); tma_swizzle (default ``swizzle``);
@@ -46,17 +46,15 @@ from layoutcheck.models.datapath import (
 )
 from layoutcheck.models.tiled_mma import TiledMMA
 from layoutcheck.models.tma import TmaBox, mma_smem_layout, tma_dtype
-from layoutcheck.spec.bind import TMA_DTYPES, WGMMA_ATOM_ORDER, tiled_mma
 from layoutcheck.spec.schema import Config, PropertyRequest
-from layoutcheck.spec.values import DTYPE_BITS, one_line
+from layoutcheck.spec.values import DTYPE_BITS, TMA_DTYPES, WGMMA_ATOM_ORDER, one_line
 
 CP_ASYNC = "SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>"
 """The default global -> smem copy atom: 16-byte cp.async.cg (CUTLASS's SM80 mainloops)."""
 
 
-def bind(fn: Any, cfg: Config, req: PropertyRequest) -> Any:
+def bind(fn: Any, cfg: Config, req: PropertyRequest, mma: TiledMMA | None) -> Any:
     """The ``datapath`` claim of the paths a config gives (``operand`` = one of them)."""
-    mma = tiled_mma(cfg) if cfg.get("atom") is not None else None
     tile = tuple(cfg.get("tile"))
     if len(tile) != 3:
         raise cfg.error("tile", f"a datapath tile is the CTA tile [M, N, K], found {list(tile)}")

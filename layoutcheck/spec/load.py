@@ -128,7 +128,8 @@ def _unreadable(path: str, line: int, why: str) -> str:
     if path.endswith(".toml"):
         return f"{path}:{line}: spec is {why}" if why.startswith("not ") else f"{path}:{line}: invalid TOML: {why}"
     return (f"{path}:{line}: not a layoutcheck input: tried a spec (TOML: {why}); layoutcheck also reads TTGIR "
-            f"modules (.ttgir, .mlir) and TileLang printouts (.tir files, logs), and this is neither")
+            f"modules (.ttgir, .mlir), TileLang printouts (.tir files, logs) and CuTe printouts, and this is none of "
+            f"them")
 
 
 def parse_spec(text: str, file: str = "<spec>", strict: bool = True) -> Spec:

@@ -21,11 +21,13 @@ TOP_LEVEL_KEYS = ("format", "description", "expect", "config")
 EXPECTATIONS = ("proven", "refuted")
 
 KINDS: dict[str, dict[str, Any]] = {
-    # kind -> allowed keys (besides name/kind/description/properties) and the properties it supports
-    "layout": {"keys": {"layout", "other", "codomain", "dtype"},
+    # kind -> allowed keys (besides name/kind/description/properties), the keys it requires, the properties it
+    # supports; each kind is declared here once (``tests/spec/test_registry.py`` checks it against the binders)
+    "layout": {"keys": {"layout", "other", "codomain", "dtype", "lhs", "rhs"},
                "required": {"layout"},
                "properties": {"injective", "surjective", "bijective", "equivalent", "in_bounds", "vectorizable",
-                              "exact_cover"}},  # exact_cover: Triton layouts only
+                              "exact_cover",  # Triton layouts only
+                              "composes"}},  # composition's contract R(i) == lhs(rhs(i)) (bug zoo, issue #20)
     "tv": {"keys": {"tv", "tile", "memory", "other", "dtype"},
            "required": {"tv", "tile"},
            "properties": {"exact_cover", "injective", "surjective", "bijective", "equivalent", "in_bounds",
@@ -37,11 +39,14 @@ KINDS: dict[str, dict[str, Any]] = {
              "required": {"dtype"},
              "properties": {"conflict_free", "wavefront_count", "injective", "bijective", "in_bounds"}},
     "tma": {"keys": {"box", "dtype", "swizzle", "global_shape", "global_strides", "interleave", "smem_layout",
-                     "major", "tile", "modes"},
+                     "major", "tile", "modes",
+                     "base_address"},  # the tile buffer's offset from a 1024-byte boundary (tilelang#2379)
             "required": {"box", "dtype"},
             "properties": {"tma_compatible"}},
     "wgmma": {"keys": {"dtype", "major", "tile", "swizzle", "smem_layout", "block_mn", "base_address", "descriptor",
-                       "wgmma_swizzle", "box", "global_shape", "global_strides", "modes", "interleave"},
+                       "wgmma_swizzle", "box", "global_shape", "global_strides", "modes", "interleave",
+                       "wgmma_layout",  # the layout a kernel builds its descriptors from (tilelang#2964)
+                       "written_by"},  # who wrote the stage: tma (absolute address bits) or threads, issue #25
               "required": {"dtype", "major"},
               "properties": {"gmma_addresses", "gmma_fields", "tma_wgmma"}},
     # ragged problems (issue #15): every problem size / tile grid in a range
@@ -51,6 +56,22 @@ KINDS: dict[str, dict[str, Any]] = {
     "scheduler": {"keys": {"scheduler", "grids", "log", "group", "ctas", "drop_partial_group", "splits", "count"},
                   "required": {"scheduler", "grids"},
                   "properties": {"schedule_bijection"}},
+    # Blackwell (tcgen05), issue #17: binders in layoutcheck.spec.bind_tcgen05
+    "umma_smem": {"keys": {"layout", "dtype", "major", "base_address", "descriptor", "written_by"},
+                  "required": {"layout", "dtype", "major"}, "properties": {"umma_describes"}},
+    "umma_instr": {"keys": {"a_dtype", "b_dtype", "c_dtype", "scale_dtype", "mma_m", "mma_n", "a_major", "b_major",
+                            "cta_group"},
+                   "required": {"a_dtype", "b_dtype", "c_dtype", "mma_m", "mma_n"},
+                   "properties": {"descriptor_fields"}},
+    "descriptor_format": {"keys": {"fields", "bits"}, "required": {"fields"}, "properties": {"descriptor_fields"}},
+    "tmem": {"keys": {"mma_m", "mma_n", "cta_group", "data_path", "atom", "warps", "rows", "columns", "allocation"},
+             "required": set(),
+             "properties": {"tmem_exact_cover", "tmem_subpartition", "tmem_allocation", "tmem_packed_injective"}},
+    "block_scale": {"keys": {"operand", "mma_m", "mma_n", "k", "vec", "cta_group", "scale_extent"},
+                    "required": {"operand", "mma_m", "mma_n", "k", "vec"}, "properties": {"scale_ownership"}},
+    # whole-kernel data paths (issue #20): binder in layoutcheck.spec.bind_datapath
+    "datapath": {"keys": {"atom", "atom_layout", "permutation", "tile", "dtype", "A", "B", "C"},
+                 "required": {"tile", "dtype"}, "properties": {"datapath"}},
 }
 COMMON_KEYS = {"name", "kind", "description", "properties"}
 NAME_PUNCTUATION = "_.+-"
@@ -82,56 +103,18 @@ def _toml_type(v: Any) -> str:
     return names.get(type(v), type(v).__name__)
 
 PROPERTY_PARAMS: dict[str, set[str]] = {
+    # property -> the parameters a request may give it; each property is declared here once
     "injective": set(), "surjective": {"codomain"}, "bijective": {"codomain"}, "equivalent": {"other"},
     "in_bounds": {"bound"}, "exact_cover": {"operand", "replication"}, "vectorizable": {"width"},
     "conflict_free": {"access"}, "wavefront_count": {"access", "n", "max"},
     "tma_compatible": set(),
     "gmma_addresses": set(), "gmma_fields": set(), "tma_wgmma": set(),
     "residue_cover": set(), "schedule_bijection": set(), "tile_partition": set(),
+    "umma_describes": set(), "descriptor_fields": set(), "tmem_exact_cover": set(), "tmem_subpartition": set(),
+    "tmem_allocation": set(), "tmem_packed_injective": set(), "scale_ownership": set(),
+    "composes": {"lhs", "rhs"},
+    "datapath": {"operand"},
 }
-ALL_PROPERTIES = sorted(PROPERTY_PARAMS)
-
-
-# -- Blackwell (tcgen05) kinds, issue #17: additive; binders in layoutcheck.spec.bind_tcgen05 - ----------------------
-KINDS |= {
-    "umma_smem": {"keys": {"layout", "dtype", "major", "base_address", "descriptor"},
-                  "required": {"layout", "dtype", "major"}, "properties": {"umma_describes"}},
-    "umma_instr": {"keys": {"a_dtype", "b_dtype", "c_dtype", "scale_dtype", "mma_m", "mma_n", "a_major", "b_major",
-                            "cta_group"},
-                   "required": {"a_dtype", "b_dtype", "c_dtype", "mma_m", "mma_n"},
-                   "properties": {"descriptor_fields"}},
-    "descriptor_format": {"keys": {"fields"}, "required": {"fields"}, "properties": {"descriptor_fields"}},
-    "tmem": {"keys": {"mma_m", "mma_n", "cta_group", "data_path", "atom", "warps", "rows", "columns", "allocation"},
-             "required": set(),
-             "properties": {"tmem_exact_cover", "tmem_subpartition", "tmem_allocation", "tmem_packed_injective"}},
-    "block_scale": {"keys": {"operand", "mma_m", "mma_n", "k", "vec", "cta_group", "scale_extent"},
-                    "required": {"operand", "mma_m", "mma_n", "k", "vec"}, "properties": {"scale_ownership"}},
-}
-PROPERTY_PARAMS |= {"umma_describes": set(), "descriptor_fields": set(), "tmem_exact_cover": set(),
-                    "tmem_subpartition": set(), "tmem_allocation": set(), "tmem_packed_injective": set(),
-                    "scale_ownership": set()}
-ALL_PROPERTIES = sorted(PROPERTY_PARAMS)
-
-# -- composition's contract (bug zoo, issue #20): R(i) == lhs(rhs(i)) on kind 'layout' -------------------------------
-KINDS["layout"] = {**KINDS["layout"], "keys": KINDS["layout"]["keys"] | {"lhs", "rhs"},
-                   "properties": KINDS["layout"]["properties"] | {"composes"}}
-# the layout a kernel builds its wgmma descriptors from, when it differs from the data's (tilelang#2964)
-KINDS["wgmma"] = {**KINDS["wgmma"], "keys": KINDS["wgmma"]["keys"] | {"wgmma_layout"}}
-# who wrote a stage (tma: swizzle on absolute address bits; threads: anchored at base_address), issue #25
-KINDS["wgmma"] = {**KINDS["wgmma"], "keys": KINDS["wgmma"]["keys"] | {"written_by"}}
-KINDS["umma_smem"] = {**KINDS["umma_smem"], "keys": KINDS["umma_smem"]["keys"] | {"written_by"}}
-KINDS["descriptor_format"] = {**KINDS["descriptor_format"], "keys": KINDS["descriptor_format"]["keys"] | {"bits"}}
-# the tile buffer's byte offset from a 1024-byte boundary: the TMA swizzles absolute addresses (tilelang#2379)
-KINDS["tma"] = {**KINDS["tma"], "keys": KINDS["tma"]["keys"] | {"base_address"}}
-PROPERTY_PARAMS |= {"composes": {"lhs", "rhs"}}
-ALL_PROPERTIES = sorted(PROPERTY_PARAMS)
-
-# -- whole-kernel data paths (issue #20): additive; binder in layoutcheck.spec.bind_datapath ---------------------------
-KINDS |= {
-    "datapath": {"keys": {"atom", "atom_layout", "permutation", "tile", "dtype", "A", "B", "C"},
-                 "required": {"tile", "dtype"}, "properties": {"datapath"}},
-}
-PROPERTY_PARAMS |= {"datapath": {"operand"}}
 ALL_PROPERTIES = sorted(PROPERTY_PARAMS)
 
 

@@ -39,6 +39,18 @@ DTYPE_BITS: dict[str, int] = {
 }
 """Element types by name -> width in bits (PTX ISA type names; ``f8`` means any 8-bit float)."""
 
+TMA_DTYPES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "tf32": "tfloat32", "f64": "float64",
+              "u8": "uint8", "s8": "uint8", "i8": "uint8", "b8": "uint8", "e4m3": "uint8", "e5m2": "uint8",
+              "f8": "uint8", "u16": "uint16", "s16": "uint16", "b16": "uint16", "u32": "uint32", "s32": "int32",
+              "i32": "int32", "b32": "uint32", "u64": "uint64", "s64": "int64", "b64": "uint64"}
+"""Spec dtype -> ``CUtensorMapDataType`` name (8-bit types travel as UINT8; CUDA driver API, cuTensorMapEncodeTiled)."""
+
+WGMMA_ATOM_ORDER = {"K": "col", "MN": "row"}
+"""How a ``tma`` or ``wgmma`` config's ``major`` + ``swizzle`` + ``tile`` stage stacks its GMMA atoms: as CUTLASS's
+SM90 mainloop does, MN first for K-major operands and K first for MN-major ones
+(``sm90_mma_tma_gmma_ss_warpspecialized.hpp``:
+``tile_to_shape(SmemLayoutAtom, ..., is_major<0> ? Step<_2,_1,_3> : Step<_1,_2,_3>)``)."""
+
 
 MAX_EXTENT = 1 << 40
 """The largest extent, size or integer parameter a spec may give."""

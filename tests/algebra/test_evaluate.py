@@ -77,6 +77,7 @@ def test_call_agrees_with_pycute() -> None:
     assert [lay(c) for c in crds] == [ref(c) for c in crds]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lay", [Layout((4, 1 << 18), (1 << 18, 1)),  # a short fast run under a huge slow mode
                                  Layout((2, 3, 65537 * 2), (7, 1, -2)),  # widened by a factor of the slow mode
                                  Layout((3, 1 << 17), (0, 3)),  # a broadcast fast mode

@@ -1,6 +1,7 @@
 """The package's shape: imports flow one way down the layer list, no module imports upwards, no import cycle.
 
-A newcomer finds each concept in the module named after it; this test keeps that true as the package grows.
+A newcomer finds each concept in the module named after it; this test keeps that true as the package grows. Every
+import counts, top level or inside a function.
 """
 
 from __future__ import annotations
@@ -44,33 +45,36 @@ def _modules() -> dict[str, Path]:
 
 NOTEBOOK_HOOKS = {"_repr_svg_", "_repr_html_"}
 """The one exception to "imports flow down": Jupyter asks a value for its picture by calling these methods on it, so
-a value class (``Layout``, ``MmaAtom``, ``TiledMMA``, ``Result``) imports ``layoutcheck.report.show`` inside them,
-when a notebook asks; nothing else in the method's layer can reach the report layer through them."""
+a value class (``Layout``, ``MmaAtom``, ``TiledMMA``, ``Result``) imports ``layoutcheck.report.show`` (``Result``:
+``layoutcheck.report.html``, its counterexample picture) inside them, when a notebook asks; nothing else in the
+method's layer can reach the report layer through them."""
+NOTEBOOK_MODULES = {"layoutcheck.report.show", "layoutcheck.report.html"}
 
 
 def _notebook_imports(tree: ast.AST) -> set[int]:
-    """ids of the import nodes inside ``_repr_svg_`` / ``_repr_html_`` methods that import ``report.show``."""
+    """ids of the import nodes inside ``_repr_svg_`` / ``_repr_html_`` methods that import ``NOTEBOOK_MODULES``."""
     out = set()
     for fn in ast.walk(tree):
         if isinstance(fn, ast.FunctionDef) and fn.name in NOTEBOOK_HOOKS:
             out |= {id(n) for n in ast.walk(fn)
-                    if isinstance(n, ast.ImportFrom) and n.module == "layoutcheck.report.show"}
+                    if isinstance(n, ast.ImportFrom) and n.module in NOTEBOOK_MODULES}
     return out
 
 
-def _imports(name: str, path: Path, top_level_only: bool) -> set[str]:
+def _imports(name: str, path: Path) -> set[str]:
+    """Every ``layoutcheck`` module ``name`` imports, at top level or inside a function (a lazy import is an import
+    all the same; only the notebook hooks are left out); ``from package import module`` names the module."""
     tree = ast.parse(path.read_text())
-    nodes = tree.body if top_level_only else list(ast.walk(tree))
     hooks = _notebook_imports(tree)
     found = set()
-    for node in nodes:
+    for node in ast.walk(tree):
         if id(node) in hooks:
             continue
-        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            if node.module.startswith("layoutcheck"):
-                found.add(node.module)
-        elif isinstance(node, ast.ImportFrom) and node.level:
+        if isinstance(node, ast.ImportFrom) and node.level:
             raise AssertionError(f"{name}: relative import (use absolute layoutcheck.* imports)")
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("layoutcheck"):
+            found.add(node.module)
+            found |= {f"{node.module}.{a.name}" for a in node.names if f"{node.module}.{a.name}" in MODULES}
         elif isinstance(node, ast.Import):
             found |= {a.name for a in node.names if a.name.startswith("layoutcheck")}
     return found
@@ -89,12 +93,13 @@ def test_imports_flow_down(name: str) -> None:
     if name == "layoutcheck":
         return  # the public face: lazy names only
     me = RANK[_layer(name)]
-    for dep in _imports(name, MODULES[name], top_level_only=False):
+    for dep in _imports(name, MODULES[name]):
         assert RANK[_layer(dep)] <= me, f"{name} imports {dep}, a layer below it"
 
 
 def test_no_import_cycle() -> None:
-    graph = {n: {d for d in _imports(n, p, top_level_only=True) if d in MODULES} for n, p in MODULES.items()}
+    """No cycle through any import, in-function ones included (a lazy import hides a cycle, it does not break it)."""
+    graph = {n: {d for d in _imports(n, p) if d in MODULES and d != n} for n, p in MODULES.items()}
     state: dict[str, int] = {}
 
     def visit(n: str, stack: list[str]) -> None:
@@ -123,3 +128,41 @@ def test_every_public_lazy_name_resolves_to_its_defining_module() -> None:
     for name, module in layoutcheck._LAZY.items():
         obj = getattr(importlib.import_module(module), name)
         assert getattr(obj, "__module__", module) == module, f"{name}: defined in {obj.__module__}, listed as {module}"
+
+
+def test_an_import_inside_a_function_is_seen(tmp_path: Path) -> None:
+    src = tmp_path / "m.py"
+    src.write_text("def f():\n    from layoutcheck.hw.mma import mma_atom\n    from layoutcheck.gpu import tools\n"
+                   "    import layoutcheck.algebra.layout\n")
+    assert _imports("m", src) == {"layoutcheck.hw.mma", "layoutcheck.gpu", "layoutcheck.gpu.tools",
+                                  "layoutcheck.algebra.layout"}
+
+
+def _defined(path: Path) -> set[str]:
+    """The names a module defines at top level (functions, classes, assignments, also under ``if``/``try``)."""
+    out: set[str] = set()
+    stack = list(ast.parse(path.read_text()).body)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(n.name)
+        elif isinstance(n, (ast.Assign, ast.AnnAssign)):
+            targets = n.targets if isinstance(n, ast.Assign) else [n.target]
+            out |= {x.id for t in targets for x in ast.walk(t) if isinstance(x, ast.Name)}
+        elif isinstance(n, (ast.If, ast.Try)):
+            stack += [*n.body, *n.orelse, *getattr(n, "finalbody", []),
+                      *(s for h in getattr(n, "handlers", []) for s in h.body)]
+    return out
+
+
+def test_every_import_names_the_module_that_defines_the_name() -> None:
+    """No re-export for compatibility: inside the package, ``from layoutcheck.M import name`` only where ``M``
+    defines ``name`` (or ``name`` is a submodule of the package ``M``)."""
+    defined = {n: _defined(p) for n, p in MODULES.items()}
+    bad = []
+    for name, path in MODULES.items():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module in MODULES and node.module != "layoutcheck":
+                bad += [f"{name}: {node.module}.{a.name}" for a in node.names
+                        if a.name not in defined[node.module] and f"{node.module}.{a.name}" not in MODULES]
+    assert not bad, "imported from a module that does not define it: " + ", ".join(bad)

@@ -269,7 +269,8 @@ def test_module_entry_point():
 # -- layoutcheck.testing and the pytest plugin -------------------------------------------------------------------
 def test_assert_proven_carries_the_counterexample():
     from layoutcheck import Layout, bijective, injective
-    from layoutcheck.testing import ProofFailed, assert_proven, assert_refuted
+    from layoutcheck.errors import ProofFailed
+    from layoutcheck.testing import assert_proven, assert_refuted
 
     assert assert_proven(bijective(Layout((4, 2), (2, 1)))).proven
     with pytest.raises(ProofFailed) as e:
@@ -280,7 +281,8 @@ def test_assert_proven_carries_the_counterexample():
 
 
 def test_spec_cases_and_check_case():
-    from layoutcheck.testing import ProofFailed, check_case, spec_cases
+    from layoutcheck.errors import ProofFailed
+    from layoutcheck.testing import check_case, spec_cases
 
     cases = spec_cases([str(SPECS / "seed001_mma_c_fragment.toml")])
     assert [str(c) for c in cases][:2] == ["m16n8k16_C::exact_cover", "m16n8k16_C::bijective"]

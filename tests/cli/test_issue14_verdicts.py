@@ -82,6 +82,7 @@ properties = ["exact_cover"]
     assert "tile coordinate (16,0), outside the 16x8 tile (row 16 >= 16)" in row["counterexample"]["text"]
 
 
+@pytest.mark.slow
 def test_conflict_free_on_2_pow_40_elements_is_unknown_with_why(capsys):
     code, out, err = run(capsys, "prove", "(1048576,1048576):(1,1048576)", "--property", "conflict_free",
                          "--access", "sts32", "--dtype", "f32")

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from layoutcheck import Layout
-from layoutcheck.codegen.cases import big_ownership_case, bundled_cases, permute_case, seed_simt_tiled_mma, tiled_c_tv
+from layoutcheck.codegen.bundle import bundled_cases
+from layoutcheck.codegen.cases import big_ownership_case, permute_case, seed_simt_tiled_mma, tiled_c_tv
 from layoutcheck.expr.c import eval_c
 from layoutcheck.gpu.build import generate_sources, main
 from layoutcheck.models.tiled_mma import ownership

@@ -9,7 +9,8 @@ import re
 import numpy as np
 import pytest
 
-from layoutcheck.codegen.cases import big_ownership_case, bundled_cases
+from layoutcheck.codegen.bundle import bundled_cases
+from layoutcheck.codegen.cases import big_ownership_case
 from layoutcheck.expr.c import eval_c
 
 CASES = [c for c in bundled_cases() if c.kernel == "ownership"] + [big_ownership_case(256)]

@@ -8,7 +8,8 @@ import pytest
 
 from layoutcheck.algebra.swizzle import ComposedLayout
 from layoutcheck.algebra.tiling import tile_to_shape
-from layoutcheck.codegen.cases import MMA_F16, bundled_cases, smem_layout
+from layoutcheck.codegen.bundle import bundled_cases
+from layoutcheck.codegen.cases import MMA_F16, smem_layout
 from layoutcheck.codegen.tma_cases import MODES, TMA_SWIZZLE, box_loads, tma_gemm_exprs, tma_mma_gemm_case
 from layoutcheck.engines.prove import prove
 from layoutcheck.expr.c import c_expr, eval_c
@@ -177,11 +178,11 @@ def test_parse_source_counters() -> None:
 
 
 def test_sass_ops_counts_the_named_opcodes(tmp_path, monkeypatch) -> None:
-    """``_sass_ops`` (one nvcc + cuobjdump reader for validate and smem_ncu): opcodes counted with their modifiers,
+    """``sass_ops`` (one nvcc + cuobjdump reader for validate and smem_ncu): opcodes counted with their modifiers,
     ``LDSM`` not read as ``LDS``, ``extra`` opcodes only when asked; the arch reaches nvcc."""
     import subprocess
 
-    from layoutcheck.gpu import validate
+    from layoutcheck.gpu import tools as validate
 
     sass = "LDSM.16.M88.4 R4, [R2] ;\nLDS.128 R8, [R3] ;\nLDS.128 R8, [R5] ;\nHGMMA.64x64x16.F32 R24, gdesc[UR4] ;\n" \
            "LDGSTS.E.BYPASS.128 [R1], desc[UR6][R2.64] ;\nSYNCS.ARRIVE.TRANS64 RZ, [UR4], RZ ;\n"
@@ -192,9 +193,9 @@ def test_sass_ops_counts_the_named_opcodes(tmp_path, monkeypatch) -> None:
         return subprocess.CompletedProcess(cmd, 0, sass if cmd[0] == "cuobjdump" else "", "")
 
     monkeypatch.setattr(validate.subprocess, "run", fake_run)
-    assert validate._sass_ops("k", "// src", tmp_path) == {
+    assert validate.sass_ops("k", "// src", tmp_path) == {
         "LDGSTS.E.BYPASS.128": 1, "LDS.128": 2, "LDSM.16.M88.4": 1, "SYNCS.ARRIVE.TRANS64": 1}
     assert calls[0][1] == "-arch=sm_90"
-    got = validate._sass_ops("k", "// src", tmp_path, "sm_90a", ("HGMMA", "WARPGROUP"))
+    got = validate.sass_ops("k", "// src", tmp_path, "sm_90a", ("HGMMA", "WARPGROUP"))
     assert got == {"HGMMA.64": 1, "LDS.128": 2, "LDSM.16.M88.4": 1, "SYNCS.ARRIVE.TRANS64": 1}
     assert calls[2][1] == "-arch=sm_90a" and not list(tmp_path.iterdir())  # sources and cubins removed

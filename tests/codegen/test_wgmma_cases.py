@@ -103,7 +103,7 @@ TYPES = type_cases()
 
 def test_kfirst_stages_are_the_spec_kinds_stages_and_differ_from_mn_first() -> None:
     from layoutcheck.models.tma import mma_smem_layout
-    from layoutcheck.spec.bind import WGMMA_ATOM_ORDER
+    from layoutcheck.spec.values import WGMMA_ATOM_ORDER
 
     assert len({c.name for c in KFIRST + TYPES}) == len(KFIRST + TYPES) == 15 + 17
     for sw in ("none", "32B", "64B", "128B"):
@@ -191,6 +191,7 @@ def test_core_matrix_reading_covers_every_operand_byte_once_per_wgmma() -> None:
             assert r["wavefronts"] == r["core_matrices"] == r["bytes"] // 128  # no core matrix meets a bank twice
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not installed")
 def test_new_kernel_forms_compile_for_sm90a(tmp_path) -> None:
     cases = [next(c for c in KFIRST if "tf32" in c.name), next(c for c in TYPES if "f16_rs" in c.name),

@@ -160,6 +160,7 @@ def test_logical_divide(a: Layout, data) -> None:
     assert ours.offsets().tolist() == offsets_py(theirs)
 
 
+@pytest.mark.slow
 @given(compact_layouts(), st.integers(1, 9))
 def test_logical_divide_by_a_non_dividing_tile_matches_pycute(a: Layout, t: int) -> None:
     """When a compact A without size-1 modes coalesces to one mode, pycute's ``size(A)`` cotarget is C++'s shape and

@@ -100,11 +100,13 @@ def _codomain(x) -> int:
     return n if hi < n else hi + 1
 
 
+@pytest.mark.slow
 @given(subjects())
 def test_injective(x) -> None:
     check_agreement(injective(x))
 
 
+@pytest.mark.slow
 @given(st.one_of(bijective_layouts(), pow2_layouts(), subjects()))
 def test_bijective_and_surjective(x) -> None:
     n = _codomain(x)
@@ -112,11 +114,13 @@ def test_bijective_and_surjective(x) -> None:
     check_agreement(surjective(x, n))
 
 
+@pytest.mark.slow
 @given(subjects(), st.integers(1, 300))
 def test_in_bounds(x, extent) -> None:
     check_agreement(in_bounds(x, extent))
 
 
+@pytest.mark.slow
 @given(bijective_layouts(), st.data())
 def test_equivalent(a, data) -> None:
     from layoutcheck import coalesce
@@ -125,6 +129,7 @@ def test_equivalent(a, data) -> None:
     check_agreement(equivalent(a, b))
 
 
+@pytest.mark.slow
 @given(tv_maps(), st.sampled_from([1, 2, 4]))
 def test_exact_cover(tv, k) -> None:
     n = size(tv) // k if size(tv) % k == 0 else size(tv)
@@ -132,6 +137,7 @@ def test_exact_cover(tv, k) -> None:
     check_agreement(exact_cover(tv, n, k))
 
 
+@pytest.mark.slow
 @given(tv_maps(), st.sampled_from([(4, 4), (8, 4), (16, 4), (4, 2), (2, 1)]))
 def test_vectorizable(tv, wd) -> None:
     w, d = wd

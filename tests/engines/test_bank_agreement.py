@@ -6,6 +6,7 @@ exhaustive decision on generated power-of-two tiles, swizzles, element widths an
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -71,6 +72,7 @@ def test_wavefront_counts_agree(tile, kind, delta) -> None:
             assert res.status is ref.status, (engine, str(smem), kind, res, ref)
 
 
+@pytest.mark.slow
 @given(swizzled_tiles(), st.sampled_from(["ldsm_x4", "sts128", "sts32"]), st.integers(1, 6))
 def test_every_base_z3_agrees_with_exhaustive(tile, kind, bases) -> None:
     smem, bits = tile

@@ -24,6 +24,7 @@ def test_sw128_ldmatrix_x4_conflict_free_for_every_1024B_base() -> None:
     assert res.status is Verdict.PROVEN, res
 
 
+@pytest.mark.slow
 def test_every_stage_of_a_64_row_band_buffer() -> None:
     """A 64x128 B bf16 stage (8 warps' 8-row bands, 8 KiB): ldmatrix and 16 B row stores at every stage s < 2**16."""
     stage = ComposedLayout(Swizzle(3, 3, 3), 0, Layout((64, 64), (64, 1)))

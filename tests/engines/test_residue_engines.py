@@ -238,6 +238,7 @@ def _schedulers(draw):
     return schedule_bijection(s, tuple(grids))
 
 
+@pytest.mark.slow
 @settings(max_examples=80, deadline=None)
 @given(_schedulers())
 def test_scheduler_queries_are_the_definition(prop) -> None:

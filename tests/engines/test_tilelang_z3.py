@@ -42,6 +42,7 @@ def assert_agree(prop: Property) -> None:
         assert prop.recheck(z.counterexample.data)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.name)
 def test_z3_agrees_with_exhaustive_on_every_sample_claim(path: Path) -> None:
     claims = tilelang_claims(path.read_text())

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from layoutcheck.codegen.cases import bundled_cases
+from layoutcheck.codegen.bundle import bundled_cases
 
 CASES = bundled_cases()
 

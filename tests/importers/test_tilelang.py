@@ -36,7 +36,8 @@ from layoutcheck.importers.tilelang import (
     tv_table,
 )
 from layoutcheck.importers.tilelang_tir import tir_printouts
-from layoutcheck.properties.layout import bijective, equivalent, exact_cover, injective
+from layoutcheck.properties.layout import bijective, equivalent, injective
+from layoutcheck.properties.tv import exact_cover
 from layoutcheck.result import Verdict
 from layoutcheck.spec.values import parse_value
 
@@ -227,6 +228,7 @@ def test_spec_values():
         parse_value("tv", {"tilelang": BY_NAME["make_linear_layout(float16 64x64)"]})
 
 
+@pytest.mark.slow
 def test_import_and_check_round_trip(tmp_path):
     """``layoutcheck import`` of the real sample files, then ``layoutcheck check`` of the spec: the GEMM layout maps
     are all PROVEN; the layouts file has exactly its two broken samples REFUTED."""

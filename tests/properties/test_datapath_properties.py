@@ -162,7 +162,7 @@ def test_generated_mainloops_agree_with_tma_wgmma(major, stage_sw, tma_sw, desc_
     composed path is right exactly when the single-hop claim ``tma_wgmma`` holds (e.g. a SW32 box and SW32
     descriptors over an INTER-declared K-major stage: both claims find the data where the descriptors read it)."""
     from layoutcheck.properties.tma import plan_boxes
-    from layoutcheck.spec.bind import WGMMA_ATOM_ORDER
+    from layoutcheck.spec.values import WGMMA_ATOM_ORDER
 
     order = WGMMA_ATOM_ORDER[major]
     mma = make_tiled_mma("SM90_64x128x16_F32F16F16_SS", (2, 1, 1))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -38,6 +39,7 @@ def _props(draw):
     return residue_cover(tiling, tuple(sizes))
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(_props())
 def test_screen_equals_enumeration(prop) -> None:
