@@ -1,0 +1,242 @@
+"""A small, reproducible source mutator for layoutcheck (mutation score of the claims, engines and models).
+
+Why not mutmut: mutmut 3 skips decorated functions, which here are every ``@property`` of a claim and every
+``@ENGINE.handles(...)`` handler -- exactly the code whose mistakes would make a verdict wrong.
+
+How: the tree is copied once to ``/tmp/mut-<slug>`` (its ``.git`` left out); the tests run once there under
+pytest-cov with ``--cov-context=test``, which records, for every line of every module, the tests that execute it;
+then, for each mutant of the module (one operator applied at one AST node), the mutated file is written into the
+copy and only the tests that execute the mutated line run, ``-x -n 0 -p no:cacheprovider --hypothesis-seed=0``,
+under ``nice -n 15`` and a per-mutant timeout. Exit 0 = survived; a failure or a timeout = killed; no test executes
+the line = not executed. The Hypothesis example database is wiped before each run, so a verdict depends only on the
+mutant and the seed.
+
+Operators (each applied to one node, source spans patched in place so comments and layout stay):
+``cmp`` (``<``/``<=``, ``>``/``>=``, ``==``/``!=``, ``is``/``is not``, ``in``/``not in`` swapped), ``int`` (an
+integer literal +1 and -1), ``bool`` (``True``/``False`` swapped), ``arith`` (``+``/``-`` and ``*``/``//``
+swapped), ``logic`` (``and``/``or`` swapped), ``not`` (``not x`` -> ``x``). Docstrings, annotations, and the
+messages of raised errors are not mutated.
+
+Usage (from the repository root)::
+
+    python3 tests/mutation/mutate.py layoutcheck/engines/structural.py [more modules] \
+        --tests tests/engines tests/properties ... --out /tmp/mut-report.json
+
+Writes one JSON record per mutant (module, line, operator, before -> after, status, the tests run) and prints the
+counts per module.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+CMP_SWAP = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq,
+            ast.NotEq: ast.Eq, ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn, ast.NotIn: ast.In}
+ARITH_SWAP = {ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.FloorDiv, ast.FloorDiv: ast.Mult}
+PYTEST = ["-x", "-n", "0", "-p", "no:cacheprovider", "--hypothesis-seed=0", "-q", "--no-header", "-p", "no:randomly"]
+
+
+@dataclass(frozen=True, slots=True)
+class Mutant:
+    module: str
+    line: int
+    col: int
+    op: str
+    before: str
+    after: str
+    status: str = ""
+    tests: int = 0
+    seconds: float = 0.0
+
+
+def _skipped_nodes(tree: ast.AST) -> set[int]:
+    """ids of nodes not to mutate: docstrings, annotations, and the arguments of ``raise X(...)``."""
+    skip: set[int] = set()
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.Expr) \
+                and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
+            skip.update(id(n) for n in ast.walk(body[0]))
+        for ann in (getattr(node, "annotation", None), getattr(node, "returns", None)):
+            if ann is not None:
+                skip.update(id(n) for n in ast.walk(ann))
+        if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call):
+            for a in node.exc.args + [k.value for k in node.exc.keywords]:
+                skip.update(id(n) for n in ast.walk(a))
+        if isinstance(node, ast.JoinedStr):
+            skip.update(id(n) for n in ast.walk(node))
+    return skip
+
+
+def _variants(node: ast.AST) -> list[tuple[str, ast.AST]]:
+    """(operator, mutated copy of ``node``) for every mutation of this one node."""
+    import copy
+
+    out: list[tuple[str, ast.AST]] = []
+    if isinstance(node, ast.Compare):
+        for i, op in enumerate(node.ops):
+            if type(op) in CMP_SWAP:
+                m = copy.deepcopy(node)
+                m.ops[i] = CMP_SWAP[type(op)]()
+                out.append(("cmp", m))
+    elif isinstance(node, ast.Constant) and isinstance(node.value, bool):
+        out.append(("bool", ast.Constant(not node.value)))
+    elif isinstance(node, ast.Constant) and type(node.value) is int:
+        out += [("int", ast.Constant(node.value + 1)), ("int", ast.Constant(node.value - 1))]
+    elif isinstance(node, ast.BinOp) and type(node.op) in ARITH_SWAP:
+        m = copy.deepcopy(node)
+        m.op = ARITH_SWAP[type(node.op)]()
+        out.append(("arith", m))
+    elif isinstance(node, ast.BoolOp):
+        m = copy.deepcopy(node)
+        m.op = ast.Or() if isinstance(node.op, ast.And) else ast.And()
+        out.append(("logic", m))
+    elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        out.append(("not", node.operand))
+    return out
+
+
+def _offset(lines: list[str], line: int, col: int) -> int:
+    return sum(len(s) for s in lines[:line - 1]) + len(lines[line - 1].encode()[:col].decode())
+
+
+def mutants(path: Path, module: str) -> list[tuple[Mutant, str]]:
+    """Every mutant of the file at ``path`` with its full mutated source, in source order."""
+    src = path.read_text()
+    tree = ast.parse(src)
+    lines = src.splitlines(keepends=True)
+    skip = _skipped_nodes(tree)
+    out: list[tuple[Mutant, str]] = []
+    for node in ast.walk(tree):
+        if id(node) in skip or not hasattr(node, "lineno"):
+            continue
+        for op, new in _variants(node):
+            a = _offset(lines, node.lineno, node.col_offset)
+            b = _offset(lines, node.end_lineno, node.end_col_offset)
+            text = f"({ast.unparse(new)})"
+            mutated = src[:a] + text + src[b:]
+            try:
+                ast.parse(mutated)
+            except SyntaxError:
+                continue
+            out.append((Mutant(module, node.lineno, node.col_offset, op, src[a:b].splitlines()[0][:80], text[:80]),
+                        mutated))
+    out.sort(key=lambda m: (m[0].line, m[0].col, m[0].op, m[0].after))
+    return out
+
+
+def copy_tree(root: Path, scratch: Path) -> None:
+    """A fresh copy of the working tree at ``scratch`` (no ``.git``, no caches)."""
+    if scratch.exists():
+        shutil.rmtree(scratch)
+    shutil.copytree(root, scratch, ignore=shutil.ignore_patterns(".git", "__pycache__", ".hypothesis",
+                                                                  ".pytest_cache", "*.pyc", ".coverage*"))
+
+
+def env_for(scratch: Path) -> dict[str, str]:
+    return dict(os.environ, PYTHONPATH=str(scratch), PYTHONDONTWRITEBYTECODE="1", HYPOTHESIS_PROFILE="ci")
+
+
+def collect_contexts(scratch: Path, tests: list[str], workers: int) -> None:
+    """Run ``tests`` once under coverage with one context per test (writes ``scratch/.coverage``)."""
+    cmd = ["nice", "-n", "15", sys.executable, "-m", "pytest", *tests, "--cov=layoutcheck", "--cov-context=test",
+           "--cov-report=", "-p", "no:cacheprovider", "--hypothesis-seed=0", "-q", "-n", str(workers)]
+    subprocess.run(cmd, cwd=scratch, env=dict(env_for(scratch), PYTHONDONTWRITEBYTECODE="0"), check=False)
+
+
+def line_tests(scratch: Path, module: str) -> dict[int, set[str]]:
+    """Line of ``module`` -> node ids of the tests that execute it (from the coverage contexts)."""
+    db = sqlite3.connect(scratch / ".coverage")
+    rows = db.execute(
+        "select lb.numbits, c.context from line_bits lb join file f on f.id = lb.file_id "
+        "join context c on c.id = lb.context_id where f.path = ?", (str(scratch / module),)).fetchall()
+    from coverage.numbits import numbits_to_nums
+
+    out: dict[int, set[str]] = {}
+    for numbits, ctx in rows:
+        if not ctx:
+            continue
+        node = ctx.rsplit("|", 1)[0]
+        for n in numbits_to_nums(numbits):
+            out.setdefault(n, set()).add(node)
+    return out
+
+
+def run_mutant(scratch: Path, m: Mutant, source: str, original: str, tests: set[str], timeout: float) -> Mutant:
+    """Write the mutant, run its tests, restore the module; the mutant with its status."""
+    if not tests:
+        return Mutant(**{**asdict(m), "status": "not executed"})
+    target = scratch / m.module
+    shutil.rmtree(scratch / ".hypothesis", ignore_errors=True)
+    target.write_text(source)
+    t0 = time.monotonic()
+    cmd = ["nice", "-n", "15", sys.executable, "-m", "pytest", *sorted(tests), *PYTEST]
+    try:
+        rc = subprocess.run(cmd, cwd=scratch, env=env_for(scratch), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, timeout=timeout).returncode
+        status = "survived" if rc == 0 else "killed"
+    except subprocess.TimeoutExpired:
+        status = "killed (timeout)"
+    finally:
+        target.write_text(original)
+    return Mutant(**{**asdict(m), "status": status, "tests": len(tests), "seconds": round(time.monotonic() - t0, 1)})
+
+
+def _containing_lines(tree: ast.AST, line: int) -> range:
+    """The lines of the innermost statement that contains ``line`` (coverage marks a statement's first line)."""
+    best = range(line, line + 1)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.stmt) and node.lineno <= line <= (node.end_lineno or node.lineno):
+            if not isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.If, ast.For, ast.While, ast.With, ast.Try)) \
+                    or node.lineno == line:
+                best = range(node.lineno, (node.end_lineno or node.lineno) + 1)
+    return best
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("modules", nargs="+", help="module paths relative to the repository root")
+    ap.add_argument("--tests", nargs="+", default=["tests"], help="tests run for the coverage contexts")
+    ap.add_argument("--ignore", nargs="*", default=["tests/gpu", "tests/differential/test_cute_cpp.py"])
+    ap.add_argument("--root", default=".", help="the repository to copy")
+    ap.add_argument("--scratch", default=None, help="scratch copy (default /tmp/mut-<first module>)")
+    ap.add_argument("--workers", type=int, default=2, help="xdist workers for the coverage run")
+    ap.add_argument("--timeout", type=float, default=240.0, help="seconds per mutant before it counts as killed")
+    ap.add_argument("--reuse", action="store_true", help="reuse the scratch copy and its coverage data")
+    ap.add_argument("--out", default="mutation-report.jsonl")
+    args = ap.parse_args(argv)
+    root = Path(args.root).resolve()
+    slug = Path(args.modules[0]).stem
+    scratch = Path(args.scratch or f"/tmp/mut-{slug}")
+    if not (args.reuse and (scratch / ".coverage").exists()):
+        copy_tree(root, scratch)
+        tests = [*args.tests, *(f"--ignore={p}" for p in args.ignore)]
+        collect_contexts(scratch, tests, args.workers)
+    out = open(args.out, "a")
+    for module in args.modules:
+        original = (scratch / module).read_text()
+        tree = ast.parse(original)
+        by_line = line_tests(scratch, module)
+        counts: dict[str, int] = {}
+        for m, source in mutants(scratch / module, module):
+            tests = set().union(*(by_line.get(n, set()) for n in _containing_lines(tree, m.line)))
+            r = run_mutant(scratch, m, source, original, tests, args.timeout)
+            counts[r.status] = counts.get(r.status, 0) + 1
+            out.write(json.dumps(asdict(r)) + "\n")
+            out.flush()
+        print(module, counts, flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
