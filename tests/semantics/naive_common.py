@@ -66,10 +66,17 @@ def swizzle(b: int, m: int, s: int, x: int) -> int:
 def spec_rows(body: str, engines: tuple[str, ...] = ENGINES) -> dict[str, Any]:
     """``{engine: Row}`` for the single property of the single config in spec ``body`` (the text after
     ``format = 1``), through ``layoutcheck.check.check_property``: the core of ``layoutcheck check``."""
+    from types import SimpleNamespace
+
     from layoutcheck.check import check_property
+    from layoutcheck.errors import SpecError
     from layoutcheck.spec.load import parse_spec
 
-    cfg = parse_spec("format = 1\n" + body).configs[0]
+    try:
+        cfg = parse_spec("format = 1\n" + body).configs[0]
+    except SpecError as e:  # the spec's schema refuses a value: the ERROR row `layoutcheck check` prints
+        return {k: SimpleNamespace(status="ERROR", reason=str(e), counterexample=None, counterexample_data={})
+                for k in engines}
     (req,) = cfg.properties
     return {e: check_property(cfg, req, engine=e) for e in engines}
 
