@@ -39,6 +39,7 @@ import sys
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 CMP_SWAP = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq,
             ast.NotEq: ast.Eq, ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn, ast.NotIn: ast.In}
@@ -196,10 +197,10 @@ def _containing_lines(tree: ast.AST, line: int) -> range:
     """The lines of the innermost statement that contains ``line`` (coverage marks a statement's first line)."""
     best = range(line, line + 1)
     for node in ast.walk(tree):
-        if isinstance(node, ast.stmt) and node.lineno <= line <= (node.end_lineno or node.lineno):
-            if not isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.If, ast.For, ast.While, ast.With, ast.Try)) \
-                    or node.lineno == line:
-                best = range(node.lineno, (node.end_lineno or node.lineno) + 1)
+        compound = isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.If, ast.For, ast.While, ast.With, ast.Try))
+        if isinstance(node, ast.stmt) and node.lineno <= line <= (node.end_lineno or node.lineno) \
+                and (not compound or node.lineno == line):
+            best = range(node.lineno, (node.end_lineno or node.lineno) + 1)
     return best
 
 
@@ -222,20 +223,25 @@ def main(argv: list[str] | None = None) -> int:
         copy_tree(root, scratch)
         tests = [*args.tests, *(f"--ignore={p}" for p in args.ignore)]
         collect_contexts(scratch, tests, args.workers)
-    out = open(args.out, "a")
-    for module in args.modules:
-        original = (scratch / module).read_text()
-        tree = ast.parse(original)
-        by_line = line_tests(scratch, module)
-        counts: dict[str, int] = {}
-        for m, source in mutants(scratch / module, module):
-            tests = set().union(*(by_line.get(n, set()) for n in _containing_lines(tree, m.line)))
-            r = run_mutant(scratch, m, source, original, tests, args.timeout)
-            counts[r.status] = counts.get(r.status, 0) + 1
-            out.write(json.dumps(asdict(r)) + "\n")
-            out.flush()
-        print(module, counts, flush=True)
+    with open(args.out, "a") as out:
+        for module in args.modules:
+            _mutate_module(scratch, module, out, args.timeout)
     return 0
+
+
+def _mutate_module(scratch: Path, module: str, out: Any, timeout: float) -> None:
+    """Run every mutant of ``module`` in the scratch copy; one JSON line each to ``out``; print the counts."""
+    original = (scratch / module).read_text()
+    tree = ast.parse(original)
+    by_line = line_tests(scratch, module)
+    counts: dict[str, int] = {}
+    for m, source in mutants(scratch / module, module):
+        tests = set().union(*(by_line.get(n, set()) for n in _containing_lines(tree, m.line)))
+        r = run_mutant(scratch, m, source, original, tests, timeout)
+        counts[r.status] = counts.get(r.status, 0) + 1
+        out.write(json.dumps(asdict(r)) + "\n")
+        out.flush()
+    print(module, counts, flush=True)
 
 
 if __name__ == "__main__":
