@@ -63,6 +63,24 @@ def swizzle(b: int, m: int, s: int, x: int) -> int:
     return x ^ (moved >> s if s >= 0 else moved << -s)
 
 
+def verdict_event(want: str) -> None:
+    """Record the naive verdict as a Hypothesis event (``--hypothesis-show-statistics`` shows the split)."""
+    from contextlib import suppress
+
+    from hypothesis import event
+    from hypothesis.errors import InvalidArgument
+
+    with suppress(InvalidArgument):  # called outside a Hypothesis test (a hand-picked case)
+        event(f"naive {want}")
+
+
+def scaled(fraction: float) -> Any:
+    """``@settings`` with ``fraction`` of the loaded profile's examples (the ci profile's 150, dev's 400)."""
+    from hypothesis import settings
+
+    return settings(max_examples=max(10, int(settings().max_examples * fraction)))
+
+
 def spec_rows(body: str, engines: tuple[str, ...] = ENGINES) -> dict[str, Any]:
     """``{engine: Row}`` for the single property of the single config in spec ``body`` (the text after
     ``format = 1``), through ``layoutcheck.check.check_property``: the core of ``layoutcheck check``."""
@@ -84,6 +102,7 @@ def spec_rows(body: str, engines: tuple[str, ...] = ENGINES) -> dict[str, Any]:
 def agree(rows: dict[str, Any], naive: bool, what: str) -> None:
     """Every engine that decides says what the naive oracle says; ``auto`` decides."""
     want = "PROVEN" if naive else "REFUTED"
+    verdict_event(want)
     assert rows["auto"].status == want, (what, want, {e: (r.status, r.reason) for e, r in rows.items()})
     for e, r in rows.items():
         assert r.status in (want, "UNKNOWN"), (what, e, want, r.status, r.reason, r.counterexample)

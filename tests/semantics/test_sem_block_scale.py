@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given
 
 import layoutcheck as lc
-from tests.semantics.naive_common import ENGINES, colex, layout_text, prod
+from tests.semantics.naive_common import ENGINES, colex, layout_text, prod, verdict_event
 from tests.strategies_sem_block_scale import scale_layouts
 
 
@@ -42,6 +42,7 @@ def test_every_engine_agrees_with_the_naive_scale_owner(case: tuple) -> None:
             verdicts(vec, shape, stride)
         return
     want = "PROVEN" if naive(vec, shape, stride) else "REFUTED"
+    verdict_event(want)
     got = verdicts(vec, shape, stride)
     assert got["auto"] == want, (case, got)
     assert all(v in (want, "UNKNOWN") for v in got.values()), (case, got)

@@ -15,7 +15,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.semantics.naive_common import agree, colex, layout_text, prod, spec_rows
+from tests.semantics.naive_common import agree, colex, layout_text, prod, scaled, spec_rows
 from tests.strategies_sem_composition import almost, layouts, nonneg_layouts, same_function
 
 
@@ -63,12 +63,14 @@ def composes_triples(draw: st.DrawFn) -> tuple[tuple, tuple, tuple]:
     return r, a, b
 
 
+@scaled(0.6)
 @given(equivalent_pairs())
 def test_equivalent_agrees_with_the_pointwise_definition(pair: tuple) -> None:
     a, b = pair
     agree(spec_rows(equivalent_spec(a, b)), naive_equivalent(a, b), pair)
 
 
+@scaled(0.6)
 @given(composes_triples())
 def test_composes_agrees_with_cute_composition_post(triple: tuple) -> None:
     r, a, b = triple

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.semantics.naive_common import agree, colex, layout_text, prod, spec_rows, swizzle
+from tests.semantics.naive_common import agree, colex, layout_text, prod, scaled, spec_rows, swizzle
 from tests.strategies_sem_swizzle import swizzled_layouts
 
 
@@ -40,6 +40,7 @@ def spec(prop: str, sw: tuple, shape: tuple, stride: tuple, bound: int) -> str:
             f"properties = [{p}]\n")
 
 
+@scaled(0.4)
 @pytest.mark.parametrize("prop", ["injective", "bijective", "in_bounds"])
 @given(case=swizzled_layouts(), slack=st.sampled_from([0, 0, 1, -1, 64]))
 def test_every_engine_agrees_with_the_swizzled_image(prop: str, case: tuple, slack: int) -> None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.semantics.naive_common import colex, flat, layout_text, prod, spec_rows, swizzle
+from tests.semantics.naive_common import colex, flat, layout_text, prod, scaled, spec_rows, swizzle, verdict_event
 from tests.strategies_sem_tma import ESIZE, SPAN, SW_BITS, TmaCase, limit_boxes, natural, tma_cases
 
 BOX_BYTES_MAX = 233472  # measured, hw/tma.py LIMITS.box_bytes_max (driver 580.159.04, H100)
@@ -103,6 +103,7 @@ def check(case: TmaCase) -> bool:
     want = naive(case)
     rows = spec_rows(spec(case))
     status = "PROVEN" if want else "REFUTED"
+    verdict_event(status)
     assert rows["auto"].status == status, (case, rows["auto"].status, rows["auto"].reason,
                                            rows["auto"].counterexample)
     for e, r in rows.items():
@@ -116,6 +117,7 @@ def check(case: TmaCase) -> bool:
     return want
 
 
+@scaled(0.5)
 @given(tma_cases())
 def test_every_engine_agrees_with_the_naive_tma_oracle(case: TmaCase) -> None:
     check(case)

@@ -19,7 +19,7 @@ from collections import Counter
 
 from hypothesis import given
 
-from tests.semantics.naive_common import spec_rows
+from tests.semantics.naive_common import spec_rows, verdict_event
 from tests.strategies_sem_tmem import ROWS, Epilogue, allocations, epilogues, used_columns
 
 
@@ -82,6 +82,7 @@ def agree_or_error(rows: dict, want: bool | None, what: object) -> None:
         assert all(r.status == "ERROR" for r in rows.values()), (what, {k: r.status for k, r in rows.items()})
         return
     status = "PROVEN" if want else "REFUTED"
+    verdict_event(status)
     assert rows["auto"].status == status, (what, rows["auto"].status, rows["auto"].reason)
     for k, r in rows.items():
         assert r.status in (status, "UNKNOWN"), (what, k, r.status, r.reason)

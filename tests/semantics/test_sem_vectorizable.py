@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from hypothesis import given
 
-from tests.semantics.naive_common import agree, colex, layout_text, prod, spec_rows, swizzle
+from tests.semantics.naive_common import agree, colex, layout_text, prod, scaled, spec_rows, swizzle
 from tests.strategies_sem_swizzle import tv_maps
 
 DTYPE = {1: "u8", 2: "f16", 4: "f32", 8: "f64"}
@@ -36,6 +36,7 @@ def spec(width: int, es: int, shape: tuple, stride: tuple, sw: tuple | None) -> 
             f'dtype = "{DTYPE[es]}"\nproperties = [{{ name = "vectorizable", width = {width} }}]\n')
 
 
+@scaled(0.5)
 @given(tv_maps())
 def test_every_engine_agrees_with_the_naive_vectors(case: tuple) -> None:
     width, es, shape, stride, sw, _ = case
