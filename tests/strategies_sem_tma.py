@@ -6,7 +6,8 @@ order ``modes``) and a buffer base address. ``tma_cases`` starts from the layout
 ``row pitch x rows`` laid down one after the other, the element swizzle that matches the byte swizzle) and then
 breaks it on purpose: a stride +1, a stride 0, a negative stride, two strides swapped, the swizzle-span padding
 dropped, the swizzle one bit off, a base address off the swizzle repeat, a tile the box does not divide, modes
-permuted. ``limit_boxes`` puts every ``cuTensorMapEncodeTiled`` limit at its value and one past it.
+permuted. ``limit_boxes`` puts every ``cuTensorMapEncodeTiled`` limit the claim can meet at its value and one past it
+(``tensorRank`` 5/6, ``boxDim`` 256/257, inner bytes, swizzle span, the 228 KiB box).
 """
 
 from __future__ import annotations
@@ -51,8 +52,12 @@ def natural(dtype: str, swizzle: str, box: tuple[int, ...], boxes: tuple[int, ..
     ``b`` at ``b * footprint`` in colex order over the dims."""
     es = ESIZE[dtype]
     pitch = max(box[0] * es, SPAN[swizzle]) // es
-    inner = [1, pitch, pitch * (box[1] if len(box) > 1 else 1)]
-    foot = pitch * (box[1] if len(box) > 1 else 1) * (box[2] if len(box) > 2 else 1)
+    inner = [1]
+    for d in range(1, len(box)):
+        inner.append(pitch if d == 1 else inner[-1] * box[d - 1])
+    foot = pitch
+    for b in box[1:]:
+        foot *= b
     block = [foot]
     for d in range(1, len(box)):
         block.append(block[-1] * boxes[d - 1])
@@ -121,7 +126,7 @@ def tma_cases(draw: st.DrawFn) -> TmaCase:
 def limit_boxes(draw: st.DrawFn) -> TmaCase:
     """A natural 2-D case (one box) with one driver limit at its value or one past it: ``boxDim[1]`` 256 / 257,
     inner bytes a multiple of 16 or not, the swizzle span exactly or one 16-byte chunk over, the 228 KiB box."""
-    which = draw(st.sampled_from(["box_dim", "inner16", "span", "bytes"]))
+    which = draw(st.sampled_from(["box_dim", "inner16", "span", "bytes", "rank"]))
     over = draw(st.booleans())
     if which == "box_dim":
         dtype, swizzle, box = "u8", "none", (16, 257 if over else 256)
@@ -134,6 +139,10 @@ def limit_boxes(draw: st.DrawFn) -> TmaCase:
         swizzle = draw(st.sampled_from(["32B", "64B", "128B"]))
         dtype = draw(st.sampled_from(["u8", "f16", "f32"]))
         box = ((SPAN[swizzle] + (16 if over else 0)) // ESIZE[dtype], 2)
-    else:  # 233472 B = 228 KiB: f64 rows of 2048 B, 114 rows fill it exactly
+    elif which == "bytes":  # 233472 B = 228 KiB: f64 rows of 2048 B, 114 rows fill it exactly
         dtype, swizzle, box = "f64", "none", (256, 115 if over else 114)
-    return TmaCase(**{**natural(dtype, swizzle, box, (1, 1), (0, 1)).__dict__, "how": f"limit {which} over={over}"})
+    else:  # tensorRank 5, or 6: 128-byte rows, one box
+        dtype, swizzle, box = "u8", "none", (128,) + (1,) * (5 if over else 4)
+    rank = len(box)
+    return TmaCase(**{**natural(dtype, swizzle, box, (1,) * rank, tuple(range(rank))).__dict__,
+                      "how": f"limit {which} over={over}"})
