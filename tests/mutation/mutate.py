@@ -204,9 +204,19 @@ def _containing_lines(tree: ast.AST, line: int) -> range:
     return best
 
 
+def summary(path: str) -> dict[str, dict[str, int]]:
+    """Counts per module and status of a report (``killed (timeout)`` kept apart: a slow survivor is not a kill)."""
+    out: dict[str, dict[str, int]] = {}
+    for line in Path(path).read_text().splitlines():
+        r = json.loads(line)
+        out.setdefault(r["module"], {}).setdefault(r["status"], 0)
+        out[r["module"]][r["status"]] += 1
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("modules", nargs="+", help="module paths relative to the repository root")
+    ap.add_argument("modules", nargs="*", help="module paths relative to the repository root")
     ap.add_argument("--tests", nargs="+", default=["tests"], help="tests run for the coverage contexts")
     ap.add_argument("--ignore", nargs="*", default=["tests/gpu", "tests/differential/test_cute_cpp.py"])
     ap.add_argument("--root", default=".", help="the repository to copy")
@@ -215,7 +225,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, default=240.0, help="seconds per mutant before it counts as killed")
     ap.add_argument("--reuse", action="store_true", help="reuse the scratch copy and its coverage data")
     ap.add_argument("--out", default="mutation-report.jsonl")
+    ap.add_argument("--summary", action="store_true", help="print the counts of --out and exit")
     args = ap.parse_args(argv)
+    if args.summary:
+        for module, counts in summary(args.out).items():
+            print(module, dict(sorted(counts.items())))
+        return 0
     root = Path(args.root).resolve()
     slug = Path(args.modules[0]).stem
     scratch = Path(args.scratch or f"/tmp/mut-{slug}")
