@@ -23,7 +23,8 @@ Usage (from the repository root)::
         --tests tests/engines tests/properties ... --out /tmp/mut-report.json
 
 Writes one JSON record per mutant (module, line, operator, before -> after, status, the tests run) and prints the
-counts per module.
+counts per module. ``--summary`` prints the counts of a report; ``--retest TEST...`` runs a report's survivors
+again, in a fresh copy of the tree, against tests written since (``<out>.retest.jsonl``).
 """
 
 from __future__ import annotations
@@ -214,6 +215,32 @@ def summary(path: str) -> dict[str, dict[str, int]]:
     return out
 
 
+def retest(root: Path, scratch: Path, report: str, tests: list[str], timeout: float) -> dict[str, int]:
+    """Run the survivors of ``report`` again, in a fresh copy of ``root`` (so tests written since count), against
+    ``tests``; one JSON line each to ``report + '.retest.jsonl'``. A module whose source changed since is skipped."""
+    old = [json.loads(x) for x in Path(report).read_text().splitlines()]
+    survivors = [r for r in old if r["status"] == "survived"]
+    fresh = Path(f"{scratch}-retest")
+    copy_tree(root, fresh)
+    counts: dict[str, int] = {}
+    with open(report + ".retest.jsonl", "w") as out:
+        for module in sorted({r["module"] for r in survivors}):
+            original = (fresh / module).read_text()
+            if original != (scratch / module).read_text():
+                status = {"status": "source changed since the run"}
+                for r in (r for r in survivors if r["module"] == module):
+                    out.write(json.dumps({**r, **status}) + "\n")
+                continue
+            table = {(m.line, m.col, m.op, m.after): (m, src) for m, src in mutants(fresh / module, module)}
+            for r in (r for r in survivors if r["module"] == module):
+                m, src = table[(r["line"], r["col"], r["op"], r["after"])]
+                done = run_mutant(fresh, m, src, original, set(tests), timeout)
+                counts[done.status] = counts.get(done.status, 0) + 1
+                out.write(json.dumps(asdict(done)) + "\n")
+                out.flush()
+    return counts
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("modules", nargs="*", help="module paths relative to the repository root")
@@ -226,14 +253,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--reuse", action="store_true", help="reuse the scratch copy and its coverage data")
     ap.add_argument("--out", default="mutation-report.jsonl")
     ap.add_argument("--summary", action="store_true", help="print the counts of --out and exit")
+    ap.add_argument("--retest", nargs="+", default=None, metavar="TEST",
+                    help="re-run the survivors of --out against these tests in a fresh copy of the tree")
     args = ap.parse_args(argv)
     if args.summary:
         for module, counts in summary(args.out).items():
             print(module, dict(sorted(counts.items())))
         return 0
     root = Path(args.root).resolve()
-    slug = Path(args.modules[0]).stem
+    slug = Path(args.modules[0]).stem if args.modules else "all"
     scratch = Path(args.scratch or f"/tmp/mut-{slug}")
+    if args.retest:
+        print(retest(root, scratch, args.out, args.retest, args.timeout))
+        return 0
     if not (args.reuse and (scratch / ".coverage").exists()):
         copy_tree(root, scratch)
         tests = [*args.tests, *(f"--ignore={p}" for p in args.ignore)]
