@@ -34,7 +34,9 @@ class Epilogue:
 
 
 def allocations() -> st.SearchStrategy[tuple[int, ...]]:
-    return st.lists(st.sampled_from(ALLOC_VALUES), min_size=1, max_size=4).map(tuple)
+    """Boundary values, or legal sizes whose total lands below, at or above 512."""
+    legal = st.lists(st.sampled_from([32, 64, 128, 256, 512]), min_size=1, max_size=4)
+    return st.one_of(st.lists(st.sampled_from(ALLOC_VALUES), min_size=1, max_size=4), legal).map(tuple)
 
 
 def used_columns(dp: str, n: int) -> int:
