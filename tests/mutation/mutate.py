@@ -157,11 +157,12 @@ def collect_contexts(scratch: Path, tests: list[str], workers: int) -> None:
 
 
 def line_tests(scratch: Path, module: str) -> dict[int, set[str]]:
-    """Line of ``module`` -> node ids of the tests that execute it (from the coverage contexts)."""
+    """Line of ``module`` -> node ids of the tests that execute it (from the coverage contexts; the file is matched
+    by its path inside the tree, so a copied scratch directory reuses the data)."""
     db = sqlite3.connect(scratch / ".coverage")
     rows = db.execute(
         "select lb.numbits, c.context from line_bits lb join file f on f.id = lb.file_id "
-        "join context c on c.id = lb.context_id where f.path = ?", (str(scratch / module),)).fetchall()
+        "join context c on c.id = lb.context_id where f.path like ?", (f"%/{module}",)).fetchall()
     from coverage.numbits import numbits_to_nums
 
     out: dict[int, set[str]] = {}
