@@ -195,6 +195,27 @@ def run_mutant(scratch: Path, m: Mutant, source: str, original: str, tests: set[
     return Mutant(**{**asdict(m), "status": status, "tests": len(tests), "seconds": round(time.monotonic() - t0, 1)})
 
 
+def _import_time_lines(tree: ast.Module) -> set[int]:
+    """Lines that run when the module is imported: module- and class-level statements, and every ``def``'s
+    decorators and signature (default values). Coverage credits them to whichever test imported the module first,
+    so a mutant there runs every test that executes any line of the module."""
+    out: set[int] = set()
+
+    def visit(body: list[ast.stmt]) -> None:
+        for node in body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+                out.update(range(first, node.body[0].lineno))
+            elif isinstance(node, ast.ClassDef):
+                out.update(range(min([node.lineno, *(d.lineno for d in node.decorator_list)]), node.body[0].lineno))
+                visit(node.body)
+            else:
+                out.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
+
+    visit(tree.body)
+    return out
+
+
 def _containing_lines(tree: ast.AST, line: int) -> range:
     """The lines of the innermost statement that contains ``line`` (coverage marks a statement's first line)."""
     best = range(line, line + 1)
@@ -282,9 +303,12 @@ def _mutate_module(scratch: Path, module: str, out: Any, timeout: float) -> None
     original = (scratch / module).read_text()
     tree = ast.parse(original)
     by_line = line_tests(scratch, module)
+    everyone = set().union(*by_line.values()) if by_line else set()
+    at_import = _import_time_lines(tree)
     counts: dict[str, int] = {}
     for m, source in mutants(scratch / module, module):
-        tests = set().union(*(by_line.get(n, set()) for n in _containing_lines(tree, m.line)))
+        tests = everyone if m.line in at_import else \
+            set().union(*(by_line.get(n, set()) for n in _containing_lines(tree, m.line)))
         r = run_mutant(scratch, m, source, original, tests, timeout)
         counts[r.status] = counts.get(r.status, 0) + 1
         out.write(json.dumps(asdict(r)) + "\n")
