@@ -65,3 +65,14 @@ def test_every_two_mode_layout_under_a_swizzle() -> None:
                 c = ComposedLayout(sw, 0, Layout((sa, sb), (da, db)))
                 bad += _check(c, [c(i) for i in range(sa * sb)])
     assert not bad, bad[:10]
+
+
+def test_the_prefix_limit_is_the_documented_one() -> None:
+    """A chain above a non-chain prefix is decided by enumerating the prefix when it has at most ``2^16`` points
+    (``PREFIX_LIMIT``): ``(256,256)`` points are enumerated, ``(256,257)`` are not (declined: UNKNOWN)."""
+    at_limit = Layout((256, 256, 2), (255, 256, 10**7))  # the two small modes neither collide nor chain
+    over = Layout((256, 257, 2), (255, 256, 10**7))
+    assert prove(injective(at_limit), engine="structural").status is Verdict.PROVEN
+    r = prove(injective(over), engine="structural")
+    assert r.status is Verdict.UNKNOWN, r
+    assert prove(injective(over), engine="exhaustive").status is Verdict.PROVEN
