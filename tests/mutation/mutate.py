@@ -227,6 +227,24 @@ def _containing_lines(tree: ast.AST, line: int) -> range:
     return best
 
 
+EQUIVALENT_KEYWORDS = {
+    "strict": "equivalent: zip(..., strict=) only adds a length check, and the zipped sequences have equal lengths "
+              "by construction",
+    "slots": "equivalent: __slots__ changes memory layout, not behaviour",
+    "frozen": "not a verdict: a value left mutable (no code path mutates it); no test asserts immutability",
+    "kind": "equivalent: a stable sort (kind=) orders equal keys the same on these arrays",
+}
+
+
+def equivalent_reason(source: str, line: int, col: int) -> str | None:
+    """Why a mutant at ``(line, col)`` of ``source`` cannot change a result, when it is the value of a keyword
+    argument in ``EQUIVALENT_KEYWORDS`` (``zip(strict=True)``, ``@dataclass(slots=True)``); else ``None``."""
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.keyword) and node.value.lineno == line and node.value.col_offset == col:
+            return EQUIVALENT_KEYWORDS.get(node.arg or "")
+    return None
+
+
 def summary(path: str) -> dict[str, dict[str, int]]:
     """Counts per module and status of a report (``killed (timeout)`` kept apart: a slow survivor is not a kill)."""
     out: dict[str, dict[str, int]] = {}
@@ -263,6 +281,41 @@ def retest(root: Path, scratch: Path, report: str, tests: list[str], timeout: fl
     return counts
 
 
+def table(scratch: Path, reports: list[str]) -> list[str]:
+    """Markdown rows per module: mutants, killed, undecided (timeout), survivors split into killed by a test written
+    since (``<report>.retest.jsonl``), equivalent/cosmetic (``equivalent_reason``) and open, not executed, not run."""
+    rows = []
+    for report in reports:
+        recs = [json.loads(x) for x in Path(report).read_text().splitlines()]
+        retested = Path(report + ".retest.jsonl")
+        later = {(r["module"], r["line"], r["col"], r["op"], r["after"]): r["status"]
+                 for r in map(json.loads, retested.read_text().splitlines())} if retested.exists() else {}
+        for module in dict.fromkeys(r["module"] for r in recs):
+            src = (scratch / module).read_text()
+            mine = [r for r in recs if r["module"] == module]
+            c = {k: 0 for k in ("killed", "undecided", "new", "equivalent", "open", "not executed")}
+            for r in mine:
+                if r["status"] == "killed":
+                    c["killed"] += 1
+                elif r["status"] == "killed (timeout)":
+                    c["undecided"] += 1
+                elif r["status"] == "not executed":
+                    c["not executed"] += 1
+                elif later.get((r["module"], r["line"], r["col"], r["op"], r["after"]), "").startswith("killed"):
+                    c["new"] += 1
+                elif equivalent_reason(src, r["line"], r["col"]):
+                    c["equivalent"] += 1
+                else:
+                    c["open"] += 1
+            total = len(mutants(scratch / module, module))
+            decided = c["killed"] + c["new"] + c["open"]
+            score = f"{(c['killed'] + c['new']) / decided:.3f}" if decided else "--"
+            rows.append(f"| {module.removeprefix('layoutcheck/')} | {total} | {c['killed']} | {c['new']} | "
+                        f"{c['equivalent']} | {c['open']} | {c['undecided']} | {c['not executed']} | "
+                        f"{total - len(mine)} | {score} |")
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("modules", nargs="*", help="module paths relative to the repository root")
@@ -275,6 +328,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--reuse", action="store_true", help="reuse the scratch copy and its coverage data")
     ap.add_argument("--out", default="mutation-report.jsonl")
     ap.add_argument("--summary", action="store_true", help="print the counts of --out and exit")
+    ap.add_argument("--table", nargs="+", default=None, metavar="REPORT",
+                    help="print the markdown score rows of these reports (sources read from --scratch) and exit")
     ap.add_argument("--retest", nargs="+", default=None, metavar="TEST",
                     help="re-run the survivors of --out against these tests in a fresh copy of the tree")
     args = ap.parse_args(argv)
@@ -285,6 +340,9 @@ def main(argv: list[str] | None = None) -> int:
     root = Path(args.root).resolve()
     slug = Path(args.modules[0]).stem if args.modules else "all"
     scratch = Path(args.scratch or f"/tmp/mut-{slug}")
+    if args.table:
+        print("\n".join(table(scratch, args.table)))
+        return 0
     if args.retest:
         print(retest(root, scratch, args.out, args.retest, args.timeout))
         return 0
