@@ -236,9 +236,17 @@ EQUIVALENT_KEYWORDS = {
 }
 
 
-def equivalent_reason(source: str, line: int, col: int) -> str | None:
-    """Why a mutant at ``(line, col)`` of ``source`` cannot change a result, when it is the value of a keyword
-    argument in ``EQUIVALENT_KEYWORDS`` (``zip(strict=True)``, ``@dataclass(slots=True)``); else ``None``."""
+EQUIVALENT_FILE = Path(__file__).with_name("equivalent.json")
+"""Surviving mutants judged equivalent by hand, ``module:line:col:op:after`` -> the reason."""
+
+
+def equivalent_reason(source: str, line: int, col: int, key: str = "") -> str | None:
+    """Why a mutant at ``(line, col)`` of ``source`` cannot change a result: listed in ``equivalent.json`` under
+    ``key``, or the value of a keyword argument in ``EQUIVALENT_KEYWORDS`` (``zip(strict=True)``,
+    ``@dataclass(slots=True)``); else ``None``."""
+    listed = json.loads(EQUIVALENT_FILE.read_text()) if EQUIVALENT_FILE.exists() else {}
+    if key in listed:
+        return listed[key]
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.keyword) and node.value.lineno == line and node.value.col_offset == col:
             return EQUIVALENT_KEYWORDS.get(node.arg or "")
@@ -303,7 +311,8 @@ def table(scratch: Path, reports: list[str]) -> list[str]:
                     c["not executed"] += 1
                 elif later.get((r["module"], r["line"], r["col"], r["op"], r["after"]), "").startswith("killed"):
                     c["new"] += 1
-                elif equivalent_reason(src, r["line"], r["col"]):
+                elif equivalent_reason(src, r["line"], r["col"],
+                                       f"{r['module']}:{r['line']}:{r['col']}:{r['op']}:{r['after']}"):
                     c["equivalent"] += 1
                 else:
                     c["open"] += 1
