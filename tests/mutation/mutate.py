@@ -264,10 +264,11 @@ def summary(path: str) -> dict[str, dict[str, int]]:
 
 
 def retest(root: Path, scratch: Path, report: str, tests: list[str], timeout: float) -> dict[str, int]:
-    """Run the survivors of ``report`` again, in a fresh copy of ``root`` (so tests written since count), against
-    ``tests``; one JSON line each to ``report + '.retest.jsonl'``. A module whose source changed since is skipped."""
+    """Run the survivors and the undecided (timed-out) mutants of ``report`` again, in a fresh copy of ``root`` (so
+    tests written since count), against ``tests``; one JSON line each to ``report + '.retest.jsonl'``. A module whose
+    source changed since is skipped."""
     old = [json.loads(x) for x in Path(report).read_text().splitlines()]
-    survivors = [r for r in old if r["status"] == "survived"]
+    survivors = [r for r in old if r["status"] in ("survived", "killed (timeout)")]  # a timeout is undecided
     fresh = Path(f"{scratch}-retest")
     copy_tree(root, fresh)
     counts: dict[str, int] = {}
@@ -305,12 +306,12 @@ def table(scratch: Path, reports: list[str]) -> list[str]:
             for r in mine:
                 if r["status"] == "killed":
                     c["killed"] += 1
+                elif later.get((r["module"], r["line"], r["col"], r["op"], r["after"]), "") == "killed":
+                    c["new"] += 1
                 elif r["status"] == "killed (timeout)":
                     c["undecided"] += 1
                 elif r["status"] == "not executed":
                     c["not executed"] += 1
-                elif later.get((r["module"], r["line"], r["col"], r["op"], r["after"]), "").startswith("killed"):
-                    c["new"] += 1
                 elif equivalent_reason(src, r["line"], r["col"],
                                        f"{r['module']}:{r['line']}:{r['col']}:{r['op']}:{r['after']}"):
                     c["equivalent"] += 1
