@@ -76,3 +76,11 @@ def test_the_prefix_limit_is_the_documented_one() -> None:
     r = prove(injective(over), engine="structural")
     assert r.status is Verdict.UNKNOWN, r
     assert prove(injective(over), engine="exhaustive").status is Verdict.PROVEN
+
+
+def test_a_chain_is_proven_whatever_its_first_mode() -> None:
+    """A chain is injective from its first mode on (``chain_start == 0``): no prefix is enumerated, so a first mode
+    above the prefix limit does not make the engine decline."""
+    for lay in (Layout((100000, 2, 2), (1, 100000, 200000)), Layout((70000, 3, 5), (2, 140000, 420000))):
+        r = prove(injective(lay), engine="structural")
+        assert r.status is Verdict.PROVEN, r
