@@ -290,6 +290,8 @@ def tile_image(box: TmaBox, layout: Any, modes: Sequence[int], base_address: int
     >>> int(act[1 + 8 * 8]), int(dst.max())  # element (mn=1, k=8): row 1 (byte 128), chunk 1 ^ 1 = 0
     (128, 0)
     """
+    if box.interleave != "none":
+        raise LayoutError(f"the smem image is modelled for interleave none, not {box.interleave}")
     if isinstance(layout, ComposedLayout):
         off, lay = layout.offset, layout.layout
     else:

@@ -57,6 +57,8 @@ class TmaCompatible(Property):
         object.__setattr__(self, "modes", modes)
         if any(e != 1 for e in self.box.element_strides):
             raise LayoutError(f"tma_compatible needs element strides 1, found {self.box.element_strides}")
+        if self.box.interleave != "none":  # the smem image (PTX ISA 5.5.6) of an interleaved box is not modelled
+            raise LayoutError(f"tma_compatible models the smem image of interleave none, not {self.box.interleave}")
         if not isinstance(self.base_address, int) or self.base_address < 0:
             raise LayoutError(f"base_address must be a non-negative byte address, found {self.base_address!r}")
         # a descriptor the driver rejects, or a box that does not tile the layout, is REFUTED (``refutation``)

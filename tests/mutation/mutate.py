@@ -1,0 +1,388 @@
+"""A small, reproducible source mutator for layoutcheck (mutation score of the claims, engines and models).
+
+Why not mutmut: mutmut 3 skips decorated functions, which here are every ``@property`` of a claim and every
+``@ENGINE.handles(...)`` handler -- exactly the code whose mistakes would make a verdict wrong.
+
+How: the tree is copied once to ``/tmp/mut-<slug>`` (its ``.git`` left out); the tests run once there under
+pytest-cov with ``--cov-context=test``, which records, for every line of every module, the tests that execute it;
+then, for each mutant of the module (one operator applied at one AST node), the mutated file is written into the
+copy and only the tests that execute the mutated line run, ``-x -n 0 -p no:cacheprovider --hypothesis-seed=0``,
+under ``nice -n 15`` and a per-mutant timeout. Exit 0 = survived; a failure or a timeout = killed; no test executes
+the line = not executed. The Hypothesis example database is wiped before each run, so a verdict depends only on the
+mutant and the seed.
+
+Operators (each applied to one node, source spans patched in place so comments and layout stay):
+``cmp`` (``<``/``<=``, ``>``/``>=``, ``==``/``!=``, ``is``/``is not``, ``in``/``not in`` swapped), ``int`` (an
+integer literal +1 and -1), ``bool`` (``True``/``False`` swapped), ``arith`` (``+``/``-`` and ``*``/``//``
+swapped), ``logic`` (``and``/``or`` swapped), ``not`` (``not x`` -> ``x``). Docstrings, annotations, and the
+messages of raised errors are not mutated.
+
+Usage (from the repository root)::
+
+    python3 tests/mutation/mutate.py layoutcheck/engines/structural.py [more modules] \
+        --tests tests/engines tests/properties ... --out /tmp/mut-report.json
+
+Writes one JSON record per mutant (module, line, operator, before -> after, status, the tests run) and prints the
+counts per module. ``--summary`` prints the counts of a report; ``--retest TEST...`` runs a report's survivors
+again, in a fresh copy of the tree, against tests written since (``<out>.retest.jsonl``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+CMP_SWAP = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq,
+            ast.NotEq: ast.Eq, ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn, ast.NotIn: ast.In}
+ARITH_SWAP = {ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.FloorDiv, ast.FloorDiv: ast.Mult}
+PYTEST = ["-x", "-n", "0", "-p", "no:cacheprovider", "--hypothesis-seed=0", "-q", "--no-header", "-p", "no:randomly"]
+
+
+@dataclass(frozen=True, slots=True)
+class Mutant:
+    module: str
+    line: int
+    col: int
+    op: str
+    before: str
+    after: str
+    status: str = ""
+    tests: int = 0
+    seconds: float = 0.0
+
+
+def _skipped_nodes(tree: ast.AST) -> set[int]:
+    """ids of nodes not to mutate: docstrings, annotations, and the arguments of ``raise X(...)``."""
+    skip: set[int] = set()
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.Expr) \
+                and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
+            skip.update(id(n) for n in ast.walk(body[0]))
+        for ann in (getattr(node, "annotation", None), getattr(node, "returns", None)):
+            if ann is not None:
+                skip.update(id(n) for n in ast.walk(ann))
+        if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call):
+            for a in node.exc.args + [k.value for k in node.exc.keywords]:
+                skip.update(id(n) for n in ast.walk(a))
+        if isinstance(node, ast.JoinedStr):
+            skip.update(id(n) for n in ast.walk(node))
+    return skip
+
+
+def _variants(node: ast.AST) -> list[tuple[str, ast.AST]]:
+    """(operator, mutated copy of ``node``) for every mutation of this one node."""
+    import copy
+
+    out: list[tuple[str, ast.AST]] = []
+    if isinstance(node, ast.Compare):
+        for i, op in enumerate(node.ops):
+            if type(op) in CMP_SWAP:
+                m = copy.deepcopy(node)
+                m.ops[i] = CMP_SWAP[type(op)]()
+                out.append(("cmp", m))
+    elif isinstance(node, ast.Constant) and isinstance(node.value, bool):
+        out.append(("bool", ast.Constant(not node.value)))
+    elif isinstance(node, ast.Constant) and type(node.value) is int:
+        out += [("int", ast.Constant(node.value + 1)), ("int", ast.Constant(node.value - 1))]
+    elif isinstance(node, ast.BinOp) and type(node.op) in ARITH_SWAP:
+        m = copy.deepcopy(node)
+        m.op = ARITH_SWAP[type(node.op)]()
+        out.append(("arith", m))
+    elif isinstance(node, ast.BoolOp):
+        m = copy.deepcopy(node)
+        m.op = ast.Or() if isinstance(node.op, ast.And) else ast.And()
+        out.append(("logic", m))
+    elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        out.append(("not", node.operand))
+    return out
+
+
+def _offset(lines: list[str], line: int, col: int) -> int:
+    return sum(len(s) for s in lines[:line - 1]) + len(lines[line - 1].encode()[:col].decode())
+
+
+def mutants(path: Path, module: str) -> list[tuple[Mutant, str]]:
+    """Every mutant of the file at ``path`` with its full mutated source, in source order."""
+    src = path.read_text()
+    tree = ast.parse(src)
+    lines = src.splitlines(keepends=True)
+    skip = _skipped_nodes(tree)
+    out: list[tuple[Mutant, str]] = []
+    for node in ast.walk(tree):
+        if id(node) in skip or not hasattr(node, "lineno"):
+            continue
+        for op, new in _variants(node):
+            a = _offset(lines, node.lineno, node.col_offset)
+            b = _offset(lines, node.end_lineno, node.end_col_offset)
+            text = f"({ast.unparse(new)})"
+            mutated = src[:a] + text + src[b:]
+            try:
+                ast.parse(mutated)
+            except SyntaxError:
+                continue
+            out.append((Mutant(module, node.lineno, node.col_offset, op, src[a:b].splitlines()[0][:80], text[:80]),
+                        mutated))
+    out.sort(key=lambda m: (m[0].line, m[0].col, m[0].op, m[0].after))
+    return out
+
+
+def copy_tree(root: Path, scratch: Path) -> None:
+    """A fresh copy of the working tree at ``scratch`` (no ``.git``, no caches)."""
+    if scratch.exists():
+        shutil.rmtree(scratch)
+    shutil.copytree(root, scratch, ignore=shutil.ignore_patterns(".git", "__pycache__", ".hypothesis",
+                                                                  ".pytest_cache", "*.pyc", ".coverage*"))
+
+
+def env_for(scratch: Path) -> dict[str, str]:
+    return dict(os.environ, PYTHONPATH=str(scratch), PYTHONDONTWRITEBYTECODE="1", HYPOTHESIS_PROFILE="ci")
+
+
+def collect_contexts(scratch: Path, tests: list[str], workers: int) -> None:
+    """Run ``tests`` once under coverage with one context per test (writes ``scratch/.coverage``)."""
+    cmd = ["nice", "-n", "15", sys.executable, "-m", "pytest", *tests, "--cov=layoutcheck", "--cov-context=test",
+           "--cov-report=", "-p", "no:cacheprovider", "--hypothesis-seed=0", "-q", "-n", str(workers)]
+    subprocess.run(cmd, cwd=scratch, env=dict(env_for(scratch), PYTHONDONTWRITEBYTECODE="0"), check=False)
+
+
+def line_tests(scratch: Path, module: str) -> dict[int, set[str]]:
+    """Line of ``module`` -> node ids of the tests that execute it (from the coverage contexts; the file is matched
+    by its path inside the tree, so a copied scratch directory reuses the data)."""
+    db = sqlite3.connect(scratch / ".coverage")
+    rows = db.execute(
+        "select lb.numbits, c.context from line_bits lb join file f on f.id = lb.file_id "
+        "join context c on c.id = lb.context_id where f.path like ?", (f"%/{module}",)).fetchall()
+    from coverage.numbits import numbits_to_nums
+
+    out: dict[int, set[str]] = {}
+    for numbits, ctx in rows:
+        if not ctx:
+            continue
+        node = ctx.rsplit("|", 1)[0]
+        for n in numbits_to_nums(numbits):
+            out.setdefault(n, set()).add(node)
+    return out
+
+
+def run_mutant(scratch: Path, m: Mutant, source: str, original: str, tests: set[str], timeout: float) -> Mutant:
+    """Write the mutant, run its tests, restore the module; the mutant with its status."""
+    if not tests:
+        return Mutant(**{**asdict(m), "status": "not executed"})
+    target = scratch / m.module
+    shutil.rmtree(scratch / ".hypothesis", ignore_errors=True)
+    target.write_text(source)
+    t0 = time.monotonic()
+    cmd = ["nice", "-n", "15", sys.executable, "-m", "pytest", *sorted(tests), *PYTEST]
+    try:
+        rc = subprocess.run(cmd, cwd=scratch, env=env_for(scratch), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, timeout=timeout).returncode
+        status = "survived" if rc == 0 else "killed"
+    except subprocess.TimeoutExpired:
+        status = "killed (timeout)"
+    finally:
+        target.write_text(original)
+    return Mutant(**{**asdict(m), "status": status, "tests": len(tests), "seconds": round(time.monotonic() - t0, 1)})
+
+
+def _import_time_lines(tree: ast.Module) -> set[int]:
+    """Lines that run when the module is imported: module- and class-level statements, and every ``def``'s
+    decorators and signature (default values). Coverage credits them to whichever test imported the module first,
+    so a mutant there runs every test that executes any line of the module."""
+    out: set[int] = set()
+
+    def visit(body: list[ast.stmt]) -> None:
+        for node in body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+                out.update(range(first, node.body[0].lineno))
+            elif isinstance(node, ast.ClassDef):
+                out.update(range(min([node.lineno, *(d.lineno for d in node.decorator_list)]), node.body[0].lineno))
+                visit(node.body)
+            else:
+                out.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
+
+    visit(tree.body)
+    return out
+
+
+def _containing_lines(tree: ast.AST, line: int) -> range:
+    """The lines of the innermost statement that contains ``line`` (coverage marks a statement's first line)."""
+    best = range(line, line + 1)
+    for node in ast.walk(tree):
+        compound = isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.If, ast.For, ast.While, ast.With, ast.Try))
+        if isinstance(node, ast.stmt) and node.lineno <= line <= (node.end_lineno or node.lineno) \
+                and (not compound or node.lineno == line):
+            best = range(node.lineno, (node.end_lineno or node.lineno) + 1)
+    return best
+
+
+EQUIVALENT_KEYWORDS = {
+    "strict": "equivalent: zip(..., strict=) only adds a length check, and the zipped sequences have equal lengths "
+              "by construction",
+    "slots": "equivalent: __slots__ changes memory layout, not behaviour",
+    "frozen": "not a verdict: a value left mutable (no code path mutates it); no test asserts immutability",
+    "kind": "equivalent: a stable sort (kind=) orders equal keys the same on these arrays",
+}
+
+
+EQUIVALENT_FILE = Path(__file__).with_name("equivalent.json")
+"""Surviving mutants judged equivalent by hand, ``module:line:col:op:after`` -> the reason."""
+
+
+def equivalent_reason(source: str, line: int, col: int, key: str = "") -> str | None:
+    """Why a mutant at ``(line, col)`` of ``source`` cannot change a result: listed in ``equivalent.json`` under
+    ``key``, or the value of a keyword argument in ``EQUIVALENT_KEYWORDS`` (``zip(strict=True)``,
+    ``@dataclass(slots=True)``); else ``None``."""
+    listed = json.loads(EQUIVALENT_FILE.read_text()) if EQUIVALENT_FILE.exists() else {}
+    if key in listed:
+        return listed[key]
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.keyword) and node.value.lineno == line and node.value.col_offset == col:
+            return EQUIVALENT_KEYWORDS.get(node.arg or "")
+    return None
+
+
+def summary(path: str) -> dict[str, dict[str, int]]:
+    """Counts per module and status of a report (``killed (timeout)`` kept apart: a slow survivor is not a kill)."""
+    out: dict[str, dict[str, int]] = {}
+    for line in Path(path).read_text().splitlines():
+        r = json.loads(line)
+        out.setdefault(r["module"], {}).setdefault(r["status"], 0)
+        out[r["module"]][r["status"]] += 1
+    return out
+
+
+def retest(root: Path, scratch: Path, report: str, tests: list[str], timeout: float) -> dict[str, int]:
+    """Run the survivors and the undecided (timed-out) mutants of ``report`` again, in a fresh copy of ``root`` (so
+    tests written since count), against ``tests``; one JSON line each to ``report + '.retest.jsonl'``. A module whose
+    source changed since is skipped."""
+    old = [json.loads(x) for x in Path(report).read_text().splitlines()]
+    survivors = [r for r in old if r["status"] in ("survived", "killed (timeout)")]  # a timeout is undecided
+    fresh = Path(f"{scratch}-retest")
+    copy_tree(root, fresh)
+    counts: dict[str, int] = {}
+    with open(report + ".retest.jsonl", "w") as out:
+        for module in sorted({r["module"] for r in survivors}):
+            original = (fresh / module).read_text()
+            if original != (scratch / module).read_text():
+                status = {"status": "source changed since the run"}
+                for r in (r for r in survivors if r["module"] == module):
+                    out.write(json.dumps({**r, **status}) + "\n")
+                continue
+            table = {(m.line, m.col, m.op, m.after): (m, src) for m, src in mutants(fresh / module, module)}
+            for r in (r for r in survivors if r["module"] == module):
+                m, src = table[(r["line"], r["col"], r["op"], r["after"])]
+                done = run_mutant(fresh, m, src, original, set(tests), timeout)
+                counts[done.status] = counts.get(done.status, 0) + 1
+                out.write(json.dumps(asdict(done)) + "\n")
+                out.flush()
+    return counts
+
+
+def table(scratch: Path, reports: list[str]) -> list[str]:
+    """Markdown rows per module: mutants, killed, undecided (timeout), survivors split into killed by a test written
+    since (``<report>.retest.jsonl``), equivalent/cosmetic (``equivalent_reason``) and open, not executed, not run."""
+    rows = []
+    for report in reports:
+        recs = [json.loads(x) for x in Path(report).read_text().splitlines()]
+        retested = Path(report + ".retest.jsonl")
+        later = {(r["module"], r["line"], r["col"], r["op"], r["after"]): r["status"]
+                 for r in map(json.loads, retested.read_text().splitlines())} if retested.exists() else {}
+        for module in dict.fromkeys(r["module"] for r in recs):
+            src = (scratch / module).read_text()
+            mine = [r for r in recs if r["module"] == module]
+            c = {k: 0 for k in ("killed", "undecided", "new", "equivalent", "open", "not executed")}
+            for r in mine:
+                if r["status"] == "killed":
+                    c["killed"] += 1
+                elif later.get((r["module"], r["line"], r["col"], r["op"], r["after"]), "") == "killed":
+                    c["new"] += 1
+                elif r["status"] == "killed (timeout)":
+                    c["undecided"] += 1
+                elif r["status"] == "not executed":
+                    c["not executed"] += 1
+                elif equivalent_reason(src, r["line"], r["col"],
+                                       f"{r['module']}:{r['line']}:{r['col']}:{r['op']}:{r['after']}"):
+                    c["equivalent"] += 1
+                else:
+                    c["open"] += 1
+            total = len(mutants(scratch / module, module))
+            decided = c["killed"] + c["new"] + c["open"]
+            score = f"{(c['killed'] + c['new']) / decided:.3f}" if decided else "--"
+            rows.append(f"| {module.removeprefix('layoutcheck/')} | {total} | {c['killed']} | {c['new']} | "
+                        f"{c['equivalent']} | {c['open']} | {c['undecided']} | {c['not executed']} | "
+                        f"{total - len(mine)} | {score} |")
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("modules", nargs="*", help="module paths relative to the repository root")
+    ap.add_argument("--tests", nargs="+", default=["tests"], help="tests run for the coverage contexts")
+    ap.add_argument("--ignore", nargs="*", default=["tests/gpu", "tests/differential/test_cute_cpp.py"])
+    ap.add_argument("--root", default=".", help="the repository to copy")
+    ap.add_argument("--scratch", default=None, help="scratch copy (default /tmp/mut-<first module>)")
+    ap.add_argument("--workers", type=int, default=2, help="xdist workers for the coverage run")
+    ap.add_argument("--timeout", type=float, default=240.0, help="seconds per mutant before it counts as killed")
+    ap.add_argument("--reuse", action="store_true", help="reuse the scratch copy and its coverage data")
+    ap.add_argument("--out", default="mutation-report.jsonl")
+    ap.add_argument("--summary", action="store_true", help="print the counts of --out and exit")
+    ap.add_argument("--table", nargs="+", default=None, metavar="REPORT",
+                    help="print the markdown score rows of these reports (sources read from --scratch) and exit")
+    ap.add_argument("--retest", nargs="+", default=None, metavar="TEST",
+                    help="re-run the survivors of --out against these tests in a fresh copy of the tree")
+    args = ap.parse_args(argv)
+    if args.summary:
+        for module, counts in summary(args.out).items():
+            print(module, dict(sorted(counts.items())))
+        return 0
+    root = Path(args.root).resolve()
+    slug = Path(args.modules[0]).stem if args.modules else "all"
+    scratch = Path(args.scratch or f"/tmp/mut-{slug}")
+    if args.table:
+        print("\n".join(table(scratch, args.table)))
+        return 0
+    if args.retest:
+        print(retest(root, scratch, args.out, args.retest, args.timeout))
+        return 0
+    if not (args.reuse and (scratch / ".coverage").exists()):
+        copy_tree(root, scratch)
+        tests = [*args.tests, *(f"--ignore={p}" for p in args.ignore)]
+        collect_contexts(scratch, tests, args.workers)
+    with open(args.out, "a") as out:
+        for module in args.modules:
+            _mutate_module(scratch, module, out, args.timeout)
+    return 0
+
+
+def _mutate_module(scratch: Path, module: str, out: Any, timeout: float) -> None:
+    """Run every mutant of ``module`` in the scratch copy; one JSON line each to ``out``; print the counts."""
+    original = (scratch / module).read_text()
+    tree = ast.parse(original)
+    by_line = line_tests(scratch, module)
+    everyone = set().union(*by_line.values()) if by_line else set()
+    at_import = _import_time_lines(tree)
+    counts: dict[str, int] = {}
+    for m, source in mutants(scratch / module, module):
+        tests = everyone if m.line in at_import else \
+            set().union(*(by_line.get(n, set()) for n in _containing_lines(tree, m.line)))
+        r = run_mutant(scratch, m, source, original, tests, timeout)
+        counts[r.status] = counts.get(r.status, 0) + 1
+        out.write(json.dumps(asdict(r)) + "\n")
+        out.flush()
+    print(module, counts, flush=True)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
