@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from layoutcheck.errors import ParseError
+from layoutcheck.errors import LayoutError, UsageError
 
 TARGETS = {"cuda:80": ("cuda", 80), "cuda:90": ("cuda", 90), "cuda:100": ("cuda", 100)}
 """``--target`` -> Triton's ``GPUTarget(backend, arch, 32)`` (sm_80 mma.sync, sm_90 wgmma/TMA, sm_100 tcgen05)."""
@@ -45,7 +45,7 @@ class KernelSpec:
     def file_and_name(self) -> tuple[Path, str]:
         file, sep, name = self.where.rpartition("::")
         if not sep or not file or not name:
-            raise ParseError(f"triton: expected FILE.py::KERNEL, found {self.where!r}")
+            raise UsageError(f"triton: expected FILE.py::KERNEL, found {self.where!r}")
         return Path(file), name
 
 
@@ -54,7 +54,7 @@ def load_kernel(spec: KernelSpec) -> Any:
     user's own code, as the launcher would import it)."""
     path, name = spec.file_and_name()
     if not path.is_file():
-        raise ParseError(f"triton: no such file {str(path)!r}")
+        raise UsageError(f"triton: no such file {str(path)!r}")
     mod_name = f"_layoutcheck_kernel_{abs(hash(str(path.resolve())))}"
     module_spec = importlib.util.spec_from_file_location(mod_name, path)
     assert module_spec is not None and module_spec.loader is not None
@@ -63,7 +63,7 @@ def load_kernel(spec: KernelSpec) -> Any:
     module_spec.loader.exec_module(module)
     fn = getattr(module, name, None)
     if fn is None or not hasattr(fn, "arg_names"):
-        raise ParseError(f"triton: {path} has no @triton.jit or @gluon.jit function {name!r}")
+        raise UsageError(f"triton: {path} has no @triton.jit or @gluon.jit function {name!r}")
     return fn
 
 
@@ -76,20 +76,20 @@ def _signature(fn: Any, spec: KernelSpec) -> dict[str, str]:
         elif arg in spec.constexprs:
             sig[arg] = "constexpr"
         else:
-            raise ParseError(f"triton: argument {arg!r} of {fn.__name__} has no type: pass --signature {arg}=TYPE "
+            raise UsageError(f"triton: argument {arg!r} of {fn.__name__} has no type: pass --signature {arg}=TYPE "
                              "(e.g. *fp16, i32) or --constexpr {arg}=VALUE")
     unknown = sorted(set(spec.signature) - set(fn.arg_names))
     if unknown:
-        raise ParseError(f"triton: {fn.__name__} has no argument(s) {', '.join(unknown)} "
+        raise UsageError(f"triton: {fn.__name__} has no argument(s) {', '.join(unknown)} "
                          f"(its arguments: {', '.join(fn.arg_names)})")
     return sig
 
 
 def compile_kernel(spec: KernelSpec) -> str:
-    """The TTGIR Triton compiles ``spec`` to, on the CPU. Raises ``ParseError`` for a bad ``FILE::KERNEL``,
-    signature or target, and for a kernel Triton itself rejects (its message, first line)."""
+    """The TTGIR Triton compiles ``spec`` to, on the CPU. Raises ``UsageError`` for a bad ``FILE::KERNEL``,
+    signature or target, ``LayoutError`` for a kernel Triton itself rejects (its message, last line)."""
     if spec.target not in TARGETS:
-        raise ParseError(f"triton: --target {spec.target!r}: choose one of {', '.join(TARGETS)}")
+        raise UsageError(f"triton: --target {spec.target!r}: choose one of {', '.join(TARGETS)}")
     import triton
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
@@ -109,7 +109,7 @@ def compile_kernel(spec: KernelSpec) -> str:
         compiled = triton.compile(src, target=GPUTarget(backend, arch, 32), options=opts)
     except Exception as e:  # Triton's own rejection of the kernel: the user's input, reported in one line
         first = (str(e).strip().splitlines() or [type(e).__name__])[-1]
-        raise ParseError(f"triton: Triton {triton.__version__} cannot compile {spec.where} for {spec.target}: "
+        raise LayoutError(f"triton: Triton {triton.__version__} cannot compile {spec.where} for {spec.target}: "
                          f"{type(e).__name__}: {first}") from e
     return str(compiled.asm["ttgir"])
 
@@ -162,7 +162,7 @@ def parse_assignments(items: list[str] | None, what: str, values: bool) -> dict[
         for part in filter(None, (p.strip() for p in item.split(","))):
             name, sep, val = part.partition("=")
             if not sep or not name.strip() or not val.strip():
-                raise ParseError(f"triton: {what} {part!r}: expected NAME=VALUE")
+                raise UsageError(f"triton: {what} {part!r}: expected NAME=VALUE")
             out[name.strip()] = _value(val.strip()) if values else val.strip()
     return out
 
