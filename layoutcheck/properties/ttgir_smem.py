@@ -1,18 +1,17 @@
 """The shared-memory traffic of a TTGIR module, operation by operation: what ``layoutcheck triton`` prints next to
 its rows, and what the Nsight Compute section compares with the hardware's wavefront counters.
 
-For every ``ttg.local_load`` / ``ttg.local_store`` / ``ttg.local_alloc`` (from registers) the copy is the one
-``layoutcheck.properties.ttgir.copies`` models (``LinearConflictFree``: ld/st.shared vectors of the widest register
-run contiguous in shared memory, at most 128 bits, the vector Triton's ``lowerLdStShared`` picks when it uses no
-ldmatrix/stmatrix); here it is counted for *every* warp of the CTA, not only warp 0: by linearity, warp ``w`` reads
-``offset(r, l, 0) XOR offset(0, 0, w)``, so its addresses are warp 0's XORed with one constant per warp, which a
-swizzle may map to other banks. ``wavefronts`` is the sum over the warps' instructions of the bank model's
-wavefronts (``layoutcheck.models.banks.model``), ``ideal`` the same sum without conflicts: the numbers one
-execution of the operation costs one CTA.
+For every ``ttg.local_load`` / ``ttg.local_store`` / ``ttg.local_alloc`` (from registers) the copy is counted as
+Triton's ``lowerLdStShared`` emits it: broadcast registers dropped, ld/st.shared vectors of the width
+``largestVectorisation`` picks (``triton_vector``), the remaining register bases enumerating the instructions, for
+*every* warp of the CTA: by linearity warp ``w`` accesses ``offset(r, l, 0) XOR offset(0, 0, w)``, one constant per
+warp, which a swizzle may move to other banks. ``wavefronts`` is the sum over the warps' instructions of the bank
+model's wavefronts (``layoutcheck.models.banks.model``), ``ideal`` the same sum without conflicts: what one execution
+of the operation costs one CTA.
 
 A copy of an MMA register layout (``#ttg.dot_op``, ``#ttg.nvidia_mma``), which Triton lowers with ldmatrix /
-stmatrix where it can, a ``convert_layout`` through shared memory, and a copy the bank model does not cover, has ``wavefronts = None`` and a
-``reason`` (never a guessed number).
+stmatrix where it can, a ``convert_layout`` through shared memory, and a copy the bank model does not cover, have
+``wavefronts = None`` and a ``reason`` (never a guessed number).
 """
 
 from __future__ import annotations
@@ -22,9 +21,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from layoutcheck.hw.banks import access_kind
+from layoutcheck.importers.triton import parse_attr, parse_ttgir
 from layoutcheck.models.banks.model import ideal_batch, wavefronts_batch
 from layoutcheck.properties.linear import LinearConflictFree, one_cta
-from layoutcheck.importers.triton import parse_attr, parse_ttgir
 from layoutcheck.properties.ttgir import NotModelled, convert_claims, copies
 
 

@@ -10,10 +10,10 @@ import pytest
 
 pytest.importorskip("triton")
 
-from layoutcheck.cli import main  # noqa: E402
-from layoutcheck.importers.triton_kernel import KernelSpec, compile_kernel, parse_assignments, source_lines  # noqa: E402
-from layoutcheck.properties.ttgir import convert_claims  # noqa: E402
-from layoutcheck.properties.ttgir_smem import smem_traffic  # noqa: E402
+from layoutcheck.cli import main
+from layoutcheck.importers.triton_kernel import KernelSpec, compile_kernel, parse_assignments, source_lines
+from layoutcheck.properties.ttgir import convert_claims
+from layoutcheck.properties.ttgir_smem import smem_traffic
 
 DATA = Path(__file__).parents[1] / "data" / "triton_kernels"
 TUT = str(DATA / "tutorials.py")
