@@ -55,3 +55,4 @@ def bank_probe(x_ptr, REG: gl.constexpr, SMEM: gl.constexpr, M: gl.constexpr, N:
     smem = gl.allocate_shared_memory(x_ptr.dtype.element_ty, [M, N], SMEM)
     smem.store(x)
     gl.static_print("BANK_CONFLICTS", gl.bank_conflicts(x.type, smem.type))
+    gl.store(x_ptr + rm[:, None] * N + rn[None, :], smem.load(REG) + 1)
