@@ -18,14 +18,14 @@ from pathlib import Path
 import pytest
 
 pytest.importorskip("triton")
-import triton  # noqa: E402
-from triton.backends.compiler import GPUTarget  # noqa: E402
-from triton.experimental.gluon import language as gl  # noqa: E402
-from triton.experimental.gluon._runtime import GluonASTSource  # noqa: E402
+import triton
+from triton.backends.compiler import GPUTarget
+from triton.experimental.gluon import language as gl
+from triton.experimental.gluon._runtime import GluonASTSource
 
-from layoutcheck.importers.triton_kernel import KernelSpec, load_kernel  # noqa: E402
-from layoutcheck.properties.ttgir import convert_claims, copies  # noqa: E402
-from layoutcheck.properties.ttgir_smem import copy_traffic, smem_traffic  # noqa: E402
+from layoutcheck.importers.triton_kernel import KernelSpec, load_kernel
+from layoutcheck.properties.ttgir import convert_claims, copies
+from layoutcheck.properties.ttgir_smem import copy_traffic, smem_traffic
 
 GLUON = str(Path(__file__).parents[1] / "data" / "triton_kernels" / "gluon_kernels.py")
 SIG = {"x_ptr": "*fp16", "y_ptr": "*fp16"}
