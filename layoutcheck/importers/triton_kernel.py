@@ -6,8 +6,10 @@ target="cuda:90"))`` does what ``triton.compile(ASTSource(fn, signature, constex
 needed, and only the ``ttgir`` stage is kept. A ``@gluon.jit`` kernel compiles through Gluon's ``GluonASTSource``.
 
 ``source_lines(ttgir)`` maps every TTGIR line whose operation carries a ``loc(#locN)`` to the Python ``(file, line)``
-it came from (following ``#locN = loc("name"(#locM))`` name locations, ``callsite`` and ``fused`` locations to the
-first file location), so every row about an operation points at the user's source.
+it came from (following ``#locN = loc("name"(#locM))`` name locations and ``fused`` locations to the first file
+location, ``callsite(callee at caller)`` to the innermost frame outside Triton's library: ``tl.sum`` points at the
+kernel's line, not at Triton's ``standard.py``; a user's helper at its own line), so every row about an operation
+points at the user's source.
 
 This is the one importer that runs the tool it reads: Triton is imported inside ``compile_kernel`` only, so
 ``layoutcheck`` starts without it, and a missing Triton is an ``ImportError`` the command line reports in one line.
@@ -117,22 +119,37 @@ def compile_kernel(spec: KernelSpec) -> str:
 _LOC_DEF = re.compile(r"^#(?P<name>loc\d*)\s*=\s*loc\((?P<body>.*)\)\s*$", re.M)
 _FILE_LOC = re.compile(r"\"(?P<file>[^\"]+)\":(?P<line>\d+)(?::(?P<col>\d+))?")
 _REF = re.compile(r"#(loc\d*)\b")
+_CALLSITE = re.compile(r"\s*callsite\((?P<callee>.*?) at (?P<caller>.*)\)\s*$")
 _OP_LOC = re.compile(r"loc\((?P<body>[^()]*(?:\([^()]*\)[^()]*)*)\)\s*$")
 
 
-def _resolve(body: str, defs: Mapping[str, str], depth: int = 0) -> tuple[str, int] | None:
-    """The first ``"file":line`` a location body names, following ``#locN`` references."""
+def _frames(body: str, defs: Mapping[str, str], depth: int = 0) -> list[tuple[str, int]]:
+    """Every ``"file":line`` a location body names, innermost frame first, following ``#locN`` references
+    (``callsite(callee at caller)``: the callee's frames, then the caller's)."""
+    if depth > 32:
+        return []
+    call = _CALLSITE.match(body)
+    if call is not None:
+        return _frames(call.group("callee"), defs, depth + 1) + _frames(call.group("caller"), defs, depth + 1)
     m = _FILE_LOC.search(body)
     if m:
-        return m.group("file"), int(m.group("line"))
-    if depth > 32:
-        return None
+        return [(m.group("file"), int(m.group("line")))]
     for ref in _REF.findall(body):
         if ref in defs:
-            got = _resolve(defs[ref], defs, depth + 1)
-            if got is not None:
+            got = _frames(defs[ref], defs, depth + 1)
+            if got:
                 return got
-    return None
+    return []
+
+
+_LIBRARY = re.compile(r"[/\\]triton[/\\](?:language|runtime|experimental[/\\]gluon[/\\]language)[/\\]")
+"""Triton's own Python (``tl.sum`` is written in ``triton/language/standard.py``): never the user's line."""
+
+
+def _resolve(body: str, defs: Mapping[str, str]) -> tuple[str, int] | None:
+    """The innermost frame in the user's code (not in Triton's library), else the innermost frame."""
+    frames = _frames(body, defs)
+    return next((f for f in frames if not _LIBRARY.search(f[0])), frames[0] if frames else None)
 
 
 def source_lines(ttgir: str) -> dict[int, tuple[str, int]]:

@@ -297,6 +297,49 @@ def convert_claims(text: str) -> list[Claim]:
     return out
 
 
+_SCRATCH = re.compile(r"\"tt\.(?P<op>reduce|scan)\"\(.*?<\{axis = (?P<axis>\d+)[^\n]*", re.M)
+_REGION_END = re.compile(r"^\s*\}\) : \((?P<types>[^\n]*)$", re.M)
+
+
+def _crosses_warps(ll: LinearLayout, axis: int) -> bool:
+    """Some warp basis of ``ll`` moves along ``axis``: the op combines data of several warps."""
+    out = list(ll.out_names).index(f"dim{axis}") if f"dim{axis}" in ll.out_names else None
+    return out is not None and any(b[out] for name, bs in ll.in_bases if name == "warp" for b in bs)
+
+
+def scratch_claims(text: str) -> list[Claim]:
+    """A claim (informational) for every ``tt.reduce`` / ``tt.scan`` whose axis spans several warps: Triton
+    combines the warps' partial results through a shared-memory scratch buffer (``ReduceOpHelper`` /
+    ``ScanLoweringHelper``), whose layout and accesses are its lowering's and not modelled here: UNKNOWN, naming it.
+    An axis within one warp is reduced with shuffles and has no row."""
+    t = parse_ttgir(text)
+    out = []
+    for m in _SCRATCH.finditer(text):
+        end = _REGION_END.search(text, m.end())
+        if end is None:
+            continue
+        tm = _TYPES.search(end.group("types"))
+        if tm is None:
+            continue
+        body = end.group("types")
+        u = type_use(tm.group(1), body[tm.end():balanced_end(body, tm.end()) - 1], 0)
+        if u is None or u.kind != "tensor":
+            continue
+        line = text.count("\n", 0, end.start()) + 1
+        subject = f"{m.group('op')} axis {m.group('axis')} of {u.encoding} {'x'.join(map(str, u.shape))}x{u.element}"
+        try:
+            crosses = _crosses_warps(to_linear(parse_attr(u.encoding, t.aliases), u.shape), int(m.group("axis")))
+        except (ValueError, KeyError) as e:
+            out.append(Claim(line, subject, NotModelled(subject, f"the layout of this {m.group('op')} ({e})",
+                                                        "conflict_free"), required=False))
+            continue
+        if crosses:
+            what = (f"the axis spans several warps, so Triton combines them through a shared-memory scratch buffer "
+                    f"(its {m.group('op')} lowering); its wavefronts")
+            out.append(Claim(line, subject, NotModelled(subject, what, "conflict_free"), required=False))
+    return out
+
+
 def ttgir_claims(text: str) -> TtgirClaims:
     """Every claim a TTGIR module implies (layouts first, then shared-memory accesses)."""
     layouts = import_ttgir(text)
@@ -309,8 +352,9 @@ def ttgir_claims(text: str) -> TtgirClaims:
         claims += layout_claims(imp, module)
     claims += access_claims(text)
     claims += convert_claims(text)
+    claims += scratch_claims(text)
     return TtgirClaims(tuple(claims), tuple(skipped), tuple(layouts))
 
 
 __all__ = ["Claim", "ConsistentWithModule", "NotModelled", "TtgirClaims", "access_claims", "consistency",
-           "convert_claims", "copies", "cvt_path", "layout_claims", "ttgir_claims"]
+           "convert_claims", "copies", "cvt_path", "layout_claims", "scratch_claims", "ttgir_claims"]

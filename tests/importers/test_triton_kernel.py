@@ -106,3 +106,23 @@ def test_parse_assignments() -> None:
     assert parse_assignments(["a=*fp16, n=i32", "b=*fp32"], "--signature", False) == {
         "a": "*fp16", "n": "i32", "b": "*fp32"}
     assert parse_assignments(["B=64,X=1.5,F=true"], "--constexpr", True) == {"B": 64, "X": 1.5, "F": True}
+
+
+def test_a_reduction_across_warps_is_named_at_its_line_and_triton_allocates_scratch_for_it() -> None:
+    import triton
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import ASTSource
+
+    from layoutcheck.importers.triton_kernel import load_kernel
+
+    spec = KernelSpec(f"{TUT}::reduce_cols_kernel", {"x_ptr": "*fp32", "y_ptr": "*fp32", "N": "i32"},
+                      {"BM": 64, "BN": 64})
+    t = compile_kernel(spec)
+    (row,) = [x for x in smem_traffic(t) if x.subject.startswith("reduce")]
+    assert row.wavefronts is None and "spans several warps" in row.reason
+    assert source_lines(t)[row.line] == (TUT, _line(TUT, "tl.store(y_ptr + rn, tl.sum"))
+    fn = load_kernel(spec)
+    sig = {a: spec.signature.get(a, "constexpr") for a in fn.arg_names}
+    k = triton.compile(ASTSource(fn, sig, dict(spec.constexprs)), target=GPUTarget("cuda", 90, 32),
+                       options={"num_warps": 4})
+    assert k.metadata.shared > 0  # Triton's allocator gives the reduction its scratch buffer
