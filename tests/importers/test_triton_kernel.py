@@ -126,3 +126,18 @@ def test_a_reduction_across_warps_is_named_at_its_line_and_triton_allocates_scra
     k = triton.compile(ASTSource(fn, sig, dict(spec.constexprs)), target=GPUTarget("cuda", 90, 32),
                        options={"num_warps": 4})
     assert k.metadata.shared > 0  # Triton's allocator gives the reduction its scratch buffer
+
+
+def test_from_pytest() -> None:
+    from layoutcheck.errors import ProofFailed
+    from layoutcheck.testing import assert_triton_conflict_free
+
+    sig = {"x_ptr": "*fp16", "y_ptr": "*fp16"}
+    got = assert_triton_conflict_free(f"{GLUON}::transpose_kernel", sig, {"M": 64, "N": 64})
+    assert [w for w, _ in got] == [f"gluon_kernels.py:{_line(GLUON, 'smem.store(x)')}",
+                                   f"gluon_kernels.py:{_line(GLUON, 'y = smem.load(cols)')}"]
+    with pytest.raises(ProofFailed, match=r"gluon_kernels.py:\d+: local_load .*: 4096 wavefronts, ideal 128"):
+        assert_triton_conflict_free(f"{GLUON}::transpose_conflicts_kernel", sig, {"M": 64, "N": 64})
+    with pytest.raises(ProofFailed, match="data crosses warps"):
+        assert_triton_conflict_free(f"{TUT}::transpose_kernel", {**sig, "M": "i32", "N": "i32"},
+                                    {"BM": 64, "BN": 64}, allow_unmodelled=False)
