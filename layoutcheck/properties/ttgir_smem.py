@@ -24,7 +24,7 @@ from layoutcheck.hw.banks import access_kind
 from layoutcheck.importers.triton import parse_attr, parse_ttgir
 from layoutcheck.models.banks.model import ideal_batch, wavefronts_batch
 from layoutcheck.properties.linear import LinearConflictFree, one_cta
-from layoutcheck.properties.ttgir import NotModelled, convert_claims, copies, scratch_claims
+from layoutcheck.properties.ttgir import NotModelled, convert_claims, copies, scratch_claims, unmodelled_claims
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,7 +109,7 @@ def smem_traffic(text: str) -> list[Traffic]:
     """Every shared-memory data movement of a TTGIR module in line order, with its wavefronts where modelled."""
     aliases = parse_ttgir(text).aliases
     out = []
-    for c in copies(text) + convert_claims(text) + scratch_claims(text):
+    for c in copies(text) + convert_claims(text) + scratch_claims(text) + unmodelled_claims(text):
         reg = c.subject.split(" ", 1)[1].split(" <-> ")[0] if " <-> " in c.subject else ""
         if isinstance(c.prop, LinearConflictFree) and parse_attr(reg, aliases).kind in _MATRIX_ENCODINGS:
             out.append(Traffic(c.line, c.subject, reason=_MATRIX_REASON))
