@@ -141,3 +141,17 @@ def test_from_pytest() -> None:
     with pytest.raises(ProofFailed, match="data crosses warps"):
         assert_triton_conflict_free(f"{TUT}::transpose_kernel", {**sig, "M": "i32", "N": "i32"},
                                     {"BM": 64, "BN": 64}, allow_unmodelled=False)
+
+
+def test_the_ncu_section_predicts_exactly_only_where_everything_is_modelled() -> None:
+    from layoutcheck.gpu.triton_ncu import CASES, _compile, predict
+
+    got = {}
+    for case in CASES:
+        k, _ = _compile(case, "cuda:90")
+        got[case.label] = predict(k.asm["ttgir"], 1)
+    assert got["transpose_conflicts_kernel_fp16_64x64"] == {"ld": 4096, "st": 128, "ld_modelled": 4096,
+                                                            "st_modelled": 128, "not_modelled": []}
+    assert got["transpose_kernel_fp16_64x64"]["ld"] == 128
+    for label in ("tutorial_transpose_fp16_64x64", "tutorial_reduce_axis0_fp32_64x64"):
+        assert got[label]["ld"] is None and got[label]["not_modelled"]
