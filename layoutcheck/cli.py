@@ -132,7 +132,7 @@ def cmd_triton(args: argparse.Namespace) -> int:
     import tempfile
     from pathlib import Path
 
-    from layoutcheck.check import exit_code
+    from layoutcheck.check import check_paths, exit_code
     from layoutcheck.importers.triton_kernel import KernelSpec, compile_kernel, parse_assignments
     from layoutcheck.properties.ttgir_smem import smem_traffic
     from layoutcheck.report.triton import at_source, format_traffic
@@ -145,7 +145,7 @@ def cmd_triton(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         path = args.ttgir or str(Path(tmp) / "kernel.ttgir")
         Path(path).write_text(text)
-        rows = at_source(ttgir_rows(path, args.engine, args.timeout, True), text)
+        rows = at_source(check_paths([path], args.engine, args.timeout, memory=args.memory, banks=True), text)
     print(format_table(rows, colour=use_colour(sys.stdout)))
     print(format_traffic(smem_traffic(text), text))
     if args.json:

@@ -140,7 +140,7 @@ def _launch() -> None:
 
 def section_triton_ncu(out: Path) -> dict[str, Any]:
     """``triton_ncu`` (module docstring). ``ok``: every exact case's ld and st wavefronts equal ncu's counters."""
-    from layoutcheck.gpu.validate import _ncu_csv
+    from layoutcheck.gpu.tools import ncu_csv
 
     target = _target()
     preds = []
@@ -151,7 +151,7 @@ def section_triton_ncu(out: Path) -> dict[str, Any]:
             ctas *= g
         preds.append((case, str(k.name), predict(k.asm["ttgir"], ctas)))
     names = sorted({name for _, name, _ in preds})
-    measured, err = _ncu_csv(out / "triton_ncu.csv", "|".join(names), list(METRICS),
+    measured, err = ncu_csv(out / "triton_ncu.csv", "|".join(names), list(METRICS),
                              "from layoutcheck.gpu.triton_ncu import _launch; _launch()")
     if err:
         return {"ok": False, "error": err[-800:]}
