@@ -1,4 +1,4 @@
-"""The ``layoutcheck`` command line: ``check``, ``prove``, ``calc``, ``vectors``, ``show``, ``gpu``.
+"""The ``layoutcheck`` command line: ``check``, ``prove``, ``calc``, ``vectors``, ``show``, ``gpu``, ``triton``.
 
 Exit codes (every command; ``layoutcheck.errors`` defines them, ``docs/user-guide.md`` explains them)::
 
@@ -145,7 +145,8 @@ def cmd_triton(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         path = args.ttgir or str(Path(tmp) / "kernel.ttgir")
         Path(path).write_text(text)
-        rows = at_source(check_paths([path], args.engine, args.timeout, memory=args.memory, banks=True), text)
+        rows = check_paths([path], args.engine, args.timeout, memory=args.memory, banks=True)
+        rows = at_source(rows, text, str(spec.file_and_name()[0]))
     print(format_table(rows, colour=use_colour(sys.stdout)))
     print(format_traffic(smem_traffic(text), text))
     if args.json:

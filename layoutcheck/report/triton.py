@@ -20,16 +20,21 @@ def _where(src: tuple[str, int] | None, line: int) -> str:
     return f"{Path(src[0]).name}:{src[1]}" if src is not None else f"ttgir:{line}"
 
 
-def at_source(rows: Sequence[Any], ttgir: str) -> list[Any]:
+def at_source(rows: Sequence[Any], ttgir: str, kernel_file: str | None = None) -> list[Any]:
     """The rows with ``file``/``line`` set to the Python source of their TTGIR line (where its ``loc`` names one;
-    a layout's row, which is about a type used on several lines, keeps its first use's line)."""
+    a layout's row, which is about a type used on several lines, keeps its first use's line); a row whose line has
+    no file location names ``kernel_file`` (line 0) rather than the compiled module, which may be temporary."""
     src = source_lines(ttgir)
     out = []
     for r in rows:
         s = src.get(r.line)
         config = f"{_where(s, r.line)} {r.config} (ttgir line {r.line})"
-        out.append(dataclasses.replace(r, file=s[0], line=s[1], config=config) if s is not None
-                   else dataclasses.replace(r, config=config))
+        if s is not None:
+            out.append(dataclasses.replace(r, file=s[0], line=s[1], config=config))
+        elif kernel_file:
+            out.append(dataclasses.replace(r, file=kernel_file, line=0, config=config))
+        else:
+            out.append(dataclasses.replace(r, config=config))
     return out
 
 
