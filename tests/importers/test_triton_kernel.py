@@ -100,6 +100,10 @@ def test_bad_inputs_are_errors_naming_what_is_wrong(capsys: pytest.CaptureFixtur
     assert "--signature x_ptr=TYPE" in capsys.readouterr().err
     assert main(["triton", f"{TUT}::add_kernel", "--target", "cuda:70"]) == 2
     assert "cuda:80" in capsys.readouterr().err
+    sig = "x_ptr=*fp32,y_ptr=*fp32,out_ptr=*fp32,n=i32"
+    assert main(["triton", f"{TUT}::add_kernel", "--signature", sig, "--constexpr", "BLOCK=1000"]) == 2
+    err = capsys.readouterr().err
+    assert "cannot compile" in err and "power of 2" in err  # Triton's own message, one line
 
 
 def test_parse_assignments() -> None:
