@@ -1,4 +1,4 @@
-"""The ``layoutcheck`` command line: ``check``, ``prove``, ``calc``, ``vectors``, ``show``, ``gpu``.
+"""The ``layoutcheck`` command line: ``check``, ``prove``, ``calc``, ``vectors``, ``show``, ``gpu``, ``triton``.
 
 Exit codes (every command; ``layoutcheck.errors`` defines them, ``docs/user-guide.md`` explains them)::
 
@@ -123,6 +123,37 @@ def cmd_check(args: argparse.Namespace) -> int:
     for line in failed:
         print(f"layoutcheck: error: {line}", file=sys.stderr)
     return code
+
+
+# -- triton ---------------------------------------------------------------------------------------------------------
+def cmd_triton(args: argparse.Namespace) -> int:
+    """Compile ``FILE.py::KERNEL`` on the CPU with the installed Triton and check the TTGIR it gives (every claim of
+    the ``.ttgir`` road, bank claims included), each row at its Python line; then the shared-memory traffic."""
+    import tempfile
+    from pathlib import Path
+
+    from layoutcheck.check import check_paths, exit_code
+    from layoutcheck.importers.triton_kernel import KernelSpec, compile_kernel, parse_assignments
+    from layoutcheck.properties.ttgir_smem import smem_traffic
+    from layoutcheck.report.triton import at_source, format_traffic
+    from layoutcheck.report.verdicts import format_table, use_colour
+
+    spec = KernelSpec(args.kernel, parse_assignments(args.signature, "--signature", False),
+                      parse_assignments(args.constexpr, "--constexpr", True), args.num_warps, args.num_stages,
+                      args.target, args.num_ctas)
+    text = _guarded(lambda: compile_kernel(spec), "triton")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = args.ttgir or str(Path(tmp) / "kernel.ttgir")
+        Path(path).write_text(text)
+        rows = check_paths([path], args.engine, args.timeout, memory=args.memory, banks=True)
+        rows = at_source(rows, text, str(spec.file_and_name()[0]))
+    print(format_table(rows, colour=use_colour(sys.stdout)))
+    print(format_traffic(smem_traffic(text), text))
+    if args.json:
+        from layoutcheck.report.verdicts import write_json
+
+        write_json(rows, args.json)
+    return exit_code(rows)
 
 
 # -- import ---------------------------------------------------------------------------------------------------------
@@ -458,9 +489,26 @@ def _add_gpu(sub: Any) -> None:
     g.set_defaults(func=cmd_gpu)
 
 
+def _add_triton(sub: Any) -> None:
+    t = sub.add_parser("triton", help="compile a Triton/Gluon kernel on the CPU and check its layouts and "
+                       "shared-memory traffic", epilog="needs Triton installed; the kernel file is imported")
+    t.add_argument("kernel", metavar="FILE.py::KERNEL", help="the @triton.jit (or @gluon.jit) function")
+    t.add_argument("--signature", action="append", metavar="NAME=TYPE",
+                   help="argument types as the launcher specialises them, e.g. x_ptr=*fp16,n=i32 (repeatable)")
+    t.add_argument("--constexpr", action="append", metavar="NAME=VALUE", help="constexpr values, e.g. BLOCK=1024")
+    t.add_argument("--num-warps", type=_positive_int, default=4, metavar="N")
+    t.add_argument("--num-stages", type=_positive_int, default=3, metavar="S")
+    t.add_argument("--num-ctas", type=_positive_int, default=1, metavar="N")
+    t.add_argument("--target", default="cuda:90", metavar="cuda:80|cuda:90|cuda:100")
+    t.add_argument("--ttgir", metavar="FILE", help="also write the compiled TTGIR here")
+    t.add_argument("--json", metavar="FILE", help="write the rows as JSON")
+    _engine_args(t)
+    t.set_defaults(func=cmd_triton)
+
+
 COMMANDS: dict[str, Callable[[Any], None]] = {
     "check": _add_check, "import": _add_import, "prove": _add_prove, "calc": _add_calc, "vectors": _add_vectors,
-    "show": _add_show, "gpu": _add_gpu,
+    "show": _add_show, "gpu": _add_gpu, "triton": _add_triton,
 }
 """Subcommand -> the function adding its parser (which sets ``func``). A new subcommand is one entry here."""
 

@@ -118,3 +118,36 @@ def _collected(spec: Any, case: SpecCase) -> tuple[Any, Any]:
         raise SpecError(f"{case.file}: changed since it was collected: it no longer holds {case.label!r} at the same "
                         f"place (collect the cases again)", file=case.file)
     return cfg, req
+
+
+def triton_smem(kernel: str, signature: dict[str, str], constexprs: dict[str, Any] | None = None,
+                num_warps: int = 4, num_stages: int = 3, target: str = "cuda:90") -> list[Any]:
+    """Compile ``FILE.py::KERNEL`` on the CPU with the installed Triton (as ``layoutcheck triton`` does) and return
+    its shared-memory traffic: one ``layoutcheck.properties.ttgir_smem.Traffic`` per operation, ``line`` its TTGIR
+    line, ``where`` (added here) its Python ``file:line``."""
+    from layoutcheck.importers.triton_kernel import KernelSpec, compile_kernel
+    from layoutcheck.properties.ttgir_smem import smem_traffic
+    from layoutcheck.report.triton import traffic_at_source
+
+    text = compile_kernel(KernelSpec(kernel, signature, constexprs or {}, num_warps, num_stages, target))
+    return list(traffic_at_source(smem_traffic(text), text))
+
+
+def assert_triton_conflict_free(kernel: str, signature: dict[str, str], constexprs: dict[str, Any] | None = None,
+                                num_warps: int = 4, num_stages: int = 3, target: str = "cuda:90",
+                                allow_unmodelled: bool = True) -> list[Any]:
+    """Raise ``ProofFailed`` if any shared-memory operation of the compiled kernel needs more wavefronts than its
+    ideal (the message names each at its Python line, with the counts); with ``allow_unmodelled=False`` also if an
+    operation is not modelled (a conversion's scratch, a cross-warp reduction, an MMA-operand copy). Returns the
+    ``(where, Traffic)`` list.
+
+        def test_my_kernel_has_no_bank_conflicts():
+            assert_triton_conflict_free("kernels/attn.py::attn_fwd", {"q_ptr": "*fp16", ...}, {"BLOCK_M": 128})
+    """
+    traffic = triton_smem(kernel, signature, constexprs, num_warps, num_stages, target)
+    bad = [f"{w}: {t.subject}: {t.wavefronts} wavefronts, ideal {t.ideal}" for w, t in traffic if t.excess]
+    if not allow_unmodelled:
+        bad += [f"{w}: {t.subject}: {t.reason}" for w, t in traffic if t.wavefronts is None]
+    if bad:
+        raise ProofFailed(f"{kernel}: shared-memory bank conflicts:\n  " + "\n  ".join(bad), traffic)
+    return traffic

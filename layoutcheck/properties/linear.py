@@ -301,14 +301,21 @@ def shared_addresses(reg: LinearLayout, shared: LinearLayout, elem_bits: int, ve
 
 
 def vector_width(reg: LinearLayout, shared: LinearLayout, elem_bits: int) -> int:
-    """The widest vector (registers, at most 128 bits) whose registers sit at consecutive shared offsets."""
+    """The widest vector (registers, at most 128 bits) whose registers sit at consecutive shared offsets, aligned:
+    every other register, lane and warp basis leaves the vector's low offset bits zero (else a lane's run is not
+    one naturally aligned vector, and Triton's ``largestVectorisation`` narrows it)."""
     inv = one_cta(shared).invert()
-    to_off = reg.transpose_outs(inv.in_dims).with_in_dims(["register"]).compose(inv)
+    to_off = reg.transpose_outs(inv.in_dims).with_in_dims(["register", "lane", "warp"]).compose(inv)
+    regs = to_off.bases.get("register", [])
     v = 1
-    for b in to_off.bases.get("register", []):
+    for b in regs:
         if b[0] != v or (2 * v) * elem_bits > 128:
             break
         v *= 2
+    others = [b[0] for b in regs[v.bit_length() - 1:]] + [b[0] for d in ("lane", "warp")
+                                                         for b in to_off.bases.get(d, [])]
+    while v > 1 and any(o & (v - 1) for o in others):
+        v //= 2
     return v
 
 

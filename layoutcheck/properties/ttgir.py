@@ -30,6 +30,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+import numpy as np
+
 from layoutcheck.algebra.linear_layout import LinearLayout
 from layoutcheck.importers.triton import (
     Imported,
@@ -179,10 +181,10 @@ _OPS = re.compile(r"ttg\.(?P<op>local_load|local_store|local_alloc)\b(?P<rest>.*
 _TYPES = re.compile(r"(tensor|!ttg\.memdesc)<")
 
 
-def access_claims(text: str) -> list[Claim]:
-    """A ``conflict_free`` claim for every register <-> shared copy of the file (identical ones once)."""
+def copies(text: str) -> list[Claim]:
+    """A ``conflict_free`` claim for every register <-> shared copy of the file, one per operation (its line)."""
     t = parse_ttgir(text)
-    out, seen = [], set()
+    out = []
     for m in _OPS.finditer(text):
         rest = m.group("rest")
         uses = []
@@ -195,10 +197,6 @@ def access_claims(text: str) -> list[Claim]:
         mem = next((u for u in uses if u.kind == "memdesc"), None)
         if reg is None or mem is None or reg.shape != mem.shape[-len(reg.shape):] or reg.elem_bits is None:
             continue
-        key = (m.group("op"), reg.encoding, mem.encoding, reg.shape, reg.element)
-        if key in seen:
-            continue
-        seen.add(key)
         line = text.count("\n", 0, m.start()) + 1
         subject = f"{m.group('op')} {reg.encoding} <-> {mem.encoding} {'x'.join(map(str, reg.shape))}"
         try:
@@ -215,6 +213,168 @@ def access_claims(text: str) -> list[Claim]:
     return out
 
 
+def access_claims(text: str) -> list[Claim]:
+    """A ``conflict_free`` claim for every register <-> shared copy of the file (identical ones once)."""
+    out, seen = [], set()
+    for c in copies(text):
+        if (c.subject, c.prop) not in seen:
+            seen.add((c.subject, c.prop))
+            out.append(c)
+    return out
+
+
+_CVT = re.compile(r"ttg\.convert_layout\b(?P<rest>.*)$", re.M)
+_LEVELS = ("block", "warp", "lane")
+"""The input dimensions a conversion may have to cross, slowest first (Triton's ``minimalCvtLayout`` quotients them
+in this order and stops at the first it cannot)."""
+
+
+def _held(ll: LinearLayout, dims: tuple[str, ...]) -> np.ndarray:
+    """Every (holder, element) pair of a distributed layout, encoded as one int: the holder is the value of the input
+    dimensions ``dims`` (a thread, a warp or a CTA), the element the flat tensor offset."""
+    flat = ll.offsets()
+    key = np.zeros_like(flat)
+    index = np.arange(flat.size, dtype=np.int64)
+    shift, used = 0, 0
+    for name, bs in ll.in_bases:
+        if name in dims:
+            key |= ((index >> shift) & ((1 << len(bs)) - 1)) << used
+            used += len(bs)
+        shift += len(bs)
+    return np.unique(key * ll.out_size + flat)
+
+
+def cvt_path(src: LinearLayout, dst: LinearLayout) -> str:
+    """How Triton moves a tensor from ``src`` to ``dst`` (both distributed, same tensor): ``"registers"`` when every
+    thread already holds what it needs (``cvtReordersRegisters``), ``"lanes"`` when data moves only between the lanes
+    of a warp (``cvtNeedsWarpShuffle``: Triton may shuffle or go through shared memory), ``"shared"`` when it crosses
+    warps or CTAs (``cvtNeedsSharedMemory``: only shared memory connects warps).
+
+    The rule of Triton's ``minimalCvtLayout`` (``lib/Analysis/Utility.cpp``): quotient ``dst^-1 o src`` by ``block``,
+    then ``warp``, then ``lane``; a dimension can be quotiented iff every holder of ``dst`` (CTA, warp, thread) needs
+    only elements the same holder of ``src`` has.
+    """
+    for i, level in enumerate(_LEVELS):
+        dims = _LEVELS[: i + 1]
+        if not np.isin(_held(dst, dims), _held(src, dims)).all():
+            return "lanes" if level == "lane" else "shared"
+    return "registers"
+
+
+def convert_claims(text: str) -> list[Claim]:
+    """A claim (informational) for every ``ttg.convert_layout`` that moves data between threads: ``conflict_free``
+    of the shared-memory round trip where the data crosses warps, which Triton lowers through a scratch buffer whose
+    swizzle it computes at lowering time (``optimalSwizzling`` in ``GenericSwizzling.cpp``), not visible in TTGIR
+    and not modelled here: UNKNOWN, naming it; a conversion within warps likewise (shuffles or shared memory);
+    a conversion that only reorders registers moves nothing through shared memory and has no row."""
+    t = parse_ttgir(text)
+    out = []
+    for m in _CVT.finditer(text):
+        rest = m.group("rest")
+        uses = []
+        for tm in _TYPES.finditer(rest):
+            u = type_use(tm.group(1), rest[tm.end():balanced_end(rest, tm.end()) - 1], 0)
+            if u is not None and u.kind == "tensor":
+                uses.append(u)
+        if len(uses) != 2:
+            continue
+        a, b = uses
+        line = text.count("\n", 0, m.start()) + 1
+        subject = f"convert_layout {a.encoding} -> {b.encoding} {'x'.join(map(str, a.shape))}x{a.element}"
+        try:
+            path = cvt_path(to_linear(parse_attr(a.encoding, t.aliases), a.shape),
+                            to_linear(parse_attr(b.encoding, t.aliases), b.shape))
+        except (ValueError, KeyError) as e:
+            out.append(Claim(line, subject, NotModelled(subject, f"the layouts of this conversion ({e})",
+                                                        "conflict_free"), required=False))
+            continue
+        what = {"shared": "data crosses warps, so Triton goes through shared memory, with a scratch swizzle it picks "
+                          "at lowering time (optimalSwizzling, GenericSwizzling.cpp); its wavefronts",
+                "lanes": "data moves between lanes of a warp: Triton shuffles (cvtNeedsWarpShuffle) or goes through "
+                         "shared memory; which, and its wavefronts"}.get(path)
+        if what is not None:
+            out.append(Claim(line, subject, NotModelled(subject, what, "conflict_free"), required=False))
+    return out
+
+
+_SCRATCH = re.compile(r"\"tt\.(?P<op>reduce|scan)\"\(.*?<\{axis = (?P<axis>\d+)[^\n]*", re.M)
+_REGION_END = re.compile(r"^\s*\}\) : \((?P<types>[^\n]*)$", re.M)
+
+
+def _crosses_warps(ll: LinearLayout, axis: int) -> bool:
+    """Some warp basis of ``ll`` moves along ``axis``: the op combines data of several warps."""
+    out = list(ll.out_names).index(f"dim{axis}") if f"dim{axis}" in ll.out_names else None
+    return out is not None and any(b[out] for name, bs in ll.in_bases if name == "warp" for b in bs)
+
+
+def scratch_claims(text: str) -> list[Claim]:
+    """A claim (informational) for every ``tt.reduce`` / ``tt.scan`` whose axis spans several warps: Triton
+    combines the warps' partial results through a shared-memory scratch buffer (``ReduceOpHelper`` /
+    ``ScanLoweringHelper``), whose layout and accesses are its lowering's and not modelled here: UNKNOWN, naming it.
+    An axis within one warp is reduced with shuffles and has no row."""
+    t = parse_ttgir(text)
+    out = []
+    for m in _SCRATCH.finditer(text):
+        end = _REGION_END.search(text, m.end())
+        if end is None:
+            continue
+        tm = _TYPES.search(end.group("types"))
+        if tm is None:
+            continue
+        body = end.group("types")
+        u = type_use(tm.group(1), body[tm.end():balanced_end(body, tm.end()) - 1], 0)
+        if u is None or u.kind != "tensor":
+            continue
+        line = text.count("\n", 0, end.start()) + 1
+        subject = f"{m.group('op')} axis {m.group('axis')} of {u.encoding} {'x'.join(map(str, u.shape))}x{u.element}"
+        try:
+            crosses = _crosses_warps(to_linear(parse_attr(u.encoding, t.aliases), u.shape), int(m.group("axis")))
+        except (ValueError, KeyError) as e:
+            out.append(Claim(line, subject, NotModelled(subject, f"the layout of this {m.group('op')} ({e})",
+                                                        "conflict_free"), required=False))
+            continue
+        if crosses:
+            what = (f"the axis spans several warps, so Triton combines them through a shared-memory scratch buffer "
+                    f"(its {m.group('op')} lowering); its wavefronts")
+            out.append(Claim(line, subject, NotModelled(subject, what, "conflict_free"), required=False))
+    return out
+
+
+_UNMODELLED = {
+    "ttg.async_copy_global_to_local": "cp.async writes into shared memory; its wavefronts (the vector Triton derives "
+                                      "from the pointer's contiguity and alignment)",
+    "ttng.async_tma_copy_global_to_local": "a TMA load writes through the async proxy; its bank traffic",
+    "ttng.async_tma_copy_local_to_global": "a TMA store reads through the async proxy; its bank traffic",
+    "ttng.warp_group_dot": "wgmma reads its shared-memory operands through descriptors; the agreement of their "
+                           "nvmma_shared swizzle with the descriptor, and the reads' wavefronts",
+    "ttng.tc_gen5_mma": "tcgen05.mma reads its shared-memory operands through descriptors; the agreement of their "
+                        "nvmma_shared swizzle with the descriptor, and the reads' wavefronts",
+}
+"""Shared-memory data movements the bank model does not cover yet, with what is not modelled."""
+_UNMODELLED_OPS = re.compile(r"(?<![\w.])(?P<op>" + "|".join(re.escape(k) for k in _UNMODELLED) + r")\b(?P<rest>.*)$",
+                             re.M)
+
+
+def unmodelled_claims(text: str) -> list[Claim]:
+    """An UNKNOWN row (informational) for every async copy, TMA copy and MMA reading shared memory: shared-memory
+    traffic that is there, but whose wavefronts (and, for MMAs, descriptor agreement) are not modelled."""
+    out = []
+    for m in _UNMODELLED_OPS.finditer(text):
+        rest = m.group("rest")
+        mem = None
+        for tm in _TYPES.finditer(rest):
+            u = type_use(tm.group(1), rest[tm.end():balanced_end(rest, tm.end()) - 1], 0)
+            if u is not None and u.kind == "memdesc":
+                mem = u
+                break
+        where = "" if mem is None else f" {mem.encoding} {'x'.join(map(str, mem.shape))}x{mem.element}"
+        subject = f"{m.group('op').split('.', 1)[1]}{where}"
+        line = text.count("\n", 0, m.start()) + 1
+        out.append(Claim(line, subject, NotModelled(subject, _UNMODELLED[m.group("op")], "conflict_free"),
+                         required=False))
+    return out
+
+
 def ttgir_claims(text: str) -> TtgirClaims:
     """Every claim a TTGIR module implies (layouts first, then shared-memory accesses)."""
     layouts = import_ttgir(text)
@@ -226,8 +386,12 @@ def ttgir_claims(text: str) -> TtgirClaims:
             skipped.append((imp.line, _subject(imp), imp.skipped or "no linear layout"))
         claims += layout_claims(imp, module)
     claims += access_claims(text)
+    claims += convert_claims(text)
+    claims += scratch_claims(text)
+    claims += unmodelled_claims(text)
     return TtgirClaims(tuple(claims), tuple(skipped), tuple(layouts))
 
 
 __all__ = ["Claim", "ConsistentWithModule", "NotModelled", "TtgirClaims", "access_claims", "consistency",
-           "layout_claims", "ttgir_claims"]
+           "convert_claims", "copies", "cvt_path", "layout_claims", "scratch_claims", "ttgir_claims",
+           "unmodelled_claims"]
