@@ -465,6 +465,12 @@ def section_corpus_ncu(out: Path) -> dict[str, Any]:
     return run(out)
 
 
+def section_triton_ncu(out: Path) -> dict[str, Any]:
+    from layoutcheck.gpu.triton_ncu import section_triton_ncu as run
+
+    return run(out)
+
+
 SECTIONS: dict[str, Callable[[Path], dict[str, Any]]] = {
     "kernels": section_kernels,
     "spec_kernels": section_spec_kernels,
@@ -478,6 +484,7 @@ SECTIONS: dict[str, Callable[[Path], dict[str, Any]]] = {
     "wgmma_types": section_wgmma_types,
     "wgmma_ncu": section_wgmma_ncu,
     "corpus_ncu": section_corpus_ncu,
+    "triton_ncu": section_triton_ncu,
     "sanitizer": section_sanitizer,  # last: the slowest, and the kernel cache is warm by then
 }
 
