@@ -57,7 +57,20 @@ def _auto(prop: Property, limits: Limits, table: dict) -> Result:
             return Result(res.property, res.status, res.engine, time.perf_counter() - t0, res.counterexample,
                           res.reason, {**res.stats, "declined": tried} if tried else res.stats)
         reasons.append(f"{name}: {res.reason}")
-    return Result(prop, Verdict.UNKNOWN, "auto", time.perf_counter() - t0, None, "; ".join(reasons), {})
+    return Result(prop, Verdict.UNKNOWN, "auto", time.perf_counter() - t0, None, _unknown_reason(reasons), {})
+
+
+_NO_HANDLER = "unsupported: the "
+
+
+def _unknown_reason(reasons: list[str]) -> str:
+    """Why no engine decided: what the engines that have a handler said first (a timeout, a budget, an input feature
+    not modelled), then the engines with no handler for the claim, by name only."""
+    said = [r for r in reasons if not r.split(": ", 1)[-1].startswith(_NO_HANDLER)]
+    idle = [r.split(":", 1)[0] for r in reasons if r not in said]
+    if not said:
+        return "; ".join(reasons)
+    return "; ".join(said) + (f" (no handler in {', '.join(idle)})" if idle else "")
 
 
 __all__ = ["prove"]

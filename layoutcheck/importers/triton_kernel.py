@@ -18,9 +18,12 @@ This is the one importer that runs the tool it reads: Triton is imported inside 
 from __future__ import annotations
 
 import importlib.util
+import os
 import re
 import sys
-from collections.abc import Mapping
+import tempfile
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -108,12 +111,29 @@ def compile_kernel(spec: KernelSpec) -> str:
     backend, arch = TARGETS[spec.target]
     opts = {"num_warps": spec.num_warps, "num_stages": spec.num_stages, "num_ctas": spec.num_ctas}
     try:
-        compiled = triton.compile(src, target=GPUTarget(backend, arch, 32), options=opts)
+        with _private_cache():
+            compiled = triton.compile(src, target=GPUTarget(backend, arch, 32), options=opts)
     except Exception as e:  # Triton's own rejection of the kernel: the user's input, reported in one line
         first = (str(e).strip().splitlines() or [type(e).__name__])[-1]
         raise LayoutError(f"triton: Triton {triton.__version__} cannot compile {spec.where} for {spec.target}: "
                          f"{type(e).__name__}: {first}") from e
     return str(compiled.asm["ttgir"])
+
+
+@contextmanager
+def _private_cache() -> Iterator[None]:
+    """Compile in a cache of its own: Triton keys its cache by the kernel's source text, not its file, so a kernel
+    already compiled from another path would come back with that path's ``loc``s (rows pointing at the wrong file)."""
+    old = os.environ.get("TRITON_CACHE_DIR")
+    with tempfile.TemporaryDirectory(prefix="layoutcheck-triton-") as d:
+        os.environ["TRITON_CACHE_DIR"] = d
+        try:
+            yield
+        finally:
+            if old is None:
+                os.environ.pop("TRITON_CACHE_DIR", None)
+            else:
+                os.environ["TRITON_CACHE_DIR"] = old
 
 
 _LOC_DEF = re.compile(r"^#(?P<name>loc\d*)\s*=\s*loc\((?P<body>.*)\)\s*$", re.M)

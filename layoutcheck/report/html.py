@@ -124,7 +124,8 @@ def witness_picture(prop: Any, w: dict[str, Any], text: str = "") -> Grid | None
         rows, cols = (shape[0], shape[1]) if len(shape) == 2 else (shape[0], 1)
         _small(rows * cols)
         return tv_grid(prop.tv, rows, cols)
-    if prop.name in ("conflict_free", "wavefront_count") and kind == "conflict":
+    if prop.name in ("conflict_free", "wavefront_count") and kind == "conflict" and hasattr(prop, "smem"):
+        # a CuTe shared-memory tile (a Triton linear layout's conflict has no tile to draw)
         return lanes_banks_grid(prop, int(w["instruction"]), int(w["bank"]), list(w["lanes"]), w.get("phase"))
     if kind in ("misaligned",) and "coord" in w:
         return _outlined(prop.subjects()[0], [], f"misaligned: {text}", coords=[tuple(w["coord"])])
