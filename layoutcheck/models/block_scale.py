@@ -165,7 +165,7 @@ def scale_layout(name: str, mn: int, k: int, vec: int) -> ScaleLayout:
     return ScaleLayout(name, mn, k, vec, lay)
 
 
-# -- which tile's scales a scheduled CTA reads --------------------------------------------------------------------------
+# -- which tile's scales a scheduled CTA reads -------------------------------------------------------------------------
 READS = ("scheduled", "block_index")
 """Where a kernel takes its scale tile from: the scheduler's tile, or the raw block index (``block_index_tile``)."""
 

@@ -52,7 +52,15 @@ class ScaleAgreement(Property):
 
     @property
     def _g(self) -> int:
-        return gcd(self.producer.vec, self.consumer.vec)
+        """The K step that loses nothing: ``gcd`` of the two vector sizes where both layouts are constant on its
+        chunks (every named layout is: its vector mode has stride 0), else 1 (every element compared)."""
+        g = gcd(self.producer.vec, self.consumer.vec)
+        k = self.producer.k
+        for side in (self.producer, self.consumer):
+            offs = side.layout[1].offsets()[:k]
+            if np.any(offs != offs[np.arange(k) // g * g]):
+                return 1
+        return g
 
     def subjects(self) -> tuple[Layout, ...]:
         return (self.producer.layout, self.consumer.layout)

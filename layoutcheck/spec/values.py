@@ -407,7 +407,8 @@ def _scale_side(v: Any, key: str) -> tuple[str, int | None]:
         return _str(v, key), None
     if isinstance(v, dict) and "layout" in v and set(v) <= {"layout", "vec"}:
         return _str(v["layout"], key), (_int(v["vec"], key) if "vec" in v else None)
-    raise ValueError(f"expected a scale layout name, CuTe text, or {{ layout = \"128x4\", vec = 16 }}, found {brief(v)}")
+    raise ValueError(f"expected a scale layout name, CuTe text, or {{ layout = \"128x4\", vec = 16 }}, "
+                     f"found {brief(v)}")
 
 
 _CHECKERS |= {"mn": _int, "producer": _scale_side, "consumer": _scale_side, "scale_layout": _str,
