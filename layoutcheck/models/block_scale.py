@@ -23,8 +23,8 @@ extents), ``linear`` / ``linear_mn`` are ``(mn,(vec,KS)):(KS,(0,1))`` / ``(mn,(v
 
 Scale ownership under a tile scheduler: a CTA that computes output tile ``(m, n)`` multiplies rows ``m*BM ..`` of A
 and columns ``n*BN ..`` of B, so it must read the scale rows of *those* tiles. A kernel that takes the scale tile from
-its raw block index (``block_index_tile``: the linear launch index rastered column-major, as if there were no
-swizzle) reads another tile's scales whenever the scheduler reorders tiles.
+its raw block index (``block_index_tile``: ``(blockIdx.x, blockIdx.y)`` of a 2-D launch, the linear index of a 1-D
+or persistent one rastered column-major) reads another tile's scales whenever the scheduler reorders tiles.
 """
 
 from __future__ import annotations
@@ -116,8 +116,8 @@ class ScaleLayout:
     layout: Layout
 
     def __post_init__(self) -> None:
-        if self.vec not in SCALE_VECS:
-            raise LayoutError(f"scale vector size must be one of {SCALE_VECS} elements, found {self.vec}")
+        if self.vec < 1:  # the named (MX / NVFP4) layouts take 16 or 32; a hand-written one any (blockwise FP8: 128)
+            raise LayoutError(f"scale vector size must be >= 1 elements, found {self.vec}")
         if self.mn < 1 or self.k < 1:
             raise LayoutError(f"scale tensor of an {self.mn} x {self.k} operand: both extents must be >= 1")
         lay = self.layout
@@ -177,17 +177,19 @@ def launch_indices(s: TileScheduler, gm: int, gn: int) -> list[tuple[int, ...]]:
 
 
 def block_index_tile(s: TileScheduler, idx: tuple[int, ...], gm: int, gn: int) -> tuple[int, int]:
-    """The tile of launch index ``idx`` read *without* the scheduler: its linear block index ``L`` (colex over the
-    launch bounds: ``blockIdx.x + gridDim.x * blockIdx.y``, a persistent CTA's ``c + ctas*i``) rastered column-major,
-    ``(L % gm, L // gm)``.
+    """The tile of launch index ``idx`` read *without* the scheduler, as a kernel that indexes by its raw block
+    coordinates does: a 2-D launch (``swizzle``) takes ``(blockIdx.x, blockIdx.y)`` themselves as ``(m, n)`` (the
+    bug of NVIDIA/cutlass#3394); a 1-D or persistent launch its linear index ``L`` (``b``; ``c + ctas*i``) rastered
+    column-major, ``(L % gm, L // gm)``. Either may lie outside the grid.
 
-    >>> block_index_tile(TileScheduler("swizzle", log=1), (3, 0), 2, 2)
-    (1, 1)
+    >>> swizzled, plain = TileScheduler("swizzle", log=1), TileScheduler("plain")
+    >>> block_index_tile(swizzled, (3, 0), 2, 2), block_index_tile(plain, (3,), 2, 2)
+    ((3, 0), (1, 1))
     """
-    bounds = [int(b) for b in s.launch_bounds(gm, gn)]
-    lin, step = 0, 1
-    for i, b in zip(idx, bounds, strict=True):
-        lin, step = lin + int(i) * step, step * b
+    if s.kind == "swizzle":
+        bx, by = idx
+        return int(bx), int(by)
+    lin = int(idx[0]) + (int(s.ctas) * int(idx[1]) if s.kind == "grouped" else 0)
     return lin % gm, lin // gm
 
 

@@ -8,11 +8,13 @@ Definitions (decided exhaustively with NumPy; a witness is re-checked by evaluat
         every scale index (m, kb); with 16 vs 32 the finer vectors are compared.) REFUTED names the first (m, k),
         colexicographic (m fastest), the scale index on each side and both bytes.
     scale_follows_tile(scheduler, grids, operand, tile, layout, reads)
-        for every GM x GN grid in the range and every launch index the scheduler does not mask, the scale bytes the
-        CTA reads for row r < BM (A; column r < BN for B) and scale column kb are those of the rows of the tile it
-        computes: sf(read*BM + r, kb) == sf(own*BM + r, kb), where own is the scheduled tile's m (A) / n (B) and read
-        the tile the kernel takes its scales from (``models.block_scale.scale_tile``); a read tile outside the grid is
-        a failure too. REFUTED names the smallest grid, the launch index, both tiles and the first (r, kb).
+        (``layout`` a name of ``hw.block_scale.SCALE_LAYOUTS`` or a hand-written CuTe layout, e.g. blockwise FP8's
+        one scale per 128 x 128 block) for every GM x GN grid in the range and every launch index the scheduler does
+        not mask, the scale bytes the CTA reads for row r < BM (A; column r < BN for B) and scale column kb are those
+        of the rows of the tile it computes: sf(read*BM + r, kb) == sf(own*BM + r, kb), where own is the scheduled
+        tile's m (A) / n (B) and read the tile the kernel takes its scales from (``models.block_scale.scale_tile``);
+        a read tile outside the grid is a failure too. REFUTED names the smallest grid, the launch index, both tiles
+        and the first (r, kb).
 
 Worked example: a quantiser that writes MXFP8 scales row-major (``linear``) for cuBLAS, which reads the 128 x 4
 interleave: row m's first scale is written at byte m * KS (KS = K / 32) and read from byte 16 * (m % 32) + 4 * (m // 32)
@@ -104,6 +106,7 @@ class ScaleFollowsTile(Property):
     vec: int
     layout: str = "128x4"
     reads: str = "scheduled"
+    custom: Layout | None = None  # a hand-written scale layout (mn, k) -> byte; ``layout`` is then its text
     name: ClassVar[str] = "scale_follows_tile"
     bytes_per_point: ClassVar[int] = 24
 
@@ -114,7 +117,11 @@ class ScaleFollowsTile(Property):
             raise LayoutError(f"scale_follows_tile: reads must be one of {', '.join(READS)}, found {self.reads!r}")
         if len(self.tile) != 2 or min(self.tile) < 1:
             raise LayoutError(f"scale_follows_tile: tile is (BM, BN), found {self.tile}")
-        scale_layout(self.layout, 1, self.k, self.vec)  # the name and vec are valid
+        if self.custom is None:
+            scale_layout(self.layout, 1, self.k, self.vec)  # the name and vec are valid
+        else:  # it must cover the largest grid's operand: every grid reads it
+            (_, hm), (_, hn) = self.grids
+            ScaleLayout(self.layout, (hm if self.operand == "A" else hn) * self._block, self.k, self.vec, self.custom)
 
     @property
     def _block(self) -> int:
@@ -136,6 +143,8 @@ class ScaleFollowsTile(Property):
 
     def _sf(self, gm: int, gn: int) -> ScaleLayout:
         mn = (gm if self.operand == "A" else gn) * self._block
+        if self.custom is not None:
+            return ScaleLayout(self.layout, mn, self.k, self.vec, self.custom)
         return scale_layout(self.layout, mn, self.k, self.vec)
 
     def _tiles(self, idx: tuple[int, ...], gm: int, gn: int) -> tuple[int, int, bool]:
@@ -212,5 +221,5 @@ def scale_agreement(producer: ScaleLayout, consumer: ScaleLayout) -> ScaleAgreem
 
 def scale_follows_tile(scheduler: TileScheduler, grids: tuple[tuple[int, int], tuple[int, int]], operand: str,
                        tile: tuple[int, int], k: int, vec: int, layout: str = "128x4",
-                       reads: str = "scheduled") -> ScaleFollowsTile:
-    return ScaleFollowsTile(scheduler, grids, operand, tuple(tile), k, vec, layout, reads)
+                       reads: str = "scheduled", custom: Layout | None = None) -> ScaleFollowsTile:
+    return ScaleFollowsTile(scheduler, grids, operand, tuple(tile), k, vec, layout, reads, custom)

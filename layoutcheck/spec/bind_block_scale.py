@@ -7,8 +7,8 @@
                         name of ``hw.block_scale.SCALE_LAYOUTS`` or CuTe text ``(mn, k) -> byte``; ``vec`` per side
                         in a table ``{ layout, vec }``, else the config's)
     scale_follows_tile  ``scheduler`` (default ``plain``) over ``grids``, the CTA tile ``tile = [BM, BN]``, the scale
-                        layout ``scale_layout`` (default ``128x4``) of ``operand`` (default ``A``), scales taken from
-                        ``reads`` = ``scheduled`` (default) or ``block_index``
+                        layout ``scale_layout`` (a name or CuTe text; default ``128x4``) of ``operand`` (default
+                        ``A``), scales taken from ``reads`` = ``scheduled`` (default) or ``block_index``
     ==================  ============================================================================================
 """
 
@@ -52,25 +52,32 @@ def _agreement(fn: Any, cfg: Config) -> Any:
 
 
 def _side(cfg: Config, key: str, mn: int, k: int, vec: int) -> Any:
-    from layoutcheck.algebra.layout import Layout
-    from layoutcheck.hw.block_scale import SCALE_LAYOUTS
     from layoutcheck.models.block_scale import ScaleLayout, scale_layout
-    from layoutcheck.spec.values import parse_value
 
     name, own_vec = cfg.get(key)
     v = vec if own_vec is None else own_vec
     try:
-        if name in SCALE_LAYOUTS:
-            return scale_layout(name, mn, k, v)
-        if ":" not in name:
-            raise LayoutError(f"unknown scale layout {name!r}: expected one of {', '.join(SCALE_LAYOUTS)} or CuTe "
-                              "text (mn, k) -> byte")
-        lay = parse_value("layout", name)
-        if not isinstance(lay, Layout):
-            raise LayoutError(f"a swizzled scale layout is not modelled, found {lay}")
-        return ScaleLayout(name, mn, k, v, lay)
+        lay = _hand_written(name)
+        return scale_layout(name, mn, k, v) if lay is None else ScaleLayout(name, mn, k, v, lay)
     except (LayoutError, ValueError) as e:
         raise cfg.error(key, one_line(e)) from None
+
+
+def _hand_written(name: str) -> Any:
+    """``None`` for a named scale layout, the parsed ``Layout`` for CuTe text; an unknown name is an error."""
+    from layoutcheck.algebra.layout import Layout
+    from layoutcheck.hw.block_scale import SCALE_LAYOUTS
+    from layoutcheck.spec.values import parse_value
+
+    if name in SCALE_LAYOUTS:
+        return None
+    if ":" not in name:
+        raise LayoutError(f"unknown scale layout {name!r}: expected one of {', '.join(SCALE_LAYOUTS)} or CuTe text "
+                          "(mn, k) -> byte")
+    lay = parse_value("layout", name)
+    if not isinstance(lay, Layout):
+        raise LayoutError(f"a swizzled scale layout is not modelled, found {lay}")
+    return lay
 
 
 def _follows(fn: Any, cfg: Config) -> Any:
@@ -95,5 +102,10 @@ def _follows(fn: Any, cfg: Config) -> Any:
                                 cfg.get("drop_partial_group", False))
     except LayoutError as e:
         raise cfg.error("scheduler", one_line(e)) from None
-    return fn(s, tuple(r for _, r in grids), operand, tile, cfg.get("k"), cfg.get("vec"),
-              cfg.get("scale_layout", "128x4"), cfg.get("reads", "scheduled"))
+    name = cfg.get("scale_layout", "128x4")
+    try:
+        custom = _hand_written(name)
+    except (LayoutError, ValueError) as e:
+        raise cfg.error("scale_layout", one_line(e)) from None
+    return fn(s, tuple(r for _, r in grids), operand, tile, cfg.get("k"), cfg.get("vec"), name,
+              cfg.get("reads", "scheduled"), custom)

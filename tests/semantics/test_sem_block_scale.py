@@ -10,7 +10,8 @@ Authorities:
 - ``linear``: ``m * KS + kb``; ``linear_mn``: ``kb * MN + m``; a CuTe layout written by hand: CuTe's evaluation
   (each mode's index split colexicographically over its flattened shape, dotted with the strides);
 - schedulers: the launch formulas of CUTLASS 2.x ``GemmIdentityThreadblockSwizzle`` and the grouped persistent raster;
-  a raw block index is ``blockIdx.x + gridDim.x * blockIdx.y`` (``c + ctas * i``) rastered column-major.
+  a raw block index is ``(blockIdx.x, blockIdx.y)`` itself for the 2-D swizzled launch (NVIDIA/cutlass#3394), the
+  linear index (``b``, ``c + ctas * i``) rastered column-major for a 1-D or persistent launch.
 """
 
 from __future__ import annotations
@@ -150,7 +151,9 @@ def naive_follow_failure(c: dict) -> dict | None:
             t = _tile(c, idx, gm, gn)
             if t is None:
                 continue
-            if c["reads"] == "block_index":
+            if c["reads"] == "block_index" and c["scheduler"] == "swizzle":
+                s = idx  # (blockIdx.x, blockIdx.y) taken as the tile
+            elif c["reads"] == "block_index":
                 lin = idx[0] + (bounds[0] * idx[1] if len(idx) > 1 else 0)
                 s = (lin % gm, lin // gm)
             else:
