@@ -154,6 +154,8 @@ def scale_layout(name: str, mn: int, k: int, vec: int) -> ScaleLayout:
                           "layout (mn, k) -> byte")
     if vec not in SCALE_VECS:
         raise LayoutError(f"scale vector size must be one of {SCALE_VECS} elements, found {vec}")
+    if mn < 1 or k < 1:
+        raise LayoutError(f"scale tensor of an {mn} x {k} operand: both extents must be >= 1")
     ks = _ceil(k, vec)
     if kind.form == "interleaved":
         padded = (SF_BLOCK_MN * _ceil(mn, SF_BLOCK_MN), SF_BLOCK_K * vec * _ceil(ks, SF_BLOCK_K))
