@@ -61,3 +61,20 @@ def test_block_index_reading_per_launch_kind() -> None:
     assert launch_indices(sw, 2, 3)[:3] == [(0, 0), (1, 0), (2, 0)]
     with pytest.raises(LayoutError, match="reads"):
         scale_tile(sw, (0, 0), 2, 2, "raw")
+
+
+def _cutlass_rows() -> list[dict]:
+    import json
+    from pathlib import Path
+
+    return json.loads((Path(__file__).resolve().parents[1] / "data" / "tmem_atoms.json").read_text())["sf_layouts"]
+
+
+@pytest.mark.parametrize("r", _cutlass_rows(), ids=lambda r: f"vec{r['vec']}-{r['mn']}x{r['k']}")
+def test_named_interleave_is_what_cutlass_tile_atom_to_shape_sfa_printed(r: dict) -> None:
+    """Every element's byte under ``sm1xx_sfa`` equals CUTLASS's printed ``tile_atom_to_shape_SFA`` layout's."""
+    from layoutcheck.algebra.notation import parse_layout
+
+    ref = parse_layout(r["layout"].replace("_", ""))
+    ours = scale_layout("sm1xx_sfa", r["mn"], r["k"], r["vec"])
+    assert (ours.grid(1) == ref[0].offsets()[:, None] + ref[1].offsets()[None, :]).all()
