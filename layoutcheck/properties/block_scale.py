@@ -150,9 +150,11 @@ class ScaleFollowsTile(Property):
     def _tiles(self, idx: tuple[int, ...], gm: int, gn: int) -> tuple[int, int, bool]:
         """``(own, read, valid)``: the operand's tile coordinate the CTA computes and the one it takes scales from."""
         m, n, valid = self.scheduler.tile(idx, gm, gn)
-        sm, sn = scale_tile(self.scheduler, idx, gm, gn, self.reads)
+        if not valid:
+            return 0, 0, False
+        sm, sn = (m, n) if self.reads == "scheduled" else scale_tile(self.scheduler, idx, gm, gn, self.reads)
         own, read = (m, sm) if self.operand == "A" else (n, sn)
-        return int(own), int(read), bool(valid)
+        return int(own), int(read), True
 
     def exhaustive(self) -> Decision | Undecided:
         if self.scheduler.kind == "split_k":
