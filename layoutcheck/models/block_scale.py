@@ -38,11 +38,17 @@ from layoutcheck.algebra.layout import Layout, size
 from layoutcheck.algebra.ops import composition
 from layoutcheck.algebra.tiling import tile_to_shape
 from layoutcheck.errors import LayoutError
-from layoutcheck.hw.block_scale import SCALE_LAYOUTS, SCALE_VECS, SF_BLOCK_K
+from layoutcheck.hw.block_scale import (
+    SCALE_LAYOUTS,
+    SCALE_VECS,
+    SF_ATOM_SHAPE,
+    SF_ATOM_STRIDE,
+    SF_BLOCK_K,
+    SF_BLOCK_MN,
+)
 from layoutcheck.models.schedulers import TileScheduler
 
-SF_BLOCK_MN = 128
-SF_BLOCK_K_VECTORS = 4
+SF_BLOCK_K_VECTORS = SF_BLOCK_K
 _SOURCE = "CUTLASS include/cutlass/detail/sm100_blockscaled_layout.hpp Sm1xxBlockScaledBasicChunk::SfKMajorAtom"
 
 
@@ -54,7 +60,8 @@ def sf_atom(vec: int) -> Layout:
     """
     if vec not in (16, 32):
         raise LayoutError(f"scale vector size must be 16 or 32 elements, found {vec}")
-    return Layout(((32, 4), (vec, SF_BLOCK_K_VECTORS)), ((16, 4), (0, 1)))
+    (rows, k_vectors), (row_strides, k_stride) = SF_ATOM_SHAPE, SF_ATOM_STRIDE
+    return Layout((rows, (vec, k_vectors)), (row_strides, (0, k_stride)))
 
 
 def sf_layout(mn: int, k: int, vec: int) -> Layout:
