@@ -40,6 +40,7 @@ from layoutcheck.models.tiled_mma import TiledMMA, make_tiled_mma, tile_frame
 from layoutcheck.models.tma import TmaBox, mma_smem_layout
 from layoutcheck.properties.banks import conflict_free, wavefront_count
 from layoutcheck.properties.base import Property
+from layoutcheck.properties.block_scale import scale_agreement, scale_follows_tile
 from layoutcheck.properties.composition import composes
 from layoutcheck.properties.datapath import datapath
 from layoutcheck.properties.descriptors import descriptor_fields, umma_describes
@@ -68,7 +69,7 @@ PROPERTIES: dict[str, PropertyBuilder] = {
     "umma_describes": umma_describes, "descriptor_fields": descriptor_fields, "tmem_exact_cover": tmem_exact_cover,
     "tmem_subpartition": tmem_subpartition, "tmem_allocation": tmem_allocation,
     "tmem_packed_injective": tmem_packed_injective, "scale_ownership": scale_ownership, "composes": composes,
-    "datapath": datapath,
+    "datapath": datapath, "scale_agreement": scale_agreement, "scale_follows_tile": scale_follows_tile,
 }
 """Property name (as a spec writes it) -> the public constructor of its ``Property``. Add one entry per property."""
 
@@ -457,6 +458,13 @@ def _bind_datapath(cfg: Config, req: PropertyRequest) -> Property:
     return bind(PROPERTIES[req.name], cfg, req, tiled_mma(cfg) if cfg.get("atom") is not None else None)
 
 
+def _bind_block_scale(cfg: Config, req: PropertyRequest) -> Property:
+    """Block-scaled scale factors (issue #27): the binding lives in ``layoutcheck.spec.bind_block_scale``."""
+    from layoutcheck.spec.bind_block_scale import bind
+
+    return bind(PROPERTIES[req.name], cfg, req)
+
+
 def _bind_residue(cfg: Config, req: PropertyRequest) -> Property:
     """A ``ResidueTiling`` of the config's ``tile`` over the modes of ``sizes`` (their ranges)."""
     from layoutcheck.models import residue
@@ -500,5 +508,6 @@ BINDERS: dict[str, Binder] = {
     "layout": _bind_layout, "tv": _bind_layout, "tiled_mma": _bind_tiled_mma, "smem": _bind_smem, "tma": _bind_tma,
     "wgmma": _bind_wgmma, "residue": _bind_residue, "scheduler": _bind_scheduler, "datapath": _bind_datapath,
     **{k: _bind_tcgen05 for k in ("umma_smem", "umma_instr", "descriptor_format", "tmem", "block_scale")},
+    "scale_factors": _bind_block_scale,
 }
 """Spec kind -> the function that builds a property of that kind's subject. Add one entry per kind."""

@@ -72,6 +72,10 @@ KINDS: dict[str, dict[str, Any]] = {
     # whole-kernel data paths (issue #20): binder in layoutcheck.spec.bind_datapath
     "datapath": {"keys": {"atom", "atom_layout", "permutation", "tile", "dtype", "A", "B", "C"},
                  "required": {"tile", "dtype"}, "properties": {"datapath"}},
+    # block-scaled scale factors (issue #27): binder in layoutcheck.spec.bind_block_scale
+    "scale_factors": {"keys": {"mn", "k", "vec", "producer", "consumer", "operand", "scale_layout", "tile", "grids",
+                               "scheduler", "log", "group", "ctas", "drop_partial_group", "reads"},
+                      "required": {"k", "vec"}, "properties": {"scale_agreement", "scale_follows_tile"}},
 }
 COMMON_KEYS = {"name", "kind", "description", "properties"}
 NAME_PUNCTUATION = "_.+-"
@@ -114,6 +118,7 @@ PROPERTY_PARAMS: dict[str, set[str]] = {
     "tmem_allocation": set(), "tmem_packed_injective": set(), "scale_ownership": set(),
     "composes": {"lhs", "rhs"},
     "datapath": {"operand"},
+    "scale_agreement": set(), "scale_follows_tile": set(),
 }
 ALL_PROPERTIES = sorted(PROPERTY_PARAMS)
 

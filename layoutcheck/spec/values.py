@@ -398,6 +398,22 @@ def _path_table(v: Any, key: str) -> tuple[tuple[str, Any], ...]:
 _CHECKERS |= {"A": _path_table, "B": _path_table, "C": _path_table}
 
 
+# -- block-scaled scale factors (kind "scale_factors", issue #27) -----------------------------------------------------
+def _scale_side(v: Any, key: str) -> tuple[str, int | None]:
+    """A producer's or consumer's scale layout: a name (``"128x4"``, ``"linear"``, ...) or CuTe text ``(mn, k) ->
+    byte``, or ``{ layout = "...", vec = 16 }`` when that side groups K differently from the config's ``vec``."""
+    if isinstance(v, str):
+        return _str(v, key), None
+    if isinstance(v, dict) and "layout" in v and set(v) <= {"layout", "vec"}:
+        return _str(v["layout"], key), (_int(v["vec"], key) if "vec" in v else None)
+    raise ValueError(f"expected a scale layout name, CuTe text, or {{ layout = \"128x4\", vec = 16 }}, "
+                     f"found {brief(v)}")
+
+
+_CHECKERS |= {"mn": _int, "producer": _scale_side, "consumer": _scale_side, "scale_layout": _str,
+              "reads": lambda v, k: _lower_choice(v, k, ("scheduled", "block_index"))}
+
+
 def parse_value(key: str, value: Any) -> Any:
     """The parsed value of spec ``key``; ``ValueError``/``LayoutError`` (a one-line reason) when it does not parse.
 
