@@ -35,6 +35,7 @@ from layoutcheck.expr.lower import index_ast, swizzle_ast
 from layoutcheck.expr.z3 import to_z3, width_of
 from layoutcheck.properties.banks import ConflictFreeAtEveryBase
 from layoutcheck.properties.base import Decision, Property, Undecided, subject_size
+from layoutcheck.properties.equivalence import MapEquivalent, domain, map_size, scalar_expr
 from layoutcheck.properties.layout import Equivalent, InBounds, Injective, Onto, Surjective
 from layoutcheck.properties.tv import ExactCover, Vectorizable
 
@@ -405,3 +406,52 @@ def _tilelang_injective(prop: TileLangInjective, limits: Limits) -> Decision | U
 @_handles_named("layoutcheck.properties.tilelang.TileLangBijective")
 def _tilelang_bijective(prop: TileLangBijective, limits: Limits) -> Decision | Undecided:
     return _tl_guarded(_tl_bijective, prop.x, limits)
+
+
+# -- equivalent between any two layout forms (properties.equivalence): one variable per coordinate of each side, both
+# tied to one flat index ``@i``, which is minimised (so the witness is the exhaustive engine's first).
+@Z3.handles(MapEquivalent)
+def _map_equivalent(prop: MapEquivalent, limits: Limits) -> Decision | Undecided:
+    import z3
+
+    w = prop.structure_witness()
+    if w is not None:  # sizes (or two Triton layouts' named dimensions) alone refute it
+        return Decision(False, w)
+    n = map_size(prop.a)
+    exprs = (scalar_expr(prop.a), scalar_expr(prop.b))
+    try:
+        q = _Query(width_of(*exprs, extra=n), limits)
+        i = q.var("@i", n)
+        terms = []
+        for side, x, e in (("a.", prop.a, exprs[0]), ("b.", prop.b, exprs[1])):
+            env = {name: q.var(side + name, m) for name, m in domain(x)}
+            flat, stride = q.const(0), 1
+            for name, m in domain(x):
+                flat, stride = flat + env[name] * q.const(stride), stride * m
+            q.solver.add(flat == i)
+            terms.append(to_z3(e, env, q.width, q.ctx, {}))
+    except (ValueError, z3.Z3Exception) as exc:
+        return Undecided(f"unsupported: this expression has no bit-vector encoding ({exc})")
+    q.solver.add(terms[0] != terms[1])
+    return _decide(q, [i], lambda v: {"kind": "differ", "i": v["@i"]}, {})
+
+
+# -- index formulas (properties.formula): a formula is a one-output TileLang-style map over its own coordinates, so
+# the TileLang queries above decide it on its expression (first coordinate fastest, the same first witness).
+def _formula_map(f: Any, extent: int) -> TileLang:
+    from layoutcheck.importers.tilelang import TileLangLayout
+
+    return TileLangLayout(f.shape, (extent,), tuple(n for n, _ in f.coords), (f.expr,))
+
+
+@_handles_named("layoutcheck.properties.formula.FormulaInjective")
+def _formula_injective(prop: Any, limits: Limits) -> Decision | Undecided:
+    return _tl_guarded(_tl_collision, _formula_map(prop.f, prop.f.size), limits)
+
+
+@_handles_named("layoutcheck.properties.formula.FormulaInBounds")
+def _formula_in_bounds(prop: Any, limits: Limits) -> Decision | Undecided:
+    got = _tl_guarded(_tl_outside, _formula_map(prop.f, prop.extent), limits)
+    if isinstance(got, Decision) and got.witness is not None:
+        got = Decision(False, {"kind": "out", "i": got.witness["i"]}, got.stats)
+    return got
