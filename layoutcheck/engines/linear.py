@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from layoutcheck.algebra.gf2 import Echelon, echelon, span_prefix
-from layoutcheck.algebra.linear_layout import LinearLayout, gf2_columns
 from layoutcheck.algebra.layout import Layout
+from layoutcheck.algebra.linear_layout import LinearLayout, gf2_columns
 from layoutcheck.algebra.swizzle import ComposedLayout, Subject
 from layoutcheck.engines.base import HandlerEngine, Limits, register_engine
 from layoutcheck.memo import memoised
