@@ -80,13 +80,27 @@ class IndexFormula:
         rest = np.asarray(idx, dtype=np.int64)
         for name, n in self.coords:
             env[name], rest = rest % n, rest // n
-        out = np.asarray(evaluate(self.expr, env), dtype=np.int64)
+        try:
+            out = np.asarray(evaluate(self.expr, env), dtype=np.int64)
+        except ZeroDivisionError:
+            raise LayoutError(f"{self} divides by zero at {self._first_zero_division(np.asarray(idx))}") from None
         return np.broadcast_to(out, np.shape(idx)).copy()
+
+    def _first_zero_division(self, idx: np.ndarray) -> str:
+        for i in idx.reshape(-1).tolist():
+            try:
+                evaluate(self.expr, self.point(int(i)))
+            except ZeroDivisionError:
+                return self.show(int(i))
+        return "some point"  # pragma: no cover -- the vectorised evaluation raised at one of them
 
     def __call__(self, i: int) -> int:
         if not 0 <= i < self.size:
             raise LayoutError(f"index {i} outside the formula's domain [0, {self.size})")
-        return int(evaluate(self.expr, self.point(i)))
+        try:
+            return int(evaluate(self.expr, self.point(i)))
+        except ZeroDivisionError:
+            raise LayoutError(f"{self} divides by zero at {self.show(i)}") from None
 
     def offsets(self, dtype: Any = None) -> np.ndarray:
         """``F(i)`` for every ``i`` in ``[0, size)``."""
