@@ -436,22 +436,44 @@ def _map_equivalent(prop: MapEquivalent, limits: Limits) -> Decision | Undecided
     return _decide(q, [i], lambda v: {"kind": "differ", "i": v["@i"]}, {})
 
 
-# -- index formulas (properties.formula): a formula is a one-output TileLang-style map over its own coordinates, so
-# the TileLang queries above decide it on its expression (first coordinate fastest, the same first witness).
-def _formula_map(f: Any, extent: int) -> TileLang:
-    from layoutcheck.importers.tilelang import TileLangLayout
+# -- index formulas (properties.formula): one variable per coordinate (``IndexFormula.domain``, first fastest), the
+# formula's own expression as the one output; witnesses minimised slowest coordinate first, as the TileLang queries.
+def _formula_query(f: Any, limits: Limits, copies: tuple[str, ...], extent: int) -> tuple[_Query, list[dict[str, Any]]]:
+    q = _Query(width_of(f.expr, extra=max(f.size, extent)), limits)
+    return q, [{name: q.var(name + c, n) for name, n in f.domain} for c in copies]
 
-    return TileLangLayout(f.shape, (extent,), tuple(n for n, _ in f.coords), (f.expr,))
+
+def _formula_collision(f: Any, limits: Limits) -> Decision | Undecided:
+    """``exists p < p': F(p) == F(p')`` must be ``unsat``; else the smallest ``(p, p')`` (flat)."""
+    q, (a, b) = _formula_query(f, limits, ("@i", "@j"), f.size)
+    q.solver.add(_tl_flat(q, f, a) < _tl_flat(q, f, b), to_z3(f.expr, a, q.width, q.ctx, {}) ==
+                 to_z3(f.expr, b, q.width, q.ctx, {}))
+    return _decide(q, _tl_slowest_first(f, a) + _tl_slowest_first(f, b),
+                   lambda v: {"kind": "collision", "i": _tl_index(f, v, "@i"), "j": _tl_index(f, v, "@j")}, {})
+
+
+def _formula_outside(f: Any, extent: int, limits: Limits) -> Decision | Undecided:
+    """``exists p: F(p) outside [0, extent)`` must be ``unsat``; else the first such ``p``."""
+    q, (env,) = _formula_query(f, limits, ("",), extent)
+    y = to_z3(f.expr, env, q.width, q.ctx, {})
+    q.solver.add(q.z3.Or(y < q.const(0), y >= q.const(extent)))
+    return _decide(q, _tl_slowest_first(f, env), lambda v: {"kind": "out", "i": _tl_index(f, v, "")}, {})
+
+
+def _formula_guarded(build: Any, *args: Any) -> Decision | Undecided:
+    import z3
+
+    try:
+        return build(*args)
+    except (ValueError, z3.Z3Exception) as exc:
+        return Undecided(f"unsupported: this formula has no bit-vector encoding ({exc})")
 
 
 @_handles_named("layoutcheck.properties.formula.FormulaInjective")
 def _formula_injective(prop: Any, limits: Limits) -> Decision | Undecided:
-    return _tl_guarded(_tl_collision, _formula_map(prop.f, prop.f.size), limits)
+    return _formula_guarded(_formula_collision, prop.f, limits)
 
 
 @_handles_named("layoutcheck.properties.formula.FormulaInBounds")
 def _formula_in_bounds(prop: Any, limits: Limits) -> Decision | Undecided:
-    got = _tl_guarded(_tl_outside, _formula_map(prop.f, prop.extent), limits)
-    if isinstance(got, Decision) and got.witness is not None:
-        got = Decision(False, {"kind": "out", "i": got.witness["i"]}, got.stats)
-    return got
+    return _formula_guarded(_formula_outside, prop.f, prop.extent, limits)

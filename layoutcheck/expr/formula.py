@@ -62,6 +62,11 @@ class IndexFormula:
         return prod(n for _, n in self.coords)
 
     @property
+    def domain(self) -> tuple[tuple[str, int], ...]:
+        """``(name, extent)`` pairs, first fastest (as a TileLang map's ``domain``)."""
+        return self.coords
+
+    @property
     def shape(self) -> tuple[int, ...]:
         """The extents, first fastest: the CuTe shape of the formula's domain."""
         return tuple(n for _, n in self.coords)
