@@ -20,8 +20,9 @@ Definition::
     equivalent(A, B)   size(A) == size(B), and A(i) == B(i) for every flat index i in [0, size)
 
 where a flat index enumerates each side's domain first coordinate fastest. Two Triton layouts are compared on their
-own named dimensions (B's input dimensions put in A's order): their input dimensions, and their output shapes, must
-agree or the claim is refuted with the ``domain`` / ``codomain`` witness (a register is not a lane). A Triton layout
+own named dimensions (B's input dimensions put in A's order; a dimension one side lacks has size 1 there): their
+input dimensions, and their output shapes, must agree or the claim is refuted with the ``domain`` / ``codomain``
+witness (a register is not a lane). A Triton layout
 compared with any *other* form is read in CuTe's TV order: ``(thread, value)`` with ``thread = lane + 32*warp (+
 block above)`` and ``value = register`` -- the order of a CuTe TV layout ``(T, V) -> m + M*n``.
 
@@ -215,9 +216,9 @@ class MapEquivalent(Property):
 
     def __post_init__(self) -> None:
         a, b = as_value(self.a, "equivalent: A"), as_value(self.b, "equivalent: B")
-        if isinstance(a, LinearLayout) and isinstance(b, LinearLayout):
-            if sorted(a.in_dims) == sorted(b.in_dims):
-                b = b.transpose_ins(a.in_dims)
+        if isinstance(a, LinearLayout) and isinstance(b, LinearLayout):  # one set of names (a missing one: size 1)
+            a = a.with_in_dims([*a.in_dims, *(n for n in b.in_dims if n not in a.in_dims)])
+            b = b.with_in_dims(a.in_dims)
         else:
             a = in_tv_order(a) if isinstance(a, LinearLayout) else a
             b = in_tv_order(b) if isinstance(b, LinearLayout) else b
