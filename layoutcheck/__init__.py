@@ -115,6 +115,11 @@ _LAZY = {
     "OperandPath": "layoutcheck.models.datapath",
     "EpiloguePath": "layoutcheck.models.datapath",
     "datapath": "layoutcheck.properties.datapath",
+    # the layouts users write, issue #27: index formulas, equivalence between any two forms
+    "parse_formula": "layoutcheck.expr.formula",
+    "IndexFormula": "layoutcheck.expr.formula",
+    "formula_property": "layoutcheck.properties.formula",
+    "map_equivalent": "layoutcheck.properties.equivalence",
     # notebooks, issue #30: lc.picture(tv, (16, 8)) draws a TV layout over its tile in Jupyter
     "picture": "layoutcheck.report.show",
 }

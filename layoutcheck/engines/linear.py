@@ -26,14 +26,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from layoutcheck.algebra.gf2 import Echelon, echelon, span_prefix
+from layoutcheck.algebra.layout import Layout
 from layoutcheck.algebra.linear_layout import LinearLayout, gf2_columns
-from layoutcheck.algebra.swizzle import Subject
+from layoutcheck.algebra.swizzle import ComposedLayout, Subject
 from layoutcheck.engines.base import HandlerEngine, Limits, register_engine
 from layoutcheck.memo import memoised
 from layoutcheck.models.banks.gf2 import gf2_wavefronts
 from layoutcheck.models.banks.model import _merged
 from layoutcheck.properties.banks import ConflictFree, _instruction_report, misaligned_witness
 from layoutcheck.properties.base import Decision, Property, Undecided, subject_size
+from layoutcheck.properties.equivalence import MapEquivalent
 from layoutcheck.properties.layout import Equivalent, InBounds, Injective, Onto
 from layoutcheck.properties.linear import LinearBijective, LinearExactCover, LinearInjective, LinearSurjective
 from layoutcheck.properties.tv import ExactCover, Vectorizable
@@ -64,6 +66,8 @@ def to_affine(x: Subject | LinearLayout) -> Affine | str:
 def _affine_form(x: Subject | LinearLayout) -> Affine | str:
     if isinstance(x, LinearLayout):
         return Affine(x.columns(), 0)
+    if not isinstance(x, (Layout, ComposedLayout)):  # an index formula, a TileLang map: decided on its expressions
+        return f"unsupported: {type(x).__name__} has no GF(2) column form"
     got = gf2_columns(x)
     return got if isinstance(got, str) else Affine(*got)
 
@@ -142,9 +146,10 @@ def _onto(prop: Onto, limits: Limits) -> Decision | Undecided:
 
 
 @LINEAR.handles(Equivalent)
-def _equivalent(prop: Equivalent, limits: Limits) -> Decision:
-    sw = prop.size_witness()
-    if sw is not None:  # sizes alone refute it
+@LINEAR.handles(MapEquivalent)
+def _equivalent(prop: Equivalent | MapEquivalent, limits: Limits) -> Decision:
+    sw = prop.size_witness() if isinstance(prop, Equivalent) else prop.structure_witness()
+    if sw is not None:  # sizes (or two Triton layouts' named dimensions) alone refute it
         return Decision(False, sw)
     a, b = _affine(prop)
     if a.const != b.const:

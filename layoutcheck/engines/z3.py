@@ -35,6 +35,7 @@ from layoutcheck.expr.lower import index_ast, swizzle_ast
 from layoutcheck.expr.z3 import to_z3, width_of
 from layoutcheck.properties.banks import ConflictFreeAtEveryBase
 from layoutcheck.properties.base import Decision, Property, Undecided, subject_size
+from layoutcheck.properties.equivalence import MapEquivalent, domain, map_size, scalar_expr
 from layoutcheck.properties.layout import Equivalent, InBounds, Injective, Onto, Surjective
 from layoutcheck.properties.tv import ExactCover, Vectorizable
 
@@ -405,3 +406,74 @@ def _tilelang_injective(prop: TileLangInjective, limits: Limits) -> Decision | U
 @_handles_named("layoutcheck.properties.tilelang.TileLangBijective")
 def _tilelang_bijective(prop: TileLangBijective, limits: Limits) -> Decision | Undecided:
     return _tl_guarded(_tl_bijective, prop.x, limits)
+
+
+# -- equivalent between any two layout forms (properties.equivalence): one variable per coordinate of each side, both
+# tied to one flat index ``@i``, which is minimised (so the witness is the exhaustive engine's first).
+@Z3.handles(MapEquivalent)
+def _map_equivalent(prop: MapEquivalent, limits: Limits) -> Decision | Undecided:
+    import z3
+
+    w = prop.structure_witness()
+    if w is not None:  # sizes (or two Triton layouts' named dimensions) alone refute it
+        return Decision(False, w)
+    n = map_size(prop.a)
+    exprs = (scalar_expr(prop.a), scalar_expr(prop.b))
+    try:
+        q = _Query(width_of(*exprs, extra=n), limits)
+        i = q.var("@i", n)
+        terms = []
+        for side, x, e in (("a.", prop.a, exprs[0]), ("b.", prop.b, exprs[1])):
+            env = {name: q.var(side + name, m) for name, m in domain(x)}
+            flat, stride = q.const(0), 1
+            for name, m in domain(x):
+                flat, stride = flat + env[name] * q.const(stride), stride * m
+            q.solver.add(flat == i)
+            terms.append(to_z3(e, env, q.width, q.ctx, {}))
+    except (ValueError, z3.Z3Exception) as exc:
+        return Undecided(f"unsupported: this expression has no bit-vector encoding ({exc})")
+    q.solver.add(terms[0] != terms[1])
+    return _decide(q, [i], lambda v: {"kind": "differ", "i": v["@i"]}, {})
+
+
+# -- index formulas (properties.formula): one variable per coordinate (``IndexFormula.domain``, first fastest), the
+# formula's own expression as the one output; witnesses minimised slowest coordinate first, as the TileLang queries.
+def _formula_query(f: Any, limits: Limits, copies: tuple[str, ...], extent: int) -> tuple[_Query, list[dict[str, Any]]]:
+    q = _Query(width_of(f.expr, extra=max(f.size, extent)), limits)
+    return q, [{name: q.var(name + c, n) for name, n in f.domain} for c in copies]
+
+
+def _formula_collision(f: Any, limits: Limits) -> Decision | Undecided:
+    """``exists p < p': F(p) == F(p')`` must be ``unsat``; else the smallest ``(p, p')`` (flat)."""
+    q, (a, b) = _formula_query(f, limits, ("@i", "@j"), f.size)
+    q.solver.add(_tl_flat(q, f, a) < _tl_flat(q, f, b), to_z3(f.expr, a, q.width, q.ctx, {}) ==
+                 to_z3(f.expr, b, q.width, q.ctx, {}))
+    return _decide(q, _tl_slowest_first(f, a) + _tl_slowest_first(f, b),
+                   lambda v: {"kind": "collision", "i": _tl_index(f, v, "@i"), "j": _tl_index(f, v, "@j")}, {})
+
+
+def _formula_outside(f: Any, extent: int, limits: Limits) -> Decision | Undecided:
+    """``exists p: F(p) outside [0, extent)`` must be ``unsat``; else the first such ``p``."""
+    q, (env,) = _formula_query(f, limits, ("",), extent)
+    y = to_z3(f.expr, env, q.width, q.ctx, {})
+    q.solver.add(q.z3.Or(y < q.const(0), y >= q.const(extent)))
+    return _decide(q, _tl_slowest_first(f, env), lambda v: {"kind": "out", "i": _tl_index(f, v, "")}, {})
+
+
+def _formula_guarded(build: Any, *args: Any) -> Decision | Undecided:
+    import z3
+
+    try:
+        return build(*args)
+    except (ValueError, z3.Z3Exception) as exc:
+        return Undecided(f"unsupported: this formula has no bit-vector encoding ({exc})")
+
+
+@_handles_named("layoutcheck.properties.formula.FormulaInjective")
+def _formula_injective(prop: Any, limits: Limits) -> Decision | Undecided:
+    return _formula_guarded(_formula_collision, prop.f, limits)
+
+
+@_handles_named("layoutcheck.properties.formula.FormulaInBounds")
+def _formula_in_bounds(prop: Any, limits: Limits) -> Decision | Undecided:
+    return _formula_guarded(_formula_outside, prop.f, prop.extent, limits)

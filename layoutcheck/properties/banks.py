@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from layoutcheck.algebra.layout import Layout, format_inttuple, size
+from layoutcheck.algebra.layout import format_inttuple
 from layoutcheck.algebra.notation import as_subject
 from layoutcheck.algebra.swizzle import ComposedLayout, Subject, Swizzle, inner
 from layoutcheck.errors import LayoutError
@@ -24,11 +24,13 @@ from layoutcheck.hw.banks import AccessKind
 from layoutcheck.models.banks.access import (
     Access,
     analyze,
+    as_smem,
     byte_addresses,
     default_access,
     element_offsets,
     first_split,
     lane_addresses,
+    smem_modes,
 )
 from layoutcheck.models.banks.model import (
     breakdown,
@@ -63,11 +65,8 @@ def _tile_coord(prop: Any, i: int, lane: int, j: int = 0) -> list[int]:
     """The tile coordinate (row, col) of lane ``lane``'s ``j``-th element: per top-level mode of the smem layout, the
     colexicographic index inside that mode (a nested mode counts as one flat extent)."""
     e = int(prop.access.elems[i, lane, j])
-    shape = inner(prop.smem).shape
-    modes = shape if isinstance(shape, tuple) else (shape,)
     out, rest = [], e
-    for m in modes:
-        n = size(Layout(m))
+    for n in smem_modes(prop.smem):
         out.append(rest % n)
         rest //= n
     return out
@@ -175,7 +174,7 @@ class ConflictFree(_AccessClaim):
     bytes_per_point: ClassVar[int] = 256
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "smem", as_subject(self.smem, "shared-memory layout"))
+        object.__setattr__(self, "smem", as_smem(self.smem))
         self._set_addresses()
 
     def subject(self) -> str:
@@ -227,7 +226,7 @@ class WavefrontCount(_AccessClaim):
     bytes_per_point: ClassVar[int] = 256
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "smem", as_subject(self.smem, "shared-memory layout"))
+        object.__setattr__(self, "smem", as_smem(self.smem))
         if (self.n is None) == (self.max is None):
             raise LayoutError("wavefront_count needs exactly one of n (exact total) or max (upper bound)")
         self._set_addresses()
@@ -274,14 +273,14 @@ def conflict_free(smem: Any, access: Access | str | AccessKind, dtype_bits: int 
     >>> prove(conflict_free(Layout((8, 64), (64, 1)), "ldsm_x4", 16)).status.value
     'REFUTED'
     """
-    smem = as_subject(smem, "shared-memory layout")
+    smem = as_smem(smem)
     return ConflictFree(smem, _as_access(smem, access, dtype_bits))
 
 
 def wavefront_count(smem: Any, access: Access | str | AccessKind, n: int | None = None, dtype_bits: int | None = None,
                     max: int | None = None) -> WavefrontCount:
     """The claim that ``access`` needs exactly ``n`` (or at most ``max``) wavefronts in total."""
-    smem = as_subject(smem, "shared-memory layout")
+    smem = as_smem(smem)
     return WavefrontCount(smem, _as_access(smem, access, dtype_bits), n, max)
 
 

@@ -39,9 +39,9 @@ from typing import Any, ClassVar
 import numpy as np
 
 from layoutcheck.algebra.inttuple import is_int
-from layoutcheck.algebra.layout import Layout  # noqa: F401 -- the doctests build layouts
+from layoutcheck.algebra.layout import Layout
 from layoutcheck.algebra.notation import as_subject
-from layoutcheck.algebra.swizzle import Subject
+from layoutcheck.algebra.swizzle import ComposedLayout, Subject
 from layoutcheck.errors import LayoutError
 from layoutcheck.properties.base import (
     Decision,
@@ -330,9 +330,15 @@ def bijective(layout: Any, codomain: int | None = None) -> Bijective:
     return Bijective(layout, codomain)
 
 
-def equivalent(a: Any, b: Any) -> Equivalent:
-    """Claim: ``size(a) == size(b)`` and ``a(i) == b(i)`` for all ``i``."""
-    return Equivalent(a, b)
+def equivalent(a: Any, b: Any) -> Property:
+    """Claim: ``size(a) == size(b)`` and ``a(i) == b(i)`` for all ``i``: ``Equivalent`` for two CuTe layouts, else
+    ``MapEquivalent`` (any two forms: Triton linear layouts, TileLang maps, index formulas;
+    ``layoutcheck.properties.equivalence``)."""
+    if all(isinstance(x, (str, Layout, ComposedLayout)) for x in (a, b)):
+        return Equivalent(a, b)
+    from layoutcheck.properties.equivalence import MapEquivalent
+
+    return MapEquivalent(a, b)
 
 
 def in_bounds(layout: Any, extent: int) -> InBounds:

@@ -31,6 +31,7 @@ from layoutcheck.algebra.inttuple import flatten, prefix_product
 from layoutcheck.algebra.layout import Layout, size
 from layoutcheck.algebra.swizzle import ComposedLayout
 from layoutcheck.errors import LayoutError, SpecError
+from layoutcheck.expr.formula import IndexFormula
 from layoutcheck.hw.banks import access_kind
 from layoutcheck.hw.mma import mma_atom
 from layoutcheck.memo import memoised
@@ -213,6 +214,16 @@ def _dtype_bytes(cfg: Config, req: PropertyRequest) -> int:
 def _bind_layout(cfg: Config, req: PropertyRequest) -> Property:
     lay = subject(cfg, req)
     name, fn = req.name, PROPERTIES[req.name]
+    if name == "equivalent":
+        other = req.get("other", cfg.get("other"))
+        if other is None:
+            raise cfg.error("other", "property 'equivalent' needs 'other' (a layout to compare with)")
+        return fn(lay, other)  # any two forms (properties.equivalence): CuTe, Triton, TileLang, formula
+    if isinstance(lay, IndexFormula):  # layout = { formula = ..., coords = ... }
+        from layoutcheck.properties.formula import formula_property
+
+        bound = req.get("bound", req.get("codomain", cfg.get("codomain")))
+        return formula_property(name, lay, bound)
     if hasattr(lay, "in_bases"):  # a Triton linear layout (layout = { triton = ..., shape = ... })
         from layoutcheck.properties.linear import linear_property
 
@@ -228,11 +239,6 @@ def _bind_layout(cfg: Config, req: PropertyRequest) -> Property:
         raise cfg.error("properties", "exact_cover on kind 'layout' needs a triton layout; use kind 'tv' (with "
                                       "'tile') for a CuTe TV layout")
     tile_n = size(Layout(tile_shape(cfg))) if cfg.kind == "tv" else None
-    if name == "equivalent":
-        other = req.get("other", cfg.get("other"))
-        if other is None:
-            raise cfg.error("other", "property 'equivalent' needs 'other' (a layout to compare with)")
-        return fn(lay, other)
     if name == "composes":
         lhs, rhs = req.get("lhs", cfg.get("lhs")), req.get("rhs", cfg.get("rhs"))
         if lhs is None or rhs is None:
@@ -342,6 +348,10 @@ ACCESS_EXPR_MEANING = ("access_expr is the first element of each lane's vector, 
 def _bind_smem(cfg: Config, req: PropertyRequest) -> Property:
     lay = smem_layout(cfg)
     fn = PROPERTIES[req.name]
+    if isinstance(lay, IndexFormula) and req.name not in ("conflict_free", "wavefront_count"):
+        from layoutcheck.properties.formula import formula_property
+
+        return formula_property(req.name, lay, req.get("bound", req.get("codomain")))
     if req.name in ("conflict_free", "wavefront_count"):
         access = smem_access(cfg, req)
         bits = DTYPE_BITS[cfg.get("dtype")]

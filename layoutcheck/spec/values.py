@@ -169,7 +169,31 @@ def _imported_layout(v: dict, key: str = "layout") -> Any:
         from layoutcheck.importers.tilelang import as_subject, from_tilelang
 
         return as_subject(from_tilelang(_str(v["tilelang"], "tilelang")), key)
-    raise ValueError(f"a layout table needs 'triton' (with 'shape'), 'cute' or 'tilelang', found keys {sorted(v)}")
+    if "formula" in v:
+        return _formula(v, key)
+    raise ValueError(f"a layout table needs 'triton' (with 'shape'), 'cute', 'tilelang' or 'formula' (with 'coords'), "
+                     f"found keys {sorted(v)}")
+
+
+FORMULA_KEYS = ("layout", "other")
+"""The keys that accept an index formula (``layout`` of kinds ``layout`` and ``smem``; ``equivalent``'s ``other``)."""
+
+
+def _formula(v: dict, key: str) -> Any:
+    """``{ formula = "i*64 + (j ^ i)", coords = { j = 64, i = 8 } }`` -> an ``IndexFormula`` (coordinates first
+    fastest, as CuTe's colexicographic order: ``j`` is mode 0)."""
+    extra = set(v) - {"formula", "coords"}
+    if extra:
+        raise ValueError(f"unknown key {sorted(extra)[0]!r} in a formula layout (expected 'formula', 'coords')")
+    if key not in FORMULA_KEYS:
+        raise ValueError(f"an index formula is accepted for {' and '.join(repr(k) for k in FORMULA_KEYS)}, not {key!r}")
+    coords = v.get("coords")
+    if not isinstance(coords, dict) or not coords:
+        raise ValueError("a formula layout needs its coordinates and extents, first fastest: "
+                         "coords = { j = 64, i = 8 }")
+    from layoutcheck.expr.formula import parse_formula
+
+    return parse_formula(_str(v["formula"], "formula"), [(k, _int(n, "coords")) for k, n in coords.items()])
 
 
 def _is_shape(t: Any) -> bool:

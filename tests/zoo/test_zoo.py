@@ -42,6 +42,7 @@ COUNTEREXAMPLES = {
     "tilelang_2964": "element (mn=0, k=64) of block 4 (GmmaDescriptor(start=0x4000, LBO=16, SBO=1024, base_offset=0, "
                      "SW128)): the layout puts it at byte 24576, the wgmma reads byte 16384",
     "fuser_4771": "element (mn=128, k=0) of block 1 (a 96-wide block starting inside a swizzle atom)",
+    "triton_4492": "index 16: A(lane=16, warp=0, block=0, register=0) -> 0 but B(lane=16, warp=0, register=0) -> 4",
 }
 
 

@@ -23,6 +23,7 @@ from layoutcheck.algebra.layout import Layout, size
 from layoutcheck.algebra.notation import as_subject
 from layoutcheck.algebra.swizzle import Subject, inner, shared_offsets
 from layoutcheck.errors import LayoutError
+from layoutcheck.expr.formula import IndexFormula
 from layoutcheck.expr.numpy import evaluate
 from layoutcheck.expr.parse import parse
 from layoutcheck.hw.banks import AccessKind, access_kind
@@ -81,15 +82,43 @@ def element_offsets(smem: Subject, access: Access) -> np.ndarray:
     >>> element_offsets(Layout(32, 2), Access("lds32", np.arange(32)[None, :], 32))[0, :3, 0].tolist()
     [0, 2, 4]
     """
-    smem = as_subject(smem, "shared-memory layout")
+    smem = as_smem(smem)
     e = access.elems
-    n = size(inner(smem))
+    n = smem_size(smem)
     if (e >= n).any():
         i, lane, j = map(int, np.argwhere(e >= n)[0])
         raise LayoutError(f"access {access}: instruction {i} lane {lane} touches element {e[i, lane, j]} outside "
                           f"the layout {smem} of size {n}")
     active = e >= 0
-    return np.where(active, shared_offsets(smem)[np.where(active, e, 0)], -1)
+    return np.where(active, smem_offsets(smem)[np.where(active, e, 0)], -1)
+
+
+def as_smem(x: Any) -> Any:
+    """A shared-memory layout: a ``Layout`` / ``ComposedLayout`` (or CuTe text), or an index formula
+    (``layoutcheck.expr.formula``: evaluated through the expression IR's NumPy interpreter)."""
+    return x if isinstance(x, IndexFormula) else as_subject(x, "shared-memory layout")
+
+
+def smem_size(x: Any) -> int:
+    """How many elements the layout's domain has."""
+    return x.size if isinstance(x, IndexFormula) else size(inner(x))
+
+
+def smem_modes(x: Any) -> tuple[int, ...]:
+    """The extent of each top-level mode (a formula: of each coordinate), first fastest."""
+    if isinstance(x, IndexFormula):
+        return x.shape
+    shape = inner(x).shape
+    return tuple(size(Layout(m)) for m in shape) if isinstance(shape, tuple) else (shape,)
+
+
+def smem_offsets(x: Any) -> np.ndarray:
+    """The element offset of every point of the layout's domain (read-only)."""
+    if isinstance(x, IndexFormula):
+        out = x.offsets()
+        out.setflags(write=False)
+        return out
+    return shared_offsets(x)
 
 
 def first_split(offsets: np.ndarray) -> tuple[int, int] | None:
@@ -246,11 +275,11 @@ def _flat(m: Any, n: Any, rows: int) -> Any:
 def _contiguous_mode(smem: Subject, elem_bits: int) -> tuple[int, int, int]:
     """(rows, cols, mode) of a rank-2 layout and which mode is contiguous in memory (offset step 1 at the origin);
     without one, the mode with the smallest step."""
-    lay = inner(smem)
-    if len(lay) != 2:
+    modes = smem_modes(smem)
+    if len(modes) != 2:
         raise LayoutError(f"a canonical access needs a rank-2 (rows, cols) layout, found {smem}")
-    rows, cols = size(lay[0]), size(lay[1])
-    f = shared_offsets(smem).reshape(cols, rows).T
+    rows, cols = modes
+    f = smem_offsets(smem).reshape(cols, rows).T
     if rows > 1 and f[1, 0] - f[0, 0] == 1:
         return rows, cols, 0
     if cols > 1 and f[0, 1] - f[0, 0] == 1:
@@ -274,7 +303,7 @@ def matrix_access(smem: Subject, kind: str | AccessKind, elem_bits: int) -> Acce
     k = access_kind(kind)
     if not k.is_matrix:
         raise LayoutError(f"matrix_access needs an ldmatrix/stmatrix kind, found {k}")
-    rows, cols, mode = _contiguous_mode(as_subject(smem), elem_bits)
+    rows, cols, mode = _contiguous_mode(as_smem(smem), elem_bits)
     v = 128 // elem_bits
     along, across = (rows, cols) if mode == 0 else (cols, rows)
     if along % v or across % 8:
@@ -305,7 +334,7 @@ def vector_access(smem: Subject, kind: str | AccessKind, elem_bits: int) -> Acce
     2
     """
     k = access_kind(kind)
-    rows, cols, mode = _contiguous_mode(as_subject(smem), elem_bits)
+    rows, cols, mode = _contiguous_mode(as_smem(smem), elem_bits)
     v = elems_per_address(k, elem_bits)
     along, across = (rows, cols) if mode == 0 else (cols, rows)
     if along % v or (along // v * across) % 32:
