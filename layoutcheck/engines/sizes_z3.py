@@ -37,8 +37,8 @@ from typing import Any
 
 from layoutcheck.engines.base import Limits
 from layoutcheck.engines.z3 import DEFAULT_RLIMIT, Z3, solve
-from layoutcheck.expr.ir import Expr, Pred, Size, Var, any_of, creation_order, var
-from layoutcheck.expr.z3 import to_z3_ints
+from layoutcheck.expr.ir import Expr, Pred, Size, Var, any_of, creation_order, lnot, lt, var
+from layoutcheck.expr.z3 import to_z3_ints, z3_int_alu
 from layoutcheck.models.schedulers import TileScheduler
 from layoutcheck.properties.base import Decision, Undecided
 from layoutcheck.properties.residue import ResidueCover, ScheduleBijection, TilePartition
@@ -205,18 +205,83 @@ def _schedule_bijection(prop: ScheduleBijection, limits: Limits) -> Decision | U
     """Into the grid and injective, then onto: by counting where the scheduler has a closed-form count of its
     unmasked indices (pigeonhole), else through its inverse ``index(m, n)``. A scheduler with a linear launch index
     (``TileScheduler.linearize``) is asked over it: the same statements with fewer unknowns."""
+    unread = _unread_ops(_formulas(prop))
+    if unread:  # an ``expr`` scheduler's bit operation: Z3's integers have none (the exhaustive engine reads it)
+        return Undecided(f"not modelled: the z3 engine of sizes reads no {', '.join(unread)} operation")
+    if prop.scheduler.kind == "persistent":
+        return _persistent(prop, limits)
     onto = _count if prop.scheduler.visits(1, 1) is not None else _unreached
     out = _first([lambda q: _outside(prop, q), lambda q: _duplicate(prop, q), lambda q: onto(prop, q)], limits,
                  share=not _quotients(*_formulas(prop)))
     if isinstance(out, Decision) and not out.holds and out.witness and out.witness["kind"] == "missing" and \
             onto is _count:  # the count says some tile of this (smallest) grid is missed: name the smallest one
         gm, gn = out.witness["grid"]
+        if not prop.scheduler.has_index():  # no inverse to ask: that one grid, enumerated (``violation``)
+            w = prop.violation(gm, gn)
+            return Decision(False, w, out.stats) if w is not None else Undecided(
+                f"inconclusive: the count of unmasked launch indices differs at grid {gm}x{gn}, yet every tile is "
+                "computed once", out.stats)
         found = _first([lambda q: _unreached(prop, q, (gm, gn))], limits)
         if isinstance(found, Undecided) or found.holds:  # the inverse map is wrong, not the scheduler
             return Undecided(f"inconclusive: the scheduler's index(m, n) is not its inverse at grid {gm}x{gn}",
                              out.stats)
         return Decision(False, found.witness, out.stats)
     return out
+
+
+def _persistent(prop: ScheduleBijection, limits: Limits) -> Decision | Undecided:
+    """A persistent scheduler, case by case of the host's choices (``TileScheduler.persistent_cases``: swizzle size
+    and raster orders fixed, each over its region of grids), each by two queries over one linear work index:
+    ``index(tile(t)) == t`` for every unmasked ``t`` (a left inverse: injective; its tiles lie in the grid by the
+    mask), and ``tile(index(m, n)) == (m, n)`` with ``index(m, n)`` a walked index for every tile (onto). A grid
+    where the left inverse fails is enumerated (``violation``): a real fault there is the witness, else UNKNOWN."""
+    gm0, gn0 = var("GM", _FREE), var("GN", _FREE)
+    queries = []
+    for k in range(len(prop.scheduler.persistent_cases(gm0, gn0))):
+        queries += [lambda q, k=k: _left_inverse(prop, q, k), lambda q, k=k: _case_unreached(prop, q, k)]
+    out = _first(queries, limits)
+    if isinstance(out, Decision) and not out.holds and out.witness["kind"] == "not_inverse":
+        gm, gn = out.witness["grid"]
+        w = prop.violation(gm, gn)
+        return Decision(False, w, out.stats) if w is not None else Undecided(
+            f"inconclusive: index(tile(t)) != t at grid {gm}x{gn}, yet every tile is computed once there", out.stats)
+    return out
+
+
+def _case(prop: ScheduleBijection, q: _IntQuery, k: int) -> tuple[TileScheduler, Var, Var]:
+    gm, gn = _grid(prop, q)
+    s, region = prop.scheduler.persistent_cases(gm, gn)[k]
+    q.solver.add(q.z(region))
+    return s, gm, gn
+
+
+def _left_inverse(prop: ScheduleBijection, q: _IntQuery, k: int) -> dict[str, Any] | Undecided | None:
+    s, gm, gn = _case(prop, q, k)
+    t = q.var("t", 0, s.total(gm, gn))
+    m, n, valid = s.linear_tile((t,), gm, gn)
+    back = s.linear_index(m, n, gm, gn)
+    mv, nv = q.z3.Int("m", ctx=q.ctx), q.z3.Int("n", ctx=q.ctx)
+    q.solver.add(q.z(valid), mv == q.z(m), nv == q.z(n), q.z(back) != q.z(t))
+    return _grid_witness(q, [gm, gn, mv, nv], "not_inverse")
+
+
+def _case_unreached(prop: ScheduleBijection, q: _IntQuery, k: int) -> dict[str, Any] | Undecided | None:
+    s, gm, gn = _case(prop, q, k)
+    m, n = q.var("m", 0, gm, gm.upper), q.var("n", 0, gn, gn.upper)
+    t = s.linear_index(m, n, gm, gn)
+    tm, tn, valid = s.linear_tile((t,), gm, gn)
+    z3 = q.z3
+    q.solver.add(z3.Not(z3.And(q.z(lnot(lt(t, 0))), q.z(valid), q.z(tm) == q.z(m), q.z(tn) == q.z(n))))
+    return _grid_witness(q, [gm, gn, m, n], "missing")
+
+
+def _unread_ops(formulas: tuple[Size | Pred, ...]) -> list[str]:
+    """Operations of ``formulas`` that Z3's integer interpreter (``expr.z3.z3_int_alu``) has no meaning for."""
+    import z3
+
+    known = set(z3_int_alu(z3)) | {"const", "var"}
+    trees = [f for f in formulas if isinstance(f, Expr)]
+    return sorted({x.op for x in creation_order(*trees)} - known)
 
 
 def _formulas(prop: ScheduleBijection) -> tuple[Size | Pred, ...]:

@@ -323,6 +323,9 @@ class ScheduleBijection(Property):
 
     def domain_size(self) -> int:
         (a, b), (c, d) = self.grids
+        if self.scheduler.kind == "persistent":  # the grid rounded up to swizzle * cluster (at most 8 * cluster)
+            sw = max(self.scheduler.swizzle, 8 if self.scheduler.max_swizzle >= 8 else self.scheduler.max_swizzle)
+            b, d = b + sw * self.scheduler.cluster[0], d + sw * self.scheduler.cluster[1]
         return (b * (b + 1) // 2 - (a - 1) * a // 2) * (d * (d + 1) // 2 - (c - 1) * c // 2) * 2
 
     def exhaustive(self) -> Decision:
@@ -452,15 +455,40 @@ class ScheduleBijection(Property):
         if w["kind"] == "duplicate":
             return (w["index"] != w["other"] and self.computes(tuple(w["index"]), gm, gn) == tile
                     == self.computes(tuple(w["other"]), gm, gn))
+        if w["kind"] != "missing" or not inside:
+            return False
+        if self.scheduler.kind in ("persistent", "expr"):  # no inverse, or one only the tests vouch for: enumerate
+            return self._missing_in(gm, gn, tile)
         idx = tuple(int(i) for i in self.scheduler.index(tile[0], tile[1], gm, gn))
-        return w["kind"] == "missing" and inside and self.computes(idx, gm, gn) != tile
+        return self.computes(idx, gm, gn) != tile
+
+    def _missing_in(self, gm: int, gn: int, tile: tuple[int, ...]) -> bool:
+        """No unmasked launch index of grid ``gm x gn`` computes ``tile`` (every launch index, NumPy)."""
+        s = self.scheduler
+        bounds = [int(b) for b in s.launch_bounds(gm, gn)]
+        grid = np.meshgrid(*[np.arange(b, dtype=np.int64) for b in bounds], indexing="ij")
+        env = {f"i{k}": a.reshape(-1) for k, a in enumerate(grid)}
+        names = tuple(var(k, max(1, b)) for k, b in zip(env, bounds, strict=True))
+        shape = env["i0"].shape
+        m, n, valid = (np.broadcast_to(evaluate(x, env), shape) for x in s.tile(names, gm, gn))
+        return not bool(np.any(valid & (m == tile[0]) & (n == tile[1])))
 
     def explain(self, w: dict[str, Any]) -> str:
         gm, gn = w["grid"]
         tile = "(" + ",".join(map(str, w["tile"])) + ")"
         what = {"missing": "is computed by no CTA", "duplicate": f"is computed {w.get('count', 2)} times",
                 "outside": "is outside the grid but computed"}[w["kind"]]
-        return f"grid {gm}x{gn} tiles ({self.scheduler.describe()}): tile {tile} {what}"
+        by = [self._launch_words(w[k]) for k in ("index", "other") if k in w]
+        by_text = f" (by {' and '.join(by)})" if by else ""
+        return f"grid {gm}x{gn} tiles ({self.scheduler.describe()}): tile {tile} {what}{by_text}"
+
+    def _launch_words(self, idx: list[int]) -> str:
+        """A launch index in the scheduler's own terms: ``CTA c, iteration i`` for a persistent loop."""
+        if self.scheduler.kind in ("grouped", "persistent", "expr"):
+            return f"CTA {idx[0]} at iteration {idx[1]}"
+        if self.scheduler.kind == "split_k":
+            return f"split {idx[0]}, k-tile {idx[1]} of its slice, column {idx[2]}"
+        return "CTA (" + ",".join(map(str, idx)) + ")"
 
 
 def residue_cover(tiling: ResidueTiling, sizes: Ranges) -> ResidueCover:

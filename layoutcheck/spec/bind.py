@@ -482,9 +482,16 @@ def _bind_scheduler(cfg: Config, req: PropertyRequest) -> Property:
     try:
         s = sched.TileScheduler(cfg.get("scheduler"), cfg.get("log", 0), cfg.get("group", 8), cfg.get("ctas", 1),
                                 cfg.get("drop_partial_group", False), cfg.get("splits", 1),
-                                cfg.get("count", "ceil_div"))
-    except LayoutError as e:
-        raise cfg.error("scheduler", one_line(e)) from None
+                                cfg.get("count", "ceil_div"), tuple(cfg.get("cluster", (1, 1))),
+                                cfg.get("max_swizzle", 1), cfg.get("swizzle_size", 0),
+                                cfg.get("raster", "heuristic"), cfg.get("device_raster", ""),
+                                cfg.get("round_to_cluster", True), cfg.get("tile_m", ""), cfg.get("tile_n", ""),
+                                cfg.get("total", "GM*GN"))
+    except LayoutError as e:  # an expression that does not parse: its key; else the scheduler's
+        at = "scheduler"
+        if kind == "expr":
+            at = next((k for k in ("tile_m", "tile_n", "total") if sched.expression_error(k, cfg.get(k))), at)
+        raise cfg.error(at, one_line(e)) from None
     return fn(s, tuple(r for _, r in grids))
 
 

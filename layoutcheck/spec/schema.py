@@ -48,7 +48,9 @@ KINDS: dict[str, dict[str, Any]] = {
     "residue": {"keys": {"tile", "sizes", "count", "predicate", "tv"},
                 "required": {"tile", "sizes"},
                 "properties": {"residue_cover", "tile_partition"}},
-    "scheduler": {"keys": {"scheduler", "grids", "log", "group", "ctas", "drop_partial_group", "splits", "count"},
+    "scheduler": {"keys": {"scheduler", "grids", "log", "group", "ctas", "drop_partial_group", "splits", "count",
+                           "cluster", "max_swizzle", "swizzle_size", "raster", "device_raster", "round_to_cluster",
+                           "tile_m", "tile_n", "total"},
                   "required": {"scheduler", "grids"},
                   "properties": {"schedule_bijection"}},
 }
