@@ -96,7 +96,7 @@ class TileScheduler:
     count: str = "ceil_div"
     cluster: tuple[int, int] = (1, 1)
     max_swizzle: int = 1
-    swizzle: int = 0
+    swizzle_size: int = 0
     raster: str = "heuristic"
     device_raster: str = ""
     round_to_cluster: bool = True
@@ -120,8 +120,9 @@ class TileScheduler:
 
     def _check_persistent(self) -> None:
         cm, cn = self.cluster
-        if cm < 1 or cn < 1 or self.max_swizzle < 1 or self.swizzle < 0:
-            raise LayoutError(f"tile scheduler: cluster >= 1, max_swizzle >= 1, swizzle >= 0 required, found {self}")
+        if cm < 1 or cn < 1 or self.max_swizzle < 1 or self.swizzle_size < 0:
+            raise LayoutError(f"tile scheduler: cluster >= 1, max_swizzle >= 1, swizzle_size >= 0 required, "
+                              f"found {self}")
         for key in ("raster", "device_raster"):
             v = getattr(self, key)
             if v not in RASTERS and not (key == "device_raster" and v == ""):
@@ -251,8 +252,8 @@ class TileScheduler:
         swizzle size ``S``, rounded grid ``PM x PN``, raster order (``along_n``: a predicate) and the divisors the
         device reads, ``minor`` / ``major`` (cluster shape) and ``blk_major``; ``dev_n``: the device's order."""
         cm, cn = self.cluster
-        if self.swizzle:
-            s: Size = self.swizzle
+        if self.swizzle_size:
+            s: Size = self.swizzle_size
         else:  # get_log_swizzle_size: 8 / 4 / 2 / 1 by max_swizzle and min(GM, GN) >= 6 / 3 / 2
             small = minimum(gm, gn)
             s = 1
@@ -272,8 +273,8 @@ class TileScheduler:
         """The host's choices as cases: ``(scheduler, region)`` with the swizzle size and both raster orders fixed,
         and the grids where the host (and device) pick them; the regions partition every grid, and in its region a
         case computes what ``self`` does (the same formulas with the choice made)."""
-        if self.swizzle:
-            swizzles: list[tuple[int, Pred]] = [(self.swizzle, True)]
+        if self.swizzle_size:
+            swizzles: list[tuple[int, Pred]] = [(self.swizzle_size, True)]
         else:
             small, swizzles, taken = minimum(gm, gn), [], False
             for size, least in ((8, 6), (4, 3), (2, 2)):
@@ -284,7 +285,7 @@ class TileScheduler:
             swizzles.append((1, lnot(taken) if taken is not False else True))
         out = []
         for size, region in swizzles:
-            fixed = replace(self, swizzle=size, max_swizzle=1)
+            fixed = replace(self, swizzle_size=size, max_swizzle=1)
             p = fixed._persistent(gm, gn)
             n_first = lnot(lt(p["PM"], p["PN"]))  # the heuristic's AlongN
             hosts = [(self.raster, True)] if self.raster != "heuristic" else [("n", n_first), ("m", lnot(n_first))]
@@ -303,8 +304,8 @@ class TileScheduler:
         blk = t // minor_c  # divmod_cluster_shape_minor.divide(t)
         cluster_id, major_off = blk // major_c, blk % major_c
         minor_off = ite(dev_n, ite(along_n, first, second), ite(along_n, second, first))  # cta_m / cta_n in cluster
-        if self.swizzle and self.swizzle & (self.swizzle - 1):  # CUTLASS's mask arithmetic with a size, not a log
-            offset = _bit_and(cluster_id, self.swizzle - 1)
+        if self.swizzle_size & (self.swizzle_size - 1):  # CUTLASS's mask arithmetic with a size, not a log
+            offset = _bit_and(cluster_id, self.swizzle_size - 1)
         else:
             offset = cluster_id % s
         extra = cluster_id // s
@@ -366,7 +367,7 @@ class TileScheduler:
             return f"split_k(splits={self.splits}, {self.count})"
         if self.kind == "persistent":
             cm, cn = self.cluster
-            sw = f"swizzle={self.swizzle}" if self.swizzle else f"max_swizzle={self.max_swizzle}"
+            sw = f"swizzle_size={self.swizzle_size}" if self.swizzle_size else f"max_swizzle={self.max_swizzle}"
             dev = f", device_raster={self.device_raster}" if self.device_raster else ""
             rnd = "" if self.round_to_cluster else ", round_to_cluster=false"
             return f"persistent(ctas={self.ctas}, cluster={cm}x{cn}, {sw}, raster={self.raster}{dev}{rnd})"

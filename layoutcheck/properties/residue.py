@@ -324,7 +324,7 @@ class ScheduleBijection(Property):
     def domain_size(self) -> int:
         (a, b), (c, d) = self.grids
         if self.scheduler.kind == "persistent":  # the grid rounded up to swizzle * cluster (at most 8 * cluster)
-            sw = max(self.scheduler.swizzle, 8 if self.scheduler.max_swizzle >= 8 else self.scheduler.max_swizzle)
+            sw = max(self.scheduler.swizzle_size, 8 if self.scheduler.max_swizzle >= 8 else self.scheduler.max_swizzle)
             b, d = b + sw * self.scheduler.cluster[0], d + sw * self.scheduler.cluster[1]
         return (b * (b + 1) // 2 - (a - 1) * a // 2) * (d * (d + 1) // 2 - (c - 1) * c // 2) * 2
 
