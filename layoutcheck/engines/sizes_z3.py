@@ -37,11 +37,11 @@ from typing import Any
 
 from layoutcheck.engines.base import Limits
 from layoutcheck.engines.z3 import DEFAULT_RLIMIT, Z3, solve
-from layoutcheck.expr.ir import Expr, Pred, Size, Var, any_of, creation_order, lnot, lt, var
+from layoutcheck.expr.ir import Expr, Pred, Size, Var, any_of, creation_order, ite, lnot, lt, var
 from layoutcheck.expr.z3 import to_z3_ints, z3_int_alu
 from layoutcheck.models.schedulers import TileScheduler
 from layoutcheck.properties.base import Decision, Undecided
-from layoutcheck.properties.residue import ResidueCover, ScheduleBijection, TilePartition
+from layoutcheck.properties.residue import ProblemListBijection, ResidueCover, ScheduleBijection, TilePartition
 
 _FREE = 1 << 64
 """Upper bound of an expression variable whose range is only known symbolically (nothing simplifies by it)."""
@@ -273,6 +273,78 @@ def _case_unreached(prop: ScheduleBijection, q: _IntQuery, k: int) -> dict[str, 
     z3 = q.z3
     q.solver.add(z3.Not(z3.And(q.z(lnot(lt(t, 0))), q.z(valid), q.z(tm) == q.z(m), q.z(tn) == q.z(n))))
     return _grid_witness(q, [gm, gn, m, n], "missing")
+
+
+# -- schedule_bijection over problem lists (grouped GEMM) ----------------------------------------------------------
+@Z3.handles(ProblemListBijection)
+def _problem_lists(prop: ProblemListBijection, limits: Limits) -> Decision | Undecided:
+    """Per list length ``P`` (unrolled: ``M_p``, ``N_p`` unknowns in their ranges), two queries: a launched index the
+    device maps into a problem but outside its tile grid (``outside``), and per problem ``k`` a tile whose only
+    possible index (``ProblemListScheduler.index``) is not launched or maps elsewhere (``missing``). No tile is
+    computed twice by construction: the device's problem walks are disjoint ranges of ``t`` and ``local -> (local %
+    GM, local // GM)`` is one-to-one (Euclid); the exhaustive engine and the semantics suite check it."""
+    s = prop.scheduler
+    sizes = (var("M", _FREE), var("N", _FREE))
+    unread = _unread_ops((s.walked(sizes), s.host_total((sizes,))))
+    if unread:
+        return Undecided(f"not modelled: the z3 engine of sizes reads no {', '.join(unread)} operation")
+    queries = []
+    for n_problems in range(prop.problems[0], prop.problems[1] + 1):
+        queries.append(lambda q, n_problems=n_problems: _list_outside(prop, q, n_problems))
+        queries += [lambda q, n_problems=n_problems, k=k: _list_missing(prop, q, n_problems, k)
+                    for k in range(n_problems)]
+    out = _first(queries, limits)
+    if isinstance(out, Decision) and out.witness is not None:
+        out.witness.pop("grid", None)
+    return out
+
+
+def _list_sizes(prop: ProblemListBijection, q: _IntQuery, n_problems: int) -> tuple[tuple[Var, Var], ...]:
+    (a, b), (c, d) = prop.sizes
+    return tuple((q.var(f"M{k}", a, b + 1, b + 1), q.var(f"N{k}", c, d + 1, d + 1)) for k in range(n_problems))
+
+
+def _list_witness(prop: ProblemListBijection, q: _IntQuery, kind: str, sizes: tuple[tuple[Var, Var], ...],
+                  rest: list[Any]) -> dict[str, Any] | Undecided | None:
+    """The smallest problem list (then the rest) of a sat query, as ``ProblemListBijection.violation`` names it."""
+    status, model = q.solve()
+    if status == "unsat":
+        return None
+    if status == "unknown":
+        return Undecided(model)
+    flat = q.minimise(model, [v for z in sizes for v in z] + rest)
+    lst = tuple((flat[2 * k], flat[2 * k + 1]) for k in range(len(sizes)))
+    w = prop.violation(lst)  # that one list, enumerated: the fault the point-wise re-check accepts
+    if w is None:
+        return Undecided(f"inconclusive: the {kind} query's problem list {list(lst)} has no fault")
+    return {**w, "grid": [len(lst), *flat[:2 * len(lst)]]}
+
+
+def _list_outside(prop: ProblemListBijection, q: _IntQuery, n_problems: int) -> dict[str, Any] | Undecided | None:
+    s, z3 = prop.scheduler, q.z3
+    sizes = _list_sizes(prop, q, n_problems)
+    walked: Size = 0
+    for z in sizes:
+        walked = walked + s.walked(z)
+    t = q.var("t", 0, ite(lt(walked, s.host_total(sizes)), s.host_total(sizes), walked))
+    p, m, n, valid = s.tile(t, sizes)
+    zp, zm, zn = q.zs((p, m, n))
+    off = [z3.And(zp == k, z3.Not(z3.And(zm >= 0, zm < q.z(s.grid(z)[0]), zn >= 0, zn < q.z(s.grid(z)[1]))))
+           for k, z in enumerate(sizes)]
+    q.solver.add(q.z(valid), z3.Or(*off))
+    return _list_witness(prop, q, "outside", sizes, [])
+
+
+def _list_missing(prop: ProblemListBijection, q: _IntQuery, n_problems: int,
+                  k: int) -> dict[str, Any] | Undecided | None:
+    s, z3 = prop.scheduler, q.z3
+    sizes = _list_sizes(prop, q, n_problems)
+    gm, gn = s.grid(sizes[k])
+    m, n = q.var("m", 0, gm), q.var("n", 0, gn)
+    t = s.index(k, m, n, sizes)
+    p, tm, tn, valid = s.tile(t, sizes)
+    q.solver.add(z3.Not(z3.And(q.z(valid), q.z(p) == k, q.z(tm) == q.z(m), q.z(tn) == q.z(n))))
+    return _list_witness(prop, q, "missing", sizes, [m, n])
 
 
 def _unread_ops(formulas: tuple[Size | Pred, ...]) -> list[str]:

@@ -62,7 +62,7 @@ from functools import lru_cache
 from typing import Any
 
 from layoutcheck.errors import LayoutError
-from layoutcheck.expr.ir import Expr, Op, Pred, Size, all_of, any_of, ceil_div, fold, ite, lnot, lt, minimum
+from layoutcheck.expr.ir import Expr, Op, Pred, Size, all_of, any_of, ceil_div, fold, ite, lnot, lt, maximum, minimum
 
 KINDS = ("plain", "swizzle", "grouped", "split_k", "persistent", "expr")
 PARAMETERS: dict[str, tuple[str, ...]] = {
@@ -70,11 +70,13 @@ PARAMETERS: dict[str, tuple[str, ...]] = {
     "split_k": ("splits", "count"),
     "persistent": ("ctas", "cluster", "max_swizzle", "swizzle_size", "raster", "device_raster", "round_to_cluster"),
     "expr": ("ctas", "tile_m", "tile_n", "total"),
+    "problems": ("ctas", "problems", "tile", "host_count", "device_tiles"),
 }
 RASTERS = ("m", "n", "heuristic")
 EXPR_VARIABLES = ("cta", "iteration", "ctas", "GM", "GN")
 """The names an ``expr`` scheduler's ``tile_m`` / ``tile_n`` may read (``total``: ``ctas``, ``GM``, ``GN``)."""
-"""The parameters each kind reads (module docstring); a parameter of another kind is an input error, never ignored."""
+"""The parameters each kind reads (module docstring; ``problems``: ``ProblemListScheduler``); a parameter of another
+kind is an input error, never ignored."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -437,6 +439,113 @@ def expression_error(key: str, text: str | None) -> str | None:
     if text is None:
         return None
     names = EXPR_VARIABLES if key != "total" else ("ctas", "GM", "GN")
+    try:
+        parse(_calls(text), {k: UNBOUNDED for k in names}, "tir")
+    except LayoutError as e:
+        return str(e)
+    return None
+
+
+# -- grouped (multi-problem) GEMM: a host launch count and a device tile map ------------------------------------------
+HOST_VARIABLES = ("P", "TM", "TN", "tiles", "sum_M", "max_M", "sum_N", "max_N")
+"""The names a problem list's ``host_count`` may read: the list's length, the tile, the device's own tile total
+(``tiles``), and the sums and maxima of the problems' sizes (what a host that never reads the per-problem sizes has)."""
+DEVICE_VARIABLES = ("M", "N", "TM", "TN")
+"""The names a problem list's ``device_tiles`` (one problem's tile count, as the device walks it) may read."""
+
+
+@dataclass(frozen=True, slots=True)
+class ProblemListScheduler:
+    """A grouped GEMM over a list of ``P`` problems ``(M_p, N_p)`` with one ``TM x TN`` tile (``block``): the host launches
+    ``host_count`` work tiles (``ctas`` persistent CTAs walk ``t = cta + ctas*iteration < host_count``; a grid of
+    ``host_count`` CTAs is ``ctas >= host_count``) and the device maps ``t`` to a problem and a tile: it walks the
+    problems in order, problem ``p`` taking ``device_tiles(M_p, N_p)`` consecutive indices, and inside it rasters
+    column-major over its ``ceil_div(M_p, TM) x ceil_div(N_p, TN)`` tile grid (CUTLASS's grouped problem visitor,
+    Triton's grouped GEMM tutorial); an index past the last problem does nothing.
+
+    >>> s = ProblemListScheduler((128, 128), 4)
+    >>> s.tile(2, ((129, 1), (1, 1))), s.host_total(((129, 1), (1, 1)))
+    ((1, 0, 0, True), 3)
+    """
+
+    block: tuple[int, int]
+    ctas: int = 1
+    host_count: str = "tiles"
+    device_tiles: str = "(M + TM - 1) // TM * ((N + TN - 1) // TN)"
+
+    def __post_init__(self) -> None:
+        if len(self.block) != 2 or min(self.block) < 1 or self.ctas < 1:
+            raise LayoutError(f"grouped problems: a tile of two extents >= 1 and ctas >= 1 required, found {self}")
+        _problem_exprs(self.host_count, self.device_tiles)
+
+    def grid(self, size: tuple[Size, Size]) -> tuple[Size, Size]:
+        """One problem's tile grid: ``ceil_div`` per mode."""
+        return ceil_div(size[0], self.block[0]), ceil_div(size[1], self.block[1])
+
+    def walked(self, size: tuple[Size, Size]) -> Size:
+        """The indices the device gives problem ``size`` (``device_tiles``)."""
+        return _subst(_problem_exprs(self.host_count, self.device_tiles)[1],
+                      {"M": size[0], "N": size[1], "TM": self.block[0], "TN": self.block[1]})
+
+    def host_total(self, sizes: tuple[tuple[Size, Size], ...]) -> Size:
+        """The host's launch count (``host_count``) for the problem list ``sizes``."""
+        ms, ns = [s[0] for s in sizes], [s[1] for s in sizes]
+        tiles: Size = 0
+        for s in sizes:
+            tiles = tiles + self.walked(s)
+        env = {"P": len(sizes), "TM": self.block[0], "TN": self.block[1], "tiles": tiles,
+               "sum_M": _fold(ms, lambda a, b: a + b), "sum_N": _fold(ns, lambda a, b: a + b),
+               "max_M": _fold(ms, maximum), "max_N": _fold(ns, maximum)}
+        return _subst(_problem_exprs(self.host_count, self.device_tiles)[0], env)
+
+    def tile(self, t: Size, sizes: tuple[tuple[Size, Size], ...]) -> tuple[Size, Size, Size, Pred]:
+        """``(problem, m, n, valid)`` of work index ``t``: the problem whose walked indices hold ``t``, and the
+        column-major tile of its local index; ``valid``: ``t`` is launched and inside some problem's walk."""
+        p: Size = len(sizes)
+        local: Size = 0
+        gm: Size = 1
+        start: Size = 0
+        for k, s in enumerate(sizes):  # the first problem whose walk ends past t
+            end = start + self.walked(s)
+            here = all_of(lnot(lt(t, start)), lt(t, end))
+            p, local, gm = ite(here, k, p), ite(here, t - start, local), ite(here, self.grid(s)[0], gm)
+            start = end
+        gm = ite(lt(0, gm), gm, 1)
+        return p, local % gm, local // gm, all_of(lt(t, self.host_total(sizes)), lt(t, start))
+
+    def index(self, p: int, m: Size, n: Size, sizes: tuple[tuple[Size, Size], ...]) -> Size:
+        """The work index meant for problem ``p``'s tile ``(m, n)`` (the only one that can compute it)."""
+        start: Size = 0
+        for s in sizes[:p]:
+            start = start + self.walked(s)
+        return start + m + self.grid(sizes[p])[0] * n
+
+    def describe(self) -> str:
+        return (f"problems(tile={self.block[0]}x{self.block[1]}, ctas={self.ctas}, host_count={self.host_count!r}, "
+                f"device_tiles={self.device_tiles!r})")
+
+
+def _fold(xs: list[Size], f: Any) -> Size:
+    out = xs[0]
+    for x in xs[1:]:
+        out = f(out, x)
+    return out
+
+
+@lru_cache(maxsize=256)
+def _problem_exprs(host_count: str, device_tiles: str) -> tuple[Expr, Expr]:
+    from layoutcheck.expr.parse import UNBOUNDED, parse
+
+    return (parse(_calls(host_count), {k: UNBOUNDED for k in HOST_VARIABLES}, "tir"),
+            parse(_calls(device_tiles), {k: UNBOUNDED for k in DEVICE_VARIABLES}, "tir"))
+
+
+def problem_expression_error(text: str | None, names: tuple[str, ...]) -> str | None:
+    """Why a problem list's ``host_count`` / ``device_tiles`` text over ``names`` does not parse, or ``None``."""
+    from layoutcheck.expr.parse import UNBOUNDED, parse
+
+    if text is None:
+        return None
     try:
         parse(_calls(text), {k: UNBOUNDED for k in names}, "tir")
     except LayoutError as e:
