@@ -27,8 +27,8 @@ range symbolically over the sizes (``engines/sizes_z3.py``). Both read the index
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
@@ -524,7 +524,7 @@ class ProblemListBijection(Property):
 
     def domain_size(self) -> int:
         one = _count(self.sizes)
-        (a, b), (c, d) = self.sizes
+        (_, b), (_, d) = self.sizes
         tiles = ceil_div(b, self.scheduler.block[0]) * ceil_div(d, self.scheduler.block[1]) + 1
         return sum(one ** p * p * tiles for p in range(self.problems[0], self.problems[1] + 1)) * 2
 
