@@ -458,8 +458,8 @@ DEVICE_VARIABLES = ("M", "N", "TM", "TN")
 class ProblemListScheduler:
     """A grouped GEMM over a list of ``P`` problems ``(M_p, N_p)`` with one ``TM x TN`` tile (``block``): the host
     launches ``host_count`` work tiles (``ctas`` persistent CTAs walk ``t = cta + ctas*iteration < host_count``; a
-    grid of ``host_count`` CTAs is ``ctas >= host_count``) and the device maps ``t`` to a problem and a tile: it walks the
-    problems in order, problem ``p`` taking ``device_tiles(M_p, N_p)`` consecutive indices, and inside it rasters
+    grid of ``host_count`` CTAs is ``ctas >= host_count``) and the device maps ``t`` to a problem and a tile: it walks
+    the problems in order, problem ``p`` taking ``device_tiles(M_p, N_p)`` consecutive indices, and inside it rasters
     column-major over its ``ceil_div(M_p, TM) x ceil_div(N_p, TN)`` tile grid (CUTLASS's grouped problem visitor,
     Triton's grouped GEMM tutorial); an index past the last problem does nothing.
 
