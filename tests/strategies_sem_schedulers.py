@@ -6,6 +6,9 @@
   a CTA count that is a multiple of the cluster size (fewer CTAs than tiles, and more); and the wrong variants: the
   host's rounding omitted, a fixed swizzle size that need not be a power of two, a device that decodes in another
   raster order than the host's parameters;
+- ``problem_lists``: grouped GEMMs over lists of 1..3 problems whose host launch count (the device's own total, an
+  MoE-style upper bound, the bound without the ``P - 1`` ragged tiles, one more, one less, ``P`` times the largest)
+  and device walk (per mode, by area, floor in M, one column too many) are each right or wrong;
 - ``expr_schedulers``: persistent loops written as expressions: column- and row-major rasters, Triton's grouped
   ordering, a CUTLASS 2.x-style swizzle, and the mistakes one makes writing them (dimensions swapped, the group's
   height not clipped, a loop bound one past or one short, a raster that reads only the CTA).
@@ -68,3 +71,29 @@ def expr_schedulers(draw):
     tm, tn, total = (x.replace("@", g) for x in _EXPRS[name])
     s = TileScheduler("expr", ctas=draw(st.integers(1, 20)), tile_m=tm, tile_n=tn, total_expr=total)
     return schedule_bijection(s, _grids(draw))
+
+
+_HOST = {"tiles": "tiles", "moe_bound": "((sum_M + TM - 1) // TM + P - 1) * ((max_N + TN - 1) // TN)",
+         "from_total_m": "(sum_M + TM - 1) // TM * ((max_N + TN - 1) // TN)", "one_more": "tiles + 1",
+         "one_less": "tiles - 1 + (tiles == 0)",
+         "max_times_p": "P * ((max_M + TM - 1) // TM) * ((max_N + TN - 1) // TN)"}
+_DEVICE = {"per_mode": "(M + TM - 1) // TM * ((N + TN - 1) // TN)", "area": "(M*N + TM*TN - 1) // (TM*TN)",
+           "floor_m": "M // TM * ((N + TN - 1) // TN)", "padded": "((M + TM - 1) // TM + 1) * ((N + TN - 1) // TN)"}
+
+
+@st.composite
+def problem_lists(draw):
+    """``schedule_bijection`` of a grouped GEMM whose host count and device walk are each right or wrong (over
+    lists of 1..3 problems, small sizes and tiles, so a ragged tile in either mode is in range)."""
+    from layoutcheck.models.schedulers import ProblemListScheduler
+
+    host = _HOST[draw(st.sampled_from(sorted(_HOST)))]
+    device = _DEVICE[draw(st.sampled_from(sorted(_DEVICE)))]
+    block = (draw(st.integers(1, 4)), draw(st.integers(1, 4)))
+    s = ProblemListScheduler(block, draw(st.integers(1, 5)), host, device)
+    sizes = []
+    for _ in range(2):
+        lo = draw(st.integers(1, 6))
+        sizes.append((lo, lo + draw(st.integers(0, 2))))
+    lo = draw(st.integers(1, 2))
+    return schedule_bijection(s, tuple(sizes), (lo, lo + draw(st.integers(0, 1))))

@@ -10,6 +10,9 @@ Authorities:
   iteration, ``get_work_idx_m_and_n`` with ``block_id_in_cluster``): every CTA of the 2-D launch grid walked, its
   position in its cluster taken from its block index as the hardware does. The user variants (no rounding, a
   swizzle size in CUTLASS's mask arithmetic, the device's own raster order) change exactly the line they name;
+- ``problems`` (grouped GEMM): CUTLASS's grouped problem visitor / Triton's grouped GEMM tutorial: the host launches
+  ``host_count`` work tiles, the device walks the problems in order, each taking ``device_tiles`` indices, rastered
+  column-major over its ``ceil_div`` tile grid; the texts evaluated by Python;
 - ``expr``: the user's texts evaluated by Python itself (``eval`` with ``min``/``max``) for every (CTA, iteration)
   of the loop ``for t in range(cta, total, ctas)``.
 A tile past the problem (``m >= GM`` or ``n >= GN``) of the persistent scheduler writes nothing (TMA bounds, the
@@ -27,7 +30,7 @@ from hypothesis import event, given, settings
 from layoutcheck import Verdict, prove
 from layoutcheck.check import check_property
 from layoutcheck.spec.load import parse_spec
-from tests.strategies_sem_schedulers import expr_schedulers, persistent_schedulers
+from tests.strategies_sem_schedulers import expr_schedulers, persistent_schedulers, problem_lists
 
 pytest.importorskip("z3")
 
@@ -147,6 +150,70 @@ def test_persistent_is_cutlass(prop) -> None:
 @given(expr_schedulers())
 def test_expr_is_the_loop(prop) -> None:
     _agrees(prop, naive_expr)
+
+
+def naive_problems(s, sizes: tuple[tuple[int, int], ...]) -> list[tuple[int, tuple[int, int, int]]]:
+    """``(t, (problem, m, n))`` for every launched work index the device maps into a problem."""
+    tm, tn = s.block
+    walked = [eval(s.device_tiles, {"__builtins__": {}, "M": m, "N": n, "TM": tm, "TN": tn})
+              for m, n in sizes]
+    env = {"__builtins__": {}, "P": len(sizes), "TM": tm, "TN": tn, "tiles": sum(walked),
+           "sum_M": sum(m for m, _ in sizes), "max_M": max(m for m, _ in sizes),
+           "sum_N": sum(n for _, n in sizes), "max_N": max(n for _, n in sizes)}
+    host = int(eval(s.host_count, env))
+    out = []
+    for t in range(host):
+        start = 0
+        for p, (m, _) in enumerate(sizes):
+            if start <= t < start + walked[p]:
+                local, gm = t - start, -(-m // tm)
+                out.append((t, (p, local % gm, local // gm)))
+                break
+            start += walked[p]
+    return out
+
+
+def naive_list_failure(prop) -> tuple | None:
+    """The first problem list (shorter first) where some problem's tile is computed twice, never, or outside."""
+    one = list(itertools.product(*[range(lo, hi + 1) for lo, hi in prop.sizes]))
+    tm, tn = prop.scheduler.block
+    for n_problems in range(prop.problems[0], prop.problems[1] + 1):
+        for sizes in itertools.product(one, repeat=n_problems):
+            hits = Counter(tile for _, tile in naive_problems(prop.scheduler, sizes))
+            want = {(p, a, b) for p, (m, n) in enumerate(sizes)
+                    for a, b in itertools.product(range(-(-m // tm)), range(-(-n // tn)))}
+            if set(hits) != want or any(v != 1 for v in hits.values()):
+                return sizes
+    return None
+
+
+@settings(max_examples=40, deadline=None)
+@given(problem_lists())
+def test_problem_lists_are_the_loop(prop) -> None:
+    first = naive_list_failure(prop)
+    want = Verdict.PROVEN if first is None else Verdict.REFUTED
+    event(want.name)
+    for engine in ("exhaustive", "z3"):
+        r = prove(prop, engine=engine, timeout=60)
+        if engine == "z3" and r.status is Verdict.UNKNOWN:
+            continue
+        assert r.status is want, (engine, r)
+        if first is None:
+            continue
+        w = r.counterexample.data
+        sizes = tuple(tuple(z) for z in w["problems"])
+        if engine == "exhaustive":
+            assert sizes == first
+        launched = {t: tile for t, tile in naive_problems(prop.scheduler, sizes)}
+        tile = (w["problem"], *w["tile"])
+        m, n = sizes[w["problem"]]
+        inside = w["tile"][0] < -(-m // prop.scheduler.block[0]) and w["tile"][1] < -(-n // prop.scheduler.block[1])
+        named = [k[0] + prop.scheduler.ctas * k[1] for k in (w.get("index"), w.get("other")) if k is not None]
+        if w["kind"] == "missing":
+            assert inside and tile not in launched.values()
+        else:
+            assert named and all(launched.get(t) == tile for t in named)
+            assert (not inside) if w["kind"] == "outside" else len(set(named)) == 2
 
 
 def _spec(body: str) -> object:
