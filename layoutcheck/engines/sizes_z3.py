@@ -37,11 +37,11 @@ from typing import Any
 
 from layoutcheck.engines.base import Limits
 from layoutcheck.engines.z3 import DEFAULT_RLIMIT, Z3, solve
-from layoutcheck.expr.ir import Expr, Pred, Size, Var, any_of, creation_order, var
-from layoutcheck.expr.z3 import to_z3_ints
+from layoutcheck.expr.ir import Expr, Pred, Size, Var, any_of, creation_order, ite, lnot, lt, var
+from layoutcheck.expr.z3 import to_z3_ints, z3_int_alu
 from layoutcheck.models.schedulers import TileScheduler
 from layoutcheck.properties.base import Decision, Undecided
-from layoutcheck.properties.residue import ResidueCover, ScheduleBijection, TilePartition
+from layoutcheck.properties.residue import ProblemListBijection, ResidueCover, ScheduleBijection, TilePartition
 
 _FREE = 1 << 64
 """Upper bound of an expression variable whose range is only known symbolically (nothing simplifies by it)."""
@@ -205,18 +205,155 @@ def _schedule_bijection(prop: ScheduleBijection, limits: Limits) -> Decision | U
     """Into the grid and injective, then onto: by counting where the scheduler has a closed-form count of its
     unmasked indices (pigeonhole), else through its inverse ``index(m, n)``. A scheduler with a linear launch index
     (``TileScheduler.linearize``) is asked over it: the same statements with fewer unknowns."""
+    unread = _unread_ops(_formulas(prop))
+    if unread:  # an ``expr`` scheduler's bit operation: Z3's integers have none (the exhaustive engine reads it)
+        return Undecided(f"not modelled: the z3 engine of sizes reads no {', '.join(unread)} operation")
+    if prop.scheduler.kind == "persistent":
+        return _persistent(prop, limits)
     onto = _count if prop.scheduler.visits(1, 1) is not None else _unreached
     out = _first([lambda q: _outside(prop, q), lambda q: _duplicate(prop, q), lambda q: onto(prop, q)], limits,
                  share=not _quotients(*_formulas(prop)))
     if isinstance(out, Decision) and not out.holds and out.witness and out.witness["kind"] == "missing" and \
             onto is _count:  # the count says some tile of this (smallest) grid is missed: name the smallest one
         gm, gn = out.witness["grid"]
+        if not prop.scheduler.has_index():  # no inverse to ask: that one grid, enumerated (``violation``)
+            w = prop.violation(gm, gn)
+            return Decision(False, w, out.stats) if w is not None else Undecided(
+                f"inconclusive: the count of unmasked launch indices differs at grid {gm}x{gn}, yet every tile is "
+                "computed once", out.stats)
         found = _first([lambda q: _unreached(prop, q, (gm, gn))], limits)
         if isinstance(found, Undecided) or found.holds:  # the inverse map is wrong, not the scheduler
             return Undecided(f"inconclusive: the scheduler's index(m, n) is not its inverse at grid {gm}x{gn}",
                              out.stats)
         return Decision(False, found.witness, out.stats)
     return out
+
+
+def _persistent(prop: ScheduleBijection, limits: Limits) -> Decision | Undecided:
+    """A persistent scheduler, case by case of the host's choices (``TileScheduler.persistent_cases``: swizzle size
+    and raster orders fixed, each over its region of grids), each by two queries over one linear work index:
+    ``index(tile(t)) == t`` for every unmasked ``t`` (a left inverse: injective; its tiles lie in the grid by the
+    mask), and ``tile(index(m, n)) == (m, n)`` with ``index(m, n)`` a walked index for every tile (onto). A grid
+    where the left inverse fails is enumerated (``violation``): a real fault there is the witness, else UNKNOWN."""
+    gm0, gn0 = var("GM", _FREE), var("GN", _FREE)
+    queries = []
+    for k in range(len(prop.scheduler.persistent_cases(gm0, gn0))):
+        queries += [lambda q, k=k: _left_inverse(prop, q, k), lambda q, k=k: _case_unreached(prop, q, k)]
+    out = _first(queries, limits)
+    if isinstance(out, Decision) and not out.holds and out.witness["kind"] == "not_inverse":
+        gm, gn = out.witness["grid"]
+        w = prop.violation(gm, gn)
+        return Decision(False, w, out.stats) if w is not None else Undecided(
+            f"inconclusive: index(tile(t)) != t at grid {gm}x{gn}, yet every tile is computed once there", out.stats)
+    return out
+
+
+def _case(prop: ScheduleBijection, q: _IntQuery, k: int) -> tuple[TileScheduler, Var, Var]:
+    gm, gn = _grid(prop, q)
+    s, region = prop.scheduler.persistent_cases(gm, gn)[k]
+    q.solver.add(q.z(region))
+    return s, gm, gn
+
+
+def _left_inverse(prop: ScheduleBijection, q: _IntQuery, k: int) -> dict[str, Any] | Undecided | None:
+    s, gm, gn = _case(prop, q, k)
+    t = q.var("t", 0, s.total(gm, gn))
+    m, n, valid = s.linear_tile((t,), gm, gn)
+    back = s.linear_index(m, n, gm, gn)
+    mv, nv = q.z3.Int("m", ctx=q.ctx), q.z3.Int("n", ctx=q.ctx)
+    q.solver.add(q.z(valid), mv == q.z(m), nv == q.z(n), q.z(back) != q.z(t))
+    return _grid_witness(q, [gm, gn, mv, nv], "not_inverse")
+
+
+def _case_unreached(prop: ScheduleBijection, q: _IntQuery, k: int) -> dict[str, Any] | Undecided | None:
+    s, gm, gn = _case(prop, q, k)
+    m, n = q.var("m", 0, gm, gm.upper), q.var("n", 0, gn, gn.upper)
+    t = s.linear_index(m, n, gm, gn)
+    tm, tn, valid = s.linear_tile((t,), gm, gn)
+    z3 = q.z3
+    q.solver.add(z3.Not(z3.And(q.z(lnot(lt(t, 0))), q.z(valid), q.z(tm) == q.z(m), q.z(tn) == q.z(n))))
+    return _grid_witness(q, [gm, gn, m, n], "missing")
+
+
+# -- schedule_bijection over problem lists (grouped GEMM) ----------------------------------------------------------
+@Z3.handles(ProblemListBijection)
+def _problem_lists(prop: ProblemListBijection, limits: Limits) -> Decision | Undecided:
+    """Per list length ``P`` (unrolled: ``M_p``, ``N_p`` unknowns in their ranges), two queries: a launched index the
+    device maps into a problem but outside its tile grid (``outside``), and per problem ``k`` a tile whose only
+    possible index (``ProblemListScheduler.index``) is not launched or maps elsewhere (``missing``). No tile is
+    computed twice by construction: the device's problem walks are disjoint ranges of ``t`` and ``local -> (local %
+    GM, local // GM)`` is one-to-one (Euclid); the exhaustive engine and the semantics suite check it."""
+    s = prop.scheduler
+    sizes = (var("M", _FREE), var("N", _FREE))
+    unread = _unread_ops((s.walked(sizes), s.host_total((sizes,))))
+    if unread:
+        return Undecided(f"not modelled: the z3 engine of sizes reads no {', '.join(unread)} operation")
+    queries = []
+    for n_problems in range(prop.problems[0], prop.problems[1] + 1):
+        queries.append(lambda q, n_problems=n_problems: _list_outside(prop, q, n_problems))
+        queries += [lambda q, n_problems=n_problems, k=k: _list_missing(prop, q, n_problems, k)
+                    for k in range(n_problems)]
+    out = _first(queries, limits)
+    if isinstance(out, Decision) and out.witness is not None:
+        out.witness.pop("grid", None)
+    return out
+
+
+def _list_sizes(prop: ProblemListBijection, q: _IntQuery, n_problems: int) -> tuple[tuple[Var, Var], ...]:
+    (a, b), (c, d) = prop.sizes
+    return tuple((q.var(f"M{k}", a, b + 1, b + 1), q.var(f"N{k}", c, d + 1, d + 1)) for k in range(n_problems))
+
+
+def _list_witness(prop: ProblemListBijection, q: _IntQuery, kind: str, sizes: tuple[tuple[Var, Var], ...],
+                  rest: list[Any]) -> dict[str, Any] | Undecided | None:
+    """The smallest problem list (then the rest) of a sat query, as ``ProblemListBijection.violation`` names it."""
+    status, model = q.solve()
+    if status == "unsat":
+        return None
+    if status == "unknown":
+        return Undecided(model)
+    flat = q.minimise(model, [v for z in sizes for v in z] + rest)
+    lst = tuple((flat[2 * k], flat[2 * k + 1]) for k in range(len(sizes)))
+    w = prop.violation(lst)  # that one list, enumerated: the fault the point-wise re-check accepts
+    if w is None:
+        return Undecided(f"inconclusive: the {kind} query's problem list {list(lst)} has no fault")
+    return {**w, "grid": [len(lst), *flat[:2 * len(lst)]]}
+
+
+def _list_outside(prop: ProblemListBijection, q: _IntQuery, n_problems: int) -> dict[str, Any] | Undecided | None:
+    s, z3 = prop.scheduler, q.z3
+    sizes = _list_sizes(prop, q, n_problems)
+    walked: Size = 0
+    for z in sizes:
+        walked = walked + s.walked(z)
+    t = q.var("t", 0, ite(lt(walked, s.host_total(sizes)), s.host_total(sizes), walked))
+    p, m, n, valid = s.tile(t, sizes)
+    zp, zm, zn = q.zs((p, m, n))
+    off = [z3.And(zp == k, z3.Not(z3.And(zm >= 0, zm < q.z(s.grid(z)[0]), zn >= 0, zn < q.z(s.grid(z)[1]))))
+           for k, z in enumerate(sizes)]
+    q.solver.add(q.z(valid), z3.Or(*off))
+    return _list_witness(prop, q, "outside", sizes, [])
+
+
+def _list_missing(prop: ProblemListBijection, q: _IntQuery, n_problems: int,
+                  k: int) -> dict[str, Any] | Undecided | None:
+    s, z3 = prop.scheduler, q.z3
+    sizes = _list_sizes(prop, q, n_problems)
+    gm, gn = s.grid(sizes[k])
+    m, n = q.var("m", 0, gm), q.var("n", 0, gn)
+    t = s.index(k, m, n, sizes)
+    p, tm, tn, valid = s.tile(t, sizes)
+    q.solver.add(z3.Not(z3.And(q.z(valid), q.z(p) == k, q.z(tm) == q.z(m), q.z(tn) == q.z(n))))
+    return _list_witness(prop, q, "missing", sizes, [m, n])
+
+
+def _unread_ops(formulas: tuple[Size | Pred, ...]) -> list[str]:
+    """Operations of ``formulas`` that Z3's integer interpreter (``expr.z3.z3_int_alu``) has no meaning for."""
+    import z3
+
+    known = set(z3_int_alu(z3)) | {"const", "var"}
+    trees = [f for f in formulas if isinstance(f, Expr)]
+    return sorted({x.op for x in creation_order(*trees)} - known)
 
 
 def _formulas(prop: ScheduleBijection) -> tuple[Size | Pred, ...]:

@@ -18,9 +18,33 @@ mask out, is a bijection onto the grid: every tile computed once, none twice, no
   ``[s*per, min((s+1)*per, GM))`` with ``per = ceil_div(GM, splits)`` (CUTLASS's ``gemm_k_size``); the broken
   variant (``count = "div"``) takes ``per = GM / splits`` and loses the last ``GM % splits`` k-tiles.
 
-``grouped`` and ``split_k`` read a launch index only through a linear one (``linearize``: ``t = c + ctas*i``,
-``t = s*per + j``), one-to-one from the launch box onto ``linear_bounds`` (Euclid), so their claims can be asked over
-``t`` (``linear_tile``), and their unmasked indices counted in closed form (``visits``).
+* ``persistent``: CUTLASS 3.x's ``PersistentTileSchedulerSm90`` (``sm90_tile_scheduler.hpp``, its parameters
+  ``PersistentTileSchedulerSm90Params`` in ``tile_scheduler_params.h``): ``ctas`` persistent CTAs walk the linear
+  work index ``t = c + ctas*i`` while ``t < blocks_per_problem``. The host picks ``log_swizzle_size`` from
+  ``max_swizzle`` and the smaller tile-grid side (``get_log_swizzle_size``), rounds the tile grid up to
+  ``swizzle * cluster`` per mode (``PM``, ``PN``), picks the raster order (``raster``: ``m`` AlongM, ``n`` AlongN,
+  ``heuristic``: AlongM iff ``PN > PM``), and hands the device the divisors ``cluster_shape_minor`` /
+  ``cluster_shape_major`` / ``cluster_blk_major`` (``PN / cn`` AlongN, ``PM / cm`` AlongM). The device
+  (``get_work_idx_m_and_n``) splits ``t`` into the CTA's cluster offset, cluster id, swizzle offset
+  (``id & (S-1)``) and ``extra = id >> log``, ``divmod(extra, cluster_blk_major)``, and returns ``(minor, major)``
+  AlongN, ``(major, minor)`` AlongM. A work tile past the ``GM x GN`` problem (the rounding's padding) writes
+  nothing (TMA bounds, predicated epilogue): masked. User variants: ``round_to_cluster = false`` (the host's
+  rounding omitted), ``swizzle_size = S`` (a fixed swizzle size used in CUTLASS's mask arithmetic ``id & (S-1)``,
+  ``id / S``: right only for a power of two), ``device_raster`` (the device decodes in another raster order than
+  the host's parameters were made for). The launch shape (``get_grid_shape``: ``cm x ctas/cm`` AlongN, ``ctas/cn
+  x cn`` AlongM) puts a CTA's position in its cluster at ``t % minor`` and ``t / minor % major``; that needs
+  ``ctas`` a multiple of the cluster size, as ``get_grid_shape`` makes it. SM100's CLC scheduler
+  (``sm100_tile_scheduler.hpp``) launches the whole rounded grid and hands each cluster out once: ``ctas`` equal
+  to the rounded tile count models its one iteration per CTA; its swizzle of CLC ids is not modelled.
+* ``expr``: a persistent loop the user writes as expressions (``layoutcheck.expr.parse``): CTA ``cta < ctas``
+  takes ``iteration = 0, 1, ...`` while ``cta + ctas*iteration < total`` (``total`` over ``GM``, ``GN``; default
+  ``GM*GN``) and computes tile ``(tile_m, tile_n)``, expressions over ``cta``, ``iteration``, ``ctas``, ``GM``,
+  ``GN``. Nothing is masked but the loop bound: a tile outside the grid is computed outside it.
+
+``grouped``, ``persistent``, ``expr`` and ``split_k`` read a launch index only through a linear one (``linearize``:
+``t = c + ctas*i``, ``t = s*per + j``), one-to-one from the launch box onto ``linear_bounds`` (Euclid), so their
+claims can be asked over ``t`` (``linear_tile``), and (but for ``persistent``, whose tiles past the grid are masked)
+their unmasked indices counted in closed form (``visits``).
 
 Each scheduler also gives ``index(m, n)``, the launch index that should compute tile ``(m, n)`` -- the inverse map, a
 witness for surjectivity that the Z3 engine checks (a wrong inverse can only make a proof fail, never pass: a
@@ -31,17 +55,28 @@ proves for every grid and the exhaustive engine evaluates with NumPy over all la
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from typing import Any
 
 from layoutcheck.errors import LayoutError
-from layoutcheck.expr.ir import Pred, Size, all_of, ceil_div, ite, lt, minimum
+from layoutcheck.expr.ir import Expr, Op, Pred, Size, all_of, any_of, ceil_div, fold, ite, lnot, lt, maximum, minimum
 
-KINDS = ("plain", "swizzle", "grouped", "split_k")
+KINDS = ("plain", "swizzle", "grouped", "split_k", "persistent", "expr")
 PARAMETERS: dict[str, tuple[str, ...]] = {
     "plain": (), "swizzle": ("log",), "grouped": ("group", "ctas", "drop_partial_group"),
     "split_k": ("splits", "count"),
+    "persistent": ("ctas", "cluster", "max_swizzle", "swizzle_size", "raster", "device_raster", "round_to_cluster"),
+    "expr": ("ctas", "tile_m", "tile_n", "total"),
+    "problems": ("ctas", "problems", "tile", "host_count", "device_tiles"),
 }
-"""The parameters each kind reads (module docstring); a parameter of another kind is an input error, never ignored."""
+RASTERS = ("m", "n", "heuristic")
+EXPR_VARIABLES = ("cta", "iteration", "ctas", "GM", "GN")
+"""The names an ``expr`` scheduler's ``tile_m`` / ``tile_n`` may read (``total``: ``ctas``, ``GM``, ``GN``)."""
+"""The parameters each kind reads (module docstring; ``problems``: ``ProblemListScheduler``); a parameter of another
+kind is an input error, never ignored."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +96,15 @@ class TileScheduler:
     drop_partial_group: bool = False
     splits: int = 1
     count: str = "ceil_div"
+    cluster: tuple[int, int] = (1, 1)
+    max_swizzle: int = 1
+    swizzle_size: int = 0
+    raster: str = "heuristic"
+    device_raster: str = ""
+    round_to_cluster: bool = True
+    tile_m: str = ""
+    tile_n: str = ""
+    total_expr: str = "GM*GN"
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -69,10 +113,37 @@ class TileScheduler:
             raise LayoutError(f"tile scheduler: count must be ceil_div or div, found {self.count!r}")
         if self.log < 0 or self.group < 1 or self.ctas < 1 or self.splits < 1:
             raise LayoutError(f"tile scheduler: log >= 0, group >= 1 and ctas >= 1 required, found {self}")
+        if self.kind == "persistent":
+            self._check_persistent()
+        if self.kind == "expr":
+            if not self.tile_m or not self.tile_n:
+                raise LayoutError("tile scheduler: an expr scheduler needs tile_m and tile_n expressions")
+            _parsed(self.tile_m, self.tile_n, self.total_expr)  # parse now: a malformed text is an input error
+
+    def _check_persistent(self) -> None:
+        cm, cn = self.cluster
+        if cm < 1 or cn < 1 or self.max_swizzle < 1 or self.swizzle_size < 0:
+            raise LayoutError(f"tile scheduler: cluster >= 1, max_swizzle >= 1, swizzle_size >= 0 required, "
+                              f"found {self}")
+        for key in ("raster", "device_raster"):
+            v = getattr(self, key)
+            if v not in RASTERS and not (key == "device_raster" and v == ""):
+                raise LayoutError(f"tile scheduler: {key} must be one of {', '.join(RASTERS)}, found {v!r}")
+        if self.ctas % (cm * cn):
+            raise LayoutError(f"tile scheduler: ctas = {self.ctas} is not a multiple of the cluster size {cm}x{cn} "
+                              "(get_grid_shape launches whole clusters)")
+
 
 
     def total(self, gm: Size, gn: Size) -> Size:
-        """Linear tiles a persistent scheduler walks (``grouped``)."""
+        """Linear work indices a persistent scheduler walks (``grouped``, ``persistent``: ``blocks_per_problem``,
+        ``expr``: its ``total``)."""
+        if self.kind == "persistent":
+            p = self._persistent(gm, gn)
+            return p["PM"] * p["PN"]
+        if self.kind == "expr":
+            return _subst(_parsed(self.tile_m, self.tile_n, self.total_expr)[2],
+                          {"ctas": self.ctas, "GM": gm, "GN": gn})
         if self.drop_partial_group:
             return gm // self.group * self.group * gn
         return gm * gn
@@ -85,7 +156,7 @@ class TileScheduler:
         ctas*I)``, resp. ``min(gm, splits*per) * gn``."""
         if self.kind == "plain":
             return gm * gn
-        if self.kind == "grouped":
+        if self.kind in ("grouped", "expr"):
             return minimum(self.total(gm, gn), self.linear_bounds(gm, gn)[0])
         if self.kind == "split_k":
             return minimum(gm, self.linear_bounds(gm, gn)[0]) * gn
@@ -120,8 +191,9 @@ class TileScheduler:
 
     def linear_bounds(self, gm: Size, gn: Size) -> tuple[Size, ...] | None:
         """Exclusive bounds of the linear launch index (``linearize``; ``None`` for ``plain`` and ``swizzle``):
-        ``grouped`` ``(ctas*I,)``, ``split_k`` ``(splits*per, gn)`` with ``I``, ``per`` the launch bounds."""
-        if self.kind == "grouped":
+        ``grouped``, ``persistent``, ``expr`` ``(ctas*I,)``, ``split_k`` ``(splits*per, gn)`` with ``I``, ``per`` the
+        launch bounds."""
+        if self.kind in ("grouped", "persistent", "expr"):
             return (self.ctas * self.launch_bounds(gm, gn)[1],)
         if self.kind == "split_k":
             return (self.splits * self.per_split(gm), gn)
@@ -162,12 +234,105 @@ class TileScheduler:
             t, n = lin
             return t, n, lt(t, gm)
         (t,) = lin
+        if self.kind == "persistent":
+            return self._persistent_tile(t, gm, gn)
+        if self.kind == "expr":
+            return self._expr_tile(t, gm, gn)
         width = self.group * gn
         first = t // width * self.group
         h = minimum(gm - first, self.group)
         h = ite(lt(0, h), h, 1)  # past the last group (an index that is masked out): any positive value
         r = t % width
         return first + r % h, r // h, lt(t, self.total(gm, gn))
+
+    def has_index(self) -> bool:
+        """Whether ``index`` is given (every kind but ``expr``, whose inverse the user does not write)."""
+        return self.kind != "expr"
+
+    def _persistent(self, gm: Size, gn: Size) -> dict[str, Size | Pred]:
+        """The host's parameters (``PersistentTileSchedulerSm90Params::initialize``) for a ``gm x gn`` tile grid:
+        swizzle size ``S``, rounded grid ``PM x PN``, raster order (``along_n``: a predicate) and the divisors the
+        device reads, ``minor`` / ``major`` (cluster shape) and ``blk_major``; ``dev_n``: the device's order."""
+        cm, cn = self.cluster
+        if self.swizzle_size:
+            s: Size = self.swizzle_size
+        else:  # get_log_swizzle_size: 8 / 4 / 2 / 1 by max_swizzle and min(GM, GN) >= 6 / 3 / 2
+            small = minimum(gm, gn)
+            s = 1
+            for size, least in ((2, 2), (4, 3), (8, 6)):
+                if self.max_swizzle >= size:
+                    s = ite(lt(least - 1, small), size, s)
+        pm = ceil_div(gm, s * cm) * (s * cm) if self.round_to_cluster else gm
+        pn = ceil_div(gn, s * cn) * (s * cn) if self.round_to_cluster else gn
+        along_n: Pred = {"n": True, "m": False}.get(self.raster, lnot(lt(pm, pn)))  # heuristic: AlongM iff PN > PM
+        dev_n: Pred = along_n if not self.device_raster else {"n": True, "m": False}.get(
+            self.device_raster, lnot(lt(pm, pn)))
+        blk = ite(along_n, pn // cn, pm // cm)
+        return {"S": s, "PM": pm, "PN": pn, "along_n": along_n, "dev_n": dev_n, "minor": ite(along_n, cm, cn),
+                "major": ite(along_n, cn, cm), "blk_major": ite(lt(0, blk), blk, 1)}  # 0: no work index reads it
+
+    def persistent_cases(self, gm: Size, gn: Size) -> list[tuple[TileScheduler, Pred]]:
+        """The host's choices as cases: ``(scheduler, region)`` with the swizzle size and both raster orders fixed,
+        and the grids where the host (and device) pick them; the regions partition every grid, and in its region a
+        case computes what ``self`` does (the same formulas with the choice made)."""
+        if self.swizzle_size:
+            swizzles: list[tuple[int, Pred]] = [(self.swizzle_size, True)]
+        else:
+            small, swizzles, taken = minimum(gm, gn), [], False
+            for size, least in ((8, 6), (4, 3), (2, 2)):
+                if self.max_swizzle >= size:
+                    here = lt(least - 1, small)
+                    swizzles.append((size, all_of(here, lnot(taken) if taken is not False else True)))
+                    taken = any_of(taken, here)
+            swizzles.append((1, lnot(taken) if taken is not False else True))
+        out = []
+        for size, region in swizzles:
+            fixed = replace(self, swizzle_size=size, max_swizzle=1)
+            p = fixed._persistent(gm, gn)
+            n_first = lnot(lt(p["PM"], p["PN"]))  # the heuristic's AlongN
+            hosts = [(self.raster, True)] if self.raster != "heuristic" else [("n", n_first), ("m", lnot(n_first))]
+            for host, host_region in hosts:
+                dev = self.device_raster or host
+                devs = [(dev, True)] if dev != "heuristic" else [("n", n_first), ("m", lnot(n_first))]
+                for d, dev_region in devs:
+                    out.append((replace(fixed, raster=host, device_raster=d), all_of(region, host_region, dev_region)))
+        return out
+
+    def _persistent_tile(self, t: Size, gm: Size, gn: Size) -> tuple[Size, Size, Pred]:
+        """``get_current_work_for_linear_idx`` then ``get_work_idx_m_and_n`` of linear work index ``t``."""
+        p = self._persistent(gm, gn)
+        s, minor_c, major_c, along_n, dev_n = p["S"], p["minor"], p["major"], p["along_n"], p["dev_n"]
+        first, second = t % minor_c, t // minor_c % major_c  # block_id_in_cluster along the launch grid's x, y
+        blk = t // minor_c  # divmod_cluster_shape_minor.divide(t)
+        cluster_id, major_off = blk // major_c, blk % major_c
+        minor_off = ite(dev_n, ite(along_n, first, second), ite(along_n, second, first))  # cta_m / cta_n in cluster
+        if self.swizzle_size & (self.swizzle_size - 1):  # CUTLASS's mask arithmetic with a size, not a log
+            offset = _bit_and(cluster_id, self.swizzle_size - 1)
+        else:
+            offset = cluster_id % s
+        extra = cluster_id // s
+        minor = (extra // p["blk_major"] * s + offset) * minor_c + minor_off
+        major = extra % p["blk_major"] * major_c + major_off
+        m, n = ite(dev_n, minor, major), ite(dev_n, major, minor)
+        return m, n, all_of(lt(t, p["PM"] * p["PN"]), lt(m, gm), lt(n, gn))
+
+    def linear_index(self, m: Size, n: Size, gm: Size, gn: Size) -> Size:
+        """``persistent``: the linear work index meant for tile ``(m, n)``, ``_persistent_tile``'s divmods undone in
+        reverse."""
+        p = self._persistent(gm, gn)
+        s, minor_c, major_c = p["S"], p["minor"], p["major"]
+        minor, major = ite(p["dev_n"], m, n), ite(p["dev_n"], n, m)
+        cmin, cmaj = minor // minor_c, major // major_c
+        cluster_id = ((cmin // s) * p["blk_major"] + cmaj) * s + cmin % s
+        return (cluster_id * major_c + major % major_c) * minor_c + minor % minor_c
+
+    def _expr_tile(self, t: Size, gm: Size, gn: Size) -> tuple[Size, Size, Pred]:
+        """The user's ``tile_m``, ``tile_n`` at ``cta = t % ctas``, ``iteration = t // ctas``."""
+        tm, tn, _ = _parsed(self.tile_m, self.tile_n, self.total_expr)
+        valid = lt(t, self.total(gm, gn))
+        t = ite(valid, t, 0)  # a masked index never runs: read the user's text where the loop does (no x / 0 there)
+        env = {"cta": t % self.ctas, "iteration": t // self.ctas, "ctas": self.ctas, "GM": gm, "GN": gn}
+        return _subst(tm, env), _subst(tn, env), valid
 
     def index(self, m: Size, n: Size, gm: Size, gn: Size) -> tuple[Size, ...]:
         """The launch index meant to compute tile ``(m, n)`` (the inverse of ``tile``), and the only one that can:
@@ -187,6 +352,9 @@ class TileScheduler:
             per = self.per_split(gm)
             per = ite(lt(0, per), per, 1)  # per == 0 (the broken count, gm < splits): nothing to invert
             return m // per, m % per, n
+        if self.kind == "persistent":
+            t = self.linear_index(m, n, gm, gn)
+            return t % self.ctas, t // self.ctas
         first = m // self.group * self.group
         h = minimum(gm - first, self.group)
         t = first * gn + n * h + (m - first)
@@ -199,5 +367,187 @@ class TileScheduler:
             return f"swizzle(log={self.log})"
         if self.kind == "split_k":
             return f"split_k(splits={self.splits}, {self.count})"
+        if self.kind == "persistent":
+            cm, cn = self.cluster
+            sw = f"swizzle_size={self.swizzle_size}" if self.swizzle_size else f"max_swizzle={self.max_swizzle}"
+            dev = f", device_raster={self.device_raster}" if self.device_raster else ""
+            rnd = "" if self.round_to_cluster else ", round_to_cluster=false"
+            return f"persistent(ctas={self.ctas}, cluster={cm}x{cn}, {sw}, raster={self.raster}{dev}{rnd})"
+        if self.kind == "expr":
+            return (f"expr(ctas={self.ctas}, tile_m={self.tile_m!r}, tile_n={self.tile_n!r}, "
+                    f"total={self.total_expr!r})")
         drop = ", drop_partial_group" if self.drop_partial_group else ""
         return f"grouped(group={self.group}, ctas={self.ctas}{drop})"
+
+
+@lru_cache(maxsize=256)
+def _parsed(tile_m: str, tile_n: str, total: str) -> tuple[Expr, Expr, Expr]:
+    """An ``expr`` scheduler's texts parsed (``layoutcheck.expr.parse``; names outside ``EXPR_VARIABLES`` are input
+    errors), over free variables that ``_subst`` replaces."""
+    from layoutcheck.expr.parse import UNBOUNDED, parse
+
+    names = {k: UNBOUNDED for k in EXPR_VARIABLES}
+    return (parse(_calls(tile_m), names, "tir"), parse(_calls(tile_n), names, "tir"),
+            parse(_calls(total), {k: UNBOUNDED for k in ("ctas", "GM", "GN")}, "tir"))
+
+
+def _calls(text: str) -> str:
+    """Python's ``min(a, b)`` / ``max(a, b)`` as the parser's ``tir`` dialect spells them (``T.min``, ``T.max``); that
+    dialect also reads comparisons, ``and``/``or``/``not`` and ``T.if_then_else(c, a, b)``."""
+    return re.sub(r"(?<![\w.])(min|max)\s*\(", r"T.\1(", text)
+
+
+def _subst(e: Expr, env: Mapping[str, Size]) -> Size:
+    """``e`` with each variable replaced by ``env``'s size: an int where every operand is one (one grid), else a
+    tree (every grid), built with the IR's own size operations."""
+    from layoutcheck.expr.numpy import ALU
+
+    def op(name: str):
+        def apply(*xs: Any) -> Any:
+            if not any(isinstance(x, Expr) and x.op != "const" for x in xs):
+                xs = tuple(x.value if isinstance(x, Expr) else x for x in xs)
+                if name == "ite":
+                    return xs[1] if xs[0] else xs[2]
+                return {"land": lambda *c: all(c), "lor": lambda *c: any(c), "lnot": lambda c: not c}.get(
+                    name, ALU[name])(*xs)
+            builders = {"add": lambda *t: sum(t[1:], t[0]), "mul": lambda a, b: a * b, "div": lambda a, b: a // b,
+                        "mod": lambda a, b: a % b, "land": all_of, "lor": any_of, "lnot": lnot,
+                        "ceil_div": ceil_div, "min": minimum, "lt": lt}
+            if name in builders:
+                return builders[name](*xs)
+            return Op.make(name, *xs)
+        return apply
+
+    alu = {k: op(k) for k in ALU} | {"var": lambda name, _upper: env[name], "const": lambda v: v}
+    return fold(e, alu)
+
+
+def _bit_and(x: Size, mask: int) -> Size:
+    """``x & mask`` for ``x >= 0`` in size arithmetic (``x // 2^b % 2 * 2^b`` per set bit ``b``): no bit operations, so
+    every engine of sizes (Z3's integers) reads it."""
+    out: Size = 0
+    for b in range(mask.bit_length()):
+        if mask >> b & 1:
+            out = out + x // (1 << b) % 2 * (1 << b)
+    return out
+
+
+def expression_error(key: str, text: str | None) -> str | None:
+    """Why an ``expr`` scheduler's ``key`` (``tile_m``, ``tile_n``, ``total``) text does not parse, or ``None``."""
+    from layoutcheck.expr.parse import UNBOUNDED, parse
+
+    if text is None:
+        return None
+    names = EXPR_VARIABLES if key != "total" else ("ctas", "GM", "GN")
+    try:
+        parse(_calls(text), {k: UNBOUNDED for k in names}, "tir")
+    except LayoutError as e:
+        return str(e)
+    return None
+
+
+# -- grouped (multi-problem) GEMM: a host launch count and a device tile map ------------------------------------------
+HOST_VARIABLES = ("P", "TM", "TN", "tiles", "sum_M", "max_M", "sum_N", "max_N")
+"""The names a problem list's ``host_count`` may read: the list's length, the tile, the device's own tile total
+(``tiles``), and the sums and maxima of the problems' sizes (what a host that never reads the per-problem sizes has)."""
+DEVICE_VARIABLES = ("M", "N", "TM", "TN")
+"""The names a problem list's ``device_tiles`` (one problem's tile count, as the device walks it) may read."""
+
+
+@dataclass(frozen=True, slots=True)
+class ProblemListScheduler:
+    """A grouped GEMM over a list of ``P`` problems ``(M_p, N_p)`` with one ``TM x TN`` tile (``block``): the host
+    launches ``host_count`` work tiles (``ctas`` persistent CTAs walk ``t = cta + ctas*iteration < host_count``; a
+    grid of ``host_count`` CTAs is ``ctas >= host_count``) and the device maps ``t`` to a problem and a tile: it walks
+    the problems in order, problem ``p`` taking ``device_tiles(M_p, N_p)`` consecutive indices, and inside it rasters
+    column-major over its ``ceil_div(M_p, TM) x ceil_div(N_p, TN)`` tile grid (CUTLASS's grouped problem visitor,
+    Triton's grouped GEMM tutorial); an index past the last problem does nothing.
+
+    >>> s = ProblemListScheduler((128, 128), 4)
+    >>> s.tile(2, ((129, 1), (1, 1))), s.host_total(((129, 1), (1, 1)))
+    ((1, 0, 0, True), 3)
+    """
+
+    block: tuple[int, int]
+    ctas: int = 1
+    host_count: str = "tiles"
+    device_tiles: str = "(M + TM - 1) // TM * ((N + TN - 1) // TN)"
+
+    def __post_init__(self) -> None:
+        if len(self.block) != 2 or min(self.block) < 1 or self.ctas < 1:
+            raise LayoutError(f"grouped problems: a tile of two extents >= 1 and ctas >= 1 required, found {self}")
+        _problem_exprs(self.host_count, self.device_tiles)
+
+    def grid(self, size: tuple[Size, Size]) -> tuple[Size, Size]:
+        """One problem's tile grid: ``ceil_div`` per mode."""
+        return ceil_div(size[0], self.block[0]), ceil_div(size[1], self.block[1])
+
+    def walked(self, size: tuple[Size, Size]) -> Size:
+        """The indices the device gives problem ``size`` (``device_tiles``)."""
+        return _subst(_problem_exprs(self.host_count, self.device_tiles)[1],
+                      {"M": size[0], "N": size[1], "TM": self.block[0], "TN": self.block[1]})
+
+    def host_total(self, sizes: tuple[tuple[Size, Size], ...]) -> Size:
+        """The host's launch count (``host_count``) for the problem list ``sizes``."""
+        ms, ns = [s[0] for s in sizes], [s[1] for s in sizes]
+        tiles: Size = 0
+        for s in sizes:
+            tiles = tiles + self.walked(s)
+        env = {"P": len(sizes), "TM": self.block[0], "TN": self.block[1], "tiles": tiles,
+               "sum_M": _fold(ms, lambda a, b: a + b), "sum_N": _fold(ns, lambda a, b: a + b),
+               "max_M": _fold(ms, maximum), "max_N": _fold(ns, maximum)}
+        return _subst(_problem_exprs(self.host_count, self.device_tiles)[0], env)
+
+    def tile(self, t: Size, sizes: tuple[tuple[Size, Size], ...]) -> tuple[Size, Size, Size, Pred]:
+        """``(problem, m, n, valid)`` of work index ``t``: the problem whose walked indices hold ``t``, and the
+        column-major tile of its local index; ``valid``: ``t`` is launched and inside some problem's walk."""
+        p: Size = len(sizes)
+        local: Size = 0
+        gm: Size = 1
+        start: Size = 0
+        for k, s in enumerate(sizes):  # the first problem whose walk ends past t
+            end = start + self.walked(s)
+            here = all_of(lnot(lt(t, start)), lt(t, end))
+            p, local, gm = ite(here, k, p), ite(here, t - start, local), ite(here, self.grid(s)[0], gm)
+            start = end
+        gm = ite(lt(0, gm), gm, 1)
+        return p, local % gm, local // gm, all_of(lt(t, self.host_total(sizes)), lt(t, start))
+
+    def index(self, p: int, m: Size, n: Size, sizes: tuple[tuple[Size, Size], ...]) -> Size:
+        """The work index meant for problem ``p``'s tile ``(m, n)`` (the only one that can compute it)."""
+        start: Size = 0
+        for s in sizes[:p]:
+            start = start + self.walked(s)
+        return start + m + self.grid(sizes[p])[0] * n
+
+    def describe(self) -> str:
+        return (f"problems(tile={self.block[0]}x{self.block[1]}, ctas={self.ctas}, host_count={self.host_count!r}, "
+                f"device_tiles={self.device_tiles!r})")
+
+
+def _fold(xs: list[Size], f: Any) -> Size:
+    out = xs[0]
+    for x in xs[1:]:
+        out = f(out, x)
+    return out
+
+
+@lru_cache(maxsize=256)
+def _problem_exprs(host_count: str, device_tiles: str) -> tuple[Expr, Expr]:
+    from layoutcheck.expr.parse import UNBOUNDED, parse
+
+    return (parse(_calls(host_count), {k: UNBOUNDED for k in HOST_VARIABLES}, "tir"),
+            parse(_calls(device_tiles), {k: UNBOUNDED for k in DEVICE_VARIABLES}, "tir"))
+
+
+def problem_expression_error(text: str | None, names: tuple[str, ...]) -> str | None:
+    """Why a problem list's ``host_count`` / ``device_tiles`` text over ``names`` does not parse, or ``None``."""
+    from layoutcheck.expr.parse import UNBOUNDED, parse
+
+    if text is None:
+        return None
+    try:
+        parse(_calls(text), {k: UNBOUNDED for k in names}, "tir")
+    except LayoutError as e:
+        return str(e)
+    return None

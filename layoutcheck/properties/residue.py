@@ -27,6 +27,7 @@ range symbolically over the sizes (``engines/sizes_z3.py``). Both read the index
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -34,10 +35,10 @@ import numpy as np
 
 from layoutcheck.algebra.layout import size
 from layoutcheck.errors import LayoutError
-from layoutcheck.expr.ir import var
+from layoutcheck.expr.ir import ceil_div, var
 from layoutcheck.expr.numpy import evaluate
 from layoutcheck.models.residue import ResidueTiling
-from layoutcheck.models.schedulers import TileScheduler
+from layoutcheck.models.schedulers import ProblemListScheduler, TileScheduler
 from layoutcheck.properties.base import Decision, Property, Undecided
 
 Ranges = tuple[tuple[int, int], ...]
@@ -323,6 +324,9 @@ class ScheduleBijection(Property):
 
     def domain_size(self) -> int:
         (a, b), (c, d) = self.grids
+        if self.scheduler.kind == "persistent":  # the grid rounded up to swizzle * cluster (at most 8 * cluster)
+            sw = max(self.scheduler.swizzle_size, 8 if self.scheduler.max_swizzle >= 8 else self.scheduler.max_swizzle)
+            b, d = b + sw * self.scheduler.cluster[0], d + sw * self.scheduler.cluster[1]
         return (b * (b + 1) // 2 - (a - 1) * a // 2) * (d * (d + 1) // 2 - (c - 1) * c // 2) * 2
 
     def exhaustive(self) -> Decision:
@@ -452,15 +456,151 @@ class ScheduleBijection(Property):
         if w["kind"] == "duplicate":
             return (w["index"] != w["other"] and self.computes(tuple(w["index"]), gm, gn) == tile
                     == self.computes(tuple(w["other"]), gm, gn))
+        if w["kind"] != "missing" or not inside:
+            return False
+        if self.scheduler.kind in ("persistent", "expr"):  # no inverse, or one only the tests vouch for: enumerate
+            return self._missing_in(gm, gn, tile)
         idx = tuple(int(i) for i in self.scheduler.index(tile[0], tile[1], gm, gn))
-        return w["kind"] == "missing" and inside and self.computes(idx, gm, gn) != tile
+        return self.computes(idx, gm, gn) != tile
+
+    def _missing_in(self, gm: int, gn: int, tile: tuple[int, ...]) -> bool:
+        """No unmasked launch index of grid ``gm x gn`` computes ``tile`` (every launch index, NumPy)."""
+        s = self.scheduler
+        bounds = [int(b) for b in s.launch_bounds(gm, gn)]
+        grid = np.meshgrid(*[np.arange(b, dtype=np.int64) for b in bounds], indexing="ij")
+        env = {f"i{k}": a.reshape(-1) for k, a in enumerate(grid)}
+        names = tuple(var(k, max(1, b)) for k, b in zip(env, bounds, strict=True))
+        shape = env["i0"].shape
+        m, n, valid = (np.broadcast_to(evaluate(x, env), shape) for x in s.tile(names, gm, gn))
+        return not bool(np.any(valid & (m == tile[0]) & (n == tile[1])))
 
     def explain(self, w: dict[str, Any]) -> str:
         gm, gn = w["grid"]
         tile = "(" + ",".join(map(str, w["tile"])) + ")"
         what = {"missing": "is computed by no CTA", "duplicate": f"is computed {w.get('count', 2)} times",
                 "outside": "is outside the grid but computed"}[w["kind"]]
-        return f"grid {gm}x{gn} tiles ({self.scheduler.describe()}): tile {tile} {what}"
+        by = [self._launch_words(w[k]) for k in ("index", "other") if k in w]
+        by_text = f" (by {' and '.join(by)})" if by else ""
+        return f"grid {gm}x{gn} tiles ({self.scheduler.describe()}): tile {tile} {what}{by_text}"
+
+    def _launch_words(self, idx: list[int]) -> str:
+        """A launch index in the scheduler's own terms: ``CTA c, iteration i`` for a persistent loop."""
+        if self.scheduler.kind in ("grouped", "persistent", "expr"):
+            return f"CTA {idx[0]} at iteration {idx[1]}"
+        if self.scheduler.kind == "split_k":
+            return f"split {idx[0]}, k-tile {idx[1]} of its slice, column {idx[2]}"
+        return "CTA (" + ",".join(map(str, idx)) + ")"
+
+
+@dataclass(frozen=True, slots=True)
+class ProblemListBijection(Property):
+    """A grouped GEMM's work tiles: for every problem list of ``P`` problems (``P`` in ``problems``, each problem's
+    ``(M, N)`` in ``sizes``), the host's launched work indices that the device maps into a problem compute every
+    tile of every problem exactly once and nothing outside a problem's tile grid."""
+
+    scheduler: ProblemListScheduler
+    problems: tuple[int, int]
+    sizes: Ranges
+    name: ClassVar[str] = "schedule_bijection"
+    bytes_per_point: ClassVar[int] = 64
+
+    def __post_init__(self) -> None:
+        _check_ranges(self.sizes, 2, "schedule_bijection")
+        _check_ranges((self.problems,), 1, "schedule_bijection")
+
+    def subjects(self) -> tuple:
+        return ()
+
+    def subject(self) -> str:
+        lo, hi = self.problems
+        return f"{self.scheduler.describe()} over {lo}..{hi} problems, {_fmt(self.sizes, ('M', 'N'))}"
+
+    def lists(self) -> Iterator[tuple[tuple[int, int], ...]]:
+        """Every problem list of the box: shorter lists first, then ``itertools.product`` order."""
+        one = list(itertools.product(range(self.sizes[0][0], self.sizes[0][1] + 1),
+                                     range(self.sizes[1][0], self.sizes[1][1] + 1)))
+        for p in range(self.problems[0], self.problems[1] + 1):
+            yield from itertools.product(one, repeat=p)
+
+    def domain_size(self) -> int:
+        one = _count(self.sizes)
+        (_, b), (_, d) = self.sizes
+        tiles = ceil_div(b, self.scheduler.block[0]) * ceil_div(d, self.scheduler.block[1]) + 1
+        return sum(one ** p * p * tiles for p in range(self.problems[0], self.problems[1] + 1)) * 2
+
+    def exhaustive(self) -> Decision:
+        for sizes in self.lists():
+            w = self.violation(sizes)
+            if w is not None:
+                return Decision(False, w)
+        return Decision(True, None, {"lists": sum(1 for _ in self.lists())})
+
+    def violation(self, sizes: tuple[tuple[int, int], ...]) -> dict[str, Any] | None:
+        """The first fault of one problem list: a work index whose tile is outside its problem's grid, else the
+        first tile (problem, then ``(m, n)`` row-major) computed twice or never."""
+        s = self.scheduler
+        host = int(s.host_total(sizes))
+        walked = sum(int(s.walked(z)) for z in sizes)
+        hits: dict[tuple[int, int, int], list[int]] = {}
+        for t in range(max(host, walked)):
+            p, m, n, ok = s.tile(t, sizes)
+            if not ok:
+                continue
+            gm, gn = s.grid(sizes[p])
+            if not (0 <= m < gm and 0 <= n < gn):
+                return self._witness("outside", sizes, p, m, n, t, host)
+            hits.setdefault((p, m, n), []).append(t)
+        for p, z in enumerate(sizes):
+            gm, gn = s.grid(z)
+            for m, n in itertools.product(range(gm), range(gn)):
+                ts = hits.get((p, m, n), [])
+                if len(ts) != 1:
+                    return self._witness("missing" if not ts else "duplicate", sizes, p, m, n,
+                                         ts[0] if ts else None, host, ts[1] if len(ts) > 1 else None)
+        return None
+
+    def _witness(self, kind: str, sizes: tuple[tuple[int, int], ...], p: int, m: int, n: int, t: int | None,
+                 host: int, other: int | None = None) -> dict[str, Any]:
+        s = self.scheduler
+        w: dict[str, Any] = {"kind": kind, "problems": [list(z) for z in sizes], "problem": p, "tile": [m, n],
+                             "host_count": host, "device_tiles": sum(int(s.walked(z)) for z in sizes)}
+        for key, x in (("index", t), ("other", other)):
+            if x is not None:
+                w[key] = [x % s.ctas, x // s.ctas]
+        return w
+
+    def recheck(self, w: dict[str, Any]) -> bool:
+        """Point-wise against the definition: the work indices named compute the tile (outside its problem's grid,
+        or twice); a missing tile's only possible index (``index``) is not launched or does not compute it."""
+        sizes = tuple(tuple(z) for z in w["problems"])
+        if not (self.problems[0] <= len(sizes) <= self.problems[1]) or not all(
+                lo <= v <= hi for z in sizes for v, (lo, hi) in zip(z, self.sizes, strict=True)):
+            return False
+        s, p, (m, n) = self.scheduler, w["problem"], w["tile"]
+        gm, gn = s.grid(sizes[p])
+        inside = 0 <= m < gm and 0 <= n < gn
+
+        def computes(idx: list[int]) -> bool:
+            t = idx[0] + s.ctas * idx[1]
+            q, a, b, ok = s.tile(t, sizes)
+            return 0 <= idx[0] < s.ctas and bool(ok) and (q, a, b) == (p, m, n)
+
+        if w["kind"] == "outside":
+            return not inside and computes(w["index"])
+        if w["kind"] == "duplicate":
+            return inside and w["index"] != w["other"] and computes(w["index"]) and computes(w["other"])
+        t = int(s.index(p, m, n, sizes))
+        return w["kind"] == "missing" and inside and not computes([t % s.ctas, t // s.ctas])
+
+    def explain(self, w: dict[str, Any]) -> str:
+        lst = "[" + ", ".join(f"({a},{b})" for a, b in w["problems"]) + "]"
+        tile = "(" + ",".join(map(str, w["tile"])) + ")"
+        what = {"missing": "is computed by no CTA", "duplicate": "is computed twice",
+                "outside": "is outside its tile grid but computed"}[w["kind"]]
+        by = [f"CTA {w[k][0]} at iteration {w[k][1]}" for k in ("index", "other") if k in w]
+        by_text = f" (by {' and '.join(by)})" if by else ""
+        return (f"problems (M,N) {lst} ({self.scheduler.describe()}): problem {w['problem']}'s tile {tile} {what}"
+                f"{by_text}; the host launches {w['host_count']} work tiles, the device walks {w['device_tiles']}")
 
 
 def residue_cover(tiling: ResidueTiling, sizes: Ranges) -> ResidueCover:
@@ -474,6 +614,11 @@ def tile_partition(tiling: ResidueTiling, sizes: Ranges | None = None) -> TilePa
     return TilePartition(tiling)
 
 
-def schedule_bijection(scheduler: TileScheduler, grids: Ranges) -> ScheduleBijection:
-    """``ScheduleBijection`` for every ``GM x GN`` tile grid in ``grids``."""
+def schedule_bijection(scheduler: TileScheduler | ProblemListScheduler, grids: Ranges,
+                       problems: tuple[int, int] | None = None) -> ScheduleBijection | ProblemListBijection:
+    """``ScheduleBijection`` for every ``GM x GN`` tile grid in ``grids``; for a ``ProblemListScheduler``,
+    ``ProblemListBijection`` for every list of ``problems`` (a range of lengths) problems whose ``(M, N)`` lie in
+    ``grids``."""
+    if isinstance(scheduler, ProblemListScheduler):
+        return ProblemListBijection(scheduler, tuple(problems or (1, 1)), tuple(tuple(r) for r in grids))
     return ScheduleBijection(scheduler, tuple(tuple(r) for r in grids))

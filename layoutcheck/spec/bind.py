@@ -504,13 +504,42 @@ def _bind_scheduler(cfg: Config, req: PropertyRequest) -> Property:
         raise cfg.error(foreign[0], f"a {kind} scheduler does not read {foreign[0]!r} (its parameters: {allowed})")
     if len(grids) != 2:
         raise cfg.error("grids", f"expected two ranges (GM, GN), found {len(grids)}")
+    if kind == "problems":
+        return _bind_problem_list(cfg, fn, grids)
     try:
         s = sched.TileScheduler(cfg.get("scheduler"), cfg.get("log", 0), cfg.get("group", 8), cfg.get("ctas", 1),
                                 cfg.get("drop_partial_group", False), cfg.get("splits", 1),
-                                cfg.get("count", "ceil_div"))
+                                cfg.get("count", "ceil_div"), tuple(cfg.get("cluster", (1, 1))),
+                                cfg.get("max_swizzle", 1), cfg.get("swizzle_size", 0),
+                                cfg.get("raster", "heuristic"), cfg.get("device_raster", ""),
+                                cfg.get("round_to_cluster", True), cfg.get("tile_m", ""), cfg.get("tile_n", ""),
+                                cfg.get("total", "GM*GN"))
+    except LayoutError as e:  # an expression that does not parse: its key; else the scheduler's
+        at = "scheduler"
+        if kind == "expr":
+            at = next((k for k in ("tile_m", "tile_n", "total") if sched.expression_error(k, cfg.get(k))), at)
+        raise cfg.error(at, one_line(e)) from None
+    return fn(s, tuple(r for _, r in grids))
+
+
+def _bind_problem_list(cfg: Config, fn: Any, grids: Any) -> Property:
+    """A grouped GEMM (``scheduler = "problems"``): lists of ``problems`` problems whose ``(M, N)`` lie in ``grids``."""
+    from layoutcheck.models import schedulers as sched
+
+    tile = tuple(cfg.get("tile", ()))
+    if len(tile) != 2:
+        raise cfg.error("tile" if cfg.get("tile") is not None else "scheduler",
+                        f"a problems scheduler needs tile = [TM, TN], found {list(tile) or 'none'}")
+    for key, names in (("host_count", sched.HOST_VARIABLES), ("device_tiles", sched.DEVICE_VARIABLES)):
+        why = sched.problem_expression_error(cfg.get(key), names)
+        if why is not None:
+            raise cfg.error(key, one_line(why))
+    try:
+        s = sched.ProblemListScheduler(tile, cfg.get("ctas", 1), cfg.get("host_count", "tiles"),
+                                       cfg.get("device_tiles", "(M + TM - 1) // TM * ((N + TN - 1) // TN)"))
     except LayoutError as e:
         raise cfg.error("scheduler", one_line(e)) from None
-    return fn(s, tuple(r for _, r in grids))
+    return fn(s, tuple(r for _, r in grids), tuple(cfg.get("problems", (1, 1))))
 
 
 Binder = Callable[[Config, PropertyRequest], Property]

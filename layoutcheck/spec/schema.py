@@ -53,7 +53,9 @@ KINDS: dict[str, dict[str, Any]] = {
     "residue": {"keys": {"tile", "sizes", "count", "predicate", "tv"},
                 "required": {"tile", "sizes"},
                 "properties": {"residue_cover", "tile_partition"}},
-    "scheduler": {"keys": {"scheduler", "grids", "log", "group", "ctas", "drop_partial_group", "splits", "count"},
+    "scheduler": {"keys": {"scheduler", "grids", "log", "group", "ctas", "drop_partial_group", "splits", "count",
+                           "cluster", "max_swizzle", "swizzle_size", "raster", "device_raster", "round_to_cluster",
+                           "tile_m", "tile_n", "total", "problems", "tile", "host_count", "device_tiles"},
                   "required": {"scheduler", "grids"},
                   "properties": {"schedule_bijection"}},
     # Blackwell (tcgen05), issue #17: binders in layoutcheck.spec.bind_tcgen05

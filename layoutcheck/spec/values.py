@@ -340,9 +340,16 @@ _CHECKERS: dict[str, Any] = {
     "sizes": _size_ranges, "grids": _size_ranges,
     "count": lambda v, k: _lower_choice(v, k, ("ceil_div", "div")),
     "predicate": lambda v, k: _lower_choice(v, k, ("coord_lt_shape", "none", "tma")),
-    "scheduler": lambda v, k: _lower_choice(v, k, ("plain", "swizzle", "grouped", "split_k")),
+    "scheduler": lambda v, k: _lower_choice(v, k, ("plain", "swizzle", "grouped", "split_k", "persistent", "expr",
+                                                           "problems")),
     "log": lambda v, k: _int(v, k, 0), "group": _int, "ctas": _int, "splits": _int,
     "drop_partial_group": _bool,
+    # persistent and expression tile schedulers (issue #27)
+    "cluster": lambda v, k: _ints(v, k, 1, (2, 2)), "max_swizzle": _int, "swizzle_size": _int,
+    "raster": lambda v, k: _lower_choice(v, k, ("m", "n", "heuristic")),
+    "device_raster": lambda v, k: _lower_choice(v, k, ("m", "n", "heuristic")),
+    "round_to_cluster": _bool, "tile_m": _str, "tile_n": _str, "total": _str,
+    "problems": lambda v, k: _ints(v, k, 1, (2, 2)), "host_count": _str, "device_tiles": _str,
 }
 
 
