@@ -85,7 +85,7 @@ def _follows(fn: Any, cfg: Config) -> Any:
 
     _unread(cfg, "scale_follows_tile", _AGREEMENT_KEYS)
     kind = cfg.get("scheduler", "plain")
-    params = {k for keys in sched.PARAMETERS.values() for k in keys}
+    params = {k for keys in sched.PARAMETERS.values() for k in keys} - {"tile"}  # `tile`: this kind's own key
     foreign = [k for k, _ in cfg.values if k in params and k not in sched.PARAMETERS[kind]]
     if foreign:
         allowed = ", ".join(sched.PARAMETERS[kind]) or "none"
