@@ -293,11 +293,21 @@ def shared_addresses(reg: LinearLayout, shared: LinearLayout, elem_bits: int, ve
     to_off = o_reg.compose(inv)  # register, lane, warp, block -> offset (and block)
     nreg = to_off.in_dim_size("register")
     lanes = to_off.in_dim_size("lane")
-    offs = np.array([[to_off.apply({"register": r, "lane": ln})[0] for ln in range(32)]
-                     for r in range(0, nreg, vec)], dtype=np.int64) if lanes == 32 else None
-    if offs is None:
+    if lanes != 32:
         raise LayoutError(f"bank conflicts need 32 lanes, the register layout has {lanes}")
+    # offset(r, l) = offset(r, 0) ^ offset(0, l): the map is GF(2)-linear, so one XOR table per input dimension
+    offs = _first_out(to_off, "register", range(0, nreg, vec))[:, None] ^ _first_out(to_off, "lane", range(32))[None, :]
     return offs * (elem_bits // 8)
+
+
+def _first_out(layout: LinearLayout, dim: str, xs: range) -> np.ndarray:
+    """The first output coordinate of ``layout`` at ``{dim: x}`` for every ``x`` of ``xs``, at once (int64): the XOR of
+    the bases of ``x``'s set bits, as ``LinearLayout.apply`` computes it one input at a time."""
+    x = np.arange(xs.start, xs.stop, xs.step, dtype=np.int64)
+    out = np.zeros(x.size, dtype=np.int64)
+    for j, b in enumerate(dict(layout.in_bases).get(dim, ())):
+        out ^= np.where((x >> j) & 1, np.int64(b[0]), np.int64(0))
+    return out
 
 
 def vector_width(reg: LinearLayout, shared: LinearLayout, elem_bits: int) -> int:
