@@ -26,6 +26,7 @@ enumeration; ``ll_conflict_free`` by running the bank model over every instructi
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, ClassVar
 
 import numpy as np
@@ -288,9 +289,7 @@ def shared_addresses(reg: LinearLayout, shared: LinearLayout, elem_bits: int, ve
     Pre: ``shared`` bijective onto the tensor per CTA (``one_cta``); ``reg`` and ``shared`` have the same output
     dimensions.
     """
-    inv = one_cta(shared).invert()
-    o_reg = reg.transpose_outs(inv.in_dims).with_in_dims(["register", "lane", "warp", "block"])
-    to_off = o_reg.compose(inv)  # register, lane, warp, block -> offset (and block)
+    to_off = _to_offset(reg, shared)
     nreg = to_off.in_dim_size("register")
     lanes = to_off.in_dim_size("lane")
     if lanes != 32:
@@ -310,6 +309,15 @@ def _first_out(layout: LinearLayout, dim: str, xs: range) -> np.ndarray:
     return out
 
 
+@lru_cache(maxsize=64)
+def _to_offset(reg: LinearLayout, shared: LinearLayout) -> LinearLayout:
+    """register, lane, warp, block -> shared offset (and block): ``reg`` then the inverse of ``shared`` per CTA; once
+    per (register, shared) pair by content (a claim asks for it for its vector width, its addresses, its witness)."""
+    inv = one_cta(shared).invert()
+    return reg.transpose_outs(inv.in_dims).with_in_dims(["register", "lane", "warp", "block"]).compose(inv)
+
+
+@lru_cache(maxsize=64)
 def vector_width(reg: LinearLayout, shared: LinearLayout, elem_bits: int) -> int:
     """The widest vector (registers, at most 128 bits) whose registers sit at consecutive shared offsets."""
     inv = one_cta(shared).invert()
