@@ -300,13 +300,15 @@ def shared_addresses(reg: LinearLayout, shared: LinearLayout, elem_bits: int, ve
 
 
 def _first_out(layout: LinearLayout, dim: str, xs: range) -> np.ndarray:
-    """The first output coordinate of ``layout`` at ``{dim: x}`` for every ``x`` of ``xs``, at once (int64): the XOR of
-    the bases of ``x``'s set bits, as ``LinearLayout.apply`` computes it one input at a time."""
-    x = np.arange(xs.start, xs.stop, xs.step, dtype=np.int64)
-    out = np.zeros(x.size, dtype=np.int64)
-    for j, b in enumerate(dict(layout.in_bases).get(dim, ())):
-        out ^= np.where((x >> j) & 1, np.int64(b[0]), np.int64(0))
-    return out
+    """The first output coordinate of ``layout`` at ``{dim: x}`` for every ``x`` of ``xs`` (a power-of-two step from
+    0), at once (int64): the XOR of the bases of ``x``'s set bits, as ``LinearLayout.apply`` computes it one input at
+    a time. Built by doubling: the values for the first ``2^j`` multiples, then those XOR basis ``j``."""
+    assert xs.start == 0 and xs.step & (xs.step - 1) == 0
+    bases = dict(layout.in_bases).get(dim, ())[xs.step.bit_length() - 1:]
+    vals = [0]
+    for b in bases:
+        vals += [v ^ b[0] for v in vals]
+    return np.array(vals[:len(xs)], dtype=np.int64)
 
 
 @lru_cache(maxsize=64)
