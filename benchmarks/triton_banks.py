@@ -20,9 +20,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from layoutcheck.errors import LayoutError  # noqa: E402
-from layoutcheck.importers.triton import from_triton  # noqa: E402
-from layoutcheck.properties.linear import LinearConflictFree  # noqa: E402
+from layoutcheck.errors import LayoutError
+from layoutcheck.importers.triton import from_triton
+from layoutcheck.properties.linear import LinearConflictFree
 
 
 def gluon_builder() -> Any:
@@ -90,12 +90,12 @@ def main() -> None:
     b = keep["builder"]
     agree, cold, warm, rows = 0, [], [], 0
     for dt, dl, st, sl, shape, bits in pairs():
-        def theirs() -> int:
-            return b.get_shared_bank_conflicts(dl._to_ir(b), sl._to_ir(b), list(shape), bits)
-
         reg, sh = from_triton(dt, shape), from_triton(st, shape)
 
-        def ours() -> bool:
+        def theirs(dl: Any = dl, sl: Any = sl, shape: tuple[int, ...] = shape, bits: int = bits) -> int:
+            return b.get_shared_bank_conflicts(dl._to_ir(b), sl._to_ir(b), list(shape), bits)
+
+        def ours(reg: Any = reg, sh: Any = sh, bits: int = bits) -> bool:
             return LinearConflictFree(reg, sh, bits, "ld").exhaustive().holds
 
         try:
