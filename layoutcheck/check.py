@@ -15,8 +15,8 @@ module, a TileLang log or lowered TIR, or a CuTe printout implies (``check_claim
 (a config built from them), ``gpu`` (its exact-cover gate) and the HTML report's pictures (``row_property``).
 ``check_paths`` reads every input file once (a file that cannot be read is one ERROR row naming it, a bad config is
 an ERROR row, everything else still runs), builds each property once and proves it, optionally over a process pool
-(``jobs``): one task per config (per imported file). The exit code of a run is the worst of its rows
-(``exit_code``, severity in ``layoutcheck.errors``).
+(``jobs``): consecutive configs batched per task (``_batches``), the heaviest first. The exit code of a run is the
+worst of its rows (``exit_code``, severity in ``layoutcheck.errors``).
 """
 
 from __future__ import annotations
@@ -578,14 +578,39 @@ def _run_units(units: list[Unit], engine: str, timeout: float, jobs: int, memory
             import z3  # noqa: F401
 
     ctx = get_context("fork") if hasattr(os, "fork") else get_context()
-    big_first = sorted(units, key=lambda u: -u.weight)  # the heaviest units start first: better packing
-    with ProcessPoolExecutor(max_workers=min(jobs, len(units)), mp_context=ctx) as pool:
-        futures = {u: pool.submit(run_unit, u, engine, timeout, memory) for u in big_first}
+    batches = _batches(units, jobs)
+    with ProcessPoolExecutor(max_workers=min(jobs, len(batches)), mp_context=ctx) as pool:
+        futures: list[Any] = [pool.submit(run_batch, b, engine, timeout, memory) for b in batches]
+        where = {id(u): (k, i) for k, b in enumerate(batches) for i, u in enumerate(b)}
         for u in units:  # in plan order, so progress and reports are deterministic
+            k, i = where[id(u)]
             try:
-                yield futures[u].result()
+                yield futures[k].result()[i]
             except BrokenProcessPool:  # a worker died (a crash, the OOM killer): the run goes on without it
                 yield _isolated(u, engine, timeout, memory, ctx)
+            if i == len(batches[k]) - 1:
+                futures[k] = None  # its rows are out: let them go
+
+
+BATCH_UNITS = 64
+"""The most configs one pool task checks (issue #29: one task per light config cost more in the parent -- pickling
+each task and its result -- than the proofs it spread)."""
+
+
+def _batches(units: list[Unit], jobs: int) -> list[list[Unit]]:
+    """``units`` as pool tasks, the heaviest first: each unit of size-range claims alone; the light ones in runs of
+    consecutive units (the same file's caches) of at most ``BATCH_UNITS``, small enough that every worker gets
+    about 4 tasks to balance the load."""
+    heavy = sorted((u for u in units if u.weight >= _RANGE_WEIGHT), key=lambda u: -u.weight)
+    light = [u for u in units if u.weight < _RANGE_WEIGHT]
+    size = max(1, min(BATCH_UNITS, len(light) // (4 * max(1, jobs))))
+    return [[u] for u in heavy] + [light[i:i + size] for i in range(0, len(light), size)]
+
+
+def run_batch(units: list[Unit], engine: str = "auto", timeout: float = DEFAULT_TIMEOUT, memory: int | None = None
+              ) -> list[list[Row]]:
+    """``run_unit`` of each unit, in order (one pool task)."""
+    return [run_unit(u, engine, timeout, memory) for u in units]
 
 
 def _isolated(unit: Unit, engine: str, timeout: float, memory: int | None, ctx: Any) -> list[Row]:

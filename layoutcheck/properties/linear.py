@@ -26,6 +26,7 @@ enumeration; ``ll_conflict_free`` by running the bank model over every instructi
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, ClassVar
 
 import numpy as np
@@ -288,18 +289,37 @@ def shared_addresses(reg: LinearLayout, shared: LinearLayout, elem_bits: int, ve
     Pre: ``shared`` bijective onto the tensor per CTA (``one_cta``); ``reg`` and ``shared`` have the same output
     dimensions.
     """
-    inv = one_cta(shared).invert()
-    o_reg = reg.transpose_outs(inv.in_dims).with_in_dims(["register", "lane", "warp", "block"])
-    to_off = o_reg.compose(inv)  # register, lane, warp, block -> offset (and block)
+    to_off = _to_offset(reg, shared)
     nreg = to_off.in_dim_size("register")
     lanes = to_off.in_dim_size("lane")
-    offs = np.array([[to_off.apply({"register": r, "lane": ln})[0] for ln in range(32)]
-                     for r in range(0, nreg, vec)], dtype=np.int64) if lanes == 32 else None
-    if offs is None:
+    if lanes != 32:
         raise LayoutError(f"bank conflicts need 32 lanes, the register layout has {lanes}")
+    # offset(r, l) = offset(r, 0) ^ offset(0, l): the map is GF(2)-linear, so one XOR table per input dimension
+    offs = _first_out(to_off, "register", range(0, nreg, vec))[:, None] ^ _first_out(to_off, "lane", range(32))[None, :]
     return offs * (elem_bits // 8)
 
 
+def _first_out(layout: LinearLayout, dim: str, xs: range) -> np.ndarray:
+    """The first output coordinate of ``layout`` at ``{dim: x}`` for every ``x`` of ``xs`` (a power-of-two step from
+    0), at once (int64): the XOR of the bases of ``x``'s set bits, as ``LinearLayout.apply`` computes it one input at
+    a time. Built by doubling: the values for the first ``2^j`` multiples, then those XOR basis ``j``."""
+    assert xs.start == 0 and xs.step & (xs.step - 1) == 0
+    bases = dict(layout.in_bases).get(dim, ())[xs.step.bit_length() - 1:]
+    vals = [0]
+    for b in bases:
+        vals += [v ^ b[0] for v in vals]
+    return np.array(vals[:len(xs)], dtype=np.int64)
+
+
+@lru_cache(maxsize=64)
+def _to_offset(reg: LinearLayout, shared: LinearLayout) -> LinearLayout:
+    """register, lane, warp, block -> shared offset (and block): ``reg`` then the inverse of ``shared`` per CTA; once
+    per (register, shared) pair by content (a claim asks for it for its vector width, its addresses, its witness)."""
+    inv = one_cta(shared).invert()
+    return reg.transpose_outs(inv.in_dims).with_in_dims(["register", "lane", "warp", "block"]).compose(inv)
+
+
+@lru_cache(maxsize=64)
 def vector_width(reg: LinearLayout, shared: LinearLayout, elem_bits: int) -> int:
     """The widest vector (registers, at most 128 bits) whose registers sit at consecutive shared offsets, aligned:
     every other register, lane and warp basis leaves the vector's low offset bits zero (else a lane's run is not

@@ -15,6 +15,12 @@ Worked example: ``(4,2):(2,2)`` maps ``0..7`` to ``0 2 4 6 2 4 6 8``; ``counts(x
 value 2 is ``j = 4``: the witness ``(1, 4)``, as sorting all offsets would find it.
 
 Chunks are views of one reused buffer: a consumer must finish with a chunk before drawing the next.
+
+Order: ``marks`` and ``counts`` keep no index, only which values were hit, so they may visit the indices in any order.
+They visit them in *memory order* (``memory_order``: the modes sorted by stride, the smallest innermost), so the
+scatter into the marks walks memory nearly sequentially instead of jumping by the layout's outer strides (issue #29:
+2x faster at 2^24 for a row-major tile read column-major). Everything that answers with an index -- the first index
+outside the range, the smallest colliding pair, the owners of a value -- scans in index order.
 """
 
 from __future__ import annotations
@@ -24,7 +30,7 @@ from collections.abc import Callable, Iterator
 import numpy as np
 
 from layoutcheck.algebra.inttuple import flatten
-from layoutcheck.algebra.layout import evaluate_chunks, offset_bounds, offset_dtype
+from layoutcheck.algebra.layout import Layout, evaluate_chunks, offset_bounds, offset_dtype
 from layoutcheck.algebra.swizzle import ComposedLayout, Subject, inner
 
 CHUNK = 1 << 16
@@ -86,15 +92,31 @@ def zip_chunks(x: Subject, y: Subject, chunk: int | None = None) -> Iterator[tup
         pos, a, b = pos + k, a[k:], b[k:]
 
 
+def memory_order(x: Subject) -> Subject:
+    """``x`` with its (flattened) modes sorted by ``|stride|``, the smallest first: the same values, each as often, the
+    indices permuted so that consecutive indices move the least in memory.
+
+    >>> print(memory_order(Layout((4, 8), (8, 1))))
+    (8,4):(1,8)
+    """
+    lay = inner(x)
+    modes = sorted(zip(flatten(lay.shape), flatten(lay.stride), strict=True), key=lambda m: abs(m[1]))
+    ordered = Layout(tuple(s for s, _ in modes), tuple(d for _, d in modes)) if modes else lay
+    return ComposedLayout(x.swizzle, x.offset, ordered) if isinstance(x, ComposedLayout) else ordered
+
+
 def marks(x: Subject, lo: int, n: int) -> tuple[np.ndarray, int | None]:
     """One byte per value in ``[lo, lo + n)``, 1 where some ``x(i)`` hits it; and the first ``i`` whose value lies
-    outside that range (``None`` if none; the marks are then complete). Post: ``marks.size == n``."""
+    outside that range (``None`` if none; the marks are then complete). Post: ``marks.size == n``.
+
+    The marks are written in memory order (``memory_order``); a value outside the range sends the search for the
+    first such ``i`` back to index order."""
     seen = np.zeros(n, dtype=np.uint8)
     xlo, xhi = value_bounds(x)
     check = xlo < lo or xhi >= lo + n
-    for start, a in chunks(x):
+    for _, a in chunks(memory_order(x)):
         if check and (int(a.min()) < lo or int(a.max()) >= lo + n):
-            return seen, start + int(np.flatnonzero((a < lo) | (a >= lo + n))[0])
+            return seen, first_where(x, lambda v: (v < lo) | (v >= lo + n))
         seen[a - lo if lo else a] = 1
     return seen, None
 
@@ -103,7 +125,7 @@ def counts(x: Subject, lo: int, n: int, cap: int) -> np.ndarray:
     """Hits per value in ``[lo, lo + n)``, saturating at ``cap``. Pre: every value lies in that range."""
     dtype = np.uint8 if cap < 255 else np.int64
     out = np.zeros(n, dtype=dtype)
-    for _, a in chunks(x):
+    for _, a in chunks(memory_order(x)):
         vals, hits = np.unique(a, return_counts=True)
         vals = vals - lo if lo else vals
         out[vals] = np.minimum(out[vals].astype(np.int64) + hits, cap)
@@ -144,5 +166,5 @@ def indices_of(x: Subject, v: int, limit: int | None) -> list[int]:
     return out
 
 
-__all__ = ["CHUNK", "chunks", "collision", "counts", "first_where", "indices_of", "marks", "value_bounds",
-           "zip_chunks"]
+__all__ = ["CHUNK", "chunks", "collision", "counts", "first_where", "indices_of", "marks", "memory_order",
+           "value_bounds", "zip_chunks"]

@@ -27,7 +27,7 @@ from __future__ import annotations
 import os
 import re
 import tomllib
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any
 
 from layoutcheck.errors import LayoutError, SpecError
@@ -36,6 +36,8 @@ from layoutcheck.spec.schema import (
     EXPECTATIONS,
     FORMAT_VERSION,
     KINDS,
+    MAX_NAME,
+    NAME_PUNCTUATION,
     PROPERTY_PARAMS,
     TOP_LEVEL_KEYS,
     Config,
@@ -56,6 +58,33 @@ _KEY = re.compile(r"""^\s*(?:"([^"]*)"|'([^']*)'|([A-Za-z0-9_-]+))\s*=""")
 
 def _scan_lines(text: str) -> tuple[dict[str, int], list[tuple[int, dict[str, int]]]]:
     """Top-level key lines, and for each ``[[config]]`` its header line and key lines (1-based)."""
+    if _ODD_BREAKS.search(text):  # line breaks other than \n and \r\n: number lines as str.splitlines does
+        return _scan_split(text)
+    top: dict[str, int] = {}
+    blocks: list[tuple[int, dict[str, int]]] = []
+    current: dict[str, int] | None = top
+    n, at = 1, 0
+    for m in _LINE_START.finditer(text):  # one pass over the text (issue #29): the regex skips the other lines
+        n += text.count("\n", at, m.start())
+        at = m.start()
+        what = m.lastgroup  # exactly one named group takes part in a match
+        if what == "header":
+            blocks.append((n, {}))
+            current = blocks[-1][1]
+        elif what == "table":
+            current = None
+        elif current is not None:
+            current.setdefault(m[what], n)
+    return top, blocks
+
+
+_ODD_BREAKS = re.compile("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]|\r(?!\n)")
+_LINE_START = re.compile(r"""^[^\S\n]*(?:(?P<header>\[\[[^\S\n]*config[^\S\n]*\]\])|(?P<table>\[)|"""
+                         r"""(?:"(?P<dq>[^"\n]*)"|'(?P<sq>[^'\n]*)'|(?P<bare>[A-Za-z0-9_-]+))[^\S\n]*=)""", re.M)
+
+
+def _scan_split(text: str) -> tuple[dict[str, int], list[tuple[int, dict[str, int]]]]:
+    """``_scan_lines`` line by line, for a text with line breaks other than ``\\n``/``\\r\\n``."""
     top: dict[str, int] = {}
     blocks: list[tuple[int, dict[str, int]]] = []
     current: dict[str, int] | None = top
@@ -80,10 +109,20 @@ def _lines(text: str) -> tuple[str, ...]:
 
 
 def _find_line(text: str, needle: str, start: int) -> int:
-    for n, line in enumerate(_lines(text)[start - 1:], start):
-        if needle in line:
-            return n
+    """The first line at or after ``start`` (1-based) that contains ``needle``, else ``start``.
+
+    Indexes the file's lines in place: slicing them from ``start`` copied the rest of the file once per property
+    request (a 70k-config spec took minutes to load, issue #29)."""
+    lines = _lines(text)
+    for n in range(start - 1, len(lines)):
+        if needle in lines[n]:
+            return n + 1
     return start
+
+
+_PLAIN_NAME = re.compile(f"[A-Za-z0-9{re.escape(NAME_PUNCTUATION)}]{{1,{MAX_NAME}}}")
+"""A config name that ``config_name_error`` accepts without a look at Unicode categories (ASCII letters, digits,
+``_.+-``): most names, checked in one match."""
 
 
 # -- loading ------------------------------------------------------------------------------------------------------
@@ -202,18 +241,18 @@ def _parse_config(raw: dict[str, Any], file: str, line: int, lines: dict[str, in
 
     where = ""
     name = raw.get("name")
-    bad_name = config_name_error(name)
+    bad_name = None if isinstance(name, str) and _PLAIN_NAME.fullmatch(name) else config_name_error(name)
     if bad_name:
         raise err("name", bad_name)
     where = f"config {name!r}: "
     kind = raw.get("kind")
     if not isinstance(kind, str) or kind not in KINDS:
         raise err("kind", f"expected one of {', '.join(KINDS)}, found {kind!r}{_suggest(str(kind), KINDS)}")
-    allowed = KINDS[kind]["keys"] | COMMON_KEYS
+    allowed, required = _kind_keys(kind)
     for key in raw:
         if key not in allowed:
             raise err(key, f"unknown key for kind {kind!r}{_suggest(key, allowed)}")
-    for key in sorted(KINDS[kind]["required"]):
+    for key in required:
         if key not in raw:
             raise SpecError(f"{file}:{line}: {where}missing key {key!r} (kind {kind!r} needs "
                             f"{', '.join(sorted(KINDS[kind]['required']))})")
@@ -239,6 +278,12 @@ def _parse_config(raw: dict[str, Any], file: str, line: int, lines: dict[str, in
         raise err("description", "expected a string")
     return Config(name=name, kind=kind, file=file, line=line, values=tuple(values), properties=reqs,
                   key_lines=tuple(sorted(lines.items())), description=desc)
+
+
+@cache
+def _kind_keys(kind: str) -> tuple[frozenset[str], tuple[str, ...]]:
+    """The keys a config of ``kind`` may have, and those it must have (sorted), once per kind."""
+    return frozenset(KINDS[kind]["keys"] | COMMON_KEYS), tuple(sorted(KINDS[kind]["required"]))
 
 
 def _parse_property(p: Any, kind: str, file: str, line: int, text: str, where: str) -> PropertyRequest:
