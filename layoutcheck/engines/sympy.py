@@ -85,11 +85,11 @@ def _equivalent(prop: Equivalent, limits: Limits) -> Decision | Undecided:
     diff = sympy.expand(ea - eb)
     if diff != 0 and sympy.count_ops(diff) <= MAX_OPS:
         diff = sympy.simplify(diff)
-    if diff == 0:
-        return _timed(Decision(True, None, stats), t0, limits)
-    for k in probes(subject_size(prop.a)):
+    for k in probes(subject_size(prop.a)):  # first: a simplification to 0 that a probe contradicts is SymPy's error
         if prop.a(k) != prop.b(k):
             return Decision(False, {"kind": "differ", "i": k}, stats)
+    if diff == 0:
+        return _timed(Decision(True, None, stats), t0, limits)
     return Undecided(f"SymPy could not decide: A - B = {diff} does not simplify to 0 and no probe index differs",
                      stats)
 

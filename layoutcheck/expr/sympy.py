@@ -57,8 +57,10 @@ def sympy_alu() -> dict[str, Callable[..., Any]]:
     def band(y: Any, m: Any) -> Any:
         m = int(m)
         low = m & -m
-        if m and ((m // low) & (m // low + 1)) == 0:  # contiguous mask: a bit field
-            return sympy.Mod(sympy.floor(y / low), m // low + 1) * low
+        if m and ((m // low) & (m // low + 1)) == 0:  # contiguous mask: a bit field, y mod 2^h - y mod 2^l
+            # (not ``Mod(floor(y / low), ...) * low``: SymPy 1.14 rewrites ``Mod(4*Mod(x, 4), 3)`` to
+            # ``Mod(Mod(x, 4)**2, 3)``, which is wrong, so no product of a constant and a Mod is built here)
+            return sympy.Mod(y, m + low) - (sympy.Mod(y, low) if low > 1 else 0)
         return bitand(y, m)
 
     return {

@@ -168,3 +168,14 @@ def test_fold_shares_common_subtrees_and_names_unknown_operations() -> None:
     assert fold(x + 1, alu, memo=memo) == 4 and fold(x + 2, alu, memo=memo) == 5 and calls == ["x"]
     with pytest.raises(LayoutError, match="no meaning"):
         fold(Var("x", 4) // 2, alu)
+
+
+def test_sympy_bit_field_of_a_mod_is_not_rewritten_wrongly() -> None:
+    """``(a & 12) % 3`` at ``a = 8`` is 2; SymPy 1.14 turns ``Mod(4*Mod(floor(a/4), 4), 3)`` into
+    ``Mod(Mod(floor(a/4), 4)**2, 3)`` (1 at ``a = 8``), so the interpreter never builds that form."""
+    from layoutcheck.expr.ir import var
+
+    a = var("a", 16)
+    e = (a & 12) % 3
+    sym = to_sympy(e)
+    assert [int(sym.subs({s: v for s in sym.free_symbols})) for v in range(16)] == [(v & 12) % 3 for v in range(16)]
