@@ -73,6 +73,7 @@ class KernelCase:
     tensor_maps: tuple[tuple[int, int, Any], ...] = ()
     arch: str = "sm_90"  # the -arch the source needs (wgmma: sm_90a)
     compare_source: str = ""  # the fused compare kernel run by ``compare`` on the GPU ("" = compared on the host)
+    include_dirs: tuple[str, ...] = ()  # -I folders: non-empty means the source includes headers (compiled by nvcc)
 
 
 def _ident(s: str) -> str:

@@ -1,0 +1,159 @@
+"""REFUTED configurations on silicon (#28 item 5): instantiate what ``check --include-broken`` refutes, so the GPU
+can show it does exactly what the counterexample says.
+
+For every REFUTED row of the given spec paths (``specs/broken``, ``specs/zoo``) this module builds a
+``RefutedCase``: the kernel that instantiates the wrong configuration and the model's *full* prediction of what goes
+wrong -- not only the counterexample's first witness. Kinds instantiated:
+
+* ``exact_cover`` of a ``tv`` or ``tiled_mma`` config (a partition that misses or doubles elements): the ownership
+  kernel (``codegen.cases._ownership_case``) of the same TV map; predicted, per tile element, its number of owners
+  (``np.bincount`` of ``Layout.offsets()``) and its owners. The set of wrong elements is where that count is not 1.
+
+Every other REFUTED row is listed with the reason it is not instantiated (fail closed: never dropped). The GPU side
+(run and compare) is ``layoutcheck.gpu.refuted``; ``confirm`` here is the comparison itself, a pure function.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from layoutcheck.algebra.layout import Layout, size
+from layoutcheck.codegen.cases import KernelCase, _ownership_case, tiled_c_tv
+
+MAX_THREADS = 1024  # threads per CTA (CUDA C++ Programming Guide, "Compute Capabilities")
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class OwnershipPrediction:
+    """What the model says the ownership kernel of a wrong partition writes: ``count[e]`` owners of tile element
+    ``e`` (colex), ``owners[e]`` their ids ``t + T*v`` (the kernel writes one of them; none when missed)."""
+
+    count: np.ndarray
+    owners: tuple[frozenset[int], ...]
+
+    @property
+    def wrong(self) -> np.ndarray:
+        """The elements owned other than exactly once, ascending."""
+        return np.flatnonzero(self.count != 1)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class RefutedCase:
+    """One REFUTED row and how (whether) it is instantiated: ``case`` is None when ``reason`` says why not."""
+
+    file: str
+    line: int
+    config: str
+    property: str
+    counterexample: str
+    witness: dict[str, Any] = field(default_factory=dict)
+    case: KernelCase | None = None
+    prediction: OwnershipPrediction | None = None
+    tile: tuple[int, int] = (0, 0)
+    reason: str = ""
+
+    @property
+    def label(self) -> str:
+        return f"{self.file}:{self.line} {self.config} {self.property}"
+
+
+def ownership_prediction(tv: Layout, tile: tuple[int, int]) -> OwnershipPrediction:
+    """Owner counts and owner ids of every element of ``tile`` under ``tv`` (the model, from ``Layout.offsets()``).
+
+    Pre: every offset lies in ``[0, size(tile))``."""
+    n = tile[0] * tile[1]
+    off = np.asarray(tv.offsets(), dtype=np.int64)  # index t + T*v (colex) -> element
+    count = np.bincount(off, minlength=n)
+    owners: list[set[int]] = [set() for _ in range(n)]
+    for pid, e in enumerate(off.tolist()):
+        owners[e].add(pid)
+    return OwnershipPrediction(count, tuple(frozenset(s) for s in owners))
+
+
+def confirm(pred: OwnershipPrediction, owner: np.ndarray, count: np.ndarray,
+            witness: dict[str, Any] | None = None) -> tuple[bool, str]:
+    """Whether the GPU's ``owner`` / ``count`` maps are exactly what ``pred`` says, and the first disagreement.
+
+    Confirmed means: the same write count on every element (so the same wrong elements, missed or multiply owned,
+    at the same positions), every written element holding one of its predicted owners (a doubly owned element
+    holds whichever write came last), and the counterexample's witness element (``y``, ``count``) among them.
+    """
+    count = np.asarray(count, dtype=np.int64).reshape(-1)
+    owner = np.asarray(owner, dtype=np.int64).reshape(-1)
+    if count.shape != pred.count.shape:
+        return False, f"count map has {count.size} elements, predicted {pred.count.size}"
+    diff = np.flatnonzero(count != pred.count)
+    if diff.size:
+        e = int(diff[0])
+        return False, (f"element {e}: written {int(count[e])} times, predicted {int(pred.count[e])} "
+                       f"({diff.size} elements differ)")
+    for e in np.flatnonzero(pred.count > 0).tolist():
+        if int(owner[e]) not in pred.owners[e]:
+            return False, f"element {e}: holds owner {int(owner[e])}, predicted one of {sorted(pred.owners[e])}"
+    if witness and "y" in witness:
+        y = int(witness["y"])
+        if not 0 <= y < count.size or int(count[y]) != int(witness.get("count", -1)):
+            return False, f"witness element {y}: the GPU wrote it {int(count[y]) if 0 <= y < count.size else '?'}" \
+                          f" times, the counterexample says {witness.get('count')}"
+        if "owners" in witness and {int(o) for o in witness["owners"]} != set(pred.owners[y]):
+            return False, f"witness element {y}: owners {witness['owners']}, the model's {sorted(pred.owners[y])}"
+    return True, f"{pred.wrong.size} wrong elements, as predicted"
+
+
+def _ownership(row: Any, cfg: Any) -> RefutedCase:
+    """The ownership kernel of a REFUTED ``exact_cover`` row, or why not."""
+    from layoutcheck.check import check_claim
+    from layoutcheck.properties.tv import exact_cover
+    from layoutcheck.spec.bind import mma_cta_tile, tiled_mma
+
+    base = dict(file=row.file, line=row.line, config=row.config, property=row.property,
+                counterexample=row.counterexample or "", witness=dict(row.counterexample_data or {}))
+    if cfg.kind == "tv":
+        tv, tile = cfg.get("tv"), tuple(cfg.get("tile"))
+    else:
+        mma = tiled_mma(cfg)
+        tile = mma_cta_tile(cfg, mma, "C")
+        tv = tiled_c_tv(mma, tile)
+    if not isinstance(tv, Layout) or len(tile) != 2:
+        return RefutedCase(**base, reason="needs a plain TV layout over a 2-D tile")
+    if size(tv[0]) > MAX_THREADS:
+        return RefutedCase(**base, reason=f"{size(tv[0])} threads > {MAX_THREADS} per CTA")
+    verdict = check_claim(cfg.file, cfg.name, exact_cover(tv, tile), cfg.line)
+    if verdict.status != "REFUTED":  # the kernel's map is not the refuted claim's subject: fail closed
+        return RefutedCase(**base, reason=f"exact_cover of the kernel's TV map is {verdict.status}")
+    off = np.asarray(tv.offsets())
+    n = tile[0] * tile[1]
+    if off.min() < 0 or off.max() >= n:
+        e = int(off[(off < 0) | (off >= n)][0])
+        return RefutedCase(**base, reason=f"writes element {e} outside the {tile[0]}x{tile[1]} tile: an "
+                                          "out-of-bounds store, not run")
+    case = _ownership_case(f"refuted {cfg.name} ({cfg.file}:{cfg.line})", tv, tile)
+    return RefutedCase(**base, case=case, prediction=ownership_prediction(tv, tile), tile=tile)
+
+
+def refuted_cases(paths: list[str]) -> list[RefutedCase]:
+    """A ``RefutedCase`` for every REFUTED row of ``paths`` (read with ``include_broken``), instantiated or not."""
+    from layoutcheck.check import _planned_config, plan, run_unit
+    from layoutcheck.errors import LayoutcheckError
+
+    out: list[RefutedCase] = []
+    for unit in plan(paths, include_broken=True).units:
+        rows = [r for r in run_unit(unit) if r.status == "REFUTED"]
+        if not rows:
+            continue
+        cfg = None if unit.road in ("ttgir", "tilelang") else _planned_config(unit)
+        for row in rows:
+            base = dict(file=row.file, line=row.line, config=row.config, property=row.property,
+                        counterexample=row.counterexample or "", witness=dict(row.counterexample_data or {}))
+            if cfg is not None and row.property == "exact_cover" and cfg.kind in ("tv", "tiled_mma"):
+                try:
+                    out.append(_ownership(row, cfg))
+                except LayoutcheckError as e:
+                    out.append(RefutedCase(**base, reason=f"cannot build the kernel: {' '.join(str(e).split())}"))
+            else:
+                kind = cfg.kind if cfg is not None else unit.road
+                out.append(RefutedCase(**base, reason=f"no refutation kernel for {row.property} ({kind}) yet"))
+    return out
