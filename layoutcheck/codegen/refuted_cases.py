@@ -16,6 +16,7 @@ Every other REFUTED row is listed with the reason it is not instantiated (fail c
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -130,7 +131,7 @@ def _ownership(row: Any, cfg: Any) -> RefutedCase:
         e = int(off[(off < 0) | (off >= n)][0])
         return RefutedCase(**base, reason=f"writes element {e} outside the {tile[0]}x{tile[1]} tile: an "
                                           "out-of-bounds store, not run")
-    case = _ownership_case(f"refuted {cfg.name} ({cfg.file}:{cfg.line})", tv, tile)
+    case = _ownership_case(f"refuted {cfg.name} ({Path(cfg.file).name}:{cfg.line})", tv, tile)
     return RefutedCase(**base, case=case, prediction=ownership_prediction(tv, tile), tile=tile)
 
 

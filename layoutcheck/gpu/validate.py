@@ -24,7 +24,8 @@ Sections (each independent; one failing does not stop the others):
   accesses vs the bank model (``layoutcheck.gpu.smem_ncu``);
 * ``refuted``    -- the REFUTED configurations of ``specs/broken`` / ``specs/zoo`` instantiated, each row confirmed
   when the GPU does exactly what the counterexample says (``layoutcheck.gpu.refuted``; ``OUT_DIR/gpu-refuted.json``);
-* ``vectors_device`` -- ``vectors --format h``'s ``__device__`` copies read in a kernel via ``<layoutcheck/ownership.h>``;
+* ``vectors_device`` -- ``vectors --format h``'s ``__device__`` copies read in a kernel through
+  ``<layoutcheck/ownership.h>``;
 * ``sanitizer``  -- compute-sanitizer memcheck and racecheck over every generated kernel (``runner --sanitize
   --all``: the bundled ones, the spec configs, the Hopper wgmma/TMA ones, the device vectors, the refuted ones).
 
@@ -72,12 +73,14 @@ def section_sanitizer(out: Path) -> dict[str, Any]:
     res: dict[str, Any] = {"ok": True}
     for tool in ("memcheck", "racecheck"):
         cmd = ["compute-sanitizer", "--tool", tool, "--error-exitcode", "9", sys.executable, "-m",
-               "layoutcheck.gpu.runner", "--sanitize"]
-        p = subprocess.run(cmd, env=tool_env(), capture_output=True, text=True, timeout=200)
+               "layoutcheck.gpu.runner", "--sanitize", "--all"]
+        p = subprocess.run(cmd, env=tool_env(), capture_output=True, text=True, timeout=240)
         text = p.stdout + p.stderr
         (out / f"sanitizer_{tool}.txt").write_text(text)
         summary = [ln for ln in text.splitlines() if "SUMMARY" in ln]
-        res[tool] = {"exit": p.returncode, "summary": summary[-1] if summary else "(no summary line)"}
+        ran = [ln for ln in text.splitlines() if "generated kernels run" in ln]
+        res[tool] = {"exit": p.returncode, "summary": summary[-1] if summary else "(no summary line)",
+                     "kernels": ran[-1] if ran else "(no kernel count line)"}
         res["ok"] &= p.returncode == 0
     return res
 

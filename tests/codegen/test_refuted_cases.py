@@ -1,0 +1,196 @@
+"""#28 item 5 on the CPU: REFUTED configurations become kernels, the model's full prediction of what goes wrong, and
+the comparison with fake GPU outputs; the report marks confirmed rows. (The GPU run is tests/gpu/test_refuted_gpu.py.)
+
+The fake GPU runs the *generated kernel's* index expression (the ``off = ...`` line of its source, through the C
+interpreter ``expr.c.eval_c``) for every thread and value in launch order, as the kernel does: the last writer of an
+element keeps it, every write counts. The naive oracle of the prediction is pycute (CuTe's own semantics)."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from functools import cache
+
+import numpy as np
+import pycute
+import pytest
+
+from layoutcheck.codegen.refuted_cases import confirm, ownership_prediction, refuted_cases
+from layoutcheck.expr.c import eval_c
+
+PATHS = ["specs/broken", "specs/zoo"]
+
+
+@cache
+def _all():
+    return refuted_cases(PATHS)
+
+
+def _fake_gpu(case):
+    """(owner, count) the ownership kernel writes, from its source's index expression."""
+    T = case.block
+    values = int(re.search(r"v < (\d+)u", case.source).group(1))
+    expr = re.search(r"const unsigned off = (.*);", case.source).group(1)
+    owner_writes, counts = {}, {}
+    for v in range(values):
+        offs = eval_c(expr, {"t": np.arange(T), "v": v, "b": 0})
+        for t, e in enumerate(np.broadcast_to(offs, (T,)).tolist()):
+            owner_writes[e] = t + T * v
+            counts[e] = counts.get(e, 0) + 1
+    return owner_writes, counts
+
+
+def _arrays(case, size):
+    ow, ct = _fake_gpu(case)
+    owner, count = np.zeros(size, np.uint32), np.zeros(size, np.uint32)
+    for e, o in ow.items():
+        owner[e] = o
+    for e, c in ct.items():
+        count[e] = c
+    return owner, count
+
+
+def test_every_refuted_row_is_listed_and_the_partitions_are_instantiated() -> None:
+    from layoutcheck.check import check_paths
+
+    rows = [r for r in check_paths(PATHS, include_broken=True) if r.status == "REFUTED"]
+    got = _all()
+    assert sorted((r.file, r.line, r.config, r.property) for r in rows) == \
+        sorted((c.file, c.line, c.config, c.property) for c in got)
+    inst = [c for c in got if c.case is not None]
+    names = {c.config for c in inst}
+    assert {"c_fragment_overlap", "simt_thread_overlap", "c_fragment_swapped_lane_bits",
+            "split_k_double_write"} <= names
+    assert all(c.reason for c in got if c.case is None)
+    oob = next(c for c in got if c.config == "tile_not_a_multiple_of_the_atom")
+    assert oob.case is None and "out-of-bounds" in oob.reason  # never launched: it would store outside the buffer
+
+
+def test_prediction_equals_pycute_enumeration() -> None:
+    """The predicted owner counts equal a naive enumeration of the TV layout with pycute (CuTe's semantics)."""
+    for rc in _all():
+        if rc.case is None or rc.file.endswith("ownership.toml"):
+            continue
+        m = re.search(r"TV (\S+) over tile", rc.case.source)
+        shape, stride = _parse_layout(m.group(1))
+        lay = pycute.Layout(shape, stride)
+        n = rc.tile[0] * rc.tile[1]
+        naive = np.zeros(n, np.int64)
+        for i in range(pycute.size(lay)):
+            naive[lay(i)] += 1
+        assert (naive == rc.prediction.count).all(), rc.label
+
+
+def _parse_layout(text: str):
+    shape, stride = text.split(":")
+    to = lambda s: eval(s.replace("(", "(").replace(")", ",)").replace(",,", ","))  # noqa: E731
+    return _untuple(to(shape)), _untuple(to(stride))
+
+
+def _untuple(x):
+    if isinstance(x, tuple):
+        return x[0] if len(x) == 1 and not isinstance(x[0], tuple) else tuple(_untuple(y) for y in x)
+    return x
+
+
+def test_fake_gpu_confirms_every_instantiated_row() -> None:
+    for rc in _all():
+        if rc.case is None:
+            continue
+        owner, count = _arrays(rc.case, rc.prediction.count.size)
+        ok, detail = confirm(rc.prediction, owner, count, rc.witness)
+        assert ok, (rc.label, detail)
+        assert rc.prediction.wrong.size > 0
+        assert int(rc.witness["y"]) in set(rc.prediction.wrong.tolist())  # the first witness is one of them
+
+
+def test_a_gpu_that_disagrees_is_not_confirmed() -> None:
+    rc = next(c for c in _all() if c.config == "c_fragment_overlap")
+    owner, count = _arrays(rc.case, 128)
+    wrong = rc.prediction.wrong
+    c2 = count.copy()
+    c2[wrong[-1]] = 1  # one of the predicted wrong elements comes out right
+    ok, detail = confirm(rc.prediction, owner, c2, rc.witness)
+    assert not ok and f"element {wrong[-1]}" in detail
+    o2 = owner.copy()
+    e = int(np.flatnonzero(rc.prediction.count == 1)[0])
+    o2[e] = (o2[e] + 1) % 128  # right count, wrong owner: a misplaced element
+    ok, detail = confirm(rc.prediction, o2, count, rc.witness)
+    assert not ok and "holds owner" in detail
+    ok, detail = confirm(rc.prediction, owner, count, {"y": int(np.flatnonzero(rc.prediction.count == 1)[0]),
+                                                        "count": 2})
+    assert not ok and "witness" in detail
+
+
+def test_prediction_of_a_hand_built_partition() -> None:
+    from layoutcheck.algebra.layout import Layout
+
+    pred = ownership_prediction(Layout((4, 2), (1, 2)), (3, 3))  # offsets i + 2j: 2, 3 doubly owned, 6-8 missed
+    assert pred.count.tolist() == [1, 1, 2, 2, 1, 1, 0, 0, 0]
+    assert pred.wrong.tolist() == [2, 3, 6, 7, 8]
+    assert pred.owners[2] == frozenset({2, 4})
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not installed")
+def test_refuted_kernels_compile_for_sm90a(tmp_path) -> None:
+    cases = [rc.case for rc in _all() if rc.case is not None]
+    for c in cases:
+        (tmp_path / f"{c.name}.cu").write_text(c.source)
+    procs = [subprocess.Popen(["nvcc", "-arch=sm_90a", "-std=c++17", "-Werror", "all-warnings", "-c",
+                               f"{c.name}.cu", "-o", f"{c.name}.o"], cwd=tmp_path, stderr=subprocess.PIPE,
+                              text=True) for c in cases]
+    errs = [(c.name, p.communicate()[1]) for c, p in zip(cases, procs, strict=True) if p.wait() != 0]
+    assert not errs, errs
+
+
+def test_results_document_and_html_marks(tmp_path) -> None:
+    from layoutcheck.check import check_paths
+    from layoutcheck.gpu.refuted import format_rows, results
+    from layoutcheck.report.gpu_results import parse_gpu_results
+    from layoutcheck.report.html import to_html
+
+    def fake_run(rc):
+        owner, count = _arrays(rc.case, rc.prediction.count.size)
+        ok, detail = confirm(rc.prediction, owner, count, rc.witness)
+        return ("confirmed" if ok else "not confirmed"), detail
+
+    doc = results(["specs/broken/doubly_owned.toml", "specs/broken/ownership.toml"], "FAKE H100", fake_run)
+    assert doc["summary"]["confirmed"] == 3 and doc["summary"]["not confirmed"] == 0
+    assert "3 confirmed on FAKE H100" in format_rows(doc)
+    gpu = parse_gpu_results(json.loads(json.dumps(doc)))
+    rows = check_paths(["specs/broken/doubly_owned.toml"], include_broken=True)
+    page = to_html(rows, gpu=gpu)
+    assert page.count("confirmed on FAKE H100") == 2  # exact_cover of both configs; not 'injective'
+    (tmp_path / "r.json").write_text(json.dumps(doc))
+    from layoutcheck.cli import main
+
+    assert main(["check", "--include-broken", "specs/broken/doubly_owned.toml", "--html", str(tmp_path / "r.html"),
+                 "--gpu-results", str(tmp_path / "r.json"), "-q"]) == 1
+    assert (tmp_path / "r.html").read_text().count('data-gpu="confirmed"') == 2
+
+
+def test_gpu_results_flag_errors(tmp_path) -> None:
+    from layoutcheck.cli import main
+
+    (tmp_path / "bad.json").write_text("{}")
+    assert main(["check", "specs/broken/doubly_owned.toml", "--html", str(tmp_path / "r.html"), "--gpu-results",
+                 str(tmp_path / "bad.json"), "-q"]) == 2
+    assert main(["check", "specs/broken/doubly_owned.toml", "--gpu-results", str(tmp_path / "bad.json"),
+                 "-q"]) == 2
+
+
+def test_validate_refuted_fails_cleanly_without_a_gpu(tmp_path) -> None:
+    pytest.importorskip("numpy")
+    try:
+        import cupy  # noqa: F401
+
+        pytest.skip("CuPy present: the GPU test runs this section")
+    except ImportError:
+        pass
+    from layoutcheck.gpu.validate import main
+
+    assert main([str(tmp_path), "--only", "refuted", "--only", "vectors_device"]) == 1
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert all("no GPU" in s["error"] for s in summary["sections"].values())
