@@ -309,4 +309,5 @@ def _write_header(own: OwnershipVectors, f: IO[str]) -> None:
         _write_list(f, a, per_line=True, sep=", \\\n")
         decl = f"const {ctype} lc_{n}_{key}"
         f.write(f"\nstatic {decl}[{a.size}] LC_VECTORS_UNUSED = {{{data}}};\n")
-        f.write(f"#if defined(__CUDACC__)\nstatic __device__ {decl}_dev[{a.size}] LC_VECTORS_UNUSED = {{{data}}};\n#endif\n")
+        f.write(f"#if defined(__CUDACC__)\nstatic __device__ {decl}_dev[{a.size}] LC_VECTORS_UNUSED = {{{data}}};\n"
+                "#endif\n")
