@@ -43,5 +43,5 @@ def all_generated_cases(spec_paths: list[str] | None = None, refuted_paths: list
     if spec_paths:
         cases += spec_cases(spec_paths)[0]
     if refuted_paths:
-        cases += [rc.case for rc in refuted_cases(refuted_paths) if rc.case is not None]
+        cases += [rc.case for rc in refuted_cases(refuted_paths) if rc.case is not None]  # (bank rows: probes)
     return list({c.name: c for c in cases}.values())

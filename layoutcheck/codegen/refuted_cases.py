@@ -8,6 +8,9 @@ wrong -- not only the counterexample's first witness. Kinds instantiated:
 * ``exact_cover`` of a ``tv`` or ``tiled_mma`` config (a partition that misses or doubles elements): the ownership
   kernel (``codegen.cases._ownership_case``) of the same TV map; predicted, per tile element, its number of owners
   (``np.bincount`` of ``Layout.offsets()``) and its owners. The set of wrong elements is where that count is not 1.
+* ``conflict_free`` with a ``conflict`` counterexample (a bank-conflicted access): each instruction's 32 lane
+  addresses on the bank probe kernel (``gpu.probes.banks``) under ncu; predicted, the bank model's wavefronts per
+  instruction (the witness instruction's is the counterexample's count).
 
 Every other REFUTED row is listed with the reason it is not instantiated (fail closed: never dropped). The GPU side
 (run and compare) is ``layoutcheck.gpu.refuted``; ``confirm`` here is the comparison itself, a pure function.
@@ -55,6 +58,13 @@ class RefutedCase:
     prediction: OwnershipPrediction | None = None
     tile: tuple[int, int] = (0, 0)
     reason: str = ""
+    # bank conflicts: (access kind name, the 32 lane byte addresses, the model's wavefronts) per instruction run
+    # under ncu on the bank probe kernel (``gpu.probes.banks``); the witness instruction is the first
+    bank_patterns: tuple[tuple[str, np.ndarray, int], ...] = ()
+
+    @property
+    def instantiated(self) -> bool:
+        return self.case is not None or bool(self.bank_patterns)
 
     @property
     def label(self) -> str:
@@ -135,9 +145,58 @@ def _ownership(row: Any, cfg: Any) -> RefutedCase:
     return RefutedCase(**base, case=case, prediction=ownership_prediction(tv, tile), tile=tile)
 
 
+MAX_BANK_INSTRUCTIONS = 64  # instructions of one refuted access measured under ncu (the witness's first)
+PROBE_SMEM_BYTES = 32768  # the bank probe kernel's shared buffer (``gpu.probes.banks.SMEM_BYTES``)
+
+
+def bank_patterns(prop: Any, witness: dict[str, Any]) -> tuple[tuple[tuple[str, np.ndarray, int], ...], str]:
+    """The bank probe patterns of a REFUTED ``conflict_free`` claim, or ``((), why not)``.
+
+    Each instruction's 32 lane byte addresses are moved down by a multiple of 1024 bytes so the access starts in the
+    probe's buffer (banks and wavefronts only see addresses modulo 128, and distinct words stay distinct); the
+    prediction is the bank model's wavefront count (``models.banks.model.wavefronts``), which for the witness
+    instruction is the counterexample's ``wavefronts``.
+    """
+    from layoutcheck.models.banks.model import wavefronts
+
+    if witness.get("kind") != "conflict":
+        return (), f"counterexample kind {witness.get('kind')!r}: no wavefront count to measure"
+    addresses = getattr(prop, "addresses", None)
+    access = getattr(prop, "access", None)
+    if addresses is None or access is None:
+        return (), "the claim has no per-instruction lane addresses"
+    addresses = np.asarray(addresses, dtype=np.int64)
+    kind = access.kind
+    first = int(witness["instruction"])
+    order = [first] + [i for i in range(len(addresses)) if i != first][:MAX_BANK_INSTRUCTIONS - 1]
+    out = []
+    for i in order:
+        a = addresses[i]
+        if a.shape != (32,):
+            return (), f"instruction {i} has {a.shape} addresses, the probe takes 32 lanes"
+        a = a - (int(a.min()) // 1024) * 1024
+        if int(a.max()) + kind.bytes > PROBE_SMEM_BYTES:
+            return (), f"instruction {i} spans {int(a.max()) + kind.bytes} bytes, more than the probe's buffer"
+        out.append((kind.name, a.astype(np.uint32), int(wavefronts(kind, a))))
+    if out[0][2] != int(witness.get("wavefronts", -1)):
+        return (), f"the model gives {out[0][2]} wavefronts, the counterexample {witness.get('wavefronts')}"
+    return tuple(out), ""
+
+
+def confirm_banks(rc: RefutedCase, measured: list[int]) -> tuple[bool, str]:
+    """Whether ncu's wavefronts equal the model's for every instruction of ``rc`` (the witness's first)."""
+    if len(measured) != len(rc.bank_patterns):
+        return False, f"{len(measured)} measurements for {len(rc.bank_patterns)} instructions"
+    for j, ((kind, _, want), got) in enumerate(zip(rc.bank_patterns, measured, strict=True)):
+        if int(got) != want:
+            return False, f"instruction {j} ({kind}): ncu {int(got)} wavefronts, predicted {want}"
+    return True, (f"{len(measured)} instructions, ncu wavefronts = model; the witness's "
+                  f"{rc.bank_patterns[0][2]} (ideal {rc.witness.get('ideal')})")
+
+
 def refuted_cases(paths: list[str]) -> list[RefutedCase]:
     """A ``RefutedCase`` for every REFUTED row of ``paths`` (read with ``include_broken``), instantiated or not."""
-    from layoutcheck.check import _planned_config, plan, run_unit
+    from layoutcheck.check import _planned_config, plan, row_property, run_unit
     from layoutcheck.errors import LayoutcheckError
 
     out: list[RefutedCase] = []
@@ -154,6 +213,12 @@ def refuted_cases(paths: list[str]) -> list[RefutedCase]:
                     out.append(_ownership(row, cfg))
                 except LayoutcheckError as e:
                     out.append(RefutedCase(**base, reason=f"cannot build the kernel: {' '.join(str(e).split())}"))
+            elif row.property == "conflict_free":
+                try:
+                    pats, why = bank_patterns(row_property(row), base["witness"])
+                except (LayoutcheckError, LookupError) as e:
+                    pats, why = (), f"cannot rebuild the claim: {' '.join(str(e).split())}"
+                out.append(RefutedCase(**base, bank_patterns=pats, reason=why))
             else:
                 kind = cfg.kind if cfg is not None else unit.road
                 out.append(RefutedCase(**base, reason=f"no refutation kernel for {row.property} ({kind}) yet"))

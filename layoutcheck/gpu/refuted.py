@@ -43,19 +43,54 @@ def run_refuted_case(rc: Any) -> tuple[str, str]:
     return ("confirmed" if ok else "not confirmed"), detail
 
 
-def results(paths: list[str], device: str, run: Any = run_refuted_case) -> dict[str, Any]:
-    """The results document: one entry per REFUTED row (``run`` is the GPU step; tests pass a fake)."""
-    from layoutcheck.codegen.refuted_cases import refuted_cases
+def measure_bank_patterns(patterns: list[tuple[str, Any]], out: Path) -> list[int]:
+    """ncu's shared-memory wavefronts of each ``(access kind, 32 lane addresses)`` on the bank probe kernel, in one
+    ncu process (``gpu.probes.banks.run``; its files go to ``out/refuted_banks``)."""
+    from layoutcheck.gpu.probes.banks import run
 
+    work = out / "refuted_banks"
+    work.mkdir(parents=True, exist_ok=True)
+    return [int(r["measured"]) for r in run(work, patterns)]
+
+
+def results(paths: list[str], device: str, run: Any = run_refuted_case, measure: Any = measure_bank_patterns,
+            out: Path | None = None) -> dict[str, Any]:
+    """The results document: one entry per REFUTED row (``run`` runs an ownership kernel, ``measure`` the bank
+    patterns of every bank row at once; tests pass fakes)."""
+    from layoutcheck.codegen.refuted_cases import confirm_banks, refuted_cases
+
+    cases = refuted_cases(paths)
+    banked = [rc for rc in cases if rc.bank_patterns]
+    measured: dict[int, list[int]] = {}
+    bank_error = ""
+    if banked:
+        flat = [(k, a) for rc in banked for k, a, _ in rc.bank_patterns]
+        try:
+            got = measure(flat, out if out is not None else Path("."))
+        except Exception as e:  # ncu missing or failing: every bank row says so
+            bank_error = f"ncu measurement failed: {type(e).__name__}: {' '.join(str(e).split())[:300]}"
+        else:
+            i = 0
+            for rc in banked:
+                measured[id(rc)] = got[i:i + len(rc.bank_patterns)]
+                i += len(rc.bank_patterns)
     rows = []
-    for rc in refuted_cases(paths):
-        if rc.case is None:
+    for rc in cases:
+        if not rc.instantiated:
             gpu, detail = "not instantiable", rc.reason
+        elif rc.bank_patterns:
+            ok, detail = confirm_banks(rc, measured[id(rc)]) if not bank_error else (False, bank_error)
+            gpu = "confirmed" if ok else "not confirmed"
         else:
             gpu, detail = run(rc)
         rows.append({"file": rc.file, "line": rc.line, "config": rc.config, "property": rc.property,
-                     "status": "REFUTED", "gpu": gpu, "detail": detail, "kernel": rc.case.name if rc.case else None,
+                     "status": "REFUTED", "gpu": gpu, "detail": detail,
+                     "experiment": "ownership kernel" if rc.case is not None else
+                     "bank probe under ncu" if rc.bank_patterns else None,
+                     "kernel": rc.case.name if rc.case is not None else None,
                      "predicted_wrong": int(rc.prediction.wrong.size) if rc.prediction is not None else None,
+                     "predicted_wavefronts": [w for _, _, w in rc.bank_patterns] or None,
+                     "measured_wavefronts": measured.get(id(rc)),
                      "counterexample": rc.counterexample})
     return {"schema": SCHEMA, "device": device, "rows": rows,
             "summary": {k: sum(r["gpu"] == k for r in rows) for k in ("confirmed", "not confirmed",
@@ -89,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"layoutcheck.gpu.refuted: no GPU (needs CuPy and a CUDA device: {type(e).__name__}: {e})",
               file=sys.stderr)
         return 2
-    doc = results(ns.paths, device)
+    doc = results(ns.paths, device, out=Path(ns.json).resolve().parent)
     Path(ns.json).write_text(json.dumps(doc, indent=1))
     print(format_rows(doc))
     return 0 if doc["summary"]["not confirmed"] == 0 and doc["summary"]["confirmed"] else 1

@@ -490,7 +490,7 @@ def section_refuted(out: Path) -> dict[str, Any]:
     from layoutcheck.gpu.refuted import DEFAULT_PATHS, device_name, format_rows, results
 
     _need_gpu()
-    doc = results(list(DEFAULT_PATHS), device_name())
+    doc = results(list(DEFAULT_PATHS), device_name(), out=out)
     (out / "gpu-refuted.json").write_text(json.dumps(doc, indent=1))
     print(format_rows(doc))
     s = doc["summary"]

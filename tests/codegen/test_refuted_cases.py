@@ -63,7 +63,10 @@ def test_every_refuted_row_is_listed_and_the_partitions_are_instantiated() -> No
     names = {c.config for c in inst}
     assert {"c_fragment_overlap", "simt_thread_overlap", "c_fragment_swapped_lane_bits",
             "split_k_double_write"} <= names
-    assert all(c.reason for c in got if c.case is None)
+    assert all(c.reason for c in got if not c.instantiated)
+    banked = {c.config for c in got if c.bank_patterns}
+    assert {"linear_K_major_ldsm", "wrong_swizzle_base", "too_narrow_swizzle_for_tile", "transpose_write_no_xor",
+            "transpose_rowmajor_read_cols"} <= banked
     oob = next(c for c in got if c.config == "tile_not_a_multiple_of_the_atom")
     assert oob.case is None and "out-of-bounds" in oob.reason  # never launched: it would store outside the buffer
 
@@ -145,6 +148,27 @@ def test_refuted_kernels_compile_for_sm90a(tmp_path) -> None:
     assert not errs, errs
 
 
+def _fake_ncu(patterns, out):
+    """The naive bank oracle of tests/semantics (written from the hardware's bank rules, no layoutcheck code)."""
+    from tests.semantics.test_sem_banks import _cost
+
+    return [_cost(kind, [int(x) for x in a])[0] for kind, a in patterns]
+
+
+def test_bank_rows_predict_the_witness_count_and_a_naive_ncu_confirms_them() -> None:
+    from layoutcheck.codegen.refuted_cases import confirm_banks
+
+    for rc in _all():
+        if not rc.bank_patterns:
+            continue
+        assert rc.bank_patterns[0][2] == rc.witness["wavefronts"] > rc.witness["ideal"]
+        measured = _fake_ncu([(k, a) for k, a, _ in rc.bank_patterns], None)
+        assert confirm_banks(rc, measured)[0], rc.label
+        measured[0] = rc.witness["ideal"]  # silicon conflict-free where the model says conflicted
+        ok, detail = confirm_banks(rc, measured)
+        assert not ok and "instruction 0" in detail
+
+
 def test_results_document_and_html_marks(tmp_path) -> None:
     from layoutcheck.check import check_paths
     from layoutcheck.gpu.refuted import format_rows, results
@@ -156,9 +180,13 @@ def test_results_document_and_html_marks(tmp_path) -> None:
         ok, detail = confirm(rc.prediction, owner, count, rc.witness)
         return ("confirmed" if ok else "not confirmed"), detail
 
-    doc = results(["specs/broken/doubly_owned.toml", "specs/broken/ownership.toml"], "FAKE H100", fake_run)
-    assert doc["summary"]["confirmed"] == 3 and doc["summary"]["not confirmed"] == 0
-    assert "3 confirmed on FAKE H100" in format_rows(doc)
+    doc = results(["specs/broken/doubly_owned.toml", "specs/broken/ownership.toml",
+                   "specs/broken/conflicted_swizzle.toml"], "FAKE H100", fake_run, _fake_ncu, tmp_path)
+    assert doc["summary"]["confirmed"] == 6 and doc["summary"]["not confirmed"] == 0
+    assert "6 confirmed on FAKE H100" in format_rows(doc)
+    failing = results(["specs/broken/conflicted_swizzle.toml"], "FAKE", fake_run,
+                      lambda p, o: (_ for _ in ()).throw(FileNotFoundError("ncu")), tmp_path)
+    assert failing["summary"]["not confirmed"] == 3 and "ncu measurement failed" in failing["rows"][0]["detail"]
     gpu = parse_gpu_results(json.loads(json.dumps(doc)))
     rows = check_paths(["specs/broken/doubly_owned.toml"], include_broken=True)
     page = to_html(rows, gpu=gpu)
