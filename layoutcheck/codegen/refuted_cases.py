@@ -168,7 +168,7 @@ def bank_patterns(prop: Any, witness: dict[str, Any]) -> tuple[tuple[tuple[str, 
     addresses = np.asarray(addresses, dtype=np.int64)
     kind = access.kind
     first = int(witness["instruction"])
-    order = [first] + [i for i in range(len(addresses)) if i != first][:MAX_BANK_INSTRUCTIONS - 1]
+    order = [first, *[i for i in range(len(addresses)) if i != first][:MAX_BANK_INSTRUCTIONS - 1]]
     out = []
     for i in order:
         a = addresses[i]
