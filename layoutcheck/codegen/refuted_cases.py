@@ -61,6 +61,9 @@ class RefutedCase:
     # bank conflicts: (access kind name, the 32 lane byte addresses, the model's wavefronts) per instruction run
     # under ncu on the bank probe kernel (``gpu.probes.banks``); the witness instruction is the first
     bank_patterns: tuple[tuple[str, np.ndarray, int], ...] = ()
+    # wgmma descriptors: the read-out kernel's predicted C = A' ([m, k]: what the descriptors read) and A as stored
+    readout: tuple[np.ndarray, np.ndarray] | None = None
+    readout_major: str = "K"
 
     @property
     def instantiated(self) -> bool:
@@ -194,6 +197,53 @@ def confirm_banks(rc: RefutedCase, measured: list[int]) -> tuple[bool, str]:
                   f"{rc.bank_patterns[0][2]} (ideal {rc.witness.get('ideal')})")
 
 
+def _readout(row: Any, base: dict[str, Any]) -> RefutedCase:
+    """The wgmma read-out of a REFUTED ``gmma_addresses`` (``place``) or ``gmma_fields`` (``base_offset``) row: the
+    stage stored where its writer puts it, read through the row's descriptors (``codegen.wgmma_cases.readout_case``),
+    or why not."""
+    from layoutcheck.algebra.swizzle import inner
+    from layoutcheck.check import row_property
+    from layoutcheck.codegen.wgmma_cases import readout_case, readout_values
+    from layoutcheck.errors import LayoutcheckError
+
+    w = base["witness"]
+    if w.get("kind") not in ("place", "base_offset"):
+        return RefutedCase(**base, reason=f"counterexample kind {w.get('kind')!r}: nothing placed to read out")
+    try:
+        prop = row_property(row)
+        if getattr(prop, "dtype", None) != "f16":
+            return RefutedCase(**base, reason=f"the read-out takes f16 operands, found {getattr(prop, 'dtype', '?')}")
+        reads = prop.reads(w.get("writer", "threads"))
+        lay = inner(prop.stage)
+        mn, k = size(lay[0]), size(lay[1])
+        tag = "".join(ch if ch.isalnum() else "_" for ch in f"{row.config}_{row.property}").strip("_")
+        case, predicted = readout_case(f"wgmma_readout_{tag}", reads, prop.major, mn, k,
+                                       f"{row.config}, written by {w.get('writer', 'threads')}")
+    except (LayoutcheckError, LookupError) as e:
+        return RefutedCase(**base, reason=f"no read-out kernel: {' '.join(str(e).split())}")
+    stored = readout_values(mn * k).reshape(k, mn).T  # A[m, k] as the kernel stores it
+    if not (predicted != stored).any():
+        return RefutedCase(**base, reason="the model predicts every element read right: nothing to confirm")
+    return RefutedCase(**base, case=case, readout=(predicted, stored), readout_major=prop.major)
+
+
+def confirm_readout(rc: RefutedCase, c: np.ndarray) -> tuple[bool, str]:
+    """Whether the GPU's ``C = A'`` (``[m, k]``) equals the model's read of every element: the same wrong elements
+    at the same positions, each holding the value the model says the descriptor fetched."""
+    assert rc.readout is not None
+    predicted, stored = rc.readout
+    c = np.asarray(c, dtype=np.float32)
+    if c.shape != predicted.shape:
+        return False, f"C is {c.shape}, predicted {predicted.shape}"
+    diff = np.argwhere(c != predicted)
+    wrong_pred, wrong_gpu = int((predicted != stored).sum()), int((c != stored).sum())
+    if diff.size:
+        m, k = (int(x) for x in diff[0])
+        return False, (f"A'({m},{k}): the GPU read {c[m, k]:g}, the model {predicted[m, k]:g} (stored {stored[m, k]:g}); "
+                       f"{len(diff)} elements differ; wrong elements: GPU {wrong_gpu}, model {wrong_pred}")
+    return True, f"{wrong_pred} of {stored.size} elements read wrong, each where and what the model says"
+
+
 def refuted_cases(paths: list[str]) -> list[RefutedCase]:
     """A ``RefutedCase`` for every REFUTED row of ``paths`` (read with ``include_broken``), instantiated or not."""
     from layoutcheck.check import _planned_config, plan, row_property, run_unit
@@ -213,6 +263,8 @@ def refuted_cases(paths: list[str]) -> list[RefutedCase]:
                     out.append(_ownership(row, cfg))
                 except LayoutcheckError as e:
                     out.append(RefutedCase(**base, reason=f"cannot build the kernel: {' '.join(str(e).split())}"))
+            elif row.property in ("gmma_addresses", "gmma_fields") and cfg is not None and cfg.kind == "wgmma":
+                out.append(_readout(row, base))
             elif row.property == "conflict_free":
                 try:
                     pats, why = bank_patterns(row_property(row), base["witness"])

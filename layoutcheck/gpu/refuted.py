@@ -25,21 +25,27 @@ def device_name() -> str:
 
 
 def run_refuted_case(rc: Any) -> tuple[str, str]:
-    """(``confirmed`` | ``not confirmed``, detail) of one instantiated ``RefutedCase`` on the GPU."""
+    """(``confirmed`` | ``not confirmed``, detail) of one instantiated ``RefutedCase`` with a kernel on the GPU: an
+    ownership kernel (owner and count maps) or a wgmma read-out (``C = A'``)."""
     import cupy
 
-    from layoutcheck.codegen.refuted_cases import confirm
-    from layoutcheck.gpu.runner import compiled
+    from layoutcheck.codegen.refuted_cases import confirm, confirm_readout
+    from layoutcheck.codegen.wgmma_cases import readout_c
+    from layoutcheck.gpu.runner import compiled, fill_tensor_maps
 
     try:
         fn = compiled(rc.case)
         args = rc.case.inputs(cupy)
+        fill_tensor_maps(rc.case, args)
         fn((rc.case.grid,), (rc.case.block,), tuple(args))
         cupy.cuda.runtime.deviceSynchronize()
-        owner, count = (cupy.asnumpy(args[i]) for i in rc.case.outputs)
+        outs = [cupy.asnumpy(args[i]) for i in rc.case.outputs]
     except Exception as e:
         return "not confirmed", f"kernel failed: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
-    ok, detail = confirm(rc.prediction, owner, count, rc.witness)
+    if rc.readout is not None:
+        ok, detail = confirm_readout(rc, readout_c(outs[0], rc.readout[0].shape[1]))
+    else:
+        ok, detail = confirm(rc.prediction, outs[0], outs[1], rc.witness)
     return ("confirmed" if ok else "not confirmed"), detail
 
 
@@ -85,7 +91,8 @@ def results(paths: list[str], device: str, run: Any = run_refuted_case, measure:
             gpu, detail = run(rc)
         rows.append({"file": rc.file, "line": rc.line, "config": rc.config, "property": rc.property,
                      "status": "REFUTED", "gpu": gpu, "detail": detail,
-                     "experiment": "ownership kernel" if rc.case is not None else
+                     "experiment": "wgmma read-out" if rc.readout is not None else
+                     "ownership kernel" if rc.case is not None else
                      "bank probe under ncu" if rc.bank_patterns else None,
                      "kernel": rc.case.name if rc.case is not None else None,
                      "predicted_wrong": int(rc.prediction.wrong.size) if rc.prediction is not None else None,

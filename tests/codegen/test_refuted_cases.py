@@ -222,3 +222,81 @@ def test_validate_refuted_fails_cleanly_without_a_gpu(tmp_path) -> None:
     assert main([str(tmp_path), "--only", "refuted", "--only", "vectors_device"]) == 1
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert all("no GPU" in s["error"] for s in summary["sections"].values())
+
+
+# -- wgmma descriptor read-outs ----------------------------------------------------------------------------------------
+def _fake_wgmma(case, major: str) -> np.ndarray:
+    """The read-out kernel's raw dump as a naive wgmma would leave it: per K-block, the descriptor words decoded by
+    the naive decoder of tests/semantics/test_sem_descriptors (PTX ISA canonical layouts, written from the ISA), the
+    bytes read from the kernel's own shared-memory image (zero-filled, A and B stored at addrA / addrB)."""
+    from layoutcheck.algebra.layout import size
+    from layoutcheck.hw.mma import mma_atom
+    from layoutcheck.models.tiled_mma import make_tiled_mma
+    from tests.semantics.test_sem_descriptors import bits, canonical_bytes, xor_swizzle
+    from tests.strategies_sem_descriptors import GMMA_MODES
+
+    gA, gB, addr_a, addr_b, da, db, _ = case.inputs(np)
+    K = int(re.search(r"kb < (\d+)u", case.source).group(1)) * 16
+    N = int(re.search(r"m64n(\d+)k16", case.source).group(1))
+    smem = int(re.search(r"smem\[(\d+)\]", case.source).group(1))
+    image = np.zeros(smem // 2, np.float32)
+    image[addr_a.astype(np.int64) // 2] = gA.view(np.float16).astype(np.float32)
+    image[addr_b.astype(np.int64) // 2] = gB.view(np.float16).astype(np.float32)
+
+    def read(word: int, maj: str, mn_ext: int) -> np.ndarray:
+        start, lbo, sbo, b, code = 16 * bits(word, 0, 14), 16 * bits(word, 16, 14), 16 * bits(word, 32, 14), \
+            bits(word, 49, 3), bits(word, 62, 2)
+        units, sw = GMMA_MODES[code]
+        period = 1 << sum(sw) if sw else 1
+        anchor = (128 * b) % period if sw else 0
+        p = start - ((start - anchor) % period) if sw else 0
+        out = np.empty((mn_ext, 16), np.float32)
+        for mn in range(mn_ext):
+            for k in range(16):
+                a = p + xor_swizzle(start - p + canonical_bytes(maj, 2, units, 8, lbo, sbo, mn, k), sw)
+                out[mn, k] = image[a // 2]
+        return out
+
+    A = np.concatenate([read(int(w), major, 64) for w in da], axis=1)  # [m, k]
+    B = np.concatenate([read(int(w), "K", N) for w in db], axis=1)  # [n, k]
+    C = A @ B.T
+    atom = mma_atom(f"SM90_64x{N}x16_F32F16F16_SS")
+    nacc = size(atom.tv_layout_C[1])
+    elem = make_tiled_mma(atom).tv_layout_C.offsets().reshape(nacc, 128).T
+    assert K == A.shape[1]
+    return C.T.reshape(-1)[elem].reshape(-1)
+
+
+def test_readout_rows_are_instantiated_and_a_naive_wgmma_confirms_them() -> None:
+    from layoutcheck.codegen.refuted_cases import confirm_readout
+    from layoutcheck.codegen.wgmma_cases import readout_c
+
+    ro = [rc for rc in _all() if rc.readout is not None]
+    assert {(rc.config, rc.property) for rc in ro} >= {
+        ("unaligned_stage_without_base_offset", "gmma_addresses"), ("unaligned_stage_without_base_offset",
+                                                                    "gmma_fields"),
+        ("base_offset_3_on_a_tma_written_stage", "gmma_addresses"), ("tma_64B_wgmma_128B", "gmma_addresses")}
+    for rc in ro:
+        predicted, stored = rc.readout
+        raw = _fake_wgmma(rc.case, rc.readout_major)
+        ok, detail = confirm_readout(rc, readout_c(raw, predicted.shape[1]))
+        assert ok, (rc.label, detail)
+        if rc.witness.get("kind") == "place":  # the counterexample's element is among the wrong ones
+            from layoutcheck.models.gmma import block_crd
+
+            m, k = block_crd(64, (64, 16), rc.witness["block"], rc.witness["i"])
+            assert predicted[m, k] != stored[m, k]
+        bad = raw.copy()
+        bad[0] += 1  # one accumulator off: not confirmed, and the element is named
+        assert not confirm_readout(rc, readout_c(bad, predicted.shape[1]))[0]
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not installed")
+def test_readout_kernels_compile_for_sm90a(tmp_path) -> None:
+    cases = [rc.case for rc in _all() if rc.readout is not None][:2]
+    for c in cases:
+        (tmp_path / f"{c.name}.cu").write_text(c.source)
+        r = subprocess.run(["nvcc", "-gencode", "arch=compute_90a,code=sm_90a", "-std=c++17", "-Werror",
+                            "all-warnings", "-c", f"{c.name}.cu", "-o", f"{c.name}.o"], cwd=tmp_path,
+                           capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
