@@ -59,7 +59,7 @@ def test_every_refuted_row_is_listed_and_the_partitions_are_instantiated() -> No
     got = _all()
     assert sorted((r.file, r.line, r.config, r.property) for r in rows) == \
         sorted((c.file, c.line, c.config, c.property) for c in got)
-    inst = [c for c in got if c.case is not None]
+    inst = [c for c in got if c.prediction is not None]
     names = {c.config for c in inst}
     assert {"c_fragment_overlap", "simt_thread_overlap", "c_fragment_swapped_lane_bits",
             "split_k_double_write"} <= names
@@ -74,7 +74,7 @@ def test_every_refuted_row_is_listed_and_the_partitions_are_instantiated() -> No
 def test_prediction_equals_pycute_enumeration() -> None:
     """The predicted owner counts equal a naive enumeration of the TV layout with pycute (CuTe's semantics)."""
     for rc in _all():
-        if rc.case is None or rc.file.endswith("ownership.toml"):
+        if rc.prediction is None or rc.file.endswith("ownership.toml"):
             continue
         m = re.search(r"TV (\S+) over tile", rc.case.source)
         shape, stride = _parse_layout(m.group(1))
@@ -100,7 +100,7 @@ def _untuple(x):
 
 def test_fake_gpu_confirms_every_instantiated_row() -> None:
     for rc in _all():
-        if rc.case is None:
+        if rc.prediction is None:
             continue
         owner, count = _arrays(rc.case, rc.prediction.count.size)
         ok, detail = confirm(rc.prediction, owner, count, rc.witness)
@@ -138,7 +138,7 @@ def test_prediction_of_a_hand_built_partition() -> None:
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not installed")
 def test_refuted_kernels_compile_for_sm90a(tmp_path) -> None:
-    cases = [rc.case for rc in _all() if rc.case is not None]
+    cases = [rc.case for rc in _all() if rc.prediction is not None]
     for c in cases:
         (tmp_path / f"{c.name}.cu").write_text(c.source)
     procs = [subprocess.Popen(["nvcc", "-arch=sm_90a", "-std=c++17", "-Werror", "all-warnings", "-c",
@@ -263,7 +263,7 @@ def _fake_wgmma(case, major: str) -> np.ndarray:
     atom = mma_atom(f"SM90_64x{N}x16_F32F16F16_SS")
     nacc = size(atom.tv_layout_C[1])
     elem = make_tiled_mma(atom).tv_layout_C.offsets().reshape(nacc, 128).T
-    assert K == A.shape[1]
+    assert A.shape[1] == K
     return C.T.reshape(-1)[elem].reshape(-1)
 
 
