@@ -240,7 +240,8 @@ def confirm_readout(rc: RefutedCase, c: np.ndarray) -> tuple[bool, str]:
     if diff.size:
         m, k = (int(x) for x in diff[0])
         return False, (f"A'({m},{k}): the GPU read {c[m, k]:g}, the model {predicted[m, k]:g} "
-                       f"(stored {stored[m, k]:g}); {len(diff)} elements differ; wrong elements: GPU {wrong_gpu}, model {wrong_pred}")
+                       f"(stored {stored[m, k]:g}); {len(diff)} elements differ; wrong elements: GPU {wrong_gpu}, "
+                       f"model {wrong_pred}")
     return True, f"{wrong_pred} of {stored.size} elements read wrong, each where and what the model says"
 
 
