@@ -64,6 +64,7 @@ class RefutedCase:
     # wgmma descriptors: the read-out kernel's predicted C = A' ([m, k]: what the descriptors read) and A as stored
     readout: tuple[np.ndarray, np.ndarray] | None = None
     readout_major: str = "K"
+    readout_dump: bool = True  # the kernel dumps raw accumulators (``wgmma_placed``); False: it stores C [m, n]
 
     @property
     def instantiated(self) -> bool:
@@ -227,6 +228,49 @@ def _readout(row: Any, base: dict[str, Any]) -> RefutedCase:
     return RefutedCase(**base, case=case, readout=(predicted, stored), readout_major=prop.major)
 
 
+def _tma_readout(row: Any, cfg: Any, base: dict[str, Any]) -> RefutedCase:
+    """A REFUTED ``tma_wgmma`` row (``place``: a TMA swizzle that disagrees with the wgmma descriptors'): the
+    generated TMA -> smem -> wgmma kernel (``wgmma_gemm_case``) with TMA writing the config's ``swizzle`` stage and
+    A's descriptors describing its ``wgmma_swizzle`` stage, ``B = I`` so ``C = A'``; predicted: the value at the byte
+    the model says each descriptor reads, in the model's TMA image (``TmaWgmma._sides``)."""
+    from layoutcheck.algebra.swizzle import inner
+    from layoutcheck.check import row_property
+    from layoutcheck.codegen.wgmma_cases import _stage, readout_values, wgmma_gemm_case
+    from layoutcheck.errors import LayoutcheckError
+
+    if base["witness"].get("kind") != "place":
+        return RefutedCase(**base, reason=f"counterexample kind {base['witness'].get('kind')!r}: nothing to read out")
+    try:
+        prop = row_property(row)
+        sw, wsw = cfg.get("swizzle"), cfg.get("wgmma_swizzle")
+        if prop.dtype != "f16" or wsw is None:
+            return RefutedCase(**base, reason="the TMA read-out takes an f16 stage with a wgmma_swizzle override")
+        lay = inner(prop.stage)
+        M, K = size(lay[0]), size(lay[1])
+        if M != 64:
+            return RefutedCase(**base, reason=f"the TMA read-out takes a 64-row A stage, found {M}")
+        match = [o for o in ("mn_first", "cutlass")
+                 if str(_stage(prop.major, sw, "f16", M, K, o).layout) == str(prop.stage)
+                 and str(_stage(prop.major, sw, "f16", M, K, o).box) == str(prop.box)
+                 and str(_stage(prop.major, wsw, "f16", M, K, o).layout) == str(prop.wgmma_layout)]
+        if not match:
+            return RefutedCase(**base, reason="the kernel's TMA boxes and stages are not the config's")
+        tma, read = prop._sides()
+        stored = readout_values(M * K)  # element j = m + M*k
+        image = dict(zip(tma.tolist(), stored.tolist(), strict=True))
+        if any(int(a) not in image for a in read.tolist()):
+            return RefutedCase(**base, reason="a descriptor reads a byte the TMA image does not hold")
+        predicted = np.array([image[int(a)] for a in read.tolist()], dtype=np.float32).reshape(K, M).T
+        A = stored.reshape(K, M).T.astype(np.int64)
+        tag = "".join(ch if ch.isalnum() else "_" for ch in row.config).strip("_")
+        case = wgmma_gemm_case("f16", prop.major, "K", sw, 64, K, K, atom_order=match[0], desc_swizzle_a=wsw,
+                               operands=(A, np.eye(K, dtype=np.int64)), tag=f"_readout_{tag}")
+    except (LayoutcheckError, LookupError, TypeError) as e:
+        return RefutedCase(**base, reason=f"no read-out kernel: {' '.join(str(e).split())}")
+    return RefutedCase(**base, case=case, readout=(predicted, stored.reshape(K, M).T), readout_major=prop.major,
+                       readout_dump=False)
+
+
 def confirm_readout(rc: RefutedCase, c: np.ndarray) -> tuple[bool, str]:
     """Whether the GPU's ``C = A'`` (``[m, k]``) equals the model's read of every element: the same wrong elements
     at the same positions, each holding the value the model says the descriptor fetched."""
@@ -266,6 +310,8 @@ def refuted_cases(paths: list[str]) -> list[RefutedCase]:
                     out.append(RefutedCase(**base, reason=f"cannot build the kernel: {' '.join(str(e).split())}"))
             elif row.property in ("gmma_addresses", "gmma_fields") and cfg is not None and cfg.kind == "wgmma":
                 out.append(_readout(row, base))
+            elif row.property == "tma_wgmma" and cfg is not None:
+                out.append(_tma_readout(row, cfg, base))
             elif row.property == "conflict_free":
                 try:
                     pats, why = bank_patterns(row_property(row), base["witness"])

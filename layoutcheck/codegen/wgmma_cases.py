@@ -220,7 +220,8 @@ def _store_c(tiled: Any, M: int, N: int, nvals: int, acc: str, c_off: str, smem_
 def wgmma_gemm_case(dtype: str = "f16", major_a: str = "K", major_b: str = "K", swizzle: str = "128B",
                     M: int = 64, N: int = 64, K: int = 64, form: str = "SS", probe: str = "", *,
                     dtype_b: str | None = None, acc: str | None = None, atom_order: str = "mn_first",
-                    smem_c: Any = None, wgmma: bool = True, tag: str = "") -> KernelCase:
+                    smem_c: Any = None, wgmma: bool = True, tag: str = "", desc_swizzle_a: str | None = None,
+                    operands: tuple[np.ndarray, np.ndarray] | None = None) -> KernelCase:
     """One generated TMA -> smem -> wgmma GEMM tile and its exact host check (module docstring).
 
     Pre: ``M`` in {64, 128}; ``N`` a legal wgmma N; the stages divide the GMMA atoms; MN-major through a
@@ -230,7 +231,9 @@ def wgmma_gemm_case(dtype: str = "f16", major_a: str = "K", major_b: str = "K", 
     ``(M, N) -> element`` layout to stage C through shared memory (f32 accumulators); ``wgmma=False`` leaves out
     the ``wgmma.mma_async`` itself, nothing else (an ncu control: C stays 0); ``tag`` is appended to the name.
     ``probe`` (``probe_cases``) replaces the GEMM check by a fragment experiment that does not use the layout under
-    test.
+    test. ``desc_swizzle_a`` (a refuted configuration, ``codegen.refuted_cases``): A's descriptors and block
+    offsets describe the stage of that swizzle while TMA writes the ``swizzle`` stage; ``operands`` the integer
+    ``(A [M, K], B [N, K])`` to use instead of random ones.
     """
     dtype_b = dtype_b or dtype
     acc = acc or ("s32" if dtype in ("s8", "u8") else "f32")
@@ -240,7 +243,8 @@ def wgmma_gemm_case(dtype: str = "f16", major_a: str = "K", major_b: str = "K", 
     tiled = make_tiled_mma(atom, (M // 64, 1, 1))
     pa = _stage(major_a, swizzle, dtype, M, K, atom_order)
     pb = _stage(major_b, swizzle, dtype_b, N, K, atom_order)
-    ba, bb = gmma_blocks(pa.layout, dtype, 64), gmma_blocks(pb.layout, dtype_b, N)
+    pd = pa if desc_swizzle_a is None else _stage(major_a, desc_swizzle_a, dtype, M, K, atom_order)
+    ba, bb = gmma_blocks(pd.layout, dtype, 64), gmma_blocks(pb.layout, dtype_b, N)
     da = gmma_descriptor(ba.block_layout(), dtype, major_a) if form == "SS" else None
     db = gmma_descriptor(bb.block_layout(), dtype_b, major_b)
     kb = var("kb", K // kblk)
@@ -275,9 +279,11 @@ def wgmma_gemm_case(dtype: str = "f16", major_a: str = "K", major_b: str = "K", 
         "STORE_C": _store_c(tiled, M, N, nvals, acc, f"t * {nvals}u + v" if probe else c_expr(c_off),
                             None if probe else smem_c),
         "DESCRIPTION": f"tiled wgmma {atom.name} x ({M // 64},1,1); descriptors A {da or '(registers)'}, B {db}"
+                       + (f"; A's descriptors describe the {desc_swizzle_a} stage, TMA writes {swizzle}"
+                          if desc_swizzle_a else "")
                        + (f"; C staged in smem as {smem_c}" if smem_c is not None else "")})
     rng = np.random.default_rng(M * 7 + N * 3 + K)
-    A, B = rng.integers(-3, 4, (M, K)), rng.integers(-3, 4, (N, K))
+    A, B = operands if operands is not None else (rng.integers(-3, 4, (M, K)), rng.integers(-3, 4, (N, K)))
     A, B = (np.abs(A) if dtype in UNSIGNED else A), (np.abs(B) if dtype_b in UNSIGNED else B)
     if probe:
         return _probe_case(probe, name, src, tiled, A.shape, B.shape, (pa.box, pb.box), dtype, e)

@@ -42,8 +42,11 @@ def run_refuted_case(rc: Any) -> tuple[str, str]:
         outs = [cupy.asnumpy(args[i]) for i in rc.case.outputs]
     except Exception as e:
         return "not confirmed", f"kernel failed: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+    if rc.readout is not None and not rc.readout_dump and int(outs[1].reshape(-1)[0]) != 0:
+        return "not confirmed", f"kernel status {int(outs[1].reshape(-1)[0])} (1: mbarrier timeout, 2: misaligned)"
     if rc.readout is not None:
-        ok, detail = confirm_readout(rc, readout_c(outs[0], rc.readout[0].shape[1]))
+        c = readout_c(outs[0], rc.readout[0].shape[1]) if rc.readout_dump else outs[0]
+        ok, detail = confirm_readout(rc, c)
     else:
         ok, detail = confirm(rc.prediction, outs[0], outs[1], rc.witness)
     return ("confirmed" if ok else "not confirmed"), detail
@@ -91,7 +94,8 @@ def results(paths: list[str], device: str, run: Any = run_refuted_case, measure:
             gpu, detail = run(rc)
         rows.append({"file": rc.file, "line": rc.line, "config": rc.config, "property": rc.property,
                      "status": "REFUTED", "gpu": gpu, "detail": detail,
-                     "experiment": "wgmma read-out" if rc.readout is not None else
+                     "experiment": ("wgmma read-out" if rc.readout_dump else "TMA -> wgmma read-out")
+                     if rc.readout is not None else
                      "ownership kernel" if rc.case is not None else
                      "bank probe under ncu" if rc.bank_patterns else None,
                      "kernel": rc.case.name if rc.case is not None else None,

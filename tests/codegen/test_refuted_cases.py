@@ -300,3 +300,58 @@ def test_readout_kernels_compile_for_sm90a(tmp_path) -> None:
                             "all-warnings", "-c", f"{c.name}.cu", "-o", f"{c.name}.o"], cwd=tmp_path,
                            capture_output=True, text=True)
         assert r.returncode == 0, r.stderr
+
+
+def _naive_tma_image(box, base_bytes: int, rows: int, cols: int, values: np.ndarray, image: np.ndarray) -> None:
+    """TMA tiled loads of a ``rows x cols`` K-major f16 tile in boxes of ``box.box_dims`` (inner K first), box ``q``
+    landing at ``base + q * box_bytes``, each 16-byte chunk moved by the swizzle pattern on the shared address
+    (CUDA driver API, CU_TENSOR_MAP_SWIZZLE_*: byte bits [4,7) ^= bits [7,10) for 128B, [4,6) ^= [7,9) for 64B,
+    bit 4 ^= bit 7 for 32B). ``values[m, k]``."""
+    sw = {"128B": (3, 4, 3), "64B": (2, 4, 3), "32B": (1, 4, 3)}.get(box.swizzle.replace("SWIZZLE_", ""), None)
+    inner, outer = box.box_dims[0], box.box_dims[1]
+    for q in range(cols // inner):
+        for r in range(min(rows, outer)):
+            for c in range(inner):
+                off = base_bytes + q * inner * outer * 2 + r * inner * 2 + 2 * c
+                image[xor_swizzle_bytes(off, sw) // 2] = values[r, q * inner + c]
+
+
+def xor_swizzle_bytes(x: int, sw):
+    from tests.semantics.test_sem_descriptors import xor_swizzle
+
+    return xor_swizzle(x, sw)
+
+
+def test_tma_readout_row_is_confirmed_by_naive_tma_and_wgmma() -> None:
+    from layoutcheck.codegen.refuted_cases import confirm_readout
+    from tests.semantics.test_sem_descriptors import bits, canonical_bytes, xor_swizzle
+    from tests.strategies_sem_descriptors import GMMA_MODES
+
+    rc = next(c for c in _all() if c.config == "tma_64B_wgmma_128B" and c.property == "tma_wgmma")
+    assert rc.case is not None and not rc.readout_dump
+    src, (ga, gb, *_rest) = rc.case.source, rc.case.inputs(np)
+    image = np.zeros(8192, np.float32)  # 2-byte words: A at byte 0, B at byte 8192 (both 1024-aligned)
+    A = ga.view(np.float16).astype(np.float32).reshape(64, 64)  # K-major: [m, k]
+    B = gb.view(np.float16).astype(np.float32).reshape(64, 64)  # [n, k]
+    (_, _, box_a), (_, _, box_b) = rc.case.tensor_maps
+    _naive_tma_image(box_a, 0, 64, 64, A, image)
+    _naive_tma_image(box_b, 8192, 64, 64, B, image)
+    d_a0 = int(re.search(r"desc_a0 = (0x[0-9a-f]+)ull", src).group(1), 16)
+    d_b0 = int(re.search(r"desc_b0 = (0x[0-9a-f]+)ull", src).group(1), 16) + 8192 // 16
+    off_a = re.search(r"desc_a = desc_a0 \+ \(\((.*)\) >> 4\);", src).group(1)
+    off_b = re.search(r"desc_b = desc_b0 \+ \(\((.*)\) >> 4\);", src).group(1)
+
+    def read(word: int, mn_ext: int) -> np.ndarray:
+        start, lbo, sbo, b, code = 16 * bits(word, 0, 14), 16 * bits(word, 16, 14), 16 * bits(word, 32, 14), \
+            bits(word, 49, 3), bits(word, 62, 2)
+        units, sw = GMMA_MODES[code]
+        period = 1 << sum(sw) if sw else 1
+        p = start - ((start - (128 * b) % period) % period) if sw else 0
+        return np.array([[image[(p + xor_swizzle(start - p + canonical_bytes("K", 2, units, 8, lbo, sbo, mn, k),
+                                                 sw)) // 2] for k in range(16)] for mn in range(mn_ext)])
+
+    Ar = np.concatenate([read(d_a0 + (int(eval_c(off_a, {"kb": kb, "wg": 0})) >> 4), 64) for kb in range(4)], 1)
+    Br = np.concatenate([read(d_b0 + (int(eval_c(off_b, {"kb": kb})) >> 4), 64) for kb in range(4)], 1)
+    assert (Br == B).all()  # B's descriptors describe what its TMA wrote
+    ok, detail = confirm_readout(rc, Ar @ Br.T)
+    assert ok, detail
