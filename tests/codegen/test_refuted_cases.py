@@ -307,7 +307,7 @@ def _naive_tma_image(box, base_bytes: int, rows: int, cols: int, values: np.ndar
     landing at ``base + q * box_bytes``, each 16-byte chunk moved by the swizzle pattern on the shared address
     (CUDA driver API, CU_TENSOR_MAP_SWIZZLE_*: byte bits [4,7) ^= bits [7,10) for 128B, [4,6) ^= [7,9) for 64B,
     bit 4 ^= bit 7 for 32B). ``values[m, k]``."""
-    sw = {"128B": (3, 4, 3), "64B": (2, 4, 3), "32B": (1, 4, 3)}.get(box.swizzle.replace("SWIZZLE_", ""), None)
+    sw = {"128B": (3, 4, 3), "64B": (2, 4, 3), "32B": (1, 4, 3)}.get(box.swizzle.replace("SWIZZLE_", ""))
     inner, outer = box.box_dims[0], box.box_dims[1]
     for q in range(cols // inner):
         for r in range(min(rows, outer)):
