@@ -11,9 +11,17 @@ wrong -- not only the counterexample's first witness. Kinds instantiated:
 * ``conflict_free`` with a ``conflict`` counterexample (a bank-conflicted access): each instruction's 32 lane
   addresses on the bank probe kernel (``gpu.probes.banks``) under ncu; predicted, the bank model's wavefronts per
   instruction (the witness instruction's is the counterexample's count).
+* ``gmma_addresses`` (``place``) and ``gmma_fields`` (``base_offset``) of an f16 64-row ``wgmma`` stage (a wrong base
+  offset, a descriptor of another layout): the read-out kernel (``codegen.wgmma_cases.readout_case``: A stored
+  where its writer puts it, ``B = I``, so ``C = A'``); predicted, the value at the byte the model's descriptor reads
+  (``models.gmma.descriptor_reads``) give every element.
+* ``tma_wgmma`` (``place``: a TMA swizzle that disagrees with the descriptors'): the TMA -> smem -> wgmma kernel with
+  the descriptors of the ``wgmma_swizzle`` stage and ``B = I``; predicted from the model's TMA image.
 
-Every other REFUTED row is listed with the reason it is not instantiated (fail closed: never dropped). The GPU side
-(run and compare) is ``layoutcheck.gpu.refuted``; ``confirm`` here is the comparison itself, a pure function.
+An ownership map that writes outside its tile is not launched (an out-of-bounds store). Every other REFUTED row is
+listed with the reason it is not instantiated (fail closed: never dropped). The GPU side (run and compare) is
+``layoutcheck.gpu.refuted``; ``confirm``, ``confirm_banks`` and ``confirm_readout`` here are the comparisons
+themselves, pure functions.
 """
 
 from __future__ import annotations
