@@ -61,7 +61,8 @@ def compiled(case: KernelCase) -> Any:
     key = hashlib.sha256(case.source.encode()).hexdigest()
     if key not in _MODULES:
         if case.include_dirs:  # a source that includes headers (``vectors_device``): nvcc finds them and <stdint.h>
-            opts = (f"-arch={case.arch}", "-std=c++17", *(f"-I{d}" for d in case.include_dirs))
+            # (CuPy's nvcc backend adds -gencode for the device's own arch itself; plain sm_90 code only)
+            opts = ("-std=c++17", *(f"-I{d}" for d in case.include_dirs))
             mod = cupy.RawModule(code=case.source, options=opts, backend="nvcc")
         else:
             mod = cupy.RawModule(code=case.source, options=(f"-arch={case.arch}", "-std=c++17"),
