@@ -108,6 +108,16 @@ def cmd_check(args: argparse.Namespace) -> int:
         except SpecError:
             continue
     check_report_paths(reports, inputs)  # before any check runs: a report that cannot be written stops nothing later
+    gpu = None
+    if getattr(args, "gpu_results", None):  # REFUTED rows the GPU confirmed (layoutcheck.gpu.refuted), for --html
+        from layoutcheck.report.gpu_results import load_gpu_results
+
+        if not args.html:
+            raise UsageError("check: --gpu-results marks rows of the HTML report: give --html FILE too")
+        try:
+            gpu = load_gpu_results(args.gpu_results)
+        except SpecError as e:
+            raise UsageError(f"check: --gpu-results: {e}") from None
     planned = plan(paths, args.include_broken, args.banks)  # every road (spec, .ttgir, TileLang, CuTe) is check's
     progress = Progress(planned.checks, sys.stderr, enabled=not args.quiet)
     progress.start(f"loading {len(inputs)} input files")
@@ -117,6 +127,10 @@ def cmd_check(args: argparse.Namespace) -> int:
     failed: list[str] = []
     if any(reports.values()):  # the writers (HTML pulls in the pictures) load only when a report is asked for
         writers = _writers()
+        if gpu is not None:
+            import functools
+
+            writers["html"] = functools.partial(writers["html"], gpu=gpu)
         failed = write_reports(rows, [(f"--{n}", getattr(args, n), writers[n]) for n in REPORTS if getattr(args, n)])
     code = worst_exit([exit_code(rows)] + [EXIT_ERROR] * bool(failed))
     print(format_table(rows, colour=use_colour(sys.stdout), code=code))
@@ -390,6 +404,8 @@ def _add_check(sub: Any) -> None:
     c.add_argument("--junit", metavar="FILE", help="write a JUnit XML report")
     c.add_argument("--json", metavar="FILE", help="write a JSON report (schema in docs/user-guide.md)")
     c.add_argument("--html", metavar="FILE", help="write a self-contained HTML report with counterexample pictures")
+    c.add_argument("--gpu-results", metavar="FILE", help="with --html: mark the REFUTED rows the GPU confirmed "
+                                                          "(the JSON of python -m layoutcheck.gpu.refuted)")
     c.add_argument("--sarif", metavar="FILE", help="write a SARIF 2.1.0 report (code-scanning annotations)")
     c.add_argument("--markdown", metavar="FILE", help="write a Markdown summary (for a PR comment or "
                                                       "$GITHUB_STEP_SUMMARY)")

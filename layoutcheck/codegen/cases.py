@@ -73,6 +73,7 @@ class KernelCase:
     tensor_maps: tuple[tuple[int, int, Any], ...] = ()
     arch: str = "sm_90"  # the -arch the source needs (wgmma: sm_90a)
     compare_source: str = ""  # the fused compare kernel run by ``compare`` on the GPU ("" = compared on the host)
+    include_dirs: tuple[str, ...] = ()  # -I folders: non-empty means the source includes headers (compiled by nvcc)
 
 
 def _ident(s: str) -> str:
@@ -181,14 +182,10 @@ def _fused_compare_source(name: str, forward: Layout, ids: int, config: str) -> 
 
 
 def tiled_c_tv(tiled: TiledMMA, shape: tuple[int, int]) -> Layout:
-    """(thread, value) -> colex index in an ``shape`` C tensor, from ``thrfrg_C`` (values ordered as partition_C).
-
-    Pre: the thread layout ``(V,M,N,K)`` numbers threads colexicographically (CuTe's default atom layouts)."""
-    vmnk = tiled.thr_layout_vmnk
-    if not np.array_equal(vmnk.offsets(), np.arange(size(vmnk))):
-        raise LayoutError(f"thread layout {vmnk} is not colexicographic; the kernels need thread = colex(v,m,n,k)")
-    frg = tiled.thrfrg_C(Layout(shape))
-    return make_layout(frg[0], frg[1])
+    """(thread index, value) -> colex index in an ``shape`` C tensor: ``TiledMMA.tv_layout("C", ...)``, over every
+    thread (values ordered as ``partition_C``; a ``ThrK > 1`` thread writes the C elements of the thread it differs
+    from only in k, so a split-K C map has every element owned ``ThrK`` times)."""
+    return tiled.tv_layout("C", Layout(shape))
 
 
 def seed_simt_tiled_mma() -> TiledMMA:

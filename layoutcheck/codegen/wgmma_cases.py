@@ -220,7 +220,8 @@ def _store_c(tiled: Any, M: int, N: int, nvals: int, acc: str, c_off: str, smem_
 def wgmma_gemm_case(dtype: str = "f16", major_a: str = "K", major_b: str = "K", swizzle: str = "128B",
                     M: int = 64, N: int = 64, K: int = 64, form: str = "SS", probe: str = "", *,
                     dtype_b: str | None = None, acc: str | None = None, atom_order: str = "mn_first",
-                    smem_c: Any = None, wgmma: bool = True, tag: str = "") -> KernelCase:
+                    smem_c: Any = None, wgmma: bool = True, tag: str = "", desc_swizzle_a: str | None = None,
+                    operands: tuple[np.ndarray, np.ndarray] | None = None) -> KernelCase:
     """One generated TMA -> smem -> wgmma GEMM tile and its exact host check (module docstring).
 
     Pre: ``M`` in {64, 128}; ``N`` a legal wgmma N; the stages divide the GMMA atoms; MN-major through a
@@ -230,7 +231,9 @@ def wgmma_gemm_case(dtype: str = "f16", major_a: str = "K", major_b: str = "K", 
     ``(M, N) -> element`` layout to stage C through shared memory (f32 accumulators); ``wgmma=False`` leaves out
     the ``wgmma.mma_async`` itself, nothing else (an ncu control: C stays 0); ``tag`` is appended to the name.
     ``probe`` (``probe_cases``) replaces the GEMM check by a fragment experiment that does not use the layout under
-    test.
+    test. ``desc_swizzle_a`` (a refuted configuration, ``codegen.refuted_cases``): A's descriptors and block
+    offsets describe the stage of that swizzle while TMA writes the ``swizzle`` stage; ``operands`` the integer
+    ``(A [M, K], B [N, K])`` to use instead of random ones.
     """
     dtype_b = dtype_b or dtype
     acc = acc or ("s32" if dtype in ("s8", "u8") else "f32")
@@ -240,7 +243,8 @@ def wgmma_gemm_case(dtype: str = "f16", major_a: str = "K", major_b: str = "K", 
     tiled = make_tiled_mma(atom, (M // 64, 1, 1))
     pa = _stage(major_a, swizzle, dtype, M, K, atom_order)
     pb = _stage(major_b, swizzle, dtype_b, N, K, atom_order)
-    ba, bb = gmma_blocks(pa.layout, dtype, 64), gmma_blocks(pb.layout, dtype_b, N)
+    pd = pa if desc_swizzle_a is None else _stage(major_a, desc_swizzle_a, dtype, M, K, atom_order)
+    ba, bb = gmma_blocks(pd.layout, dtype, 64), gmma_blocks(pb.layout, dtype_b, N)
     da = gmma_descriptor(ba.block_layout(), dtype, major_a) if form == "SS" else None
     db = gmma_descriptor(bb.block_layout(), dtype_b, major_b)
     kb = var("kb", K // kblk)
@@ -275,9 +279,11 @@ def wgmma_gemm_case(dtype: str = "f16", major_a: str = "K", major_b: str = "K", 
         "STORE_C": _store_c(tiled, M, N, nvals, acc, f"t * {nvals}u + v" if probe else c_expr(c_off),
                             None if probe else smem_c),
         "DESCRIPTION": f"tiled wgmma {atom.name} x ({M // 64},1,1); descriptors A {da or '(registers)'}, B {db}"
+                       + (f"; A's descriptors describe the {desc_swizzle_a} stage, TMA writes {swizzle}"
+                          if desc_swizzle_a else "")
                        + (f"; C staged in smem as {smem_c}" if smem_c is not None else "")})
     rng = np.random.default_rng(M * 7 + N * 3 + K)
-    A, B = rng.integers(-3, 4, (M, K)), rng.integers(-3, 4, (N, K))
+    A, B = operands if operands is not None else (rng.integers(-3, 4, (M, K)), rng.integers(-3, 4, (N, K)))
     A, B = (np.abs(A) if dtype in UNSIGNED else A), (np.abs(B) if dtype_b in UNSIGNED else B)
     if probe:
         return _probe_case(probe, name, src, tiled, A.shape, B.shape, (pa.box, pb.box), dtype, e)
@@ -538,3 +544,91 @@ def placed_cases() -> list[tuple[KernelCase, bool]]:
     """The base-offset experiments and layoutcheck's prediction for each (True: exact): every swizzle mode with
     its pattern at an unaligned start, once with layoutcheck's base offset and once with 0; aligned controls."""
     return [(placed_case(sw, at, bo, major=maj), placed_prediction(sw, at, bo, maj)) for sw, at, bo, maj in PLACED]
+
+
+# -- refuted descriptors on silicon: what the wgmma reads, element by element ------------------------------------------
+def readout_values(count: int) -> np.ndarray:
+    """``count`` (<= 4096) distinct, non-zero integers exact in f16 (``-2048..-1, 1..2048``): A's element ``j`` holds
+    value ``j``-th, so any element read from a wrong place shows, and zero-filled shared memory is told apart."""
+    if count > 4096:
+        raise LayoutError(f"{count} elements: f16 holds 4096 distinct non-zero integers exactly")
+    j = np.arange(count)
+    return np.where(j < 2048, j - 2048, j - 2047).astype(np.float32)
+
+
+def readout_case(name: str, reads: Any, major: str, mn: int, k: int, writer_note: str) -> tuple[KernelCase, np.ndarray]:
+    """The ``wgmma_placed`` kernel as a read-out of an f16 A operand: A (``mn`` x ``k``, ``mn == 64``) is stored by
+    threads at the bytes ``reads.expected`` gives each element (where its writer puts it, ``models.gmma.placed``),
+    read through the descriptors ``reads.descs``, and multiplied by ``B = I`` (``k x k``, a 128B K-major stage with
+    layoutcheck's descriptors), so ``C = A'`` -- the operand as the hardware read it.
+
+    Returns the case and the model's prediction of ``C`` (``[m, n]``): the 2-byte value at each byte
+    ``reads.read[r][i]`` of the model's memory image (zero-filled, A and B placed), 0 where nothing was stored.
+    Pre: every descriptor formed; every address inside the buffer.
+    """
+    from layoutcheck.models.gmma import GmmaDescriptor, block_crd, block_descriptors
+
+    e, M, K, N = 2, mn, k, k
+    if M != 64 or K % 16 or not 16 <= K <= 256:
+        raise LayoutError(f"the read-out takes a 64 x K f16 A stage (K a multiple of 16, <= 256), found {M}x{K}")
+    if any(d is None for d in reads.descs) or any(r is None for r in reads.read):
+        raise LayoutError("a block's descriptor cannot be formed")
+    nblk = len(reads.read)
+    if nblk * reads.block[0] * reads.block[1] != M * K or tuple(reads.block) != (64, 16):
+        raise LayoutError(f"blocks {reads.block} x {nblk} do not cover the 64 x {K} stage in k-blocks of 16")
+    blk_i = np.arange(reads.block[0] * reads.block[1])
+    addr_a = np.empty(M * K, dtype=np.int64)
+    read_a = np.empty(M * K, dtype=np.int64)
+    for r in range(nblk):
+        m_, k_ = block_crd(M, reads.block, r, blk_i)
+        addr_a[m_ + M * k_] = reads.expected[r]
+        read_a[m_ + M * k_] = reads.read[r]
+    atom = mma_atom(f"SM90_64x{N}x16_F32F16F16_SS")
+    sb = plan_boxes("K", "128B", "float16", (N, K)).layout
+    bb = gmma_blocks(sb, "f16", N)
+    b_at = ((int(max(addr_a.max(), read_a.max())) + 2) // 1024 + 1) * 1024
+    db = [d.value for d in block_descriptors(bb, gmma_descriptor(bb.block_layout(), "f16", "K", b_at), "f16")]
+    addr_b = (b_at + e * sb.offsets()).astype(np.int64)
+    smem_bytes = b_at + N * K * e
+    if addr_a.min() < 0 or read_a.min() < 0:
+        raise LayoutError("an address below the buffer")
+    A = readout_values(M * K)  # flat colex m + M*k
+    Bt = np.eye(N, K, dtype=np.float32)  # [n, k]
+    image = np.zeros(smem_bytes // 2, dtype=np.float32)  # the model's memory image in 2-byte words
+    image[addr_a // 2] = A
+    image[addr_b // 2] = Bt.T.reshape(-1)  # element n + N*k (colex) at addr_b
+    predicted = image[read_a // 2].reshape(K, M).T  # A'[m, k] = C[m, n=k]
+    nacc = size(atom.tv_layout_C[1])
+    line, outs, _, _ = _wgmma_asm(atom, "SS", nacc, int(major == "MN"), 0)
+    da = [d.value for d in reads.descs]
+    src = render_template("wgmma_placed", {
+        "KERNEL": name, "INSTR": atom.ptx, "M": M, "N": N, "K": K, "NACC": nacc, "KBLOCKS": nblk,
+        "SMEM_BYTES": smem_bytes, "WGMMA": line, "SCALE_ARG": nacc + 2, "D_OPERANDS": outs,
+        "DESCRIPTION": f"read-out of A ({writer_note}) through descA[0] {GmmaDescriptor.from_value(da[0])}; B = I"})
+    elem = make_tiled_mma(atom).tv_layout_C.offsets().reshape(nacc, 128).T  # [t, v] -> m + 64*n
+    want = predicted.T.reshape(-1)[elem]
+
+    def inputs(xp: Any) -> list[Any]:
+        return [xp.asarray(encode(A.astype(np.int64), "f16")), xp.asarray(encode(Bt.T.reshape(-1).astype(np.int64),
+                                                                                    "f16")),
+                xp.asarray(addr_a.astype(np.uint32)), xp.asarray(addr_b.astype(np.uint32)),
+                xp.asarray(np.array(da, dtype=np.uint64)), xp.asarray(np.array(db, dtype=np.uint64)),
+                xp.full(128 * nacc, np.nan, dtype=xp.float32)]
+
+    def compare(out: list[Any], xp: Any) -> tuple[int, int, str]:
+        got = _to_np(out[0]).reshape(128, nacc)
+        return 128 * nacc, int((got != want).sum()), "C = A' as the model says the descriptors read it"
+
+    case = KernelCase("wgmma_readout", f"A read-out: {writer_note}", name, src, 1, 128, inputs, (6,), compare,
+                      arch="sm_90a")
+    return case, predicted
+
+
+def readout_c(out: np.ndarray, n: int) -> np.ndarray:
+    """The ``[m, n]`` C matrix (64 x ``n``) from a read-out kernel's raw accumulator dump ``out[t * NACC + v]``."""
+    atom = mma_atom(f"SM90_64x{n}x16_F32F16F16_SS")
+    nacc = size(atom.tv_layout_C[1])
+    elem = make_tiled_mma(atom).tv_layout_C.offsets().reshape(nacc, 128).T  # [t, v] -> m + 64*n
+    c = np.empty(64 * n, dtype=np.float32)
+    c[elem.reshape(-1)] = np.asarray(out, dtype=np.float32).reshape(128, nacc).reshape(-1)
+    return c.reshape(n, 64).T

@@ -3,6 +3,7 @@
 Usage::
 
     python -m layoutcheck.gpu.build --check          # generate + compile all, exit 1 on any failure
+    python -m layoutcheck.gpu.build --check --all    # every generated kernel (136), each for its own arch
     python -m layoutcheck.gpu.build --out DIR        # write the generated sources to DIR (reproducible)
 
 Compiles run in parallel (one ``nvcc`` per kernel, ``--jobs`` at a time). Exit status: 0 all compiled, 1 a kernel
@@ -44,12 +45,13 @@ def generate_sources() -> dict[str, str]:
     return {c.name: c.source for c in cases}
 
 
-def compile_one(nvcc: str, name: str, source: str, workdir: Path) -> BuildResult:
-    """``nvcc -arch=sm_90 -c`` of one source in ``workdir``."""
+def compile_one(nvcc: str, name: str, source: str, workdir: Path, flags: tuple[str, ...] = NVCC_FLAGS
+                ) -> BuildResult:
+    """``nvcc -arch=sm_90 -c`` (or ``flags``) of one source in ``workdir``."""
     src = workdir / f"{name}.cu"
     src.write_text(source)
     t0 = time.perf_counter()
-    proc = subprocess.run([nvcc, *NVCC_FLAGS, str(src), "-o", str(workdir / f"{name}.o")],
+    proc = subprocess.run([nvcc, *flags, str(src), "-o", str(workdir / f"{name}.o")],
                           capture_output=True, text=True)
     msg = (proc.stdout + proc.stderr).strip()
     return BuildResult(name, proc.returncode == 0, time.perf_counter() - t0, msg)
@@ -67,11 +69,40 @@ def check(jobs: int | None = None) -> list[BuildResult]:
         return [f.result() for f in futures]
 
 
+def case_flags(case: object) -> tuple[str, ...]:
+    """nvcc flags of one ``KernelCase``: its arch (``sm_90a`` as ``-gencode``, so ``wgmma`` assembles) and its
+    ``-I`` folders."""
+    arch = getattr(case, "arch", "sm_90")
+    target = (f"-gencode=arch=compute_{arch[3:]},code={arch}",) if arch.endswith("a") else (f"-arch={arch}",)
+    return (*target, "-c", "-std=c++17", "-Werror", "all-warnings",
+            *(f"-I{d}" for d in getattr(case, "include_dirs", ())))
+
+
+def check_all(jobs: int | None = None) -> list[BuildResult]:
+    """Compile every kernel codegen generates (``codegen.bundle.all_generated_cases`` with the repository's
+    ``specs/``), each for its own arch; raises ``FileNotFoundError`` without ``nvcc``."""
+    from layoutcheck.codegen.bundle import all_generated_cases
+
+    nvcc = shutil.which("nvcc")
+    if nvcc is None:
+        raise FileNotFoundError("nvcc not found on PATH")
+    specs = Path(__file__).resolve().parents[2] / "specs"
+    have = specs.is_dir()
+    cases = all_generated_cases([str(specs)] if have else None,
+                                [str(specs / "broken"), str(specs / "zoo")] if have else None)
+    with tempfile.TemporaryDirectory(prefix="layoutcheck-kernels-") as tmp, \
+            ThreadPoolExecutor(max_workers=jobs or max(2, os.cpu_count() or 2)) as pool:
+        futures = [pool.submit(compile_one, nvcc, c.name, c.source, Path(tmp), case_flags(c)) for c in cases]
+        return [f.result() for f in futures]
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m layoutcheck.gpu.build", description=__doc__.splitlines()[0])
     ap.add_argument("--check", action="store_true", help="generate and compile every kernel with nvcc -arch=sm_90")
     ap.add_argument("--out", type=Path, help="write the generated sources to this directory")
     ap.add_argument("--jobs", type=int, default=None, help="parallel nvcc processes (default: CPU count)")
+    ap.add_argument("--all", action="store_true", help="with --check: every generated kernel (Hopper, spec configs, "
+                                                       "device vectors, refuted configurations), each for its arch")
     args = ap.parse_args(argv)
     if not args.check and args.out is None:
         ap.print_usage(sys.stderr)
@@ -90,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     t0 = time.perf_counter()
     try:
-        results = check(args.jobs)
+        results = check_all(args.jobs) if args.all else check(args.jobs)
     except FileNotFoundError as e:
         print(f"kernels_build: {e}", file=sys.stderr)
         return 2
@@ -99,7 +130,8 @@ def main(argv: list[str] | None = None) -> int:
         if not r.ok or r.message:
             print("   " + r.message.replace("\n", "\n   "))
     bad = [r for r in results if not r.ok]
-    print(f"{len(results) - len(bad)}/{len(results)} kernels compiled for sm_90 in {time.perf_counter() - t0:.1f}s")
+    print(f"{len(results) - len(bad)}/{len(results)} kernels compiled for sm_90{'/sm_90a' if args.all else ''} in "
+          f"{time.perf_counter() - t0:.1f}s")
     return 1 if bad else 0
 
 

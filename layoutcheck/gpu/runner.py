@@ -3,7 +3,7 @@
 ``run_all(configs)`` returns one ``Row`` per kernel case (``layoutcheck.codegen.bundle.bundled_cases``), selected by
 substrings of the case's kernel family, name or config. ``main(argv)`` is the CLI (``layoutcheck gpu [SPECS...]``)::
 
-    python -m layoutcheck.gpu.runner [FILTER ...] [--big N] [--sanitize] [--list]
+    python -m layoutcheck.gpu.runner [FILTER ...] [--big N] [--sanitize] [--list] [--all]
     python -m layoutcheck.gpu.runner specs/ [more.toml ...]     # the spec files' TV / tiled-MMA configs
 
 An argument that is an existing ``.toml`` file or a folder selects spec mode: every TV or tiled-MMA config whose
@@ -60,7 +60,13 @@ def compiled(case: KernelCase) -> Any:
 
     key = hashlib.sha256(case.source.encode()).hexdigest()
     if key not in _MODULES:
-        mod = cupy.RawModule(code=case.source, options=(f"-arch={case.arch}", "-std=c++17"), name_expressions=None)
+        if case.include_dirs:  # a source that includes headers (``vectors_device``): nvcc finds them and <stdint.h>
+            # (CuPy's nvcc backend adds -gencode for the device's own arch itself; plain sm_90 code only)
+            opts = ("-std=c++17", *(f"-I{d}" for d in case.include_dirs))
+            mod = cupy.RawModule(code=case.source, options=opts, backend="nvcc")
+        else:
+            mod = cupy.RawModule(code=case.source, options=(f"-arch={case.arch}", "-std=c++17"),
+                                 name_expressions=None)
         _MODULES[key] = mod
     return _MODULES[key].get_function(case.name)
 
@@ -167,7 +173,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--big", type=int, default=0, help="also check the tiled ownership map of a BIG x BIG tensor")
     ap.add_argument("--sanitize", action="store_true", help="one launch per kernel, no timing (for compute-sanitizer)")
     ap.add_argument("--list", action="store_true", help="list the kernel cases and exit")
+    ap.add_argument("--all", action="store_true",
+                    help="every generated kernel (codegen.bundle.all_generated_cases: bundled, Hopper, the specs/ "
+                         "configs, device vectors, refuted configurations); with --sanitize only a kernel that fails "
+                         "to run fails the process (predicted mismatches are the other sections' business)")
     args = ap.parse_args(argv)
+    if args.all:
+        return _main_all(args)
     spec_paths = [c for c in args.configs if c.endswith(".toml") or os.path.isdir(c)]
     skipped: list[Any] = []
     if spec_paths:
@@ -217,6 +229,36 @@ def main(argv: list[str] | None = None) -> int:
                                             for s in bad_skips}.items())))
     print(f"total {time.perf_counter() - t0:.1f}s")
     return exit_status(rows, skipped)
+
+
+def _main_all(args: argparse.Namespace) -> int:
+    """``--all``: every generated kernel once (``--sanitize``: exit 0 unless a kernel failed to compile or run)."""
+    from pathlib import Path
+
+    from layoutcheck.codegen.bundle import all_generated_cases
+
+    root = Path(__file__).resolve().parents[2]
+    cases = select(all_generated_cases([str(root / "specs")], [str(root / "specs" / "broken"),
+                                                                 str(root / "specs" / "zoo")]), args.configs)
+    if args.list:
+        for c in cases:
+            print(f"{c.kernel:<18} {c.name}  {c.config}")
+        print(f"{len(cases)} kernels")
+        return 0
+    try:
+        import cupy
+
+        if cupy.cuda.runtime.getDeviceCount() < 1:
+            raise RuntimeError("no CUDA device")
+    except Exception as e:
+        print(f"layoutcheck gpu: needs CuPy and a CUDA GPU ({type(e).__name__}: {e})", file=sys.stderr)
+        return 2
+    print(_device_line())
+    rows = [run_case(c, 0 if args.sanitize else 3) for c in cases]
+    print(format_table(rows))
+    failed = [r for r in rows if r.error]
+    print(f"{len(rows)} generated kernels run, {len(failed)} failed to compile or run")
+    return (1 if failed else 0) if args.sanitize else exit_status(rows, [])
 
 
 if __name__ == "__main__":

@@ -22,7 +22,12 @@ Sections (each independent; one failing does not stop the others):
 * ``wgmma_types`` -- u8, s8 x u8, u8 x s8, fp8 with f16 accumulators, mixed fp8;
 * ``wgmma_ncu``, ``corpus_ncu`` -- ncu on the wgmma kernels' shared memory and on the corpus's SM80 f64 / tf32
   accesses vs the bank model (``layoutcheck.gpu.smem_ncu``);
-* ``sanitizer``  -- compute-sanitizer memcheck and racecheck over every kernel.
+* ``refuted``    -- the REFUTED configurations of ``specs/broken`` / ``specs/zoo`` instantiated, each row confirmed
+  when the GPU does exactly what the counterexample says (``layoutcheck.gpu.refuted``; ``OUT_DIR/gpu-refuted.json``);
+* ``vectors_device`` -- ``vectors --format h``'s ``__device__`` copies read in a kernel through
+  ``<layoutcheck/ownership.h>``;
+* ``sanitizer``  -- compute-sanitizer memcheck and racecheck over every generated kernel (``runner --sanitize
+  --all``: the bundled ones, the spec configs, the Hopper wgmma/TMA ones, the device vectors, the refuted ones).
 
 Writes ``OUT_DIR/summary.json`` (and each section's own JSON); exit 0 when every section passed.
 """
@@ -68,12 +73,14 @@ def section_sanitizer(out: Path) -> dict[str, Any]:
     res: dict[str, Any] = {"ok": True}
     for tool in ("memcheck", "racecheck"):
         cmd = ["compute-sanitizer", "--tool", tool, "--error-exitcode", "9", sys.executable, "-m",
-               "layoutcheck.gpu.runner", "--sanitize"]
-        p = subprocess.run(cmd, env=tool_env(), capture_output=True, text=True, timeout=200)
+               "layoutcheck.gpu.runner", "--sanitize", "--all"]
+        p = subprocess.run(cmd, env=tool_env(), capture_output=True, text=True, timeout=240)
         text = p.stdout + p.stderr
         (out / f"sanitizer_{tool}.txt").write_text(text)
         summary = [ln for ln in text.splitlines() if "SUMMARY" in ln]
-        res[tool] = {"exit": p.returncode, "summary": summary[-1] if summary else "(no summary line)"}
+        ran = [ln for ln in text.splitlines() if "generated kernels run" in ln]
+        res[tool] = {"exit": p.returncode, "summary": summary[-1] if summary else "(no summary line)",
+                     "kernels": ran[-1] if ran else "(no kernel count line)"}
         res["ok"] &= p.returncode == 0
     return res
 
@@ -470,6 +477,41 @@ def section_triton_ncu(out: Path) -> dict[str, Any]:
 
     return run(out)
 
+def _need_gpu() -> None:
+    """Raise ``RuntimeError('no GPU ...')`` unless CuPy sees a CUDA device (a section then fails cleanly)."""
+    try:
+        import cupy
+
+        n = cupy.cuda.runtime.getDeviceCount()
+    except Exception as e:
+        raise RuntimeError(f"no GPU (needs CuPy and a CUDA device: {type(e).__name__}: {e})") from None
+    if n < 1:
+        raise RuntimeError("no GPU (CuPy sees no CUDA device)")
+
+
+def section_refuted(out: Path) -> dict[str, Any]:
+    """REFUTED configurations of ``specs/broken`` and ``specs/zoo`` on silicon (``layoutcheck.gpu.refuted``): per
+    row confirmed / not confirmed / not instantiable; writes ``OUT/gpu-refuted.json`` (``check --gpu-results``)."""
+    from layoutcheck.gpu.refuted import DEFAULT_PATHS, device_name, format_rows, results
+
+    _need_gpu()
+    doc = results(list(DEFAULT_PATHS), device_name(), out=out)
+    (out / "gpu-refuted.json").write_text(json.dumps(doc, indent=1))
+    print(format_rows(doc))
+    s = doc["summary"]
+    return {"ok": s["not confirmed"] == 0 and s["confirmed"] > 0, **s}
+
+
+def section_vectors_device(out: Path) -> dict[str, Any]:
+    """``vectors --format h``'s ``__device__`` copies read in a kernel through ``<layoutcheck/ownership.h>``."""
+    from layoutcheck.codegen.vectors_case import vectors_device_case
+    from layoutcheck.gpu.runner import format_table, run_case
+
+    _need_gpu()
+    row = run_case(vectors_device_case(), repeats=0)
+    print(format_table([row]))
+    return {"ok": row.ok, "elements": row.elements, "mismatches": row.mismatches, "error": row.error}
+
 
 SECTIONS: dict[str, Callable[[Path], dict[str, Any]]] = {
     "kernels": section_kernels,
@@ -485,6 +527,8 @@ SECTIONS: dict[str, Callable[[Path], dict[str, Any]]] = {
     "wgmma_ncu": section_wgmma_ncu,
     "corpus_ncu": section_corpus_ncu,
     "triton_ncu": section_triton_ncu,
+    "refuted": section_refuted,
+    "vectors_device": section_vectors_device,
     "sanitizer": section_sanitizer,  # last: the slowest, and the kernel cache is warm by then
 }
 

@@ -54,8 +54,9 @@ class NoPicture(Exception):
     """A counterexample whose picture is not drawn, and why, in words (too many cells, the spec changed)."""
 
 
-def to_html(rows: list[Row], when: datetime | None = None) -> str:
-    """The whole page for ``rows`` (``when``: the date in the header, default now)."""
+def to_html(rows: list[Row], when: datetime | None = None, gpu: Any = None) -> str:
+    """The whole page for ``rows`` (``when``: the date in the header, default now; ``gpu``: a
+    ``report.gpu_results.GpuResults`` whose confirmed REFUTED rows say "confirmed on <device>")."""
     from layoutcheck.version import __version__
 
     e = html.escape
@@ -74,6 +75,8 @@ def to_html(rows: list[Row], when: datetime | None = None) -> str:
     for n, r in enumerate(rows):
         detail = r.counterexample if r.status == "REFUTED" else (r.reason or "")
         link = f'<a href="#row-{n}">{e(r.status)}</a>' if r.status == "REFUTED" else e(r.status)
+        note = gpu.note(r) if gpu is not None else ""
+        link += f' <span class="gpu" data-gpu="confirmed">{e(note)}</span>' if note else ""
         out.append(f'<tr class="{r.status}" data-status="{r.status}"><td>{e(r.file)}:{r.line}</td>'
                    f"<td>{e(r.config)}</td><td>{e(r.property)}</td><td>{link}</td><td>{e(r.engine)}</td>"
                    f'<td class="detail">{e(detail or "")}</td></tr>')
@@ -98,9 +101,9 @@ def to_html(rows: list[Row], when: datetime | None = None) -> str:
     return "\n".join(out) + "\n"
 
 
-def write_html(rows: list[Row], path: str) -> None:
+def write_html(rows: list[Row], path: str, gpu: Any = None) -> None:
     with atomic_open(path) as f:
-        f.write(to_html(rows))
+        f.write(to_html(rows, gpu=gpu))
 
 
 # -- pictures ---------------------------------------------------------------------------------------------------------

@@ -73,9 +73,12 @@ def test_every_format_round_trips(tmp_path, fmt):
     else:
         text = p.read_text()
         assert "#define LC_M16N8K16_C_THREADS 32" in text
-        assert "static const int32_t lc_m16n8k16_C_row[128] = {\n0,0,8,8," in text
-        body = text.split("lc_m16n8k16_C_owner[128] = {\n")[1].split("\n};")[0]
-        assert [int(x) for x in body.split(",")] == own.owner.tolist()
+        assert "#define LC_M16N8K16_C_ROW_DATA \\\n0,0,8,8," in text
+        assert "static const int32_t lc_m16n8k16_C_row[128] LC_VECTORS_UNUSED = {LC_M16N8K16_C_ROW_DATA};" in text
+        assert ("static __device__ const int32_t lc_m16n8k16_C_row_dev[128] LC_VECTORS_UNUSED = "
+                "{LC_M16N8K16_C_ROW_DATA};") in text
+        body = text.split("#define LC_M16N8K16_C_OWNER_DATA \\\n")[1].split("\nstatic")[0]
+        assert [int(x) for x in body.replace("\\\n", "").split(",")] == own.owner.tolist()
 
 
 def test_chunked_writes_are_exact(tmp_path, monkeypatch):
