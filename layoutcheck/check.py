@@ -257,15 +257,9 @@ _CACHE_BOUND = 1024
 
 def read_input(file: str) -> str:
     """The text of an input file; ``SpecError`` naming the file and the reason when it cannot be read."""
-    try:
-        with open(file, "rb") as f:
-            raw = f.read()
-    except OSError as e:
-        raise SpecError(f"{file}: cannot read: {e.strerror or e}") from None
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise SpecError(f"{file}: not UTF-8 text (byte {e.start})") from None
+    from layoutcheck.spec.load import read_text
+
+    return read_text(file)
 
 
 def road_of(path: str) -> str:

@@ -27,6 +27,7 @@ from __future__ import annotations
 import os
 import re
 import tomllib
+from collections.abc import Callable
 from functools import cache, lru_cache
 from typing import Any
 
@@ -149,16 +150,24 @@ def parse_text(text: str, path: str, strict: bool = True) -> Spec:
 def read_spec(path: str) -> str:
     """The text of the spec file at ``path``, read now (callers that cache a spec key it by this text, never by the
     path: a file rewritten in place must give the new file's verdict). Raises ``SpecError`` if unreadable."""
+    return read_text(path, "cannot read spec", lambda line, why: _unreadable(path, line, why))
+
+
+def read_text(path: str, cannot: str = "cannot read",
+              undecodable: Callable[[int, str], str] | None = None) -> str:
+    """The UTF-8 text of the file at ``path``, read now; ``SpecError`` naming the file and the reason otherwise
+    (``undecodable(line, why)`` words a file that is not UTF-8, default ``path: why``)."""
     try:
         with open(path, "rb") as f:
             raw = f.read()
     except OSError as e:
-        raise SpecError(f"{path}: cannot read spec: {e.strerror or e}") from None
+        raise SpecError(f"{path}: {cannot}: {e.strerror or e}") from None
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as e:
+        why = f"not UTF-8 text (byte {e.start})"
         line = raw.count(b"\n", 0, e.start) + 1
-        raise SpecError(_unreadable(path, line, f"not UTF-8 text (byte {e.start})")) from None
+        raise SpecError(undecodable(line, why) if undecodable else f"{path}: {why}") from None
 
 
 def _unreadable(path: str, line: int, why: str) -> str:
