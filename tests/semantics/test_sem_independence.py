@@ -22,6 +22,7 @@ INPUTS = {
     # the subject a spec's keys describe, built by its constructor; the oracles read its fields, never its methods
     ("layoutcheck.models.residue", "ResidueTiling"), ("layoutcheck.models.residue", "COUNTS"),
     ("layoutcheck.models.residue", "PREDICATES"), ("layoutcheck.models.schedulers", "TileScheduler"),
+    ("layoutcheck.models.schedulers", "ProblemListScheduler"),
     # the claim under test, constructed directly (its shared-memory copy row) ...
     ("layoutcheck.properties.linear", "LinearConflictFree"),
     # ... and the decision under test itself, compared with the naive holder sets (never used to build the oracle)
@@ -37,8 +38,14 @@ def claim_constructors(module: str) -> frozenset[str]:
     if not path.exists():
         return frozenset()
     return frozenset(n.name for n in ast.parse(path.read_text()).body
-                     if isinstance(n, ast.FunctionDef) and not n.name.startswith("_")
-                     and isinstance(n.returns, ast.Name) and n.returns.id[:1].isupper())
+                     if isinstance(n, ast.FunctionDef) and not n.name.startswith("_") and _claim_types(n.returns))
+
+
+def _claim_types(ann: ast.expr | None) -> bool:
+    """A return annotation naming claim classes only: ``C`` or ``C | D`` (one constructor of several claims)."""
+    if isinstance(ann, ast.BinOp) and isinstance(ann.op, ast.BitOr):
+        return _claim_types(ann.left) and _claim_types(ann.right)
+    return isinstance(ann, ast.Name) and ann.id[:1].isupper()
 
 
 def semantics_files() -> list[Path]:
