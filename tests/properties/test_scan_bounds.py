@@ -43,3 +43,20 @@ def test_value_bounds_of_an_offset_swizzle() -> None:
     x = ComposedLayout(Swizzle(1, 0, 1), 4, Layout((2,), (1,)))  # values 4 ^ 0, 5 ^ 0 (bit 1 is 0): 4, 5
     lo, hi = value_bounds(x)
     assert lo <= 4 and hi >= 5 and lo >= 0
+
+
+@given(st.sampled_from([64, 96, 128, 256, 384]))
+def test_zip_chunks_walks_both_layouts_in_step(chunk: int) -> None:
+    """Two layouts of one size, chunked in pieces of ``chunk`` indices (each layout cuts where its modes allow): the
+    starts are consecutive from 0, the pieces are ``x(i)`` and ``y(i)`` at those indices, and together they cover
+    ``[0, size)`` once."""
+    from layoutcheck.properties.scan import zip_chunks
+
+    x = Layout((64, 64), (64, 1))
+    y = ComposedLayout(Swizzle(1, 0, 1), 3, Layout((8, 8, 64), (1, 8, 64)))
+    xs, ys, seen = x.offsets().tolist(), [y.swizzle(y.offset + v) for v in y.layout.offsets().tolist()], 0
+    for start, a, b in zip_chunks(x, y, chunk):
+        assert start == seen and a.size == b.size > 0
+        assert a.tolist() == xs[start:start + a.size] and b.tolist() == ys[start:start + b.size]
+        seen += a.size
+    assert seen == size(x) > chunk
