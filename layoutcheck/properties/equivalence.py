@@ -57,7 +57,7 @@ from layoutcheck.expr.ir import Expr, add, band, const, mul, shr, var, xor
 from layoutcheck.expr.lower import index_ast
 from layoutcheck.expr.numpy import evaluate
 from layoutcheck.properties.base import Decision, Property, at, subject_size
-from layoutcheck.properties.scan import CHUNK, chunks
+from layoutcheck.properties.scan import CHUNK, chunks, zip_streams
 
 TV_ORDER = ("lane", "warp", "block", "register")
 """A Triton layout's input dimensions in CuTe's ``(thread, value)`` order (when compared with another form)."""
@@ -257,7 +257,7 @@ class MapEquivalent(Property):
         if w is not None:
             return Decision(False, w)
         first, differing = None, 0
-        for start, a, b in _zip(stream(self.a), stream(self.b)):
+        for start, a, b in zip_streams(stream(self.a), stream(self.b)):
             diff = np.flatnonzero(a != b)
             differing += diff.size
             first = start + int(diff[0]) if first is None and diff.size else first
@@ -286,23 +286,6 @@ class MapEquivalent(Property):
             return f"{what} differ: A has {text(w['a'])}, B has {text(w['b'])}"
         i = w["i"]
         return f"index {i}: A{show(self.a, i)} but B{show(self.b, i)}"
-
-
-def _zip(gx: Iterator[tuple[int, np.ndarray]], gy: Iterator[tuple[int, np.ndarray]]
-         ) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
-    """``(start, x values, y values)`` over one index range at a time, from two streams of equal length."""
-    a = b = np.empty(0, dtype=np.int64)
-    pos = 0
-    while True:
-        if a.size == 0:
-            a = next(gx, (0, None))[1]
-        if b.size == 0:
-            b = next(gy, (0, None))[1]
-        if a is None or b is None:
-            return
-        k = min(a.size, b.size)
-        yield pos, a[:k], b[:k]
-        pos, a, b = pos + k, a[k:], b[k:]
 
 
 def map_equivalent(a: Any, b: Any) -> MapEquivalent:

@@ -77,7 +77,12 @@ def chunks(x: Subject, chunk: int | None = None, align: int = 1) -> Iterator[tup
 
 def zip_chunks(x: Subject, y: Subject, chunk: int | None = None) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
     """``(start, x values, y values)`` over one index range at a time. Pre: ``size(x) == size(y)``."""
-    gx, gy = chunks(x, chunk), chunks(y, chunk)
+    return zip_streams(chunks(x, chunk), chunks(y, chunk))
+
+
+def zip_streams(gx: Iterator[tuple[int, np.ndarray]], gy: Iterator[tuple[int, np.ndarray]]
+                ) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
+    """``(start, x values, y values)`` over one index range at a time, from two chunk streams of equal length."""
     a = b = np.empty(0, dtype=np.int64)
     pos = 0
     while True:
