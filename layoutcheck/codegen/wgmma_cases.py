@@ -81,7 +81,10 @@ def e4m3_bits(x: int) -> int:
 
 
 def encode(values: np.ndarray, dtype: str) -> np.ndarray:
-    """Small integers as the bit patterns of ``dtype`` (what TMA copies): f16/bf16 as uint16, e4m3 as uint8."""
+    """Small integers as the bit patterns of ``dtype`` (what TMA copies): f16/bf16 as uint16, e4m3 as uint8, in
+    row-major (C) order whatever the order of ``values``: a kernel reads the raw buffer, and NumPy keeps a transposed
+    view's Fortran order through ``astype`` (a transposed A once reached the GPU as ``A.T``)."""
+    values = np.ascontiguousarray(values)
     v = values.astype(np.float32)
     if dtype == "f16":
         return v.astype(np.float16).view(np.uint16)

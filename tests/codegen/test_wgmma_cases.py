@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -84,6 +85,29 @@ def test_encodings_are_exact() -> None:
     assert encode(np.array([1, -2, 64]), "e4m3").tolist() == [0x38, 0xC0, 0x68]
     assert encode(np.array([1, -2, 3]), "e5m2").tolist() == [0x3C, 0xC0, 0x42]
     assert encode(np.array([-3, 3]), "s8").tolist() == [0xFD, 0x03]
+
+
+@pytest.mark.parametrize("dtype", ["f16", "bf16", "e4m3", "s8"])
+def test_encode_writes_row_major_bytes_for_a_transposed_view(dtype: str) -> None:
+    # a kernel reads the raw buffer: a transposed (Fortran-ordered) operand must reach it as its rows, not as A.T
+    # (the matmultutorial_14 read-out once passed A = values.reshape(K, M).T and the GPU read A.T: 4,094 wrong)
+    a = np.arange(12).reshape(3, 4).T
+    got = encode(a, dtype)
+    assert got.flags["C_CONTIGUOUS"]
+    assert got.tobytes() == encode(np.array(a.tolist()), dtype).tobytes()
+
+
+def test_matmultutorial_14_readout_operand_reaches_the_kernel_in_row_major_order() -> None:
+    # the TMA -> wgmma read-out of specs/zoo/matmultutorial_14.toml: the array the kernel gets as gA holds A[m, k] at
+    # m * K + k, the order the tensor map describes
+    from layoutcheck.codegen.refuted_cases import refuted_cases
+
+    spec = Path(__file__).parents[2] / "specs/zoo/matmultutorial_14.toml"
+    rc = next(r for r in refuted_cases([str(spec)]) if r.readout is not None)
+    _, stored = rc.readout
+    ga = rc.case.inputs(np)[0]
+    assert ga.flags["C_CONTIGUOUS"]
+    assert np.array_equal(ga.view(np.float16).reshape(-1).astype(np.float32), stored.reshape(-1))
 
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not installed")
