@@ -147,15 +147,17 @@ def cmd_triton(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from layoutcheck.check import check_paths, exit_code
-    from layoutcheck.importers.triton_kernel import KernelSpec, compile_kernel, parse_assignments
+    from layoutcheck.importers.triton_kernel import KernelSpec, compile_stages, parse_assignments, runtime_params
+    from layoutcheck.properties.ptx_smem import ptx_traffic
     from layoutcheck.properties.ttgir_smem import smem_traffic
-    from layoutcheck.report.triton import at_source, format_traffic
+    from layoutcheck.report.triton import at_source, format_ptx_traffic, format_traffic
     from layoutcheck.report.verdicts import format_table, use_colour
 
     spec = KernelSpec(args.kernel, parse_assignments(args.signature, "--signature", False),
                       parse_assignments(args.constexpr, "--constexpr", True), args.num_warps, args.num_stages,
                       args.target, args.num_ctas)
-    text = _guarded(lambda: compile_kernel(spec), "triton")
+    stages = _guarded(lambda: compile_stages(spec), "triton")
+    text = stages["ttgir"]
     with tempfile.TemporaryDirectory() as tmp:
         path = args.ttgir or str(Path(tmp) / "kernel.ttgir")
         Path(path).write_text(text)
@@ -163,6 +165,14 @@ def cmd_triton(args: argparse.Namespace) -> int:
         rows = at_source(rows, text, str(spec.file_and_name()[0]))
     print(format_table(rows, colour=use_colour(sys.stdout)))
     print(format_traffic(smem_traffic(text), text))
+    if "ptx" in stages:
+        params = runtime_params(spec)
+        scalars = {str(params.index(k)): int(v) for k, v in parse_assignments(args.scalar, "--scalar", True).items()
+                   if k in params}
+        if not all(g.strip().isdigit() and int(g) > 0 for g in args.grid.split(",")):
+            raise UsageError(f"triton: --grid {args.grid!r}: expected X[,Y[,Z]] positive integers")
+        grid = tuple(int(g) for g in args.grid.split(","))
+        print(format_ptx_traffic(ptx_traffic(stages["ptx"], grid=grid, scalars=scalars), grid))
     if args.json:
         from layoutcheck.report.verdicts import write_json
 
@@ -517,6 +527,10 @@ def _add_triton(sub: Any) -> None:
     t.add_argument("--num-ctas", type=_positive_int, default=1, metavar="N")
     t.add_argument("--target", default="cuda:90", metavar="cuda:80|cuda:90|cuda:100")
     t.add_argument("--ttgir", metavar="FILE", help="also write the compiled TTGIR here")
+    t.add_argument("--scalar", action="append", metavar="NAME=VALUE",
+                   help="a runtime integer argument's value for the PTX run (loop bounds, sizes), e.g. K=4096")
+    t.add_argument("--grid", default="1", metavar="X[,Y[,Z]]",
+                   help="the CTAs the PTX run covers (default 1: one CTA)")
     t.add_argument("--json", metavar="FILE", help="write the rows as JSON")
     _engine_args(t)
     t.set_defaults(func=cmd_triton)

@@ -63,6 +63,24 @@ CASES: tuple[TritonCase, ...] = (
     TritonCase("tutorial_reduce_axis0_fp32_64x64", f"{DATA / 'tutorials.py'}::reduce_cols_kernel",
                {"x_ptr": "*fp32", "y_ptr": "*fp32", "N": "i32"}, {"BM": 64, "BN": 64}, (1,), 64 * 64 * 4,
                scalars={"N": 64}),
+    TritonCase("tutorial_softmax_fp32_2x1024", f"{DATA / 'tutorials.py'}::softmax_kernel",
+               {"x_ptr": "*fp32", "y_ptr": "*fp32", "n_cols": "i32"}, {"BLOCK": 1024}, (2,), 2 * 1024 * 4,
+               scalars={"n_cols": 1024}),
+    TritonCase("tutorial_layer_norm_fp16_2x1024", f"{DATA / 'tutorials.py'}::layer_norm_kernel",
+               {"x_ptr": "*fp16", "y_ptr": "*fp16", "w_ptr": "*fp16", "b_ptr": "*fp16", "n_cols": "i32",
+                "eps": "fp32"}, {"BLOCK": 1024}, (2,), 2 * 1024 * 2, scalars={"n_cols": 1024}),
+    TritonCase("tutorial_matmul_fp16_64x64x128", f"{DATA / 'tutorials.py'}::matmul_kernel",
+               {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp16", "M": "i32", "N": "i32", "K": "i32"},
+               {"BM": 64, "BN": 64, "BK": 32}, (1, 1), 64 * 128 * 2, scalars={"M": 64, "N": 64, "K": 128}),
+    TritonCase("tutorial_matmul_fp8_rowmajor_b_64x64x128", f"{DATA / 'tutorials.py'}::matmul_kernel",
+               {"a_ptr": "*fp8e4nv", "b_ptr": "*fp8e4nv", "c_ptr": "*fp16", "M": "i32", "N": "i32", "K": "i32"},
+               {"BM": 64, "BN": 64, "BK": 64}, (1, 1), 64 * 128 * 2, scalars={"M": 64, "N": 64, "K": 128}),
+    TritonCase("tutorial_matmul_fma_fp32_32x32x64", f"{DATA / 'tutorials.py'}::matmul_fma_kernel",
+               {"a_ptr": "*fp32", "b_ptr": "*fp32", "c_ptr": "*fp32", "M": "i32", "N": "i32", "K": "i32"},
+               {"BM": 32, "BN": 32, "BK": 32}, (1, 1), 64 * 64 * 4, scalars={"M": 32, "N": 32, "K": 64}),
+    TritonCase("tutorial_attention_fwd_fp16_64x128x64", f"{DATA / 'tutorials.py'}::attention_fwd_kernel",
+               {"q_ptr": "*fp16", "k_ptr": "*fp16", "v_ptr": "*fp16", "o_ptr": "*fp16", "L": "i32"},
+               {"BM": 64, "BN": 64, "D": 64}, (1,), 128 * 64 * 2, scalars={"L": 128}),
 )
 """Exact cases first (Gluon copies), then tutorial kernels recorded against what the model leaves out."""
 
@@ -117,6 +135,19 @@ def predict(ttgir: str, ctas: int) -> dict[str, Any]:
             "ld_modelled": ld * ctas, "st_modelled": st * ctas, "not_modelled": missing}
 
 
+def predict_ptx(ptx: str, case: TritonCase, params: list[str]) -> dict[str, Any]:
+    """The LSU wavefronts of one launch read off the kernel's PTX (``layoutcheck.properties.ptx_smem``: every CTA
+    of the grid run, loops included): ``{"ld", "st"}`` (``None`` when the run could not finish) and what is not
+    counted (cp.async, TMA, wgmma operand reads)."""
+    from layoutcheck.properties.ptx_smem import ptx_traffic, totals
+
+    scalars = {str(params.index(n)): v for n, v in case.scalars.items() if n in params}
+    traffic = ptx_traffic(ptx, grid=case.grid, scalars=scalars)
+    ld, st = totals(traffic)
+    return {"ld": ld, "st": st, "not_counted": sorted({t.reason for t in traffic if t.wavefronts is None}),
+            "conflicted": sum(t.excess or 0 for t in traffic)}
+
+
 def _launch() -> None:
     """Child body under ncu: each case once, in ``CASES`` order."""
     import cupy
@@ -133,7 +164,7 @@ def _launch() -> None:
             elif ty == "constexpr":
                 args.append(case.constexprs[name])
             else:
-                args.append(case.scalars.get(name, 0))
+                args.append(case.scalars.get(name, 0.0 if ty.startswith(("fp", "bf")) else 0))
         k[(*case.grid, 1, 1)[:3]](*args)
         cupy.cuda.runtime.deviceSynchronize()
 
@@ -149,7 +180,9 @@ def section_triton_ncu(out: Path) -> dict[str, Any]:
         ctas = 1
         for g in case.grid:
             ctas *= g
-        preds.append((case, str(k.name), predict(k.asm["ttgir"], ctas)))
+        params = [a for a, t in _compile(case, target)[1].items() if t != "constexpr"]
+        preds.append((case, str(k.name), predict(k.asm["ttgir"], ctas) | {"ptx": predict_ptx(k.asm["ptx"], case,
+                                                                                              params)}))
     names = sorted({name for _, name, _ in preds})
     measured, err = ncu_csv(out / "triton_ncu.csv", "|".join(names), list(METRICS),
                              "from layoutcheck.gpu.triton_ncu import _launch; _launch()")
@@ -164,17 +197,25 @@ def section_triton_ncu(out: Path) -> dict[str, Any]:
         m = launches[i] if len(launches) > i else {}
         exact = pred["ld"] is not None
         match = exact and m.get(METRIC_LD) == pred["ld"] and m.get(METRIC_ST) == pred["st"]
+        px = pred["ptx"]
+        ptx_exact = px["ld"] is not None
+        ptx_match = ptx_exact and m.get(METRIC_LD) == px["ld"] and m.get(METRIC_ST) == px["st"]
         rows.append({"case": case.label, "kernel": name, "target": target, "model": pred, "ncu": m,
-                     "exact": exact, "match": match})
-        print(f"{case.label:<40} model ld {pred['ld_modelled']} st {pred['st_modelled']}  ncu ld {m.get(METRIC_LD)} "
-              f"st {m.get(METRIC_ST)}  {'match' if match else ('MISMATCH' if exact else 'not exact')}"
-              + ("" if exact else f"  ({'; '.join(pred['not_modelled'])[:160]})"), file=sys.stdout)
+                     "exact": exact, "match": match, "ptx_exact": ptx_exact, "ptx_match": ptx_match})
+        print(f"{case.label:<40} ttgir ld {pred['ld_modelled']} st {pred['st_modelled']}  ptx ld {px['ld']} st "
+              f"{px['st']}  ncu ld {m.get(METRIC_LD)} st {m.get(METRIC_ST)}  "
+              f"ttgir {'match' if match else ('MISMATCH' if exact else 'not exact')}, "
+              f"ptx {'match' if ptx_match else ('MISMATCH' if ptx_exact else 'stopped')}", file=sys.stdout)
     (out / "triton_ncu.json").write_text(json.dumps(rows, indent=1, default=str))
     exact_rows = [r for r in rows if r["exact"]]
-    return {"ok": bool(exact_rows) and all(r["match"] for r in exact_rows),
+    ptx_rows = [r for r in rows if r["ptx_exact"]]
+    return {"ok": bool(exact_rows) and all(r["match"] for r in exact_rows) and all(r["ptx_match"] for r in ptx_rows),
             "matched": sum(r["match"] for r in exact_rows), "of": len(exact_rows),
+            "ptx_matched": sum(r["ptx_match"] for r in ptx_rows), "ptx_of": len(ptx_rows),
+            "ptx_mismatches": {r["case"]: {"ptx": r["model"]["ptx"], "ncu": r["ncu"]} for r in ptx_rows
+                               if not r["ptx_match"]},
             "recorded": {r["case"]: {"ncu": r["ncu"], "not_modelled": r["model"]["not_modelled"]}
                          for r in rows if not r["exact"]}, "rows": rows}
 
 
-__all__ = ["CASES", "TritonCase", "predict", "section_triton_ncu"]
+__all__ = ["CASES", "TritonCase", "predict", "predict_ptx", "section_triton_ncu"]

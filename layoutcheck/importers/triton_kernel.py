@@ -93,6 +93,20 @@ def _signature(fn: Any, spec: KernelSpec) -> dict[str, str]:
 def compile_kernel(spec: KernelSpec) -> str:
     """The TTGIR Triton compiles ``spec`` to, on the CPU. Raises ``UsageError`` for a bad ``FILE::KERNEL``,
     signature or target, ``LayoutError`` for a kernel Triton itself rejects (its message, last line)."""
+    return compile_stages(spec)["ttgir"]
+
+
+def runtime_params(spec: KernelSpec) -> list[str]:
+    """The kernel's arguments that become PTX parameters, in order (constexprs are compiled in; Triton appends its
+    own scratch pointers after them)."""
+    fn = load_kernel(spec)
+    sig = _signature(fn, spec)
+    return [a for a in fn.arg_names if sig[a] != "constexpr"]
+
+
+def compile_stages(spec: KernelSpec) -> dict[str, str]:
+    """Every text stage Triton compiles ``spec`` to on the CPU (``ttgir``, ``llir``, ``ptx``; raises as
+    ``compile_kernel``)."""
     if spec.target not in TARGETS:
         raise UsageError(f"triton: --target {spec.target!r}: choose one of {', '.join(TARGETS)}")
     import triton
@@ -117,7 +131,7 @@ def compile_kernel(spec: KernelSpec) -> str:
         first = (str(e).strip().splitlines() or [type(e).__name__])[-1]
         raise LayoutError(f"triton: Triton {triton.__version__} cannot compile {spec.where} for {spec.target}: "
                          f"{type(e).__name__}: {first}") from e
-    return str(compiled.asm["ttgir"])
+    return {k: str(v) for k, v in compiled.asm.items() if isinstance(v, str)}
 
 
 @contextmanager
@@ -213,4 +227,7 @@ def _value(text: str) -> Any:
         except ValueError:
             pass
     return text
-__all__ = ["TARGETS", "KernelSpec", "compile_kernel", "load_kernel", "parse_assignments", "source_lines"]
+
+
+__all__ = ["TARGETS", "KernelSpec", "compile_kernel", "compile_stages", "load_kernel", "parse_assignments",
+           "runtime_params", "source_lines"]

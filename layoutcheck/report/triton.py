@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from layoutcheck.importers.triton_kernel import source_lines
+from layoutcheck.properties.ptx_smem import PtxTraffic
 from layoutcheck.properties.ttgir_smem import Traffic
 
 
@@ -59,4 +60,31 @@ def format_traffic(traffic: Sequence[Traffic], ttgir: str) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["at_source", "format_traffic", "traffic_at_source"]
+def format_ptx_traffic(traffic: Sequence[PtxTraffic], grid: tuple[int, ...]) -> str:
+    """The PTX road's wavefronts (``layoutcheck.properties.ptx_smem``), one line per Python source line and access
+    kind: instructions executed, wavefronts / ideal over the CTAs of ``grid``; what was not counted, once each."""
+    if not traffic:
+        return "shared memory as compiled (PTX): no shared-memory instruction"
+    ctas = 1
+    for g in grid:
+        ctas *= g
+    rows: dict[tuple[str, str], list[int]] = {}
+    notes: dict[str, str] = {}
+    for t in traffic:
+        where = f"{Path(t.source[0]).name}:{t.source[1]}" if t.source else f"ptx:{t.ptx_line}"
+        if t.wavefronts is None:
+            notes.setdefault(t.reason, where)
+            continue
+        r = rows.setdefault((where, t.kind), [0, 0, 0])
+        r[0] += t.executions
+        r[1] += t.wavefronts
+        r[2] += t.ideal or 0
+    lines = [f"shared memory as compiled (PTX), {ctas} CTA{'s' if ctas > 1 else ''} (wavefronts / ideal):"]
+    for (where, kind), (n, w, i) in rows.items():
+        extra = f"  ({w - i} from bank conflicts)" if w > i else ""
+        lines.append(f"  {where:<16} {n} x {kind}, {w} / {i}{extra}")
+    lines.extend(f"  {where:<16} {reason}" for reason, where in notes.items())
+    return "\n".join(lines)
+
+
+__all__ = ["at_source", "format_ptx_traffic", "format_traffic", "traffic_at_source"]

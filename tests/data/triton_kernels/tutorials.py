@@ -90,3 +90,17 @@ def attention_fwd_kernel(q_ptr, k_ptr, v_ptr, o_ptr, L, BM: tl.constexpr, BN: tl
         acc = acc * alpha[:, None] + tl.dot(p.to(tl.float16), v)
         m_i = m_new
     tl.store(o_ptr + rm[:, None] * D + rd[None, :], (acc / l_i[:, None]).to(tl.float16))
+
+
+@triton.jit
+def matmul_fma_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    # fp32 operands with IEEE precision: Triton lowers tl.dot to FMAs, its operands read from shared memory
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :])
+        b = tl.load(b_ptr + (k + rk)[:, None] * N + rn[None, :])
+        acc += tl.dot(a, b, input_precision="ieee")
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)

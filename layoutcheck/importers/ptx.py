@@ -1,0 +1,752 @@
+"""A PTX kernel -> the shared-memory accesses its threads make, by running its integer arithmetic.
+
+What a compiler finally asks of shared memory is in the PTX it emits: the vector width of every ``ld.shared`` /
+``st.shared``, where it chose ``ldmatrix`` / ``stmatrix``, the swizzle it XORs into the addresses. ``parse_ptx`` reads
+one ``.entry`` (instructions, labels, guards, ``.loc`` source lines, scoped ``.reg`` declarations of inline asm);
+``shared_accesses`` runs it for every thread of every CTA of a grid at once (NumPy vectors over the threads) and
+returns each shared-memory access a warp executes, with the byte address of every active lane.
+
+The interpreter tracks *integer* values only, each with a ``known`` mask (PTX ISA, chapter 9: ``mov``, ``add``,
+``sub``, ``mul``, ``mad``, ``div``, ``rem``, ``min``, ``max``, ``abs``, ``neg``, ``and``, ``or``, ``xor``, ``not``,
+``cnot``, ``lop3``, ``shl``, ``shr``, ``bfe``, ``bfi``, ``prmt``, ``popc``, ``clz``, ``brev``, ``selp``, ``setp``,
+``cvt``, ``cvta``, predicate logic). A value it does not follow is unknown: data loaded from global or shared memory,
+floating-point results, shuffles, kernel parameters the caller did not give. An unknown value that reaches a shared
+address, a guard of a shared access or a branch makes the run stop with ``Run.stopped`` saying where and why:
+accesses are never guessed. ``mbarrier.try_wait`` / ``test_wait`` are taken as satisfied (a wait loop exits when the
+phase completes; what follows is the same stream). A branch that splits a warp is not modelled (``stopped``); one that
+sends whole warps different ways runs each side separately (a warp's address stream does not depend on another
+warp's registers, only on data, which is unknown anyway). Barriers are no-ops.
+
+The shared window starts at 0: ``global_smem`` (Triton's dynamic shared buffer) and every ``.shared`` symbol of the
+module are given addresses from 0 in declaration order, aligned as declared (the bank of an address depends on it
+modulo 128 only, and a buffer aligned to 128 bytes or more keeps it). Global pointers are given disjoint bases.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from layoutcheck.errors import ParseError
+
+
+@dataclass(frozen=True, slots=True)
+class Instr:
+    """One PTX instruction: ``opcode`` with its dot modifiers split off (``ld``, ``("shared", "v4", "b32")``),
+    operands as written, the guard (``"%p1"`` / ``"!%p1"`` or ``""``), the PTX line and the source ``.loc``."""
+
+    opcode: str
+    mods: tuple[str, ...]
+    operands: tuple[str, ...]
+    guard: str
+    line: int
+    loc: tuple[int, int]  # (.file index, line); (0, 0) when none
+
+    @property
+    def text(self) -> str:
+        return ".".join((self.opcode, *self.mods))
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """An ``.entry``: its name, parameter names in order, instructions, label -> instruction index, ``.reqntid``
+    (``None`` when not declared), the shared symbols' byte addresses, and ``.file`` index -> path."""
+
+    name: str
+    params: tuple[str, ...]
+    instrs: tuple[Instr, ...]
+    labels: Mapping[str, int]
+    reqntid: tuple[int, ...] | None
+    shared: Mapping[str, int]
+    files: Mapping[int, str] = field(default_factory=dict)
+
+    def source(self, ins: Instr) -> tuple[str, int] | None:
+        f = self.files.get(ins.loc[0])
+        return (f, ins.loc[1]) if f and ins.loc[1] else None
+
+
+_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)  # a block comment keeps its newlines (see ``_blank``)
+_ENTRY = re.compile(r"\.entry\s+([\w$]+)\s*\((.*?)\)", re.S)
+_SHARED_DECL = re.compile(r"\.shared\s+(?:\.align\s+(\d+)\s+)?\.\w+\s+([\w$]+)\s*(?:\[(\d*)\])?")
+_FILE = re.compile(r"^\s*\.file\s+(\d+)\s+\"([^\"]+)\"", re.M)
+_REG_DECL = re.compile(r"^\.reg\s+(?:\.v\d\s+)?\.\w+\s+(.*)$")
+
+
+def _split_operands(s: str) -> tuple[str, ...]:
+    out, depth, cur = [], 0, ""
+    for ch in s:
+        if ch in "[{":
+            depth += 1
+        elif ch in "]}":
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        out.append(cur.strip())
+    return tuple(out)
+
+
+def _declared(names: str) -> list[str]:
+    out = []
+    for part in names.split(","):
+        part = part.strip()
+        m = re.fullmatch(r"(%[\w$]+)<(\d+)>", part)
+        out.extend([f"{m.group(1)}{i}" for i in range(int(m.group(2)))] if m else [part] if part else [])
+    return out
+
+
+def _shared_symbols(text: str) -> dict[str, int]:
+    out, at = {}, 0
+    for m in _SHARED_DECL.finditer(text):
+        align = int(m.group(1) or 1)
+        at = -(-at // align) * align
+        out[m.group(2)] = at
+        at += int(m.group(3) or 0)
+    return out
+
+
+def _blank(m: re.Match[str]) -> str:
+    return "\n" * m.group(0).count("\n")
+
+
+def parse_ptx(text: str, entry: str | None = None) -> Kernel:
+    """The ``.entry`` named ``entry`` (the first one when ``None``) of a PTX module."""
+    files = {int(i): p for i, p in _FILE.findall(text)}
+    body_text = _COMMENT.sub(_blank, text)
+    shared = _shared_symbols(body_text)
+    entries = list(_ENTRY.finditer(body_text))
+    m = next((e for e in entries if entry is None or e.group(1) == entry), None)
+    if m is None:
+        raise ParseError(f"ptx: no .entry {entry!r} (entries: {', '.join(e.group(1) for e in entries) or 'none'})")
+    params = tuple(p.split()[-1] for p in m.group(2).split(",") if p.strip())
+    rest = body_text[m.end():]
+    req = re.match(r"[^{]*?\.reqntid\s+([\d,\s]+)", rest)
+    reqntid = tuple(int(x) for x in req.group(1).replace(" ", "").split(",") if x) if req else None
+    start = rest.index("{")
+    first_line = body_text[: m.end() + start].count("\n")  # PTX line numbers of the module as given
+    return _parse_body(m.group(1), params, rest[start:], reqntid, shared, files, first_line)
+
+
+def _statements(body: str) -> Iterator[tuple[str, int]]:
+    """``(statement, line)`` pairs and the scope marks ``("{", line)`` / ``("}", line)``: a brace opens or closes a
+    scope only where a statement could start (``{ %r1, %r2 }`` inside an instruction is a vector operand)."""
+    cur, line, depth_in_stmt = "", 1, 0
+    for ch in body:
+        if ch == "\n":
+            line += 1
+        if not cur.strip() and ch in "{}":
+            yield ch, line
+            cur = ""
+            continue
+        if ch == "{":
+            depth_in_stmt += 1
+        elif ch == "}":
+            depth_in_stmt -= 1
+        if ch == ";" and depth_in_stmt == 0:
+            yield cur.strip(), line
+            cur = ""
+            continue
+        cur += ch
+        directive_end = ch == "\n" and cur.strip().startswith(".loc")  # a directive ends at its line
+        if directive_end or (ch == ":" and re.fullmatch(r"\s*[\w$]+:", cur)):  # or a label
+            yield cur.strip(), line
+            cur = ""
+
+
+def _parse_body(name: str, params: tuple[str, ...], body: str, reqntid: tuple[int, ...] | None,
+                shared: Mapping[str, int], files: Mapping[int, str], first_line: int = 0) -> Kernel:
+    instrs: list[Instr] = []
+    labels: dict[str, int] = {}
+    scopes: list[dict[str, str]] = []
+    loc = (0, 0)
+    scope_ids = 0
+    for stmt, line_no in _statements(body):
+        if stmt == "{":
+            scopes.append({})
+            continue
+        if stmt == "}":
+            if scopes:
+                scopes.pop()
+            if not scopes:
+                break
+            continue
+        if not stmt:
+            continue
+        if stmt.endswith(":") and re.fullmatch(r"[\w$]+:", stmt):
+            labels[stmt[:-1]] = len(instrs)
+            continue
+        if stmt.startswith(".loc"):
+            parts = stmt.split()
+            loc = (int(parts[1]), int(parts[2]))
+            continue
+        if stmt.startswith(".reg"):
+            dm = _REG_DECL.match(" ".join(stmt.split()))
+            if dm and len(scopes) > 1:
+                scope_ids += 1
+                for n in _declared(dm.group(1)):
+                    scopes[-1][n] = f"{n}@{scope_ids}"
+            continue
+        if stmt.startswith("."):
+            continue
+        guard = ""
+        gm = re.match(r"^@(!?%[\w$@]+)\s+", stmt)
+        if gm:
+            guard, stmt = gm.group(1), stmt[gm.end():]
+        op, _, ops = stmt.partition(" ") if " " in stmt else stmt.partition("\t")
+        op = op.strip()
+        parts = op.split(".")
+        operands = tuple(_rename(" ".join(o.split()), scopes) for o in _split_operands(ops.strip()))
+        guard = _rename(guard, scopes)
+        instrs.append(Instr(parts[0], tuple(parts[1:]), operands, guard, first_line + line_no, loc))
+    return Kernel(name, params, tuple(instrs), labels, reqntid, shared, files)
+
+
+def _rename(s: str, scopes: list[dict[str, str]]) -> str:
+    if not s or "%" not in s:
+        return s
+
+    def sub(m: re.Match[str]) -> str:
+        n = m.group(0)
+        for sc in reversed(scopes):
+            if n in sc:
+                return sc[n]
+        return n
+
+    return re.sub(r"%[\w$]+", sub, s)
+
+
+# -- running ---------------------------------------------------------------------------------------------------------
+_BITS = {"b8": 8, "u8": 8, "s8": 8, "b16": 16, "u16": 16, "s16": 16, "b32": 32, "u32": 32, "s32": 32, "b64": 64,
+         "u64": 64, "s64": 64, "pred": 1, "f16": 16, "bf16": 16, "f32": 32, "f64": 64, "f16x2": 32, "bf16x2": 32,
+         "tf32": 32, "e4m3x2": 16, "e5m2x2": 16}
+_FLOAT = {"f16", "bf16", "f32", "f64", "f16x2", "bf16x2", "tf32", "e4m3x2", "e5m2x2"}
+_NO_EFFECT = {"bar", "barrier", "fence", "membar", "prefetch", "prefetchu", "griddepcontrol", "nanosleep", "trap",
+              "pmevent", "elect", "setmaxnreg", "discard", "applypriority", "createpolicy"}
+# shared-memory operations that are not ld/st bank traffic of the LSU pipe: recorded, not counted
+_SHARED_OTHER = {"mbarrier", "wgmma", "tcgen05", "cp", "atom", "red", "ldmatrix", "stmatrix", "st", "ld"}
+
+
+@dataclass(frozen=True, slots=True)
+class Access:
+    """One shared-memory instruction executed by one warp: the instruction's index in ``Kernel.instrs``, the warp
+    (CTA-linear: ``cta * warps_per_cta + warp``), and the byte address of each of its 32 lanes (``-1``: inactive)."""
+
+    pc: int
+    warp: int
+    addrs: np.ndarray
+
+
+@dataclass(frozen=True)
+class Run:
+    """What running a kernel gave: every shared access by warp, in program order per warp; the instructions that
+    touch shared memory but are not ld/st/ldmatrix/stmatrix (``other``: pc -> executions); ``stopped`` the reason
+    the run could not finish (``""``: it ran to the end of every thread)."""
+
+    accesses: tuple[Access, ...]
+    other: Mapping[int, int]
+    stopped: str = ""
+    steps: int = 0
+
+
+class _Stop(Exception):
+    pass
+
+
+@dataclass
+class _State:
+    pc: int
+    threads: np.ndarray  # global thread ids of this group
+    regs: dict[str, tuple[np.ndarray, np.ndarray]]
+
+
+def _mask(bits: int) -> np.uint64:
+    return np.uint64((1 << bits) - 1) if bits < 64 else np.uint64(0xFFFF_FFFF_FFFF_FFFF)
+
+
+def _type_of(ins: Instr) -> str:
+    for m in reversed(ins.mods):
+        if m in _BITS:
+            return m
+    return "b32"
+
+
+def _signed(v: np.ndarray, bits: int) -> np.ndarray:
+    v = v & _mask(bits)
+    if bits >= 64:
+        return v.view(np.int64)
+    sign = np.uint64(1 << (bits - 1))
+    return ((v ^ sign).astype(np.int64) - np.int64(1 << (bits - 1)))
+
+
+class _Machine:
+    def __init__(self, k: Kernel, block: tuple[int, int, int], grid: tuple[int, int, int], ctas: list[int],
+                 scalars: Mapping[str, int], max_steps: int):
+        self.k, self.block, self.grid = k, block, grid
+        self.nthreads = block[0] * block[1] * block[2]
+        self.warps_per_cta = -(-self.nthreads // 32)
+        self.max_steps = max_steps
+        self.steps = 0
+        cta = np.repeat(np.asarray(ctas, dtype=np.int64), self.nthreads)
+        tid = np.tile(np.arange(self.nthreads, dtype=np.int64), len(ctas))
+        self.n = cta.size
+        self.special = {
+            "%tid.x": tid % block[0], "%tid.y": (tid // block[0]) % block[1], "%tid.z": tid // (block[0] * block[1]),
+            "%ntid.x": np.full(self.n, block[0]), "%ntid.y": np.full(self.n, block[1]),
+            "%ntid.z": np.full(self.n, block[2]),
+            "%ctaid.x": cta % grid[0], "%ctaid.y": (cta // grid[0]) % grid[1], "%ctaid.z": cta // (grid[0] * grid[1]),
+            "%nctaid.x": np.full(self.n, grid[0]), "%nctaid.y": np.full(self.n, grid[1]),
+            "%nctaid.z": np.full(self.n, grid[2]), "%laneid": tid % 32,
+            "%cluster_ctarank": np.zeros(self.n), "%cluster_nctarank": np.ones(self.n),
+        }
+        self.warp_of = (cta * self.warps_per_cta + tid // 32)
+        self.lane_of = tid % 32
+        self.params = {name: int(scalars[name]) for name in k.params if name in scalars}
+        self.pointer_base = {name: (i + 1) << 40 for i, name in enumerate(k.params)}
+        self.scalars = scalars
+        self.accesses: list[Access] = []
+        self.other: dict[int, int] = {}
+
+    # -- operand values ------------------------------------------------------------------------------------------
+    def value(self, st: _State, op: str, bits: int) -> tuple[np.ndarray, np.ndarray]:
+        n = st.threads.size
+        op = op.strip()
+        neg = False
+        if op.startswith("!"):
+            neg, op = True, op[1:]
+        if op in st.regs:
+            v, kn = st.regs[op]
+            return ((v == 0).astype(np.uint64) if neg else v), kn
+        if op in self.special:
+            return self.special[op][st.threads].astype(np.uint64), np.ones(n, dtype=bool)
+        if op in self.k.shared:
+            return np.full(n, self.k.shared[op], dtype=np.uint64), np.ones(n, dtype=bool)
+        lit = _literal(op)
+        if lit is not None:
+            return np.full(n, lit & ((1 << 64) - 1), dtype=np.uint64), np.ones(n, dtype=bool)
+        if op.startswith("%"):  # read before written (or a special register not modelled): unknown
+            return np.zeros(n, dtype=np.uint64), np.zeros(n, dtype=bool)
+        raise _Stop(f"operand {op!r} not modelled")
+
+    def address(self, st: _State, op: str) -> tuple[np.ndarray, np.ndarray]:
+        inner = op.strip()[1:-1].strip()
+        base, off = inner, 0
+        m = re.match(r"^(.*?)\s*\+\s*(-?\w+)$", inner)
+        if m:
+            base, off = m.group(1), int(m.group(2), 0)
+        if base in self.k.params:
+            return np.full(st.threads.size, 0, dtype=np.uint64), np.ones(st.threads.size, dtype=bool)
+        v, kn = self.value(st, base, 64)
+        return (v + np.uint64(off & ((1 << 64) - 1))), kn
+
+    def write(self, st: _State, dst: str, v: np.ndarray, kn: np.ndarray, bits: int, where: np.ndarray) -> None:
+        v = v.astype(np.uint64) & _mask(bits)
+        if dst.startswith("{"):
+            raise _Stop("vector destination")
+        if dst == "_":
+            return
+        if where.all() or dst not in st.regs:
+            if not where.all():
+                kn = kn & where
+            st.regs[dst] = (v, kn.copy())
+            return
+        ov, ok = st.regs[dst]
+        st.regs[dst] = (np.where(where, v, ov), np.where(where, kn, ok))
+
+
+def _literal(op: str) -> int | None:
+    s = op
+    try:
+        if re.fullmatch(r"-?0[xX][0-9a-fA-F]+U?|-?\d+U?", s):
+            return int(s.rstrip("U"), 0)
+    except ValueError:
+        return None
+    if re.fullmatch(r"0[fF][0-9a-fA-F]{8}|0[dD][0-9a-fA-F]{16}", s):
+        return int(s[2:], 16)
+    return None
+
+
+def shared_accesses(k: Kernel, grid: tuple[int, ...] = (1,), block: tuple[int, ...] | None = None,
+                    scalars: Mapping[str, int] | None = None, ctas: list[int] | None = None,
+                    max_steps: int = 200_000) -> Run:
+    """Run ``k`` for the CTAs ``ctas`` (linear ids; default all of ``grid``) of ``block`` threads (default
+    ``.reqntid``) with scalar parameters ``scalars`` (by PTX parameter name ``K_param_3`` or index ``"3"``) and
+    return every shared-memory access each warp makes. ``max_steps`` bounds the instructions run per group."""
+    block3 = (*(block or k.reqntid or ()), 1, 1, 1)
+    if not (block or k.reqntid):
+        raise ParseError(f"ptx: {k.name} declares no .reqntid: give the block size")
+    grid3 = (*grid, 1, 1, 1)
+    named = {}
+    for key, val in (scalars or {}).items():
+        named[k.params[int(key)] if str(key).isdigit() else key] = int(val)
+    ncta = grid3[0] * grid3[1] * grid3[2]
+    m = _Machine(k, block3[:3], grid3[:3], list(range(ncta)) if ctas is None else ctas, named, max_steps)
+    work = [_State(0, np.arange(m.n), {})]
+    stopped = ""
+    while work:
+        st = work.pop()
+        try:
+            work.extend(_run(m, st))
+        except _Stop as e:
+            ins = k.instrs[min(st.pc, len(k.instrs) - 1)] if k.instrs else None
+            where = f" (PTX line {ins.line}: {ins.text} {', '.join(ins.operands)})" if ins else ""
+            stopped = f"{e}{where}"
+            break
+    return Run(tuple(m.accesses), dict(m.other), stopped, m.steps)
+
+
+def _run(m: _Machine, st: _State) -> list[_State]:
+    """Run one group until it ends or splits (returns the groups to continue)."""
+    instrs = m.k.instrs
+    while st.pc < len(instrs):
+        m.steps += 1
+        if m.steps > m.max_steps:
+            raise _Stop(f"more than {m.max_steps} instructions run")
+        ins = instrs[st.pc]
+        where = np.ones(st.threads.size, dtype=bool)
+        if ins.guard:
+            gv, gk = m.value(st, ins.guard, 1)
+            where = (gv & np.uint64(1)).astype(bool)
+            if ins.opcode in ("bra", "ret", "exit") or _is_shared(ins):
+                if not gk.all():
+                    raise _Stop("a guard the interpreter does not know")
+            else:
+                # a register written under an unknown guard is unknown where the guard is
+                where = where | ~gk
+        if ins.opcode == "bra":
+            target = m.k.labels.get(ins.operands[-1])
+            if target is None:
+                raise _Stop(f"branch to an unknown label {ins.operands[-1]!r}")
+            if where.all():
+                st.pc = target
+                continue
+            if not where.any():
+                st.pc += 1
+                continue
+            return _split(m, st, where, target)
+        if ins.opcode in ("ret", "exit"):
+            if where.all():
+                return []
+            if where.any():
+                return _split(m, st, ~where, st.pc + 1, keep_only=True)
+            st.pc += 1
+            continue
+        _step(m, st, ins, where)
+        st.pc += 1
+    return []
+
+
+def _split(m: _Machine, st: _State, taken: np.ndarray, target: int, keep_only: bool = False) -> list[_State]:
+    """Whole warps go one way or the other (a branch); with ``keep_only`` the others leave (``ret``: lanes of a warp
+    may exit while the rest go on, as the hardware does)."""
+    warps = m.warp_of[st.threads]
+    every = np.bincount(warps, minlength=int(warps.max()) + 1)
+    some = np.bincount(warps[taken], minlength=every.size)
+    if not keep_only and ((some > 0) & (some < every)).any():
+        raise _Stop("a branch that splits a warp (divergence within a warp) is not modelled")
+    a = _State(target, st.threads[taken], {r: (v[taken], kn[taken]) for r, (v, kn) in st.regs.items()})
+    if keep_only:  # ``ret`` by the others: only the taken ones go on, at ``target``
+        return [a]
+    b = _State(st.pc + 1, st.threads[~taken], {r: (v[~taken], kn[~taken]) for r, (v, kn) in st.regs.items()})
+    return [b, a]
+
+
+def _is_shared(ins: Instr) -> bool:
+    return any(x.startswith("shared") for x in ins.mods) or ins.opcode in ("ldmatrix", "stmatrix")
+
+
+def _record(m: _Machine, st: _State, ins: Instr, addr: np.ndarray, kn: np.ndarray, where: np.ndarray) -> None:
+    if not kn[where].all():
+        raise _Stop("a shared address the interpreter does not know (it depends on data or an unknown parameter)")
+    warps = m.warp_of[st.threads]
+    lanes = m.lane_of[st.threads]
+    for w in np.unique(warps[where]):
+        sel = (warps == w) & where
+        a = np.full(32, -1, dtype=np.int64)
+        a[lanes[sel]] = addr[sel].astype(np.int64)
+        m.accesses.append(Access(st.pc, int(w), a))
+
+
+def _step(m: _Machine, st: _State, ins: Instr, where: np.ndarray) -> None:
+    op, ops = ins.opcode, ins.operands
+    n = st.threads.size
+    if op in _NO_EFFECT:
+        return
+    if _is_shared(ins) and op in ("ld", "st", "ldmatrix", "stmatrix"):
+        ai = 1 if op in ("ld", "ldmatrix") else 0
+        addr, kn = m.address(st, ops[ai])
+        _record(m, st, ins, addr, kn, where)
+        if op in ("ld", "ldmatrix"):
+            _unknown_dsts(m, st, ops[0], where)
+        return
+    if _is_shared(ins) or op in ("mbarrier", "wgmma", "tcgen05"):
+        m.other[st.pc] = m.other.get(st.pc, 0) + int(where.any())
+        if op == "mbarrier" and ins.mods and ins.mods[0] in ("try_wait", "test_wait") and ops:
+            m.write(st, ops[0], np.ones(n, dtype=np.uint64), np.ones(n, dtype=bool), 1, where)
+            return
+        if ops and not ops[0].startswith("[") and op != "cp":
+            _unknown_dsts(m, st, ops[0], where)
+        return
+    if op == "cp":  # cp.async.commit_group / wait_group, bulk groups: no registers
+        return
+    if op == "ld":
+        if "param" in ins.mods:
+            name = ops[1].strip()[1:-1].split("+")[0].strip()
+            bits = _BITS.get(_type_of(ins), 32)
+            if name in m.params:
+                m.write(st, ops[0], np.full(n, m.params[name] & ((1 << 64) - 1), dtype=np.uint64),
+                        np.ones(n, dtype=bool), bits, where)
+            elif bits == 64 and name in m.pointer_base:
+                m.write(st, ops[0], np.full(n, m.pointer_base[name], dtype=np.uint64), np.ones(n, dtype=bool),
+                        bits, where)
+            else:
+                _unknown_dsts(m, st, ops[0], where)
+            return
+        _unknown_dsts(m, st, ops[0], where)
+        return
+    if op in ("st", "red", "atom", "prefetch") or op.startswith("st"):
+        if op == "atom":
+            _unknown_dsts(m, st, ops[0], where)
+        return
+    _alu(m, st, ins, where)
+
+
+def _unknown_dsts(m: _Machine, st: _State, dst: str, where: np.ndarray) -> None:
+    n = st.threads.size
+    names = [d.strip() for d in dst.strip("{} ").split(",")] if dst.startswith("{") else [dst]
+    for d in names:
+        if d.startswith("%"):
+            m.write(st, d, np.zeros(n, dtype=np.uint64), np.zeros(n, dtype=bool), 64, where)
+
+
+def _alu(m: _Machine, st: _State, ins: Instr, where: np.ndarray) -> None:
+    op, ops, mods = ins.opcode, ins.operands, ins.mods
+    typ = _type_of(ins)
+    bits = _BITS.get(typ, 32)
+    n = st.threads.size
+    dst = ops[0] if ops else ""
+    if op == "mov" and dst.startswith("{"):  # unpack: mov.b32 {%rs1, %rs2}, %r1
+        parts = [p.strip() for p in dst.strip("{}").split(",")]
+        v, kn = m.value(st, ops[1], bits)
+        w = bits // len(parts)
+        for i, p in enumerate(parts):
+            if p != "_":
+                m.write(st, p, v >> np.uint64(w * i), kn, w, where)
+        return
+    if op == "mov" and ops[1].startswith("{"):  # pack
+        parts = [p.strip() for p in ops[1].strip("{}").split(",")]
+        w = bits // len(parts)
+        acc, akn = np.zeros(n, dtype=np.uint64), np.ones(n, dtype=bool)
+        for i, p in enumerate(parts):
+            v, kn = m.value(st, p, w)
+            acc |= (v & _mask(w)) << np.uint64(w * i)
+            akn &= kn
+        m.write(st, dst, acc, akn, bits, where)
+        return
+    if typ in _FLOAT and op not in ("mov", "selp", "cvt", "setp"):
+        _unknown_dsts(m, st, dst, where)
+        if op == "setp" and "|" in dst:
+            pass
+        return
+    if op not in _ALU or (op == "mov" and len(ops) != 2):
+        _unknown_dsts(m, st, dst, where)  # an operation the interpreter does not follow: its results are unknown
+        return
+    srcs = None if op in _OWN_OPERANDS else [m.value(st, o, bits) for o in ops[1:]]
+    res = _eval(m, st, ins, op, ops, mods, typ, bits, srcs)
+    if res is None:
+        _unknown_dsts(m, st, dst, where)
+        return
+    for d, v, kn, b in res:
+        m.write(st, d, v, kn, b, where)
+
+
+_OWN_OPERANDS = {"setp", "cvt", "cvta", "bfe", "bfi", "shl", "shr", "prmt", "lop3"}
+_ALU = _OWN_OPERANDS | {"mov", "selp", "add", "sub", "mul", "mad", "div", "rem", "min", "max", "abs", "neg", "and",
+                        "or", "xor", "not", "cnot", "popc", "clz", "brev"}
+
+
+def _cmp(cmp: str, a: np.ndarray, b: np.ndarray, signed: bool, bits: int) -> np.ndarray:
+    if signed:
+        a, b = _signed(a, bits), _signed(b, bits)
+    else:
+        a, b = a & _mask(bits), b & _mask(bits)
+    return {"eq": a == b, "ne": a != b, "lt": a < b, "le": a <= b, "gt": a > b, "ge": a >= b, "lo": a < b,
+            "ls": a <= b, "hi": a > b, "hs": a >= b}[cmp]
+
+
+def _eval(m: _Machine, st: _State, ins: Instr, op: str, ops: tuple[str, ...], mods: tuple[str, ...], typ: str,
+          bits: int, srcs: list[tuple[np.ndarray, np.ndarray]] | None) -> list | None:
+    dst = ops[0]
+    signed = typ.startswith("s")
+    u64 = np.uint64
+    if op == "setp":
+        cmp = mods[0]
+        if typ in _FLOAT:
+            z = np.zeros(st.threads.size, dtype=u64)
+            return [(p.strip(), z, np.zeros(st.threads.size, dtype=bool), 1) for p in dst.split("|")]
+        (a, ak), (b, bk) = m.value(st, ops[1], bits), m.value(st, ops[2], bits)
+        r = _cmp(cmp, a, b, signed, bits)
+        kn = ak & bk
+        outs = [p.strip() for p in dst.split("|")]
+        combine = next((x for x in mods[1:] if x in ("and", "or", "xor")), None)
+        if combine and len(ops) > 3:
+            c, ck = m.value(st, ops[3], 1)
+            c = (c & u64(1)).astype(bool)
+            f = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}[combine]
+            r1, r2 = f(r, c), f(~r, c)
+            kn = kn & ck
+        else:
+            r1, r2 = r, ~r
+        res = [(outs[0], r1.astype(u64), kn, 1)]
+        if len(outs) > 1:
+            res.append((outs[1], r2.astype(u64), kn, 1))
+        return res
+    if op == "cvt":
+        dt = next((x for x in mods if x in _BITS), "b32")
+        stype = [x for x in mods if x in _BITS][-1]
+        if dt in _FLOAT or stype in _FLOAT:
+            return None
+        sb, db = _BITS[stype], _BITS[dt]
+        v, kn = m.value(st, ops[1], sb)
+        v = (_signed(v, sb).astype(np.uint64) if stype.startswith("s") else v & _mask(sb))
+        return [(dst, v, kn, db)]
+    if op == "cvta":
+        v, kn = m.value(st, ops[1], 64)
+        return [(dst, v, kn, bits)]
+    if op in ("shl", "shr"):
+        (a, ak), (b, bk) = m.value(st, ops[1], bits), m.value(st, ops[2], 32)
+        sh = np.minimum(b & u64(0xFFFFFFFF), u64(bits))
+        if op == "shl":
+            r = np.where(sh >= bits, u64(0), (a << np.minimum(sh, u64(63))))
+        elif signed:
+            r = (_signed(a, bits) >> np.minimum(sh, u64(63)).astype(np.int64)).astype(u64)
+        else:
+            r = np.where(sh >= bits, u64(0), (a & _mask(bits)) >> np.minimum(sh, u64(63)))
+        return [(dst, r, ak & bk, bits)]
+    if op == "bfe":
+        (a, ak), (p, pk), (ln, lk) = m.value(st, ops[1], bits), m.value(st, ops[2], 32), m.value(st, ops[3], 32)
+        pos, length = np.minimum(p & u64(0xFF), u64(bits)), np.minimum(ln & u64(0xFF), u64(bits))
+        x = a & _mask(bits)
+        field_ = np.where(pos >= u64(bits), u64(0), x >> np.minimum(pos, u64(63)))
+        keep = np.where(length >= u64(64), _mask(64), (u64(1) << np.minimum(length, u64(63))) - u64(1))
+        field_ = field_ & keep
+        if signed:  # the sign is bit min(pos + len - 1, bits - 1) of a, replicated above the field
+            sbit_at = np.minimum(pos + length - u64(1), u64(bits - 1))
+            sbit = (x >> sbit_at) & u64(1)
+            ext = (sbit == 1) & (length > 0) & (length < u64(bits))
+            field_ = np.where(ext, field_ | (_mask(bits) ^ keep), field_)
+        field_ = np.where(length == 0, u64(0), field_)
+        return [(dst, field_, ak & pk & lk, bits)]
+    if op == "bfi":
+        (a, ak), (b, bk) = m.value(st, ops[1], bits), m.value(st, ops[2], bits)
+        (p, pk), (ln, lk) = m.value(st, ops[3], 32), m.value(st, ops[4], 32)
+        pos, length = np.minimum(p & u64(0xFF), u64(63)), np.minimum(ln & u64(0xFF), u64(63))
+        msk = (((u64(1) << length) - u64(1)) << pos) & _mask(bits)
+        out = ((b & ~msk) | ((a << pos) & msk)) & _mask(bits)
+        return [(dst, out, ak & bk & pk & lk, bits)]
+    if op == "lop3":
+        (a, ak), (b, bk), (c, ck) = (m.value(st, o, bits) for o in ops[1:4])
+        lut = _literal(ops[4])
+        if lut is None:
+            return None
+        r = np.zeros_like(a)
+        for i in range(8):
+            if lut >> i & 1:
+                ta = a if i & 4 else ~a
+                tb = b if i & 2 else ~b
+                tc = c if i & 1 else ~c
+                r |= ta & tb & tc
+        return [(dst, r, ak & bk & ck, bits)]
+    if op == "prmt":
+        (a, ak), (b, bk), (c, ck) = (m.value(st, o, 32) for o in ops[1:4])
+        if any(x in mods for x in ("f4e", "b4e", "rc8", "ecl", "ecr", "rc16")):
+            return None
+        src = (a & u64(0xFFFFFFFF)) | ((b & u64(0xFFFFFFFF)) << u64(32))
+        out = np.zeros_like(a)
+        for j in range(4):
+            sel = (c >> u64(4 * j)) & u64(0xF)
+            byte = (src >> (u64(8) * (sel & u64(7)))) & u64(0xFF)
+            byte = np.where((sel & u64(8)) != 0, np.where((byte & u64(0x80)) != 0, u64(0xFF), u64(0)), byte)
+            out |= byte << u64(8 * j)
+        return [(dst, out, ak & bk & ck, 32)]
+    assert srcs is not None
+    vals = [v for v, _ in srcs]
+    kn = np.ones(st.threads.size, dtype=bool)
+    for _, k2 in srcs:
+        kn = kn & k2
+    if op == "mov":
+        return [(dst, vals[0], kn, bits)]
+    if op == "selp":
+        c = (vals[2] & u64(1)).astype(bool)
+        return [(dst, np.where(c, vals[0], vals[1]), kn, bits)]
+    if op in ("add", "sub"):
+        r = vals[0] + vals[1] if op == "add" else vals[0] - vals[1]
+        return [(dst, r, kn, bits)]
+    if op in ("mul", "mad"):
+        mode = next((x for x in mods if x in ("lo", "hi", "wide")), "lo")
+        if mode == "wide":
+            a, b = ((_signed(vals[0], bits), _signed(vals[1], bits)) if signed else
+                    (vals[0] & _mask(bits), vals[1] & _mask(bits)))
+            r = (a.astype(np.int64) * b.astype(np.int64)).astype(u64) if signed else a * b
+            out_bits = 2 * bits
+        elif mode == "hi" and bits <= 32:
+            a2, b2 = ((_signed(vals[0], bits), _signed(vals[1], bits)) if signed else
+                      (vals[0] & _mask(bits), vals[1] & _mask(bits)))
+            r = ((a2.astype(np.int64) * b2.astype(np.int64)) >> bits).astype(u64) if signed else (a2 * b2) >> u64(bits)
+            out_bits = bits
+        elif mode == "hi":
+            a = [int(x) for x in (_signed(vals[0], bits) if signed else vals[0] & _mask(bits))]
+            b = [int(x) for x in (_signed(vals[1], bits) if signed else vals[1] & _mask(bits))]
+            r = np.array([((x * y) >> bits) & ((1 << 64) - 1) for x, y in zip(a, b, strict=True)], dtype=u64)
+            out_bits = bits
+        else:
+            r = vals[0] * vals[1]
+            out_bits = bits
+        if op == "mad":
+            r = r + vals[2]
+        return [(dst, r, kn, out_bits)]
+    if op in ("div", "rem"):
+        a, b = ((_signed(vals[0], bits), _signed(vals[1], bits)) if signed else
+                (vals[0] & _mask(bits), vals[1] & _mask(bits)))
+        zero = b == 0
+        kn = kn & ~zero
+        bs = np.where(zero, 1, b)
+        if signed:
+            q = np.sign(a) * np.sign(bs) * (np.abs(a) // np.abs(bs))  # PTX: truncation towards zero
+            r = q if op == "div" else a - q * bs
+            return [(dst, r.astype(np.int64).astype(u64), kn, bits)]
+        r = a // bs if op == "div" else a % bs
+        return [(dst, r, kn, bits)]
+    if op in ("min", "max"):
+        a, b = ((_signed(vals[0], bits), _signed(vals[1], bits)) if signed else
+                (vals[0] & _mask(bits), vals[1] & _mask(bits)))
+        r = np.minimum(a, b) if op == "min" else np.maximum(a, b)
+        return [(dst, r.astype(np.int64).astype(u64) if signed else r, kn, bits)]
+    if op == "abs":
+        return [(dst, np.abs(_signed(vals[0], bits)).astype(u64), kn, bits)]
+    if op == "neg":
+        return [(dst, (u64(0) - vals[0]), kn, bits)]
+    if op in ("and", "or", "xor"):
+        f = {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}[op]
+        return [(dst, f(vals[0], vals[1]), kn, bits)]
+    if op == "not":
+        return [(dst, ~vals[0], kn, bits)]
+    if op == "cnot":
+        return [(dst, ((vals[0] & _mask(bits)) == 0).astype(u64), kn, bits)]
+    if op == "popc":
+        return [(dst, np.bitwise_count(vals[0] & _mask(bits)).astype(u64), kn, 32)]
+    if op == "clz":
+        return [(dst, np.array([bits - (int(x) & ((1 << bits) - 1)).bit_length() for x in vals[0]], dtype=u64), kn,
+                 32)]
+    if op == "brev":
+        return [(dst, np.array([int(f"{int(x) & ((1 << bits) - 1):0{bits}b}"[::-1], 2) for x in vals[0]],
+                               dtype=u64), kn, bits)]
+    return None
+
+
+__all__ = ["Access", "Instr", "Kernel", "Run", "parse_ptx", "shared_accesses"]

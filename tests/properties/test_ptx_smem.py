@@ -1,0 +1,166 @@
+"""The PTX road to shared-memory wavefronts: the interpreter's integer semantics on hand-written PTX, and on kernels
+Triton compiles itself, agreement with the TTGIR road (itself equal to ncu on an H100, docs/gpu-validation.md) and
+with the counters recorded for the tutorial transpose."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from layoutcheck.importers.ptx import parse_ptx, shared_accesses
+from layoutcheck.properties.ptx_smem import access_kind_of, ptx_traffic, totals
+
+
+def _kernel(body: str, params: str = ".param .u32 k_param_0") -> str:
+    return (".version 8.0\n.target sm_90a\n.address_size 64\n.extern .shared .align 16 .b8 global_smem[];\n"
+            f".visible .entry k({params})\n.reqntid 64\n{{\n{body}\n}}\n")
+
+
+def test_integer_semantics_of_the_address_arithmetic() -> None:
+    # addr = ((tid ^ (tid >> 3)) & 7) * 4 + bfe(tid, 3, 2) * 128 + 16 * popc(tid & 3) - (tid < 8 ? 0 : 0)
+    ptx = _kernel("""
+    mov.u32 %r1, %tid.x;
+    shr.u32 %r2, %r1, 3;
+    xor.b32 %r3, %r1, %r2;
+    and.b32 %r4, %r3, 7;
+    shl.b32 %r5, %r4, 2;
+    bfe.u32 %r6, %r1, 3, 2;
+    mad.lo.s32 %r7, %r6, 128, %r5;
+    and.b32 %r8, %r1, 3;
+    popc.b32 %r9, %r8;
+    shl.b32 %r10, %r9, 4;
+    add.s32 %r11, %r7, %r10;
+    mov.u32 %r12, global_smem;
+    add.s32 %r13, %r12, %r11;
+    st.shared.b32 [%r13+512], %r1;
+    ret;""")
+    run = shared_accesses(parse_ptx(ptx), (1,))
+    assert not run.stopped
+    tid = np.arange(64)
+    want = (((tid ^ (tid >> 3)) & 7) * 4 + ((tid >> 3) & 3) * 128 + 16 * np.array([bin(t & 3).count("1") for t in tid])
+            + 512)
+    got = np.concatenate([a.addrs for a in sorted(run.accesses, key=lambda a: a.warp)])
+    assert got.tolist() == want.tolist()
+
+
+def test_signed_bfe_and_wide_multiply() -> None:
+    ptx = _kernel("""
+    mov.u32 %r1, %tid.x;
+    bfe.s32 %r2, %r1, 0, 3;
+    mul.wide.s32 %rd1, %r2, 8;
+    cvt.u32.u64 %r3, %rd1;
+    add.s32 %r4, %r3, 64;
+    st.shared.b32 [%r4], %r1;
+    ret;""")
+    run = shared_accesses(parse_ptx(ptx), (1,))
+    lane = np.arange(32)
+    signed = np.where(lane & 4, (lane & 7) - 8, lane & 7)
+    assert run.accesses[0].addrs.tolist() == (signed * 8 + 64).tolist()
+
+
+def test_an_address_that_depends_on_data_stops_the_run() -> None:
+    ptx = _kernel("""
+    ld.param.u64 %rd1, [k_param_0];
+    ld.global.u32 %r1, [%rd1];
+    st.shared.b32 [%r1], %r1;
+    ret;""", ".param .u64 k_param_0")
+    run = shared_accesses(parse_ptx(ptx), (1,))
+    assert "does not know" in run.stopped and not run.accesses
+
+
+def test_a_branch_that_splits_a_warp_stops_and_one_by_whole_warps_runs_both_sides() -> None:
+    split = _kernel("""
+    mov.u32 %r1, %tid.x;
+    setp.lt.u32 %p1, %r1, 16;
+    @%p1 bra $L1;
+    st.shared.b32 [%r1], %r1;
+    $L1:
+    ret;""")
+    assert "splits a warp" in shared_accesses(parse_ptx(split), (1,)).stopped
+    whole = split.replace("16;", "32;").replace("[%r1]", "[global_smem]")
+    run = shared_accesses(parse_ptx(whole), (1,))
+    assert not run.stopped and [a.warp for a in run.accesses] == [1]
+
+
+def test_a_loop_bounded_by_a_parameter_runs_that_many_times() -> None:
+    ptx = _kernel("""
+    ld.param.u32 %r9, [k_param_0];
+    mov.u32 %r1, %tid.x;
+    shl.b32 %r2, %r1, 2;
+    mov.u32 %r3, 0;
+    $L_loop:
+    st.shared.b32 [%r2], %r3;
+    add.s32 %r3, %r3, 1;
+    setp.lt.s32 %p1, %r3, %r9;
+    @%p1 bra $L_loop;
+    ret;""")
+    k = parse_ptx(ptx)
+    assert len(shared_accesses(k, (1,), scalars={"0": 5}).accesses) == 5 * 2
+    assert "guard" in shared_accesses(k, (1,)).stopped  # the bound not given: unknown, never guessed
+
+
+def test_predicated_lanes_are_inactive_and_cost_nothing() -> None:
+    ptx = _kernel("""
+    mov.u32 %r1, %tid.x;
+    and.b32 %r2, %r1, 31;
+    setp.eq.u32 %p1, %r2, 0;
+    shl.b32 %r3, %r1, 7;
+    @%p1 st.shared.b32 [%r3], %r1;
+    ret;""")
+    t = ptx_traffic(ptx)
+    assert [(x.kind, x.executions, x.wavefronts, x.ideal) for x in t] == [("sts32", 2, 2, 2)]
+
+
+@pytest.mark.parametrize(("text", "kind"), [
+    ("ld.shared.v4.b32", "lds128"), ("st.shared.v2.b16", "sts32"), ("ld.shared.b64", "lds64"),
+    ("st.shared.b8", "sts8"), ("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16", "ldsm_x4_trans"),
+    ("stmatrix.sync.aligned.m8n8.x2.shared.b16", "stsm_x2"), ("ld.shared::cta.v2.f32", "lds64")])
+def test_access_kinds_follow_the_ptx_instruction(text: str, kind: str) -> None:
+    from layoutcheck.importers.ptx import Instr
+
+    op, *mods = text.split(".")
+    assert access_kind_of(Instr(op, tuple(mods), (), "", 0, (0, 0))) == kind
+
+
+# -- kernels Triton compiles itself ---------------------------------------------------------------------------------
+triton = pytest.importorskip("triton")
+
+
+def _stages(kernel: str, sig: dict[str, str], consts: dict[str, int]) -> dict[str, str]:
+    from pathlib import Path
+
+    from layoutcheck.importers.triton_kernel import KernelSpec, compile_stages
+
+    data = Path(__file__).parents[1] / "data" / "triton_kernels"
+    return compile_stages(KernelSpec(f"{data / kernel}", sig, consts, 4, 3, "cuda:90"))
+
+
+@pytest.mark.parametrize(("kernel", "dtype", "m", "n"), [
+    ("transpose_kernel", "*fp16", 64, 64), ("transpose_conflicts_kernel", "*fp16", 64, 64),
+    ("transpose_kernel", "*fp32", 64, 64), ("transpose_conflicts_kernel", "*fp32", 64, 64)])
+def test_gluon_copies_ptx_road_equals_the_ttgir_road(kernel: str, dtype: str, m: int, n: int) -> None:
+    from layoutcheck.gpu.triton_ncu import predict
+
+    st = _stages(f"gluon_kernels.py::{kernel}", {"x_ptr": dtype, "y_ptr": dtype}, {"M": m, "N": n})
+    assert totals(ptx_traffic(st["ptx"])) == (predict(st["ttgir"], 1)["ld"], predict(st["ttgir"], 1)["st"])
+
+
+def test_tutorial_transpose_convert_layout_equals_the_h100_counters() -> None:
+    # ncu on an H100 (docs/gpu-validation.md, 2026-11-28): ld 64, st 64 wavefronts for one 64x64 fp16 CTA
+    st = _stages("tutorials.py::transpose_kernel", {"x_ptr": "*fp16", "y_ptr": "*fp16", "M": "i32", "N": "i32"},
+                 {"BM": 64, "BN": 64})
+    t = ptx_traffic(st["ptx"], grid=(1, 1), scalars={"2": 64, "3": 64})
+    assert totals(t) == (64, 64)
+    assert {x.kind for x in t} == {"sts128", "ldsm_x4_trans"}  # Triton's own lowering: stores, then ldmatrix.trans
+
+
+def test_fp8_matmul_with_a_row_major_b_is_bank_conflicted_and_fp16_is_not() -> None:
+    sig = {"a_ptr": "*fp8e4nv", "b_ptr": "*fp8e4nv", "c_ptr": "*fp16", "M": "i32", "N": "i32", "K": "i32"}
+    sizes = {"3": 64, "4": 64, "5": 128}
+    fp8 = ptx_traffic(_stages("tutorials.py::matmul_kernel", sig, {"BM": 64, "BN": 64, "BK": 64})["ptx"],
+                      grid=(1, 1), scalars=sizes)
+    fp16 = ptx_traffic(_stages("tutorials.py::matmul_kernel", sig | {"a_ptr": "*fp16", "b_ptr": "*fp16"},
+                               {"BM": 64, "BN": 64, "BK": 32})["ptx"], grid=(1, 1), scalars=sizes)
+    assert sum(x.excess or 0 for x in fp8) > 0
+    assert sum(x.excess or 0 for x in fp16) == 0
+    assert any("wgmma" in x.reason for x in fp8)  # the operand reads are listed, not counted
