@@ -172,7 +172,8 @@ def cmd_triton(args: argparse.Namespace) -> int:
         if not all(g.strip().isdigit() and int(g) > 0 for g in args.grid.split(",")):
             raise UsageError(f"triton: --grid {args.grid!r}: expected X[,Y[,Z]] positive integers")
         grid = tuple(int(g) for g in args.grid.split(","))
-        print(format_ptx_traffic(ptx_traffic(stages["ptx"], grid=grid, scalars=scalars), grid))
+        print(format_ptx_traffic(ptx_traffic(stages["ptx"], grid=grid, scalars=scalars, cubin=stages.get("cubin")),
+                                 grid))
     if args.json:
         from layoutcheck.report.verdicts import write_json
 

@@ -135,14 +135,14 @@ def predict(ttgir: str, ctas: int) -> dict[str, Any]:
             "ld_modelled": ld * ctas, "st_modelled": st * ctas, "not_modelled": missing}
 
 
-def predict_ptx(ptx: str, case: TritonCase, params: list[str]) -> dict[str, Any]:
+def predict_ptx(ptx: str, case: TritonCase, params: list[str], cubin: bytes | None = None) -> dict[str, Any]:
     """The LSU wavefronts of one launch read off the kernel's PTX (``layoutcheck.properties.ptx_smem``: every CTA
     of the grid run, loops included): ``{"ld", "st"}`` (``None`` when the run could not finish) and what is not
     counted (cp.async, TMA, wgmma operand reads)."""
     from layoutcheck.properties.ptx_smem import ptx_traffic, totals
 
     scalars = {str(params.index(n)): v for n, v in case.scalars.items() if n in params}
-    traffic = ptx_traffic(ptx, grid=case.grid, scalars=scalars)
+    traffic = ptx_traffic(ptx, grid=case.grid, scalars=scalars, cubin=cubin)
     ld, st = totals(traffic)
     return {"ld": ld, "st": st, "not_counted": sorted({t.reason for t in traffic if t.wavefronts is None}),
             "conflicted": sum(t.excess or 0 for t in traffic)}
@@ -181,8 +181,8 @@ def section_triton_ncu(out: Path) -> dict[str, Any]:
         for g in case.grid:
             ctas *= g
         params = [a for a, t in _compile(case, target)[1].items() if t != "constexpr"]
-        preds.append((case, str(k.name), predict(k.asm["ttgir"], ctas) | {"ptx": predict_ptx(k.asm["ptx"], case,
-                                                                                              params)}))
+        ptx = predict_ptx(k.asm["ptx"], case, params, k.asm.get("cubin"))
+        preds.append((case, str(k.name), predict(k.asm["ttgir"], ctas) | {"ptx": ptx}))
     names = sorted({name for _, name, _ in preds})
     measured, err = ncu_csv(out / "triton_ncu.csv", "|".join(names), list(METRICS),
                              "from layoutcheck.gpu.triton_ncu import _launch; _launch()")
@@ -209,7 +209,10 @@ def section_triton_ncu(out: Path) -> dict[str, Any]:
     (out / "triton_ncu.json").write_text(json.dumps(rows, indent=1, default=str))
     exact_rows = [r for r in rows if r["exact"]]
     ptx_rows = [r for r in rows if r["ptx_exact"]]
-    return {"ok": bool(exact_rows) and all(r["match"] for r in exact_rows) and all(r["ptx_match"] for r in ptx_rows),
+    import triton
+
+    ok = bool(exact_rows) and all(r["match"] for r in exact_rows) and all(r["ptx_match"] for r in ptx_rows)
+    return {"triton": triton.__version__, "ok": ok,
             "matched": sum(r["match"] for r in exact_rows), "of": len(exact_rows),
             "ptx_matched": sum(r["ptx_match"] for r in ptx_rows), "ptx_of": len(ptx_rows),
             "ptx_mismatches": {r["case"]: {"ptx": r["model"]["ptx"], "ncu": r["ncu"]} for r in ptx_rows

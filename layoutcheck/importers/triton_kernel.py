@@ -93,7 +93,7 @@ def _signature(fn: Any, spec: KernelSpec) -> dict[str, str]:
 def compile_kernel(spec: KernelSpec) -> str:
     """The TTGIR Triton compiles ``spec`` to, on the CPU. Raises ``UsageError`` for a bad ``FILE::KERNEL``,
     signature or target, ``LayoutError`` for a kernel Triton itself rejects (its message, last line)."""
-    return compile_stages(spec)["ttgir"]
+    return str(compile_stages(spec)["ttgir"])
 
 
 def runtime_params(spec: KernelSpec) -> list[str]:
@@ -104,9 +104,9 @@ def runtime_params(spec: KernelSpec) -> list[str]:
     return [a for a in fn.arg_names if sig[a] != "constexpr"]
 
 
-def compile_stages(spec: KernelSpec) -> dict[str, str]:
-    """Every text stage Triton compiles ``spec`` to on the CPU (``ttgir``, ``llir``, ``ptx``; raises as
-    ``compile_kernel``)."""
+def compile_stages(spec: KernelSpec) -> dict[str, Any]:
+    """Every stage Triton compiles ``spec`` to on the CPU: the texts (``ttgir``, ``llir``, ``ptx``) and the
+    ``cubin`` bytes (raises as ``compile_kernel``)."""
     if spec.target not in TARGETS:
         raise UsageError(f"triton: --target {spec.target!r}: choose one of {', '.join(TARGETS)}")
     import triton
@@ -131,7 +131,7 @@ def compile_stages(spec: KernelSpec) -> dict[str, str]:
         first = (str(e).strip().splitlines() or [type(e).__name__])[-1]
         raise LayoutError(f"triton: Triton {triton.__version__} cannot compile {spec.where} for {spec.target}: "
                          f"{type(e).__name__}: {first}") from e
-    return {k: str(v) for k, v in compiled.asm.items() if isinstance(v, str)}
+    return {k: v if isinstance(v, bytes) else str(v) for k, v in compiled.asm.items()}
 
 
 @contextmanager

@@ -14,7 +14,7 @@ the reason and no number: never a guess.
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -23,6 +23,7 @@ import numpy as np
 from layoutcheck.errors import LayoutError
 from layoutcheck.hw.banks import access_kind
 from layoutcheck.importers.ptx import Instr, Kernel, parse_ptx, shared_accesses
+from layoutcheck.importers.sass import shared_ops
 from layoutcheck.models.banks.model import ideal_batch, wavefronts_batch
 
 
@@ -69,9 +70,43 @@ def _other_reason(ins: Instr) -> str:
     return f"not counted: {what} is not ld/st bank traffic of the LSU pipe"
 
 
+def ptx_shared_ops(k: Kernel) -> Counter[tuple[str, bool]]:
+    """The ``(access kind, predicated)`` multiset of the PTX's shared ld/st/ldmatrix/stmatrix instructions (forms
+    the bank model does not cover are named by their PTX text)."""
+    out: Counter[tuple[str, bool]] = Counter()
+    for ins in k.instrs:
+        if ins.opcode in ("ld", "st", "ldmatrix", "stmatrix") and _is_shared_access(ins):
+            try:
+                out[(access_kind_of(ins), bool(ins.guard))] += 1
+            except LayoutError:
+                out[(ins.text, bool(ins.guard))] += 1
+    return out
+
+
+def _is_shared_access(ins: Instr) -> bool:
+    return any(m.startswith("shared") for m in ins.mods) or ins.opcode in ("ldmatrix", "stmatrix")
+
+
+def sass_disagreement(k: Kernel, cubin: bytes) -> str:
+    """``""`` when the cubin's SASS executes the PTX's shared accesses one for one (the same access kinds, the same
+    predicated ones: ``layoutcheck.importers.sass``), else what differs; a missing ``nvdisasm`` is a disagreement
+    (the count cannot be checked)."""
+    sass = shared_ops(cubin)
+    if sass is None:
+        return "no nvdisasm to check the PTX count against the SASS"
+    ptx = ptx_shared_ops(k)
+    if sass == ptx:
+        return ""
+    show = lambda c: ", ".join(f"{n} {'predicated ' if p else ''}{kind}" for (kind, p), n in sorted(c.items()))  # noqa: E731
+    return f"ptxas rewrote the shared accesses (PTX: {show(ptx)}; SASS: {show(sass)})"
+
+
 def traffic_of_kernel(k: Kernel, grid: tuple[int, ...] = (1,), scalars: Mapping[str, int] | None = None,
-                      block: tuple[int, ...] | None = None, ctas: list[int] | None = None) -> list[PtxTraffic]:
-    """Every shared-memory instruction of ``k`` with its traffic over the CTAs run (default: all of ``grid``)."""
+                      block: tuple[int, ...] | None = None, ctas: list[int] | None = None,
+                      cubin: bytes | None = None) -> list[PtxTraffic]:
+    """Every shared-memory instruction of ``k`` with its traffic over the CTAs run (default: all of ``grid``); with
+    the kernel's ``cubin``, a ``"(sass)"`` entry when its SASS does not execute the PTX's accesses one for one (then
+    the PTX counts are not what runs, and ``totals`` is ``None``)."""
     run = shared_accesses(k, grid, block, scalars, ctas)
     by_pc: dict[int, list[np.ndarray]] = defaultdict(list)
     for a in run.accesses:
@@ -93,24 +128,28 @@ def traffic_of_kernel(k: Kernel, grid: tuple[int, ...] = (1,), scalars: Mapping[
         out.append(PtxTraffic(ins.line, k.source(ins), ins.text, executions=n, reason=_other_reason(ins)))
     if run.stopped:
         out.append(PtxTraffic(0, None, "(run)", reason=f"not modelled: the run stopped: {run.stopped}"))
+    differs = sass_disagreement(k, cubin) if cubin is not None else ""
+    if differs:
+        out.append(PtxTraffic(0, None, "(sass)", reason=f"not exact: {differs}"))
     return sorted(out, key=lambda t: t.ptx_line)
 
 
 def ptx_traffic(ptx: str, grid: tuple[int, ...] = (1,), scalars: Mapping[str, int] | None = None,
                 entry: str | None = None, block: tuple[int, ...] | None = None,
-                ctas: list[int] | None = None) -> list[PtxTraffic]:
+                ctas: list[int] | None = None, cubin: bytes | None = None) -> list[PtxTraffic]:
     """``traffic_of_kernel`` of the ``.entry`` ``entry`` (the first) of a PTX module."""
-    return traffic_of_kernel(parse_ptx(ptx, entry), grid, scalars, block, ctas)
+    return traffic_of_kernel(parse_ptx(ptx, entry), grid, scalars, block, ctas, cubin)
 
 
 def totals(traffic: list[PtxTraffic]) -> tuple[int | None, int | None]:
     """(ld, st) wavefronts summed over the counted instructions; ``None`` for both when the run stopped (a total
-    would leave out what the interpreter could not follow)."""
-    if any(t.instruction == "(run)" for t in traffic):
+    would leave out what the interpreter could not follow) or the SASS does not run the PTX's accesses."""
+    if any(t.instruction in ("(run)", "(sass)") for t in traffic):
         return None, None
     ld = sum(t.wavefronts or 0 for t in traffic if t.op == "ld")
     st = sum(t.wavefronts or 0 for t in traffic if t.op == "st")
     return ld, st
 
 
-__all__ = ["PtxTraffic", "access_kind_of", "ptx_traffic", "totals", "traffic_of_kernel"]
+__all__ = ["PtxTraffic", "access_kind_of", "ptx_shared_ops", "ptx_traffic", "sass_disagreement", "totals",
+           "traffic_of_kernel"]

@@ -1,0 +1,69 @@
+"""The shared-memory instructions of a cubin's SASS, as the bank model names them, to check a PTX-level count.
+
+``ptxas`` may rewrite shared-memory accesses on the way from PTX to SASS: merge neighbouring ``ld.shared`` into one
+``LDS.64`` / ``LDS.128``, predicate off a load whose value only a predicated store uses, drop a dead one. Counts read
+off the PTX (``layoutcheck.properties.ptx_smem``) are what runs only when the SASS executes the same accesses;
+``shared_ops(cubin)`` lists the SASS's ``LDS`` / ``STS`` / ``LDSM`` / ``STSM`` (disassembled with ``nvdisasm``, the one
+Triton ships in ``triton/backends/nvidia/bin`` or the CUDA toolkit's) as ``(access kind, predicated)`` pairs, for
+``ptx_smem`` to compare with the PTX's own.
+
+SASS names (CUDA binary utilities, instruction set reference for sm_90): ``LDS`` / ``STS`` with ``.U8`` / ``.S8`` /
+``.U16`` / ``.S16`` / (none: 32-bit) / ``.64`` / ``.128``; ``LDSM.16.M88.{2,4}`` / ``LDSM.16.MT88.{2,4}`` (ldmatrix
+``.x2/.x4``, ``.trans``; no suffix: ``.x1``), ``STSM`` likewise.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+_OP = re.compile(r"^\s*/\*[0-9a-f]+\*/\s*(@!?U?P[T0-9]+\s+)?(LDSM|STSM|LDS|STS)((?:\.[A-Z0-9]+)*)\b", re.M)
+_WIDTH = {"U8": 8, "S8": 8, "U16": 16, "S16": 16, "64": 64, "128": 128}
+
+
+def nvdisasm() -> str | None:
+    """The ``nvdisasm`` to use: Triton's bundled one, else the CUDA toolkit's on ``PATH``; ``None`` if neither."""
+    try:
+        import triton
+
+        bundled = Path(triton.__file__).parent / "backends" / "nvidia" / "bin" / "nvdisasm"
+        if bundled.is_file() and os.access(bundled, os.X_OK):
+            return str(bundled)
+    except ImportError:
+        pass
+    return shutil.which("nvdisasm")
+
+
+def kind_of(op: str, mods: str) -> str:
+    """``("LDSM", ".16.MT88.4")`` -> ``"ldsm_x4_trans"``; ``("STS", ".128")`` -> ``"sts128"``."""
+    parts = [m for m in mods.split(".") if m]
+    if op in ("LDSM", "STSM"):
+        x = next((p for p in parts if p in ("2", "4")), "1")
+        return f"{op.lower()}_x{x}{'_trans' if 'MT88' in parts else ''}"
+    bits = next((_WIDTH[p] for p in parts if p in _WIDTH), 32)
+    return f"{'lds' if op == 'LDS' else 'sts'}{bits}"
+
+
+def shared_ops_of_text(sass: str) -> Counter[tuple[str, bool]]:
+    """The ``(access kind, predicated)`` multiset of a SASS listing."""
+    return Counter((kind_of(op, mods), bool(pred)) for pred, op, mods in _OP.findall(sass))
+
+
+def shared_ops(cubin: bytes, tool: str | None = None) -> Counter[tuple[str, bool]] | None:
+    """``shared_ops_of_text`` of the cubin's disassembly; ``None`` when no ``nvdisasm`` is available."""
+    tool = tool or nvdisasm()
+    if tool is None:
+        return None
+    with tempfile.TemporaryDirectory(prefix="layoutcheck-sass-") as d:
+        f = Path(d) / "k.cubin"
+        f.write_bytes(cubin)
+        out = subprocess.run([tool, "-c", str(f)], capture_output=True, text=True, timeout=120, check=True).stdout
+    return shared_ops_of_text(out)
+
+
+__all__ = ["kind_of", "nvdisasm", "shared_ops", "shared_ops_of_text"]
