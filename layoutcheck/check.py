@@ -22,6 +22,7 @@ worst of its rows (``exit_code``, severity in ``layoutcheck.errors``).
 from __future__ import annotations
 
 import os
+import re
 import signal
 import sys
 import threading
@@ -238,12 +239,15 @@ def _unsound_row(u: Any, cfg: Any, label: str, engine: str, timeout: float) -> R
 
 
 # -- files and runs -------------------------------------------------------------------------------------------------
-ROADS = ("spec", "ttgir", "tilelang", "cute")
+ROADS = ("spec", "ttgir", "tilelang", "cute", "ptx")
 """How an input file is read: a TOML spec; a Triton ``.ttgir`` / ``.mlir`` module; TileLang printouts (a log) or
 lowered TIR (``.tir``); a CuTe printout (a layout, ``print_layout`` or ``print(tiled_mma)``), taken as the spec
 ``layoutcheck import`` writes for it."""
 
-_WHAT = {"spec": "spec", "ttgir": "TTGIR module", "tilelang": "TileLang file", "cute": "CuTe printout"}
+_WHAT = {"spec": "spec", "ttgir": "TTGIR module", "tilelang": "TileLang file", "cute": "CuTe printout",
+         "ptx": "PTX module"}
+IMPORTED_ROADS = ("ttgir", "tilelang", "ptx")
+"""The roads whose file implies its own claims (no configs): one unit per file."""
 
 _SPECS: dict[tuple[str, str], Any] = {}
 """Specs loaded by this process, by (name, text): a worker forked after ``plan`` finds them here, so each file is
@@ -270,6 +274,8 @@ def road_of(path: str) -> str:
         return "ttgir"
     if path.endswith(".tir"):
         return "tilelang"
+    if path.endswith(".ptx"):
+        return "ptx"
     if path.endswith(".toml") or not os.path.isfile(path):
         return "spec"
     try:
@@ -280,6 +286,8 @@ def road_of(path: str) -> str:
 
     if "#ttg." in text:
         return "ttgir"
+    if ".entry" in text and re.search(r"^\s*\.target\s+sm_", text, re.M):
+        return "ptx"
     if is_tilelang_text(text):
         return "tilelang"
     return "spec" if _is_toml(text) else "cute"
@@ -331,11 +339,16 @@ def _claims(file: str, road: str, banks: bool = False, text: str | None = None) 
     """The claims a ``.ttgir`` module (its bank-conflict claims only with ``banks``) or a TileLang file with content
     ``text`` (default: read now) implies, once per distinct (name, text, road, banks)."""
     text = read_input(file) if text is None else text
-    key = (file, text, road, banks)
+    cubin = _sibling_cubin(file) if road == "ptx" else None
+    key = (file, text, road, banks, cubin)
     if key not in _CLAIMS:
         if len(_CLAIMS) >= _CACHE_BOUND:
             _CLAIMS.clear()
-        if road == "ttgir":
+        if road == "ptx":
+            from layoutcheck.properties.ptx_smem import ptx_claims
+
+            _CLAIMS[key] = list(ptx_claims(text, cubin))
+        elif road == "ttgir":
             from layoutcheck.properties.ttgir import ttgir_claims
 
             got = ttgir_claims(text)
@@ -349,6 +362,16 @@ def _claims(file: str, road: str, banks: bool = False, text: str | None = None) 
 
             _CLAIMS[key] = list(tilelang_claims(text))
     return _CLAIMS[key]
+
+
+def _sibling_cubin(file: str) -> bytes | None:
+    """The bytes of ``STEM.cubin`` beside a ``STEM.ptx`` (the SASS its counts are checked against), if any."""
+    stem, _ = os.path.splitext(file)
+    try:
+        with open(stem + ".cubin", "rb") as f:
+            return f.read()
+    except OSError:
+        return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -433,7 +456,7 @@ def _plan_file(f: str, banks: bool) -> tuple[list[Unit], list[Row]]:
 
     road = road_of(f)
     try:
-        if road in ("ttgir", "tilelang"):
+        if road in IMPORTED_ROADS:
             text = read_input(f)
             n = len(_claims(f, road, banks, text))
             return ([Unit(f, 0, n, n, road, banks, text)] if n else []), []
@@ -459,7 +482,7 @@ def _planned_config(unit: Unit) -> Any:
 def planned_configs(p: Plan) -> Iterator[Any]:
     """The loaded configs of the spec (and CuTe printout) units of ``p``, in plan order (what ``gpu`` instantiates)."""
     for u in p.units:
-        if u.road not in ("ttgir", "tilelang"):
+        if u.road not in IMPORTED_ROADS:
             yield _planned_config(u)
 
 
@@ -468,7 +491,7 @@ def row_property(row: Row) -> Any:
     breaks one): what the HTML report draws. ``LookupError`` when the file no longer holds it."""
     gone = LookupError(f"{row.file} no longer holds config {row.config!r} with property {row.property}")
     road = road_of(row.file)
-    if road in ("ttgir", "tilelang"):  # with the bank claims: every claim the file implies
+    if road in IMPORTED_ROADS:  # with the bank claims: every claim the file implies
         found = [c.prop for c in _claims(row.file, road, True)
                  if not isinstance(c, Gap) and (c.subject, c.prop.name, c.line) == (row.config, row.property, row.line)]
         if not found:
@@ -509,7 +532,7 @@ def run_unit(unit: Unit, engine: str = "auto", timeout: float = DEFAULT_TIMEOUT,
              ) -> list[Row]:
     """Every property of one config (every claim of one imported file), in order (runs in a worker process under
     ``jobs > 1``)."""
-    if unit.road in ("ttgir", "tilelang"):
+    if unit.road in IMPORTED_ROADS:
         return [_gap_row(unit.file, c) if isinstance(c, Gap) else
                 check_claim(unit.file, c.subject, c.prop, c.line, engine, timeout, memory)
                 for c in _claims(unit.file, unit.road, unit.banks, unit.text)]
@@ -523,7 +546,7 @@ def _gap_row(file: str, gap: Gap) -> Row:
 
 def _unit_rows(unit: Unit) -> list[tuple[str, str, int]]:
     """(config, property, line) of every row ``run_unit(unit)`` gives, without proving anything."""
-    if unit.road in ("ttgir", "tilelang"):
+    if unit.road in IMPORTED_ROADS:
         return [(c.subject, FILE_LEVEL if isinstance(c, Gap) else c.prop.name, c.line)
                 for c in _claims(unit.file, unit.road, unit.banks, unit.text)]
     cfg = _planned_config(unit)

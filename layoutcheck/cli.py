@@ -150,7 +150,7 @@ def cmd_triton(args: argparse.Namespace) -> int:
     from layoutcheck.importers.triton_kernel import KernelSpec, compile_stages, parse_assignments, runtime_params
     from layoutcheck.properties.ptx_smem import ptx_traffic
     from layoutcheck.properties.ttgir_smem import smem_traffic
-    from layoutcheck.report.triton import at_source, format_ptx_traffic, format_traffic
+    from layoutcheck.report.triton import at_source, format_ptx_traffic, format_traffic, ptx_at_source
     from layoutcheck.report.verdicts import format_table, use_colour
 
     spec = KernelSpec(args.kernel, parse_assignments(args.signature, "--signature", False),
@@ -158,27 +158,47 @@ def cmd_triton(args: argparse.Namespace) -> int:
                       args.target, args.num_ctas)
     stages = _guarded(lambda: compile_stages(spec), "triton")
     text = stages["ttgir"]
+    grid, scalars = _ptx_run(args, runtime_params(spec))
     with tempfile.TemporaryDirectory() as tmp:
         path = args.ttgir or str(Path(tmp) / "kernel.ttgir")
         Path(path).write_text(text)
-        rows = check_paths([path], args.engine, args.timeout, memory=args.memory, banks=True)
-        rows = at_source(rows, text, str(spec.file_and_name()[0]))
+        ptx = ptx_path = None
+        if "ptx" in stages:  # the PTX road: Triton's own lowering, every thread's addresses (with the SASS check)
+            ptx = (f"// layoutcheck: grid={','.join(map(str, grid))} "
+                   f"scalars={','.join(f'{k}={v}' for k, v in scalars.items())}\n{stages['ptx']}")
+            ptx_path = str(Path(tmp) / "kernel.ptx")
+            Path(ptx_path).write_text(ptx)
+            if isinstance(stages.get("cubin"), bytes):
+                (Path(tmp) / "kernel.cubin").write_bytes(stages["cubin"])
+        rows = check_paths([path] + ([ptx_path] if ptx_path else []), args.engine, args.timeout,
+                           memory=args.memory, banks=True)
+        kernel_file = str(spec.file_and_name()[0])
+        rows = (at_source([r for r in rows if r.file != ptx_path], text, kernel_file)
+                + (ptx_at_source([r for r in rows if r.file == ptx_path], ptx, kernel_file) if ptx else []))
     print(format_table(rows, colour=use_colour(sys.stdout)))
     print(format_traffic(smem_traffic(text), text))
-    if "ptx" in stages:
-        params = runtime_params(spec)
-        scalars = {str(params.index(k)): int(v) for k, v in parse_assignments(args.scalar, "--scalar", True).items()
-                   if k in params}
-        if not all(g.strip().isdigit() and int(g) > 0 for g in args.grid.split(",")):
-            raise UsageError(f"triton: --grid {args.grid!r}: expected X[,Y[,Z]] positive integers")
-        grid = tuple(int(g) for g in args.grid.split(","))
-        print(format_ptx_traffic(ptx_traffic(stages["ptx"], grid=grid, scalars=scalars, cubin=stages.get("cubin")),
-                                 grid))
+    if ptx:
+        print(format_ptx_traffic(ptx_traffic(ptx, grid=grid, scalars=scalars, cubin=stages.get("cubin")), grid))
     if args.json:
         from layoutcheck.report.verdicts import write_json
 
         write_json(rows, args.json)
     return exit_code(rows)
+
+
+def _ptx_run(args: argparse.Namespace, params: list[str]) -> tuple[tuple[int, ...], dict[str, int]]:
+    """``--grid`` and ``--scalar`` as the PTX road takes them (scalars by PTX parameter index)."""
+    from layoutcheck.importers.triton_kernel import parse_assignments
+
+    if not all(g.strip().isdigit() and int(g) > 0 for g in args.grid.split(",")):
+        raise UsageError(f"triton: --grid {args.grid!r}: expected X[,Y[,Z]] positive integers")
+    scalars = {}
+    for k, v in parse_assignments(args.scalar, "--scalar", True).items():
+        if k not in params or isinstance(v, bool) or not isinstance(v, int):
+            raise UsageError(f"triton: --scalar {k}={v}: expected an integer runtime argument of the kernel "
+                             f"(its runtime arguments: {', '.join(params)})")
+        scalars[str(params.index(k))] = v
+    return tuple(int(g) for g in args.grid.split(",")), scalars
 
 
 # -- import ---------------------------------------------------------------------------------------------------------

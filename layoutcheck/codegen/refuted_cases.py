@@ -299,7 +299,7 @@ def confirm_readout(rc: RefutedCase, c: np.ndarray) -> tuple[bool, str]:
 
 def refuted_cases(paths: list[str]) -> list[RefutedCase]:
     """A ``RefutedCase`` for every REFUTED row of ``paths`` (read with ``include_broken``), instantiated or not."""
-    from layoutcheck.check import _planned_config, plan, row_property, run_unit
+    from layoutcheck.check import IMPORTED_ROADS, _planned_config, plan, row_property, run_unit
     from layoutcheck.errors import LayoutcheckError
 
     out: list[RefutedCase] = []
@@ -307,7 +307,7 @@ def refuted_cases(paths: list[str]) -> list[RefutedCase]:
         rows = [r for r in run_unit(unit) if r.status == "REFUTED"]
         if not rows:
             continue
-        cfg = None if unit.road in ("ttgir", "tilelang") else _planned_config(unit)
+        cfg = None if unit.road in IMPORTED_ROADS else _planned_config(unit)
         for row in rows:
             base = dict(file=row.file, line=row.line, config=row.config, property=row.property,
                         counterexample=row.counterexample or "", witness=dict(row.counterexample_data or {}))

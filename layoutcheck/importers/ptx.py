@@ -43,7 +43,7 @@ class Instr:
     operands: tuple[str, ...]
     guard: str
     line: int
-    loc: tuple[int, int]  # (.file index, line); (0, 0) when none
+    loc: tuple[tuple[int, int], ...]  # the (.file index, line) frames of its ``.loc``, innermost first
 
     @property
     def text(self) -> str:
@@ -64,8 +64,14 @@ class Kernel:
     files: Mapping[int, str] = field(default_factory=dict)
 
     def source(self, ins: Instr) -> tuple[str, int] | None:
-        f = self.files.get(ins.loc[0])
-        return (f, ins.loc[1]) if f and ins.loc[1] else None
+        """The (file, line) a row about ``ins`` names: the innermost frame of its ``.loc`` outside an installed
+        package (a library function inlined into the kernel -- Triton's ``tl.sum`` -- points at the kernel's line
+        that called it; a CUDA C++ helper at its own line), else the outermost."""
+        frames = [(self.files[f], line) for f, line in ins.loc if f in self.files and line]
+        for f, line in frames:
+            if not re.search(r"[/\\](site|dist)-packages[/\\]", f):
+                return f, line
+        return frames[-1] if frames else None
 
 
 _COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)  # a block comment keeps its newlines (see ``_blank``)
@@ -111,15 +117,30 @@ def _shared_symbols(text: str) -> dict[str, int]:
     return out
 
 
+def _body_of(text: str) -> str:
+    """``text`` from its first ``{`` to the matching ``}``."""
+    depth = 0
+    for i, ch in enumerate(text):
+        depth += (ch == "{") - (ch == "}")
+        if depth == 0 and i > 0:
+            return text[: i + 1]
+    return text
+
+
 def _blank(m: re.Match[str]) -> str:
     return "\n" * m.group(0).count("\n")
 
 
+def entries(text: str) -> list[str]:
+    """The names of the ``.entry`` functions of a PTX module, in order."""
+    return [m.group(1) for m in _ENTRY.finditer(_COMMENT.sub(_blank, text))]
+
+
 def parse_ptx(text: str, entry: str | None = None) -> Kernel:
-    """The ``.entry`` named ``entry`` (the first one when ``None``) of a PTX module."""
+    """The ``.entry`` named ``entry`` (the first one when ``None``) of a PTX module. Its shared symbols are the
+    module's (declared before the first entry) and its own (declared in its body), from address 0."""
     files = {int(i): p for i, p in _FILE.findall(text)}
     body_text = _COMMENT.sub(_blank, text)
-    shared = _shared_symbols(body_text)
     entries = list(_ENTRY.finditer(body_text))
     m = next((e for e in entries if entry is None or e.group(1) == entry), None)
     if m is None:
@@ -130,6 +151,8 @@ def parse_ptx(text: str, entry: str | None = None) -> Kernel:
     reqntid = tuple(int(x) for x in req.group(1).replace(" ", "").split(",") if x) if req else None
     start = rest.index("{")
     first_line = body_text[: m.end() + start].count("\n")  # PTX line numbers of the module as given
+    module_level = body_text[: entries[0].start()] if entries else ""
+    shared = _shared_symbols(module_level + "\n" + _body_of(rest[start:]))
     return _parse_body(m.group(1), params, rest[start:], reqntid, shared, files, first_line)
 
 
@@ -164,7 +187,8 @@ def _parse_body(name: str, params: tuple[str, ...], body: str, reqntid: tuple[in
     instrs: list[Instr] = []
     labels: dict[str, int] = {}
     scopes: list[dict[str, str]] = []
-    loc = (0, 0)
+    loc: tuple[tuple[int, int], ...] = ()
+    outer: dict[tuple[int, int, int], tuple[tuple[int, int], ...]] = {}
     scope_ids = 0
     for stmt, line_no in _statements(body):
         if stmt == "{":
@@ -182,8 +206,7 @@ def _parse_body(name: str, params: tuple[str, ...], body: str, reqntid: tuple[in
             labels[stmt[:-1]] = len(instrs)
             continue
         if stmt.startswith(".loc"):
-            parts = stmt.split()
-            loc = (int(parts[1]), int(parts[2]))
+            loc = _frames(stmt, outer)
             continue
         if stmt.startswith(".reg"):
             dm = _REG_DECL.match(" ".join(stmt.split()))
@@ -205,6 +228,24 @@ def _parse_body(name: str, params: tuple[str, ...], body: str, reqntid: tuple[in
         guard = _rename(guard, scopes)
         instrs.append(Instr(parts[0], tuple(parts[1:]), operands, guard, first_line + line_no, loc))
     return Kernel(name, params, tuple(instrs), labels, reqntid, shared, files)
+
+
+_LOC = re.compile(r"\.loc\s+(\d+)\s+(\d+)\s+(\d+)(?:.*?inlined_at\s+(\d+)\s+(\d+)\s+(\d+))?")
+
+
+def _frames(stmt: str, outer: dict[tuple[int, int, int], tuple[tuple[int, int], ...]]) -> tuple[tuple[int, int], ...]:
+    """The (file, line) frames of a ``.loc``, innermost first: its own, then those of its ``inlined_at`` site as
+    resolved from the ``.loc``s seen before."""
+    m = _LOC.match(stmt)
+    if not m:
+        return ()
+    here = (int(m.group(1)), int(m.group(2)), int(m.group(3)))
+    if m.group(4) is None:
+        return outer.setdefault(here, (here[:2],))
+    site = (int(m.group(4)), int(m.group(5)), int(m.group(6)))
+    chain = (here[:2], *outer.get(site, (site[:2],)))
+    outer[here] = chain
+    return chain
 
 
 def _rename(s: str, scopes: list[dict[str, str]]) -> str:
@@ -485,7 +526,10 @@ def _step(m: _Machine, st: _State, ins: Instr, where: np.ndarray) -> None:
             _unknown_dsts(m, st, ops[0], where)
         return
     if _is_shared(ins) or op in ("mbarrier", "wgmma", "tcgen05"):
-        m.other[st.pc] = m.other.get(st.pc, 0) + int(where.any())
+        moves_data = ((_is_shared(ins) and op != "mbarrier") or (op == "wgmma" and "mma_async" in ins.mods)
+                      or (op == "tcgen05" and bool(ins.mods) and ins.mods[0] in ("mma", "cp")))
+        if moves_data:  # shared-memory data the LSU bank model does not count (synchronisation is not listed)
+            m.other[st.pc] = m.other.get(st.pc, 0) + int(where.any())
         if op == "mbarrier" and ins.mods and ins.mods[0] in ("try_wait", "test_wait") and ops:
             m.write(st, ops[0], np.ones(n, dtype=np.uint64), np.ones(n, dtype=bool), 1, where)
             return
@@ -749,4 +793,4 @@ def _eval(m: _Machine, st: _State, ins: Instr, op: str, ops: tuple[str, ...], mo
     return None
 
 
-__all__ = ["Access", "Instr", "Kernel", "Run", "parse_ptx", "shared_accesses"]
+__all__ = ["Access", "Instr", "Kernel", "Run", "entries", "parse_ptx", "shared_accesses"]

@@ -14,17 +14,21 @@ the reason and no number: never a guess.
 
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import numpy as np
 
-from layoutcheck.errors import LayoutError
+from layoutcheck.errors import LayoutError, ParseError
 from layoutcheck.hw.banks import access_kind
-from layoutcheck.importers.ptx import Instr, Kernel, parse_ptx, shared_accesses
+from layoutcheck.importers.ptx import Instr, Kernel, entries, parse_ptx, shared_accesses
 from layoutcheck.importers.sass import shared_ops
-from layoutcheck.models.banks.model import ideal_batch, wavefronts_batch
+from layoutcheck.models.banks.model import breakdown, ideal_batch, wavefronts_batch
+from layoutcheck.properties.base import Decision, Property
+from layoutcheck.properties.ttgir import Claim, NotModelled
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,5 +155,148 @@ def totals(traffic: list[PtxTraffic]) -> tuple[int | None, int | None]:
     return ld, st
 
 
-__all__ = ["PtxTraffic", "access_kind_of", "ptx_shared_ops", "ptx_traffic", "sass_disagreement", "totals",
-           "traffic_of_kernel"]
+# -- claims: the .ptx road of ``layoutcheck check`` --------------------------------------------------------------
+_OPTIONS = re.compile(r"^\s*//\s*layoutcheck:(.*)$", re.M)
+
+
+def run_options(text: str, entry: str = "") -> tuple[tuple[int, ...], dict[str, int], tuple[int, ...] | None]:
+    """The grid, scalar parameters and block a PTX file asks the run of ``entry`` to use, from comment lines
+    ``// layoutcheck: [entry=NAME] [grid=2,1] [block=32,8] [scalars=K=128,M=64]`` (a line without ``entry=`` is
+    for every entry; scalars by PTX parameter name or index). Defaults: one CTA, no scalars (a loop bounded by a
+    parameter not given stops the run: UNKNOWN), the block of ``.reqntid`` (none declared and none given: UNKNOWN;
+    ``.maxntid`` is only a bound)."""
+    grid: tuple[int, ...] = (1,)
+    block: tuple[int, ...] | None = None
+    scalars: dict[str, int] = {}
+    for m in _OPTIONS.finditer(text):
+        items = dict(item.partition("=")[::2] for item in m.group(1).split())
+        if items.get("entry", entry) != entry:
+            continue
+        if "grid" in items:
+            grid = tuple(int(x) for x in items["grid"].split(",") if x)
+        if "block" in items:
+            block = tuple(int(x) for x in items["block"].split(",") if x)
+        for kv in filter(None, items.get("scalars", "").split(",")):
+            n, _, v = kv.partition("=")
+            scalars[n] = int(v, 0)
+    return grid, scalars, block
+
+
+@dataclass(frozen=True, eq=False)
+class PtxConflictFree(Property):
+    """Every warp-instruction of one group of a kernel's shared accesses (one source line, one access kind) needs
+    exactly its ideal wavefronts. The addresses are what the kernel's PTX computes for every active lane
+    (``layoutcheck.importers.ptx``); ``addresses`` is ``[n, 32]`` (-1: inactive lane), ``warps`` and ``ptx_lines``
+    say which warp ran each row and from which PTX line."""
+
+    where: str
+    kind: str
+    addresses: np.ndarray
+    warps: tuple[int, ...]
+    ptx_lines: tuple[int, ...]
+    name: ClassVar[str] = "conflict_free"
+
+    def subjects(self) -> tuple[Any, ...]:
+        return ()
+
+    def subject(self) -> str:
+        return f"{self.where} {self.kind} x {len(self.warps)} (PTX)"
+
+    def domain_size(self) -> int:
+        return int(self.addresses.size)
+
+    def exhaustive(self) -> Decision:
+        w, i = wavefronts_batch(self.kind, self.addresses), ideal_batch(self.kind, self.addresses)
+        stats = {"instructions": len(self.warps), "wavefronts": int(w.sum()), "ideal": int(i.sum())}
+        bad = np.flatnonzero(w > i)
+        if bad.size == 0:
+            return Decision(True, None, stats)
+        return Decision(False, self._report(int(bad[0])), stats)
+
+    def _report(self, n: int) -> dict[str, Any]:
+        a = self.addresses[n]
+        rep = max(breakdown(self.kind, a), key=lambda p: p.wavefronts)
+        return {"kind": "conflict", "instruction": n, "warp": self.warps[n], "ptx_line": self.ptx_lines[n],
+                "bank": rep.bank, "words": list(rep.words), "lanes": list(rep.bank_lanes),
+                "wavefronts": int(wavefronts_batch(self.kind, a[None])[0]), "ideal": int(ideal_batch(self.kind,
+                                                                                                       a[None])[0])}
+
+    def recheck(self, w: dict[str, Any]) -> bool:
+        rep = self._report(int(w["instruction"]))
+        return rep["wavefronts"] > rep["ideal"] and len(rep["words"]) > 1
+
+    def explain(self, w: dict[str, Any]) -> str:
+        return (f"warp {w['warp']}, PTX line {w['ptx_line']}: lanes {w['lanes']} hit bank {w['bank']} with "
+                f"{len(w['words'])} distinct 32-bit words {w['words']} -> {w['wavefronts']} wavefronts (ideal "
+                f"{w['ideal']}, {self.kind})")
+
+
+def _where(k: Kernel, ins: Instr) -> str:
+    src = k.source(ins)
+    return f"{src[0].rsplit('/', 1)[-1]}:{src[1]}" if src else f"ptx:{ins.line}"
+
+
+def ptx_claims(text: str, cubin: bytes | None = None) -> list[Claim]:
+    """The claims of every ``.entry`` of a PTX module: ``conflict_free`` per (source line, access kind) of its
+    shared ld/st/ldmatrix/stmatrix over the run ``run_options`` asks for; UNKNOWN (``NotModelled``) for what is not
+    counted (cp.async, TMA, wgmma / tcgen05 operands, atomics), for a run that could not finish, and for accesses
+    ptxas rewrote (with the module's ``cubin``)."""
+    names = entries(text)
+    if not names:
+        raise ParseError("ptx: the module has no .entry")
+    out = []
+    for name in names:
+        out += _entry_claims(text, name, cubin, len(names) > 1)
+    return sorted(out, key=lambda c: c.line)
+
+
+def _entry_claims(text: str, name: str, cubin: bytes | None, several: bool) -> list[Claim]:
+    k = parse_ptx(text, name)
+    grid, scalars, block = run_options(text, name)
+    tag = f"{name} " if several else ""
+    line0 = k.instrs[0].line if k.instrs else 0
+    if block is None and k.reqntid is None:
+        return [Claim(line0, f"{tag}(PTX run)", NotModelled(name, "no block size: the kernel declares no .reqntid; "
+                                                                   "give one with // layoutcheck: block=X,Y,Z",
+                                                             "conflict_free"))]
+    run = shared_accesses(k, grid, block, scalars)
+    if run.stopped:
+        return [Claim(line0, f"{tag}(PTX run)", NotModelled(name, f"the PTX run stopped: {run.stopped}",
+                                                              "conflict_free"))]
+    differs = sass_disagreement(k, cubin) if cubin is not None else ""
+    groups: dict[tuple[str, str], list[Any]] = defaultdict(list)
+    firsts: dict[tuple[str, str], int] = {}
+    for a in run.accesses:
+        ins = k.instrs[a.pc]
+        try:
+            kind = access_kind_of(ins)
+        except LayoutError as e:
+            kind = f"{ins.text} (not modelled: {e})"
+        key = (_where(k, ins), kind)
+        groups[key].append(a)
+        firsts.setdefault(key, ins.line)
+    claims = []
+    for (where, kind), acc in groups.items():
+        line = firsts[(where, kind)]
+        if "not modelled" in kind or differs:
+            why = kind if "not modelled" in kind else differs
+            claims.append(Claim(line, f"{tag}{where} {kind.split(' ')[0]} (PTX)", NotModelled(where, why,
+                                                                                              "conflict_free")))
+            continue
+        claims.append(Claim(line, f"{tag}{where} {kind} (PTX)", PtxConflictFree(
+            f"{tag}{where}", kind, np.stack([a.addrs for a in acc]), tuple(a.warp for a in acc),
+            tuple(k.instrs[a.pc].line for a in acc))))
+    seen = set()
+    for pc in sorted(run.other):
+        ins = k.instrs[pc]
+        key = (_where(k, ins), ins.opcode)
+        if key not in seen:
+            seen.add(key)
+            claims.append(Claim(ins.line, f"{tag}{key[0]} {ins.text} (PTX)",
+                                NotModelled(key[0], _other_reason(ins).removeprefix("not counted: ") +
+                                            "; its bank traffic is not modelled", "conflict_free")))
+    return claims
+
+
+__all__ = ["PtxConflictFree", "PtxTraffic", "access_kind_of", "ptx_claims", "ptx_shared_ops", "ptx_traffic",
+           "run_options", "sass_disagreement", "totals", "traffic_of_kernel"]

@@ -39,6 +39,21 @@ def at_source(rows: Sequence[Any], ttgir: str, kernel_file: str | None = None) -
     return out
 
 
+def ptx_at_source(rows: Sequence[Any], ptx: str, kernel_file: str) -> list[Any]:
+    """The PTX road's rows (file = the ``.ptx`` written for the run, line = its PTX line) at the Python source line
+    of their instruction (``Kernel.source``), keeping the PTX line in the config; else at ``kernel_file``."""
+    from layoutcheck.importers.ptx import parse_ptx
+
+    k = parse_ptx(ptx)
+    by_line = {ins.line: k.source(ins) for ins in k.instrs}
+    out = []
+    for r in rows:
+        s = by_line.get(r.line)
+        config = f"{r.config} (ptx line {r.line})"
+        out.append(dataclasses.replace(r, file=s[0] if s else kernel_file, line=s[1] if s else 0, config=config))
+    return out
+
+
 def traffic_at_source(traffic: Sequence[Traffic], ttgir: str) -> list[tuple[str, Traffic]]:
     """Each operation's traffic with its Python ``file:line`` (or ``ttgir:LINE`` where its loc names no file)."""
     src = source_lines(ttgir)
@@ -87,4 +102,4 @@ def format_ptx_traffic(traffic: Sequence[PtxTraffic], grid: tuple[int, ...]) -> 
     return "\n".join(lines)
 
 
-__all__ = ["at_source", "format_ptx_traffic", "format_traffic", "traffic_at_source"]
+__all__ = ["at_source", "format_ptx_traffic", "format_traffic", "ptx_at_source", "traffic_at_source"]
