@@ -672,19 +672,17 @@ def _eval(m: _Machine, st: _State, ins: Instr, op: str, ops: tuple[str, ...], mo
         else:
             r = np.where(sh >= bits, u64(0), (a & _mask(bits)) >> np.minimum(sh, u64(63)))
         return [(dst, r, ak & bk, bits)]
-    if op == "bfe":
+    if op == "bfe":  # PTX ISA: d[i] = (i < len && pos + i <= msb) ? a[pos + i] : sbit (pos, len: low 8 bits)
         (a, ak), (p, pk), (ln, lk) = m.value(st, ops[1], bits), m.value(st, ops[2], 32), m.value(st, ops[3], 32)
-        pos, length = np.minimum(p & u64(0xFF), u64(bits)), np.minimum(ln & u64(0xFF), u64(bits))
+        pos, length = p & u64(0xFF), ln & u64(0xFF)
         x = a & _mask(bits)
-        field_ = np.where(pos >= u64(bits), u64(0), x >> np.minimum(pos, u64(63)))
-        keep = np.where(length >= u64(64), _mask(64), (u64(1) << np.minimum(length, u64(63))) - u64(1))
-        field_ = field_ & keep
-        if signed:  # the sign is bit min(pos + len - 1, bits - 1) of a, replicated above the field
-            sbit_at = np.minimum(pos + length - u64(1), u64(bits - 1))
-            sbit = (x >> sbit_at) & u64(1)
-            ext = (sbit == 1) & (length > 0) & (length < u64(bits))
-            field_ = np.where(ext, field_ | (_mask(bits) ^ keep), field_)
-        field_ = np.where(length == 0, u64(0), field_)
+        valid = np.where(pos >= u64(bits), u64(0), np.minimum(length, u64(bits) - np.minimum(pos, u64(bits))))
+        keep = np.where(valid >= u64(64), _mask(64), (u64(1) << np.minimum(valid, u64(63))) - u64(1))
+        field_ = np.where(pos >= u64(bits), u64(0), x >> np.minimum(pos, u64(63))) & keep
+        if signed:  # sbit = a[min(pos + len - 1, msb)], 0 for len 0; it fills every bit from ``valid`` up
+            at = np.minimum(pos + length - np.minimum(length, u64(1)), u64(bits - 1))
+            sbit = ((x >> at) & u64(1)) * (length > 0)
+            field_ = np.where(sbit == 1, field_ | (_mask(bits) ^ keep), field_)
         return [(dst, field_, ak & pk & lk, bits)]
     if op == "bfi":
         (a, ak), (b, bk) = m.value(st, ops[1], bits), m.value(st, ops[2], bits)

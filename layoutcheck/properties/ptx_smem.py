@@ -263,6 +263,9 @@ def _entry_claims(text: str, name: str, cubin: bytes | None, several: bool) -> l
     if run.stopped:
         return [Claim(line0, f"{tag}(PTX run)", NotModelled(name, f"the PTX run stopped: {run.stopped}",
                                                               "conflict_free"))]
+    if not run.accesses and not run.other:  # nothing to prove is no proof
+        return [Claim(line0, f"{tag}(PTX run)", NotModelled(name, "nothing checked: no shared-memory access ran",
+                                                              "conflict_free"))]
     differs = sass_disagreement(k, cubin) if cubin is not None else ""
     groups: dict[tuple[str, str], list[Any]] = defaultdict(list)
     firsts: dict[tuple[str, str], int] = {}
