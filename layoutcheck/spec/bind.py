@@ -47,6 +47,7 @@ from layoutcheck.properties.datapath import datapath
 from layoutcheck.properties.descriptors import descriptor_fields, umma_describes
 from layoutcheck.properties.gmma import gmma_addresses, gmma_fields, tma_wgmma
 from layoutcheck.properties.layout import bijective, equivalent, in_bounds, injective, surjective
+from layoutcheck.properties.pipeline import pipeline_protocol
 from layoutcheck.properties.residue import residue_cover, schedule_bijection, tile_partition
 from layoutcheck.properties.tma import tma_compatible
 from layoutcheck.properties.tmem import (
@@ -71,6 +72,7 @@ PROPERTIES: dict[str, PropertyBuilder] = {
     "tmem_subpartition": tmem_subpartition, "tmem_allocation": tmem_allocation,
     "tmem_packed_injective": tmem_packed_injective, "scale_ownership": scale_ownership, "composes": composes,
     "datapath": datapath, "scale_agreement": scale_agreement, "scale_follows_tile": scale_follows_tile,
+    "pipeline_protocol": pipeline_protocol,
 }
 """Property name (as a spec writes it) -> the public constructor of its ``Property``. Add one entry per property."""
 
@@ -475,6 +477,22 @@ def _bind_block_scale(cfg: Config, req: PropertyRequest) -> Property:
     return bind(PROPERTIES[req.name], cfg, req)
 
 
+def _bind_pipeline(cfg: Config, req: PropertyRequest) -> Property:
+    """A multi-stage ``Pipeline`` (issue #27): stages, K loops up to ``k_blocks``, buffers and the three formulas."""
+    from layoutcheck.models.pipeline import FORMULAS, Pipeline
+
+    stages, stage_bytes, base = cfg.get("stages"), cfg.get("stage_bytes"), cfg.get("base_address", 0)
+    try:
+        p = Pipeline(stages, cfg.get("k_blocks"), stage_bytes, cfg.get("smem_bytes", base + stages * stage_bytes),
+                     base, cfg.get("align", 128), *(cfg.get(f, "") for f in FORMULAS))
+    except LayoutError as e:
+        key = next((f for f in FORMULAS if f"{f} = " in str(e)), next(
+            (k for k in ("stages", "k_blocks", "stage_bytes", "smem_bytes", "align") if f" {k} " in f" {e} "),
+            "stages"))
+        raise cfg.error(key, one_line(e)) from None
+    return PROPERTIES[req.name](p)
+
+
 def _bind_residue(cfg: Config, req: PropertyRequest) -> Property:
     """A ``ResidueTiling`` of the config's ``tile`` over the modes of ``sizes`` (their ranges)."""
     from layoutcheck.models import residue
@@ -547,6 +565,6 @@ BINDERS: dict[str, Binder] = {
     "layout": _bind_layout, "tv": _bind_layout, "tiled_mma": _bind_tiled_mma, "smem": _bind_smem, "tma": _bind_tma,
     "wgmma": _bind_wgmma, "residue": _bind_residue, "scheduler": _bind_scheduler, "datapath": _bind_datapath,
     **{k: _bind_tcgen05 for k in ("umma_smem", "umma_instr", "descriptor_format", "tmem", "block_scale")},
-    "scale_factors": _bind_block_scale,
+    "scale_factors": _bind_block_scale, "pipeline": _bind_pipeline,
 }
 """Spec kind -> the function that builds a property of that kind's subject. Add one entry per kind."""

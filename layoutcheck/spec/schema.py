@@ -78,6 +78,10 @@ KINDS: dict[str, dict[str, Any]] = {
     "scale_factors": {"keys": {"mn", "k", "vec", "producer", "consumer", "operand", "scale_layout", "tile", "grids",
                                "scheduler", "log", "group", "ctas", "drop_partial_group", "reads"},
                       "required": {"k", "vec"}, "properties": {"scale_agreement", "scale_follows_tile"}},
+    # multi-stage pipelines (issue #27): stage buffers and mbarrier phases per k-block
+    "pipeline": {"keys": {"stages", "k_blocks", "stage_bytes", "smem_bytes", "base_address", "align", "stage",
+                          "consumer_phase", "producer_phase"},
+                 "required": {"stages", "k_blocks", "stage_bytes"}, "properties": {"pipeline_protocol"}},
 }
 COMMON_KEYS = {"name", "kind", "description", "properties"}
 NAME_PUNCTUATION = "_.+-"
@@ -121,6 +125,7 @@ PROPERTY_PARAMS: dict[str, set[str]] = {
     "composes": {"lhs", "rhs"},
     "datapath": {"operand"},
     "scale_agreement": set(), "scale_follows_tile": set(),
+    "pipeline_protocol": set(),
 }
 ALL_PROPERTIES = sorted(PROPERTY_PARAMS)
 

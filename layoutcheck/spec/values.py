@@ -441,6 +441,10 @@ def _scale_side(v: Any, key: str) -> tuple[str, int | None]:
                      f"found {brief(v)}")
 
 
+# -- multi-stage pipelines (kind "pipeline", issue #27) -------------------------------------------------------------
+_CHECKERS |= {"stages": _int, "k_blocks": _int, "stage_bytes": _int, "smem_bytes": _int, "align": _int,
+              "stage": _str, "consumer_phase": _str, "producer_phase": _str}
+
 _CHECKERS |= {"mn": _int, "producer": _scale_side, "consumer": _scale_side, "scale_layout": _str,
               "reads": lambda v, k: _lower_choice(v, k, ("scheduled", "block_index"))}
 
