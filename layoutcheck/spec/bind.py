@@ -47,6 +47,7 @@ from layoutcheck.properties.datapath import datapath
 from layoutcheck.properties.descriptors import descriptor_fields, umma_describes
 from layoutcheck.properties.gmma import gmma_addresses, gmma_fields, tma_wgmma
 from layoutcheck.properties.layout import bijective, equivalent, in_bounds, injective, surjective
+from layoutcheck.properties.multicast import multicast_cover
 from layoutcheck.properties.pipeline import pipeline_protocol
 from layoutcheck.properties.residue import residue_cover, schedule_bijection, tile_partition
 from layoutcheck.properties.tma import tma_compatible
@@ -72,7 +73,7 @@ PROPERTIES: dict[str, PropertyBuilder] = {
     "tmem_subpartition": tmem_subpartition, "tmem_allocation": tmem_allocation,
     "tmem_packed_injective": tmem_packed_injective, "scale_ownership": scale_ownership, "composes": composes,
     "datapath": datapath, "scale_agreement": scale_agreement, "scale_follows_tile": scale_follows_tile,
-    "pipeline_protocol": pipeline_protocol,
+    "pipeline_protocol": pipeline_protocol, "multicast_cover": multicast_cover,
 }
 """Property name (as a spec writes it) -> the public constructor of its ``Property``. Add one entry per property."""
 
@@ -493,6 +494,20 @@ def _bind_pipeline(cfg: Config, req: PropertyRequest) -> Property:
     return PROPERTIES[req.name](p)
 
 
+def _bind_multicast(cfg: Config, req: PropertyRequest) -> Property:
+    """An operand's TMA ``Multicast`` in a cluster (issue #27): its slices, masks and tile ids."""
+    from layoutcheck.models.multicast import FORMULAS, Multicast
+
+    try:
+        m = Multicast(tuple(cfg.get("cluster")), cfg.get("operand"), cfg.get("extent"),
+                      *(cfg.get(f, "") for f in FORMULAS))
+    except LayoutError as e:
+        key = next((f for f in FORMULAS if f"{f} = " in str(e)), next(
+            (k for k in ("cluster", "operand", "extent") if f" {k} " in f" {e} "), "cluster"))
+        raise cfg.error(key, one_line(e)) from None
+    return PROPERTIES[req.name](m)
+
+
 def _bind_residue(cfg: Config, req: PropertyRequest) -> Property:
     """A ``ResidueTiling`` of the config's ``tile`` over the modes of ``sizes`` (their ranges)."""
     from layoutcheck.models import residue
@@ -565,6 +580,6 @@ BINDERS: dict[str, Binder] = {
     "layout": _bind_layout, "tv": _bind_layout, "tiled_mma": _bind_tiled_mma, "smem": _bind_smem, "tma": _bind_tma,
     "wgmma": _bind_wgmma, "residue": _bind_residue, "scheduler": _bind_scheduler, "datapath": _bind_datapath,
     **{k: _bind_tcgen05 for k in ("umma_smem", "umma_instr", "descriptor_format", "tmem", "block_scale")},
-    "scale_factors": _bind_block_scale, "pipeline": _bind_pipeline,
+    "scale_factors": _bind_block_scale, "pipeline": _bind_pipeline, "multicast": _bind_multicast,
 }
 """Spec kind -> the function that builds a property of that kind's subject. Add one entry per kind."""

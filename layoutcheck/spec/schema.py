@@ -82,6 +82,9 @@ KINDS: dict[str, dict[str, Any]] = {
     "pipeline": {"keys": {"stages", "k_blocks", "stage_bytes", "smem_bytes", "base_address", "align", "stage",
                           "consumer_phase", "producer_phase"},
                  "required": {"stages", "k_blocks", "stage_bytes"}, "properties": {"pipeline_protocol"}},
+    # TMA multicast in a cluster (issue #27): which CTA's TMA writes which rows into which CTAs
+    "multicast": {"keys": {"cluster", "operand", "extent", "slice_start", "slice_rows", "mask", "needs"},
+                  "required": {"cluster", "operand", "extent"}, "properties": {"multicast_cover"}},
 }
 COMMON_KEYS = {"name", "kind", "description", "properties"}
 NAME_PUNCTUATION = "_.+-"
@@ -125,7 +128,7 @@ PROPERTY_PARAMS: dict[str, set[str]] = {
     "composes": {"lhs", "rhs"},
     "datapath": {"operand"},
     "scale_agreement": set(), "scale_follows_tile": set(),
-    "pipeline_protocol": set(),
+    "pipeline_protocol": set(), "multicast_cover": set(),
 }
 ALL_PROPERTIES = sorted(PROPERTY_PARAMS)
 

@@ -445,6 +445,18 @@ def _scale_side(v: Any, key: str) -> tuple[str, int | None]:
 _CHECKERS |= {"stages": _int, "k_blocks": _int, "stage_bytes": _int, "smem_bytes": _int, "align": _int,
               "stage": _str, "consumer_phase": _str, "producer_phase": _str}
 
+
+def _expression(v: Any, key: str) -> str:
+    """An expression: text, or an integer (a constant expression)."""
+    if isinstance(v, int) and not isinstance(v, bool):
+        return str(v)
+    return _str(v, key)
+
+
+# -- TMA multicast in a cluster (kind "multicast", issue #27) ----------------------------------------------------------
+_CHECKERS |= {"extent": _int, "slice_start": _expression, "slice_rows": _expression, "mask": _expression,
+              "needs": _expression}
+
 _CHECKERS |= {"mn": _int, "producer": _scale_side, "consumer": _scale_side, "scale_layout": _str,
               "reads": lambda v, k: _lower_choice(v, k, ("scheduled", "block_index"))}
 
