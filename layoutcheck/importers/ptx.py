@@ -64,14 +64,14 @@ class Kernel:
     files: Mapping[int, str] = field(default_factory=dict)
 
     def source(self, ins: Instr) -> tuple[str, int] | None:
-        """The (file, line) a row about ``ins`` names: the innermost frame of its ``.loc`` outside an installed
-        package (a library function inlined into the kernel -- Triton's ``tl.sum`` -- points at the kernel's line
-        that called it; a CUDA C++ helper at its own line), else the outermost."""
+        """The (file, line) a row about ``ins`` names: the innermost frame of its ``.loc`` in the file of its
+        outermost frame (the kernel's own file): a library function inlined into the kernel -- Triton's ``tl.sum``,
+        a CuTe ``copy`` -- points at the kernel's line that called it, a helper in the kernel's file at its own."""
         frames = [(self.files[f], line) for f, line in ins.loc if f in self.files and line]
-        for f, line in frames:
-            if not re.search(r"[/\\](site|dist)-packages[/\\]", f):
-                return f, line
-        return frames[-1] if frames else None
+        if not frames:
+            return None
+        home = frames[-1][0]
+        return next(fr for fr in frames if fr[0] == home)
 
 
 _COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)  # a block comment keeps its newlines (see ``_blank``)
@@ -273,6 +273,15 @@ _NO_EFFECT = {"bar", "barrier", "fence", "membar", "prefetch", "prefetchu", "gri
 _SHARED_OTHER = {"mbarrier", "wgmma", "tcgen05", "cp", "atom", "red", "ldmatrix", "stmatrix", "st", "ld"}
 
 
+SHARED_WINDOW = 1 << 48
+"""Where the interpreter puts the shared window in the generic address space (``cvta.shared`` adds it,
+``cvta.to.shared`` removes it); kernel parameters' global buffers lie below it (``(i + 1) << 40``)."""
+
+
+def u64_(x: int) -> np.uint64:
+    return np.uint64(x)
+
+
 @dataclass(frozen=True, slots=True)
 class Access:
     """One shared-memory instruction executed by one warp: the instruction's index in ``Kernel.instrs``, the warp
@@ -293,6 +302,8 @@ class Run:
     other: Mapping[int, int]
     stopped: str = ""
     steps: int = 0
+    unplaced: frozenset[int] = frozenset()
+    """pcs of generic ld/st whose address the run could not place (in ``other`` too)."""
 
 
 class _Stop(Exception):
@@ -352,6 +363,7 @@ class _Machine:
         self.scalars = scalars
         self.accesses: list[Access] = []
         self.other: dict[int, int] = {}
+        self.unplaced: set[int] = set()
 
     # -- operand values ------------------------------------------------------------------------------------------
     def value(self, st: _State, op: str, bits: int) -> tuple[np.ndarray, np.ndarray]:
@@ -438,7 +450,7 @@ def shared_accesses(k: Kernel, grid: tuple[int, ...] = (1,), block: tuple[int, .
             where = f" (PTX line {ins.line}: {ins.text} {', '.join(ins.operands)})" if ins else ""
             stopped = f"{e}{where}"
             break
-    return Run(tuple(m.accesses), dict(m.other), stopped, m.steps)
+    return Run(tuple(m.accesses), dict(m.other), stopped, m.steps, frozenset(m.unplaced))
 
 
 def _run(m: _Machine, st: _State) -> list[_State]:
@@ -518,6 +530,9 @@ def _step(m: _Machine, st: _State, ins: Instr, where: np.ndarray) -> None:
     n = st.threads.size
     if op in _NO_EFFECT:
         return
+    if op == "cvta":  # an address conversion, not an access
+        _alu(m, st, ins, where)
+        return
     if _is_shared(ins) and op in ("ld", "st", "ldmatrix", "stmatrix"):
         ai = 1 if op in ("ld", "ldmatrix") else 0
         addr, kn = m.address(st, ops[ai])
@@ -537,6 +552,9 @@ def _step(m: _Machine, st: _State, ins: Instr, where: np.ndarray) -> None:
             _unknown_dsts(m, st, ops[0], where)
         return
     if op == "cp":  # cp.async.commit_group / wait_group, bulk groups: no registers
+        return
+    if op in ("ld", "st") and _generic(ins):  # a generic address may point into the shared window
+        _generic_access(m, st, ins, where)
         return
     if op == "ld":
         if "param" in ins.mods:
@@ -558,6 +576,30 @@ def _step(m: _Machine, st: _State, ins: Instr, where: np.ndarray) -> None:
             _unknown_dsts(m, st, ops[0], where)
         return
     _alu(m, st, ins, where)
+
+
+_SPACES = ("global", "shared", "local", "const", "param", "tex", "surf")
+
+
+def _generic(ins: Instr) -> bool:
+    return not any(m.split("::")[0] in _SPACES for m in ins.mods)
+
+
+def _generic_access(m: _Machine, st: _State, ins: Instr, where: np.ndarray) -> None:
+    """A generic ``ld`` / ``st``: lanes whose address lies in the shared window access shared memory (counted as
+    a shared access at the window offset), lanes at a kernel parameter's global buffer do not; an address the run
+    cannot place is listed as not modelled (it may be shared memory)."""
+    ai = 1 if ins.opcode == "ld" else 0
+    addr, kn = m.address(st, ins.operands[ai])
+    in_window = (addr >= u64_(SHARED_WINDOW)) & (addr < u64_(SHARED_WINDOW + (1 << 32)))
+    act = where & kn
+    if (where & ~kn).any() or (in_window[act].any() and not in_window[act].all()):
+        m.other[st.pc] = m.other.get(st.pc, 0) + 1
+        m.unplaced.add(st.pc)
+    elif in_window[act].any():
+        _record(m, st, ins, addr - u64_(SHARED_WINDOW), kn, where)
+    if ins.opcode == "ld":
+        _unknown_dsts(m, st, ins.operands[0], where)
 
 
 def _unknown_dsts(m: _Machine, st: _State, dst: str, where: np.ndarray) -> None:
@@ -659,8 +701,10 @@ def _eval(m: _Machine, st: _State, ins: Instr, op: str, ops: tuple[str, ...], mo
         v, kn = m.value(st, ops[1], sb)
         v = (_signed(v, sb).astype(np.uint64) if stype.startswith("s") else v & _mask(sb))
         return [(dst, v, kn, db)]
-    if op == "cvta":
+    if op == "cvta":  # the shared window of the generic address space starts at SHARED_WINDOW
         v, kn = m.value(st, ops[1], 64)
+        if "shared" in mods:
+            v = v - u64(SHARED_WINDOW) if "to" in mods else v + u64(SHARED_WINDOW)
         return [(dst, v, kn, bits)]
     if op in ("shl", "shr"):
         (a, ak), (b, bk) = m.value(st, ops[1], bits), m.value(st, ops[2], 32)

@@ -67,7 +67,10 @@ def access_kind_of(ins: Instr) -> str:
     return f"{'lds' if ins.opcode == 'ld' else 'sts'}{total}"
 
 
-def _other_reason(ins: Instr) -> str:
+def _other_reason(ins: Instr, unplaced: bool = False) -> str:
+    if unplaced:
+        return ("not counted: a generic-address access whose address the run cannot place (data-dependent or "
+                "partly in the shared window): it may be shared-memory traffic")
     what = {"cp": "an asynchronous copy into shared memory (cp.async / TMA)", "wgmma": "a wgmma operand read",
             "tcgen05": "a tcgen05 operand read or copy", "mbarrier": "an mbarrier operation",
             "atom": "a shared-memory atomic", "red": "a shared-memory reduction"}.get(ins.opcode, ins.opcode)
@@ -129,7 +132,8 @@ def traffic_of_kernel(k: Kernel, grid: tuple[int, ...] = (1,), scalars: Mapping[
         out.append(PtxTraffic(**base, kind=kind.name, op=kind.op, executions=len(rows), wavefronts=w, ideal=i))
     for pc, n in sorted(run.other.items()):
         ins = k.instrs[pc]
-        out.append(PtxTraffic(ins.line, k.source(ins), ins.text, executions=n, reason=_other_reason(ins)))
+        out.append(PtxTraffic(ins.line, k.source(ins), ins.text, executions=n,
+                              reason=_other_reason(ins, pc in run.unplaced)))
     if run.stopped:
         out.append(PtxTraffic(0, None, "(run)", reason=f"not modelled: the run stopped: {run.stopped}"))
     differs = sass_disagreement(k, cubin) if cubin is not None else ""
@@ -296,7 +300,8 @@ def _entry_claims(text: str, name: str, cubin: bytes | None, several: bool) -> l
         if key not in seen:
             seen.add(key)
             claims.append(Claim(ins.line, f"{tag}{key[0]} {ins.text} (PTX)",
-                                NotModelled(key[0], _other_reason(ins).removeprefix("not counted: ") +
+                                NotModelled(key[0], _other_reason(ins, pc in run.unplaced).removeprefix(
+                                    "not counted: ") +
                                             "; its bank traffic is not modelled", "conflict_free")))
     return claims
 

@@ -66,3 +66,24 @@ def test_nvcc_compiles_the_source_to_the_same_verdicts(tmp_path: Path) -> None:
     got = {(r.config.split(" ")[0], r.config.rsplit(" ", 2)[-2], r.status) for r in check_paths([str(out)])}
     assert ("transpose_naive", "lds32", "REFUTED") in got
     assert ("transpose_padded", "lds32", "PROVEN") in got
+
+
+def test_a_cute_cpp_kernel_as_nvcc_compiled_agrees_with_the_layout_road(tmp_path: Path) -> None:
+    # tests/data/ptx/cute_smem.cu: a TiledCopy of 128-bit vectors into shared memory and a ldmatrix.x4 TiledCopy of
+    # an SM80 tiled MMA, over Sw<2,3,3> o (128,32):(32,1) halves and over the plain layout. The verdicts read off
+    # nvcc's PTX equal those the spec road proves for the same smem layouts and access, down to the conflict:
+    # lanes 0, 2, 4, 6 on bank 0, words 0, 32, 64, 96, 16 wavefronts for an ideal 4.
+    rows = {r.config: r for r in check_paths([str(DATA / "cute_smem.ptx")])}
+    spec = tmp_path / "smem.toml"
+    spec.write_text('format = 1\n' + "".join(
+        f'[[config]]\nname = "{n}"\nkind = "smem"\nlayout = "{lay}"\ndtype = "f16"\n'
+        'properties = [{ name = "conflict_free", access = "ldsm_x4" }]\n'
+        for n, lay in (("smem_swizzled", "Sw<2,3,3> o (128,32):(32,1)"), ("smem_plain", "(128,32):(32,1)"))))
+    model = {r.config: r for r in check_paths([str(spec)])}
+    for name in ("smem_swizzled", "smem_plain"):
+        assert rows[f"{name} cute_smem.cu:30 ldsm_x4 (PTX)"].status == model[name].status
+        assert rows[f"{name} cute_smem.cu:23 sts128 (PTX)"].status == "PROVEN"
+    w, m = rows["smem_plain cute_smem.cu:30 ldsm_x4 (PTX)"].counterexample_data, model["smem_plain"].counterexample_data
+    assert (w["lanes"], w["words"], w["wavefronts"], w["ideal"]) == (m["lanes"], m["words"], m["wavefronts"],
+                                                                      m["ideal"]) == ([0, 2, 4, 6], [0, 32, 64, 96],
+                                                                                      16, 4)

@@ -193,3 +193,31 @@ def test_sass_names_map_to_the_bank_models_kinds() -> None:
                "        /*00d0*/                   LDS.U16 R1, [R0+0x2] ;\n")
     assert shared_ops_of_text(listing) == {("lds32", False): 1, ("sts128", True): 1, ("ldsm_x4_trans", False): 1,
                                           ("stsm_x2", False): 1, ("lds16", False): 1}
+
+
+def test_a_generic_access_into_the_shared_window_is_a_shared_access() -> None:
+    # cvta.shared gives the generic address of a shared variable; a generic st through it writes shared memory
+    ptx = _kernel("""
+    mov.u32 %r1, %tid.x;
+    mul.wide.u32 %rd1, %r1, 8;
+    mov.u64 %rd2, global_smem;
+    cvta.shared.u64 %rd3, %rd2;
+    add.s64 %rd4, %rd3, %rd1;
+    st.u32 [%rd4], %r1;
+    ld.param.u64 %rd5, [k_param_0];
+    cvta.to.global.u64 %rd6, %rd5;
+    add.s64 %rd7, %rd6, %rd1;
+    st.u32 [%rd7], %r1;
+    ret;""", ".param .u64 k_param_0")
+    t = ptx_traffic(ptx)
+    assert [(x.kind, x.executions, x.wavefronts, x.ideal) for x in t] == [("sts32", 2, 4, 2)]  # stride 8: 2-way
+
+
+def test_a_generic_access_the_run_cannot_place_is_listed_not_dropped() -> None:
+    ptx = _kernel("""
+    ld.param.u64 %rd1, [k_param_0];
+    ld.global.u64 %rd2, [%rd1];
+    st.u32 [%rd2], 1;
+    ret;""", ".param .u64 k_param_0")
+    t = ptx_traffic(ptx)
+    assert len(t) == 1 and t[0].wavefronts is None and "may be shared-memory traffic" in t[0].reason
