@@ -477,6 +477,14 @@ def section_triton_ncu(out: Path) -> dict[str, Any]:
 
     return run(out)
 
+
+def section_ptx_ncu(out: Path) -> dict[str, Any]:
+    """The PTX road on kernels nvcc compiles (CUDA C++, CuTe C++) vs ncu (``layoutcheck.gpu.ptx_ncu``)."""
+    from layoutcheck.gpu.ptx_ncu import section_ptx_ncu as run
+
+    _need_gpu()
+    return run(out)
+
 def _need_gpu() -> None:
     """Raise ``RuntimeError('no GPU ...')`` unless CuPy sees a CUDA device (a section then fails cleanly)."""
     try:
@@ -527,6 +535,7 @@ SECTIONS: dict[str, Callable[[Path], dict[str, Any]]] = {
     "wgmma_ncu": section_wgmma_ncu,
     "corpus_ncu": section_corpus_ncu,
     "triton_ncu": section_triton_ncu,
+    "ptx_ncu": section_ptx_ncu,
     "refuted": section_refuted,
     "vectors_device": section_vectors_device,
     "sanitizer": section_sanitizer,  # last: the slowest, and the kernel cache is warm by then

@@ -49,13 +49,21 @@ def kind_of(op: str, mods: str) -> str:
     return f"{'lds' if op == 'LDS' else 'sts'}{bits}"
 
 
-def shared_ops_of_text(sass: str) -> Counter[tuple[str, bool]]:
-    """The ``(access kind, predicated)`` multiset of a SASS listing."""
+_SECTION = re.compile(r"^\s*\.section\s+\.text\.([\w$.]+)", re.M)
+
+
+def shared_ops_of_text(sass: str, function: str | None = None) -> Counter[tuple[str, bool]]:
+    """The ``(access kind, predicated)`` multiset of a SASS listing, or of its ``.text.<function>`` section only."""
+    if function is not None:
+        parts = _SECTION.split(sass)  # [before, name1, body1, name2, body2, ...]
+        sass = "".join(body for name, body in zip(parts[1::2], parts[2::2], strict=True) if name == function)
     return Counter((kind_of(op, mods), bool(pred)) for pred, op, mods in _OP.findall(sass))
 
 
-def shared_ops(cubin: bytes, tool: str | None = None) -> Counter[tuple[str, bool]] | None:
-    """``shared_ops_of_text`` of the cubin's disassembly; ``None`` when no ``nvdisasm`` is available."""
+def shared_ops(cubin: bytes, tool: str | None = None, function: str | None = None
+               ) -> Counter[tuple[str, bool]] | None:
+    """``shared_ops_of_text`` of the cubin's disassembly (of ``function`` only, when given); ``None`` when no
+    ``nvdisasm`` is available."""
     tool = tool or nvdisasm()
     if tool is None:
         return None
@@ -63,7 +71,7 @@ def shared_ops(cubin: bytes, tool: str | None = None) -> Counter[tuple[str, bool
         f = Path(d) / "k.cubin"
         f.write_bytes(cubin)
         out = subprocess.run([tool, "-c", str(f)], capture_output=True, text=True, timeout=120, check=True).stdout
-    return shared_ops_of_text(out)
+    return shared_ops_of_text(out, function)
 
 
 __all__ = ["kind_of", "nvdisasm", "shared_ops", "shared_ops_of_text"]

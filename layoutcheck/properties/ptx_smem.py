@@ -98,7 +98,7 @@ def sass_disagreement(k: Kernel, cubin: bytes) -> str:
     """``""`` when the cubin's SASS executes the PTX's shared accesses one for one (the same access kinds, the same
     predicated ones: ``layoutcheck.importers.sass``), else what differs; a missing ``nvdisasm`` is a disagreement
     (the count cannot be checked)."""
-    sass = shared_ops(cubin)
+    sass = shared_ops(cubin, function=k.name)
     if sass is None:
         return "no nvdisasm to check the PTX count against the SASS"
     ptx = ptx_shared_ops(k)

@@ -221,3 +221,14 @@ def test_a_generic_access_the_run_cannot_place_is_listed_not_dropped() -> None:
     ret;""", ".param .u64 k_param_0")
     t = ptx_traffic(ptx)
     assert len(t) == 1 and t[0].wavefronts is None and "may be shared-memory traffic" in t[0].reason
+
+
+def test_sass_of_one_function_of_a_cubin_with_several() -> None:
+    from layoutcheck.importers.sass import shared_ops_of_text
+
+    listing = ("\t.section\t.text.k_a,\"ax\",@progbits\n        /*0010*/  LDS R1, [R2] ;\n"
+               "\t.section\t.text.k_b,\"ax\",@progbits\n        /*0010*/  STS.64 [R2], R4 ;\n"
+               "        /*0020*/  STS.64 [R2+0x8], R4 ;\n")
+    assert shared_ops_of_text(listing, "k_a") == {("lds32", False): 1}
+    assert shared_ops_of_text(listing, "k_b") == {("sts64", False): 2}
+    assert sum(shared_ops_of_text(listing).values()) == 3

@@ -1,0 +1,132 @@
+"""Nsight Compute on kernels nvcc compiles (CUDA C++ and CuTe C++): the PTX road's wavefronts vs the hardware's.
+
+One validation section, ``ptx_ncu``: each ``.cu`` of ``tests/data/ptx`` is compiled on the device with nvcc for its
+architecture, to PTX (``-lineinfo``) and to a cubin from that same PTX (``ptxas``), so the prediction and the launch
+use one compilation. The prediction is ``layoutcheck.properties.ptx_smem.ptx_traffic`` of the PTX with the cubin
+checked against it (``importers.sass``): the ld / st wavefronts of every CTA of the launch, or "not exact" when the
+SASS does not run the PTX's shared accesses one for one. Every kernel launches once under ncu (CuPy,
+``RawModule`` of the cubin) and the section compares ``l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{ld,st}.sum``.
+
+Needs a CUDA GPU, CuPy, nvcc, ncu; the kernels are read from the source tree (``ROOT / tests/data/ptx``) and the
+CuTe headers from the ``nvidia-cutlass`` wheel (``cutlass_library/source/include``) when a kernel includes them.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT / "tests" / "data" / "ptx"
+METRIC_LD = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"
+METRIC_ST = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"
+
+
+@dataclass(frozen=True)
+class PtxCase:
+    """One kernel of a ``.cu`` file: its grid and block, and its arguments (``("buffer", bytes)`` for a device
+    buffer, ``("int", value)`` for an int)."""
+
+    source: str
+    kernel: str
+    grid: tuple[int, int, int]
+    block: tuple[int, int, int]
+    args: tuple[tuple[str, int], ...]
+
+
+CASES: tuple[PtxCase, ...] = (
+    PtxCase("transpose.cu", "transpose_naive", (2, 2, 1), (32, 8, 1), (("buffer", 64 * 64 * 4),
+                                                                        ("buffer", 64 * 64 * 4), ("int", 64))),
+    PtxCase("transpose.cu", "transpose_padded", (2, 2, 1), (32, 8, 1), (("buffer", 64 * 64 * 4),
+                                                                         ("buffer", 64 * 64 * 4), ("int", 64))),
+    PtxCase("cute_smem.cu", "smem_swizzled", (1, 1, 1), (128, 1, 1), (("buffer", 128 * 32 * 2), ("buffer", 512))),
+    PtxCase("cute_smem.cu", "smem_plain", (1, 1, 1), (128, 1, 1), (("buffer", 128 * 32 * 2), ("buffer", 512))),
+)
+
+
+def _include() -> list[str]:
+    try:
+        import cutlass_library
+
+        return ["-I", str(Path(cutlass_library.__file__).parent / "source" / "include")]
+    except ImportError:
+        return []
+
+
+def compile_source(source: str, arch: str, out: Path) -> tuple[str, bytes]:
+    """The PTX (``-lineinfo``) of ``tests/data/ptx/<source>`` and the cubin ``ptxas`` makes of that PTX."""
+    out.mkdir(parents=True, exist_ok=True)
+    stem = out / Path(source).stem
+    subprocess.run(["nvcc", "-ptx", f"-arch={arch}", "-std=c++17", "-lineinfo", *_include(), str(DATA / source),
+                    "-o", f"{stem}.ptx"], check=True, capture_output=True, timeout=600)
+    subprocess.run(["ptxas", f"-arch={arch}", f"{stem}.ptx", "-o", f"{stem}.cubin"], check=True,
+                   capture_output=True, timeout=600)
+    return Path(f"{stem}.ptx").read_text(), Path(f"{stem}.cubin").read_bytes()
+
+
+def predict(case: PtxCase, ptx: str, cubin: bytes) -> dict[str, Any]:
+    from layoutcheck.properties.ptx_smem import ptx_traffic, totals
+
+    traffic = ptx_traffic(ptx, grid=case.grid, entry=case.kernel, block=case.block, cubin=cubin)
+    ld, st = totals(traffic)
+    return {"ld": ld, "st": st, "conflicted": sum(t.excess or 0 for t in traffic),
+            "not_counted": sorted({t.reason for t in traffic if t.wavefronts is None})}
+
+
+def _launch(cubins: str) -> None:
+    """Child body under ncu: each case once, in ``CASES`` order (``cubins``: JSON {source: cubin path})."""
+    import cupy
+
+    paths = json.loads(cubins)
+    keep = []
+    for case in CASES:
+        fn = cupy.RawModule(path=paths[case.source]).get_function(case.kernel)
+        args = []
+        for kind, v in case.args:
+            if kind == "buffer":
+                keep.append(cupy.zeros(v, dtype=cupy.uint8))
+                args.append(keep[-1])
+            else:
+                args.append(cupy.int32(v))
+        fn(case.grid, case.block, tuple(args))
+        cupy.cuda.runtime.deviceSynchronize()
+
+
+def section_ptx_ncu(out: Path) -> dict[str, Any]:
+    """``ptx_ncu`` (module docstring). ``ok``: every exact prediction equals ncu's ld and st wavefronts."""
+    import cupy
+
+    from layoutcheck.gpu.tools import ncu_csv
+
+    cc = int(cupy.cuda.Device().compute_capability)
+    arch = f"sm_{cc}a" if cc >= 90 else f"sm_{cc}"
+    work = out / "ptx_ncu"
+    built = {src: compile_source(src, arch, work) for src in dict.fromkeys(c.source for c in CASES)}
+    preds = [(c, predict(c, *built[c.source])) for c in CASES]
+    cubins = {src: str(work / f"{Path(src).stem}.cubin") for src in built}
+    measured, err = ncu_csv(out / "ptx_ncu.csv", "|".join(sorted({c.kernel for c in CASES})), [METRIC_LD, METRIC_ST],
+                            f"from layoutcheck.gpu.ptx_ncu import _launch; _launch({json.dumps(json.dumps(cubins))})")
+    if err:
+        return {"ok": False, "error": err[-800:]}
+    rows = []
+    for case, pred in preds:
+        m = (measured.get(case.kernel) or [{}])[0]
+        exact = pred["ld"] is not None
+        match = exact and m.get(METRIC_LD) == pred["ld"] and m.get(METRIC_ST) == pred["st"]
+        rows.append({"source": case.source, "kernel": case.kernel, "arch": arch, "model": pred, "ncu": m,
+                     "exact": exact, "match": match})
+        print(f"{case.source}::{case.kernel:<20} ptx ld {pred['ld']} st {pred['st']} (conflicts {pred['conflicted']})"
+              f"  ncu ld {m.get(METRIC_LD)} st {m.get(METRIC_ST)}  "
+              f"{'match' if match else ('MISMATCH' if exact else 'not exact')}", file=sys.stdout)
+    (out / "ptx_ncu.json").write_text(json.dumps(rows, indent=1, default=str))
+    exact_rows = [r for r in rows if r["exact"]]
+    return {"ok": bool(exact_rows) and all(r["match"] for r in exact_rows),
+            "matched": sum(r["match"] for r in exact_rows), "of": len(exact_rows), "cases": len(rows),
+            "rows": rows}
+
+
+__all__ = ["CASES", "PtxCase", "compile_source", "predict", "section_ptx_ncu"]
