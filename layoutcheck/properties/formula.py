@@ -171,8 +171,86 @@ def _positive(n: Any, what: str) -> None:
         raise LayoutError(f"{what} must be a positive int, found {n!r}")
 
 
-def formula_property(name: str, f: IndexFormula, bound: int | None = None) -> Property:
-    """The claim called ``name`` about the formula ``f`` (``bound``: the codomain or in_bounds extent)."""
+@dataclass(frozen=True, slots=True)
+class FormulaExactCover(_OnFormula):
+    """A TV map written as a formula of ``(thread, value)`` (its two coordinates, thread first) covers a tile of
+    ``tile_size`` elements exactly: every element is the image of exactly ``replication`` pairs, of distinct threads,
+    and no pair maps outside ``[0, tile_size)``. The claim of ``properties.tv.ExactCover`` with the formula in the
+    TV layout's place (an owner is a ``(t, v)`` pair)."""
+
+    f: IndexFormula
+    tile_size: int
+    replication: int = 1
+    name: ClassVar[str] = "exact_cover"
+
+    def __post_init__(self) -> None:
+        if len(self.f.coords) != 2:
+            raise LayoutError(f"exact_cover: a TV formula has two coordinates (thread, value), found "
+                              f"{', '.join(n for n, _ in self.f.coords)}")
+        _positive(self.tile_size, "exact_cover tile size")
+        _positive(self.replication, "exact_cover replication")
+
+    def subject(self) -> str:
+        k = f", x{self.replication}" if self.replication > 1 else ""
+        return f"{self.f} on a tile of {self.tile_size}{k}"
+
+    def _owners(self) -> tuple[np.ndarray, np.ndarray]:
+        offs = self.f.offsets()
+        threads = np.arange(offs.size) % self.f.coords[0][1]
+        return offs, threads
+
+    def exhaustive(self) -> Decision:
+        offs, threads = self._owners()
+        i = first_out_of_range(offs, self.tile_size)
+        if i is not None:
+            return Decision(False, {"kind": "out", "i": i, "bound": self.tile_size})
+        counts = np.bincount(offs, minlength=self.tile_size)
+        bad = np.flatnonzero(counts != self.replication)
+        if bad.size:
+            e = int(bad[0])
+            return Decision(False, {"kind": "owners", "element": e, "owners": np.flatnonzero(offs == e).tolist()})
+        if self.replication > 1:  # owners of one element on distinct threads
+            pairs = np.unique(np.stack([offs, threads], axis=1), axis=0)
+            if pairs.shape[0] != offs.size:
+                key = offs * self.f.coords[0][1] + threads
+                order = np.argsort(key, kind="stable")
+                dup = order[np.flatnonzero(key[order][1:] == key[order][:-1])[0] + 1]
+                e = int(offs[dup])
+                return Decision(False, {"kind": "same_thread", "element": e,
+                                        "owners": np.flatnonzero(offs == e).tolist()})
+        return Decision(True)
+
+    def recheck(self, w: dict[str, Any]) -> bool:
+        f, n = self.f, self.f.size
+        if w["kind"] == "out":
+            return self._recheck(w, self.tile_size)
+        owners = [i for i in range(n) if f(i) == w["element"]]
+        if owners != list(w["owners"]):
+            return False
+        if w["kind"] == "owners":
+            return len(owners) != self.replication
+        threads = [f.point(i)[f.coords[0][0]] for i in owners]
+        return w["kind"] == "same_thread" and len(set(threads)) < len(threads)
+
+    def explain(self, w: dict[str, Any]) -> str:
+        f = self.f
+        if w["kind"] == "out":
+            return f"{_show(f, w['i'])} is outside the tile [0,{self.tile_size})"
+        who = ", ".join(f.show(i) for i in w["owners"]) or "no (thread, value)"
+        if w["kind"] == "owners":
+            return (f"tile element {w['element']} is owned by {len(w['owners'])} (thread, value) pairs, not "
+                    f"{self.replication}: {who}")
+        return f"tile element {w['element']}'s {len(w['owners'])} owners are not on distinct threads: {who}"
+
+
+def formula_property(name: str, f: IndexFormula, bound: int | None = None, tile_size: int | None = None,
+                     replication: int | None = None) -> Property:
+    """The claim called ``name`` about the formula ``f`` (``bound``: the codomain or in_bounds extent; ``tile_size``
+    and ``replication``: a TV formula's ``exact_cover``)."""
+    if name == "exact_cover":
+        if tile_size is None:
+            raise LayoutError("property 'exact_cover' of a formula needs a TV map (kind 'tv' with 'tile')")
+        return FormulaExactCover(f, tile_size, replication or 1)
     if name == "injective":
         return FormulaInjective(f)
     if name == "in_bounds":
@@ -185,5 +263,5 @@ def formula_property(name: str, f: IndexFormula, bound: int | None = None) -> Pr
                       "bijective, in_bounds, equivalent; conflict_free and wavefront_count under kind 'smem')")
 
 
-__all__ = ["FormulaBijective", "FormulaInBounds", "FormulaInjective", "FormulaOnto", "FormulaSurjective",
-           "formula_property"]
+__all__ = ["FormulaBijective", "FormulaExactCover", "FormulaInBounds", "FormulaInjective", "FormulaOnto",
+           "FormulaSurjective", "formula_property"]

@@ -222,11 +222,15 @@ def _bind_layout(cfg: Config, req: PropertyRequest) -> Property:
         if other is None:
             raise cfg.error("other", "property 'equivalent' needs 'other' (a layout to compare with)")
         return fn(lay, other)  # any two forms (properties.equivalence): CuTe, Triton, TileLang, formula
-    if isinstance(lay, IndexFormula):  # layout = { formula = ..., coords = ... }
+    if isinstance(lay, IndexFormula):  # layout (or tv) = { formula = ..., coords = ... }
         from layoutcheck.properties.formula import formula_property
 
-        bound = req.get("bound", req.get("codomain", cfg.get("codomain")))
-        return formula_property(name, lay, bound)
+        tile_n = size(Layout(tile_shape(cfg))) if cfg.kind == "tv" else None
+        bound = req.get("bound", req.get("codomain", cfg.get("codomain", tile_n)))
+        try:
+            return formula_property(name, lay, bound, tile_n, req.get("replication"))
+        except LayoutError as e:
+            raise cfg.error("tv" if cfg.kind == "tv" else "layout", one_line(e)) from None
     if hasattr(lay, "in_bases"):  # a Triton linear layout (layout = { triton = ..., shape = ... })
         from layoutcheck.properties.linear import linear_property
 

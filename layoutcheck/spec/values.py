@@ -175,8 +175,9 @@ def _imported_layout(v: dict, key: str = "layout") -> Any:
                      f"found keys {sorted(v)}")
 
 
-FORMULA_KEYS = ("layout", "other")
-"""The keys that accept an index formula (``layout`` of kinds ``layout`` and ``smem``; ``equivalent``'s ``other``)."""
+FORMULA_KEYS = ("layout", "other", "tv")
+"""The keys that accept an index formula (``layout`` of kinds ``layout`` and ``smem``; ``equivalent``'s ``other``;
+``tv`` of kind ``tv``: a TV map over two coordinates, thread first)."""
 
 
 def _formula(v: dict, key: str) -> Any:
