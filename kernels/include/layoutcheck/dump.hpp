@@ -89,7 +89,7 @@ void int_tuple(Text& t, T const& x) {
       int_tuple(t, e);
     });
     t.s += ')';
-  } else if constexpr (cute::is_integral<T>::value) {
+  } else if constexpr (std::is_convertible_v<T const&, long long>) {  // int, Int<N> (not a ScaledBasis)
     t.s += std::to_string(static_cast<long long>(x));
   } else {
     t.s += '?';
@@ -287,7 +287,7 @@ Smem smem_text(cute::ComposedLayout<A, O, L> const& c) {
         out.text.s = "Sw<" + std::to_string(B) + "," + std::to_string(M - (k - 3)) + "," + std::to_string(S) +
                      "> o 0 o " + inner.s;
       }
-    } else if constexpr (cute::is_integral<O>::value) {
+    } else if constexpr (std::is_convertible_v<O const&, long long>) {
       out.text.s = "Sw<" + std::to_string(B) + "," + std::to_string(M) + "," + std::to_string(S) + "> o " +
                    std::to_string(static_cast<long long>(c.offset())) + " o " + inner.s;
     } else {
@@ -383,7 +383,7 @@ Text permutation_entry(P const& p) {
   Text t;
   if constexpr (std::is_same_v<P, cute::Underscore>) {
     t.s = "\"_\"";
-  } else if constexpr (cute::is_integral<P>::value) {
+  } else if constexpr (std::is_convertible_v<P const&, long long>) {
     t.s = std::to_string(static_cast<long long>(p));
   } else if constexpr (is_plain_layout<P>::value) {
     Text l = layout_text(p);
@@ -487,28 +487,22 @@ template <class Op, class NumBits, class Aux, class T>
 struct tma_traits_of<cute::Copy_Atom<cute::Copy_Traits<Op, NumBits, Aux>, T>> {
   static constexpr bool value = cute::is_tuple<decltype(cute::stride(typename Aux::TmaGmemBasis{}))>::value;
   using Traits = cute::Copy_Traits<Op, NumBits, Aux>;
-  using Basis = typename Aux::TmaGmemBasis;
-  using Swizzle = typename Aux::TmaSwizzle;
+  using Basis = std::remove_cv_t<std::remove_reference_t<typename Aux::TmaGmemBasis>>;
+  using Swizzle = std::remove_cv_t<std::remove_reference_t<typename Aux::TmaSwizzle>>;
   using Value = T;
 };
 
 // gmem mode of a TMA dim's basis stride: j for a single E<j>, -1 for anything else (merged modes, scaled).
 template <class D>
-int unit_basis_mode(D const&) {
-  if constexpr (cute::is_tuple<D>::value) {
-    if constexpr (cute::tuple_size<D>::value == 1) return unit_basis_mode(cute::get<0>(D{}));
-    else return -1;
-  } else {
-    int j = -1;
-    if constexpr (!cute::is_integral<D>::value) {
-      using E = D;
-      cute::for_each(cute::make_seq<8>{}, [&](auto i) {
-        if constexpr (std::is_same_v<E, cute::E<decltype(i)::value>>) j = decltype(i)::value;
-      });
-    }
-    return j;
-  }
-}
+struct unit_basis {
+  static constexpr int mode = -1;
+};
+template <int J>
+struct unit_basis<cute::ScaledBasis<cute::C<1>, J>> {
+  static constexpr int mode = J;
+};
+template <class D>
+struct unit_basis<cute::tuple<D>> : unit_basis<D> {};
 
 template <class Atom, class GTensor, class SLayout>
 void emit_tma(std::ostream& os, std::string const& base, Atom const& atom, unsigned multicast, GTensor const& gtensor,
@@ -529,7 +523,7 @@ void emit_tma(std::ostream& os, std::string const& base, Atom const& atom, unsig
   std::vector<int> gmode;
   cute::for_each(cute::make_seq<rank>{}, [&](auto i) {
     box.push_back(static_cast<long long>(cute::size<decltype(i)::value>(Basis{})));
-    gmode.push_back(unit_basis_mode(cute::stride<decltype(i)::value>(Basis{})));
+    gmode.push_back(unit_basis<std::remove_cv_t<decltype(cute::stride<decltype(i)::value>(Basis{}))>>::mode);
   });
   for (int i = rank - 1, m = static_cast<int>(multicast); m > 1 && i >= 0; --i) {
     int new_m = static_cast<int>((m + box[i] - 1) / box[i]);
