@@ -23,8 +23,9 @@
 //                          2^(B+M+S) bytes (1024 B for 128B swizzles, as CUTLASS aligns its smem). With
 //                          `dump<T>`, kind `smem` and `dtype` from T (its width must be b).
 //   TiledMMA               `NAME.C`, `NAME.A`, `NAME.B`: CuTe's `get_layoutC_TV()` / `A` / `B` on the
-//                          `tile_size_mnk` tile, kind `tv`, `exact_cover` (A and B with the replication
-//                          `size(TV) / tile`: the threads the operand does not span hold copies);
+//                          `tile_size_mnk` tile, kind `tv`, `exact_cover` (with the replication
+//                          `size(TV) / tile` where it is above 1: the threads an operand does not span hold
+//                          copies of it, and under ThrK > 1 several threads hold partial sums of one C element);
 //                          `NAME.model_C` ... : kind `tiled_mma` (the atom's name, atom layout, permutation) with
 //                          `equivalent` to CuTe's TV layout, so layoutcheck's own model of the TiledMMA is checked
 //                          against CuTe's, point by point. An atom layoutcheck does not know is an ERROR on `atom`.
@@ -38,7 +39,9 @@
 //                          CuTe truncates it. A host build without nvcc never encodes the descriptor (CuTe skips
 //                          the driver call), so its bytes are not read. `slayout` is the smem layout the kernel
 //                          reads the box through (each TMA dim walks one of its modes); `tma_compatible` checks the
-//                          descriptor is legal and every element lands where `slayout` expects it.
+//                          descriptor is legal and every element lands where `slayout` expects it. The CTA
+//                          tile's mode i is taken to be the gmem tensor's mode i (make_tma_copy with a shape as
+//                          its CTA tiler, as CUTLASS's collectives call it).
 //
 // What the header cannot write faithfully (a stride that is not an integer, a composition of two layouts, a
 // non-power-of-two element width, a TMA dim that merges gmem modes, ...) is written as a config whose `layout` text
@@ -357,6 +360,7 @@ void emit_tv(std::ostream& os, std::string const& name, std::string const& what,
   long long n = static_cast<long long>(cute::size(tv));
   Config c{name, "tv", what + " (CuTe: (thread, value) -> m + M*n)", {{"tv", toml_string(t.s)}, {"tile", ext}}, ""};
   if (tile > 0 && n % tile == 0 && n / tile > 1) {
+    c.description += "; every element held by " + std::to_string(n / tile) + " threads";
     c.properties = "{ name = \"exact_cover\", replication = " + std::to_string(n / tile) + " }";
   } else {
     c.properties = "\"exact_cover\"";
