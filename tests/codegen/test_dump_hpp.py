@@ -118,9 +118,12 @@ def dumped(tmp_path_factory) -> dict[str, Path]:
     d = tmp_path_factory.mktemp("dump_hpp")
     (d / "d.cpp").write_text(CPP)
     exe = d / "d"
-    cmd = ["g++", "-std=c++17", "-O0", "-w", "-I", str(kernel_include_dir()), f"-I{_cutlass_include()}",
-           f"-I{CUDA}", f"-I{CUDA / 'cccl'}", "-o", str(exe), str(d / "d.cpp")]
-    subprocess.run(cmd, check=True, capture_output=True)
+    # the header itself compiles warning-free (-Wall -Wextra -Werror); CUTLASS's and CUDA's own are system headers
+    cmd = ["g++", "-std=c++17", "-O0", "-Wall", "-Wextra", "-Werror", "-I", str(kernel_include_dir()),
+           "-isystem", str(_cutlass_include()), "-isystem", str(CUDA), "-isystem", str(CUDA / "cccl"),
+           "-o", str(exe), str(d / "d.cpp")]
+    built = subprocess.run(cmd, capture_output=True, text=True)
+    assert built.returncode == 0, built.stderr[-4000:]
     files = {k: d / f"{k}.toml" for k in ("good", "broken", "unexpressible")}
     assert subprocess.run([str(exe), *map(str, files.values())]).returncode == 0
     return files

@@ -82,6 +82,26 @@ inline void fail(Text& t, std::string const& why) {
 }
 
 template <class T>
+std::string type_name() {  // the compiler's spelling of T (g++ and clang), e.g. cute::SM80_16x8x16_F32F16F16F32_TN
+#if defined(__GNUC__) || defined(__clang__)
+  std::string f = __PRETTY_FUNCTION__;
+  std::size_t a = f.find("T = ");
+  if (a == std::string::npos) return "?";
+  a += 4;
+  int depth = 0;
+  for (std::size_t i = a; i < f.size(); ++i) {
+    char c = f[i];
+    if (c == '<' || c == '(' || c == '[') ++depth;
+    if (c == '>' || c == ')') --depth;
+    if ((c == ';' && depth == 0) || (c == ']' && depth-- == 0)) return f.substr(a, i - a);
+  }
+  return f.substr(a);
+#else
+  return "?";
+#endif
+}
+
+template <class T>
 void int_tuple(Text& t, T const& x) {
   if constexpr (cute::is_tuple<T>::value) {
     t.s += '(';
@@ -109,24 +129,11 @@ Text layout_text(cute::Layout<Shape, Stride> const& l) {
   return t;
 }
 
-template <class T>
-std::string type_name() {  // the compiler's spelling of T (g++ and clang), e.g. cute::SM80_16x8x16_F32F16F16F32_TN
-#if defined(__GNUC__) || defined(__clang__)
-  std::string f = __PRETTY_FUNCTION__;
-  std::size_t a = f.find("T = ");
-  if (a == std::string::npos) return "?";
-  a += 4;
-  int depth = 0;
-  for (std::size_t i = a; i < f.size(); ++i) {
-    char c = f[i];
-    if (c == '<' || c == '(' || c == '[') ++depth;
-    if (c == '>' || c == ')') --depth;
-    if ((c == ';' && depth == 0) || (c == ']' && depth-- == 0)) return f.substr(a, i - a);
-  }
-  return f.substr(a);
-#else
-  return "?";
-#endif
+template <class X>
+Text layout_text(X const&) {  // anything but a plain Layout where one is needed (a nested ComposedLayout, ...)
+  Text t{"?", ""};
+  fail(t, "a " + std::string("layout of type ") + type_name<X>() + " where a plain Layout is needed");
+  return t;
 }
 
 inline std::string toml_string(std::string const& s) {
@@ -491,6 +498,7 @@ template <class Op, class NumBits, class Aux, class T>
 struct tma_traits_of<cute::Copy_Atom<cute::Copy_Traits<Op, NumBits, Aux>, T>> {
   static constexpr bool value = cute::is_tuple<decltype(cute::stride(typename Aux::TmaGmemBasis{}))>::value;
   using Traits = cute::Copy_Traits<Op, NumBits, Aux>;
+  using NumBits_ = NumBits;
   using Basis = std::remove_cv_t<std::remove_reference_t<typename Aux::TmaGmemBasis>>;
   using Swizzle = std::remove_cv_t<std::remove_reference_t<typename Aux::TmaSwizzle>>;
   using Value = T;
@@ -509,8 +517,8 @@ template <class D>
 struct unit_basis<cute::tuple<D>> : unit_basis<D> {};
 
 template <class Atom, class GTensor, class SLayout>
-void emit_tma(std::ostream& os, std::string const& base, Atom const& atom, unsigned multicast, GTensor const& gtensor,
-              SLayout const& slayout) {
+void emit_tma(std::ostream& os, std::string const& base, Atom const& /* its type holds the TMA */, unsigned multicast,
+              GTensor const& gtensor, SLayout const& slayout) {
   using TT = tma_traits_of<Atom>;
   using T = typename TT::Value;
   using Basis = typename TT::Basis;
@@ -521,6 +529,11 @@ void emit_tma(std::ostream& os, std::string const& base, Atom const& atom, unsig
   comment(os, "  smem layout:  ", describe(slayout));
   std::string dt = dtype_name<T>();
   if (dt.empty()) return write_unexpressible(os, base, "TMA element type " + type_name<T>() + " has no spec dtype");
+  constexpr long long internal_bits = cute::size(typename TT::NumBits_{}) / cute::size(Basis{});
+  if (internal_bits != static_cast<long long>(cute::sizeof_bits_v<T>)) {
+    return write_unexpressible(os, base, "a TMA whose TmaInternalType (" + std::to_string(internal_bits) +
+                                             " bits) is not the tensor's value type " + type_name<T>());
+  }
   constexpr int rank = cute::rank_v<Basis>;
   // box dims: the TmaGmemBasis mode sizes, the last ones truncated by the multicast count (make_tma_copy_desc)
   std::vector<long long> box;
@@ -548,6 +561,10 @@ void emit_tma(std::ostream& os, std::string const& base, Atom const& atom, unsig
   // each smem layout mode is walked by the TMA dim whose basis is that gmem mode; size-1 dims get a 1:0 mode
   Smem sm = smem_text(slayout);
   if (!sm.text.bad.empty()) return write_unexpressible(os, base, "the TMA's smem layout: " + sm.text.bad);
+  if (sm.bits && sm.bits != static_cast<int>(cute::sizeof_bits_v<T>)) {
+    return write_unexpressible(os, base, "the smem layout's swizzle is built for " + std::to_string(sm.bits) +
+                                             "-bit elements, the TMA moves " + type_name<T>());
+  }
   constexpr int srank = cute::rank_v<decltype(cute::get_nonswizzle_portion(slayout))>;
   std::vector<int> modes(srank, -1);
   std::vector<bool> used(rank, false);
