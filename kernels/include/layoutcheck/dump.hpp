@@ -45,8 +45,8 @@
 //
 // What the header cannot write faithfully (a stride that is not an integer, a composition of two layouts, a
 // non-power-of-two element width, a TMA dim that merges gmem modes, ...) is written as a config whose `layout` text
-// says what, so `layoutcheck check` reports an ERROR row naming it: nothing is dropped. Each table is preceded by
-// comments with CuTe's own print of the object (types, ThrLayoutVMNK, Tiler_MN, ...).
+// says what, so `layoutcheck check` reports an ERROR row naming it: nothing is dropped. Each object's tables are
+// preceded by comments naming it (its C++ type or CuTe notation, ThrLayoutVMNK, Tiler_MN, TmaGmemBasis, ...).
 #pragma once
 
 #include <cstdio>
@@ -61,7 +61,7 @@
 #include <cute/tensor.hpp>
 #include <cute/atom/mma_atom.hpp>
 #include <cute/atom/copy_atom.hpp>
-#if __has_include(<cute/atom/copy_traits_sm90_tma.hpp>)
+#if __has_include(<cuda.h>) && __has_include(<cute/atom/copy_traits_sm90_tma.hpp>)  // CuTe's TMA needs the driver API
 #include <cute/atom/copy_traits_sm90_tma.hpp>
 #define LAYOUTCHECK_DUMP_TMA 1
 #endif
@@ -132,7 +132,7 @@ Text layout_text(cute::Layout<Shape, Stride> const& l) {
 template <class X>
 Text layout_text(X const&) {  // anything but a plain Layout where one is needed (a nested ComposedLayout, ...)
   Text t{"?", ""};
-  fail(t, "a " + std::string("layout of type ") + type_name<X>() + " where a plain Layout is needed");
+  fail(t, "a layout of type " + type_name<X>() + " where a plain Layout is needed");
   return t;
 }
 
@@ -415,10 +415,9 @@ Text tiled_mma_model_keys(cute::TiledMMA<Atom, AtomLayout, Perm> const& mma,
   keys.push_back({"atom", toml_string(atom_name(type_name<typename MMA::Atom::MMA_Op>()))});
   auto atoms = AtomLayout{};
   auto shape = cute::shape(atoms);
-  bool col_major = cute::is_static<decltype(atoms)>::value &&
-                   std::is_same_v<decltype(cute::flatten(shape)), std::remove_cv_t<decltype(shape)>> &&
-                   cute::rank(shape) == 3 &&
-                   (layout_text(atoms).s == layout_text(cute::make_layout(shape)).s);
+  // the kind's atom_layout [M, N, K] is the column-major Layout((M,N,K)): a flat shape whose function is the identity
+  bool col_major = std::is_same_v<decltype(cute::flatten(shape)), std::remove_cv_t<decltype(shape)>>;
+  for (int i = 0; col_major && i < static_cast<int>(cute::size(atoms)); ++i) col_major = atoms(i) == i;
   if (!col_major) {
     fail(why, "atom layout " + layout_text(atoms).s +
                   " is not a column-major [M, N, K] of atoms (kind tiled_mma's atom_layout takes sizes only)");
