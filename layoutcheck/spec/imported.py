@@ -88,8 +88,10 @@ def spec_from_cute(text: str, source: str = "") -> str:
             out += ["[[config]]", f'name = "atom_{op}"', 'kind = "tv"', f"tv = {_toml(str(lay))}",
                     f"tile = {list(tile)}", 'properties = ["exact_cover"]', ""]
         return "\n".join(out)
-    out += ["[[config]]", 'name = "layout"', 'kind = "layout"', f"layout = {_toml(str(got.layout))}",
-            'properties = ["injective"]', ""]
+    out += ["[[config]]", 'name = "layout"', 'kind = "layout"']
+    if got.note:  # how a pointer was read (a byte swizzle in element offsets), kept beside the layout
+        out.append(f"description = {_toml(got.note)}")
+    out += [f"layout = {_toml(str(got.layout))}", 'properties = ["injective"]', ""]
     return "\n".join(out)
 
 
