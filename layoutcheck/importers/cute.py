@@ -234,13 +234,102 @@ def parse_tiled_mma(text: str) -> CuteImport:
         if not m:
             continue
         key, val = m.groups()
-        try:
-            out[key] = parse_cute_layout(val)[0] if ":" in val else parse_notation(val)[0]
+        try:  # a tuple of tilers (PermutationMNK) may hold layouts: read as a tuple, not as one layout
+            tuple_valued = key in ("PermutationMNK", "Shape_MNK") or ":" not in val
+            out[key] = parse_notation(val)[0] if tuple_valued else parse_cute_layout(val)[0]
         except ParseError as e:
             raise ParseError(e.text, e.pos, f"{key}: {e.what}") from None
     if "LayoutC_TV" not in out:
         raise LayoutError("print(tiled_mma): no LayoutC_TV line found")
     return CuteImport("tiled_mma", out["LayoutC_TV"], out)
+
+
+@dataclass(frozen=True, slots=True)
+class TiledMmaConfig:
+    """What ``make_tiled_mma(atom, atom_layout, permutation)`` call a ``print(tiled_mma)`` shows: the atom (CuTe
+    prints its layouts, not its name: ``same_layouts`` lists every atom with exactly those layouts, ``atom`` is the
+    first), the atom layout read from ``ThrLayoutVMNK`` (``[M, N, K]``, column-major), the ``PermutationMNK``
+    entries (an int, a ``Layout`` tiler, or ``None`` for CuTe's ``_``) and the tiled MMA's tile ``(M, N, K)``."""
+
+    atom: str
+    same_layouts: tuple[str, ...]
+    atom_layout: tuple[int, int, int]
+    permutation: tuple[Any, Any, Any]
+    tile: tuple[int, int, int]
+    smem_operands: tuple[str, ...] = ()
+    """Operands the atom reads from shared memory (every thread's TV row is the whole operand tile: stride-0
+    threads, as CuTe writes SM90 ``_SS`` / ``_RS`` atoms): not register partitions."""
+
+
+def _same_map(a: Any, b: Any) -> bool:
+    """Two TV layouts with the same thread count and the same offset at every (thread, value)."""
+    if not (isinstance(a, Layout) and isinstance(b, Layout)) or size(a) != size(b):
+        return False
+    ta = size(a.shape[0]) if isinstance(a.shape, tuple) else size(a.shape)
+    tb = size(b.shape[0]) if isinstance(b.shape, tuple) else size(b.shape)
+    return ta == tb and a.offsets().tolist() == b.offsets().tolist()
+
+
+_ATOM_SHAPE = re.compile(r"_(\d+)x(\d+)x(\d+)_")
+
+
+def _atoms_with(layouts: dict[str, Any]) -> list[str]:
+    """Every MMA atom of ``layoutcheck.hw`` whose shape, ThrID and A/B/C TV layouts are those printed."""
+    from layoutcheck.hw.mma import mma_atom, mma_atom_names
+
+    shape = layouts.get("Shape_MNK")
+    out = []
+    for name in mma_atom_names():
+        m = _ATOM_SHAPE.search(name)
+        if m and tuple(map(int, m.groups())) != shape:  # built only when the shape fits (912 wgmma atoms)
+            continue
+        atom = mma_atom(name)
+        if atom.shape_mnk == shape and _same_map(atom.thr_id, layouts.get("ThrID")) and all(
+                _same_map(getattr(atom, f"tv_layout_{op}"), layouts.get(f"Layout{op}_TV")) for op in "ABC"):
+            out.append(name)
+    return out
+
+
+def tiled_mma_config(got: CuteImport) -> TiledMmaConfig:
+    """The ``make_tiled_mma`` arguments a ``print(tiled_mma)`` shows (``TiledMmaConfig``), re-checked: the tiled
+    MMA built from them has the printed ``ThrLayoutVMNK`` at every thread.
+
+    Pre: ``got.kind == "tiled_mma"``. Raises ``LayoutError`` naming what does not fit a spec: no known atom with
+    the printed layouts, a ``ThrLayoutVMNK`` that is not its atoms laid out column-major, a permutation that is not
+    three entries.
+    """
+    from layoutcheck.models.tiled_mma import make_tiled_mma
+
+    lay = got.layouts
+    names = _atoms_with(lay)
+    if not names:
+        raise LayoutError(f"print(tiled_mma): no MMA atom layoutcheck knows has Shape_MNK {lay.get('Shape_MNK')}, "
+                          f"ThrID {lay.get('ThrID')} and these LayoutA/B/C_TV")
+    vmnk = lay.get("ThrLayoutVMNK")
+    if not isinstance(vmnk, Layout) or not isinstance(vmnk.shape, tuple) or len(vmnk.shape) != 4:
+        raise LayoutError(f"print(tiled_mma): ThrLayoutVMNK {vmnk} is not a rank-4 (V,M,N,K) layout")
+    if vmnk.offsets().tolist() != list(range(size(vmnk))) or size(vmnk.shape[0]) != size(lay["ThrID"]):
+        raise LayoutError(f"print(tiled_mma): ThrLayoutVMNK {vmnk} does not lay its atoms out column-major (a spec's "
+                          f"atom_layout = [M, N, K] does)")
+    atom_layout = tuple(size(m) for m in vmnk.shape[1:])
+    perm = lay.get("PermutationMNK", (None, None, None))
+    if not isinstance(perm, tuple) or isinstance(perm, Layout) or len(perm) != 3:
+        raise LayoutError(f"print(tiled_mma): PermutationMNK {perm} is not three entries (M, N, K)")
+    tiled = make_tiled_mma(names[0], atom_layout, perm)
+    if tiled.thr_layout_vmnk.offsets().tolist() != vmnk.offsets().tolist():
+        raise LayoutError(f"print(tiled_mma): make_tiled_mma({names[0]}, {atom_layout}) has ThrLayoutVMNK "
+                          f"{tiled.thr_layout_vmnk}, the printout {vmnk}")
+    smem = tuple(op for op in "AB" if _threads_share_everything(lay[f"Layout{op}_TV"]))
+    return TiledMmaConfig(names[0], tuple(names), atom_layout, perm, tiled.tile_size_mnk,  # type: ignore[arg-type]
+                          smem)
+
+
+def _threads_share_everything(tv: Layout) -> bool:
+    """Every thread of the TV layout holds the same offsets (its thread modes have stride 0, or it has one thread)."""
+    if not isinstance(tv.shape, tuple) or len(tv.shape) != 2:
+        return False
+    thr = Layout(tv.shape[0], tv.stride[0])
+    return size(thr) > 1 and not any(thr.offsets().tolist())
 
 
 def from_cute(x: Any) -> CuteImport:
@@ -291,5 +380,5 @@ def table(layout: Subject) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["CuteImport", "byte_swizzle_in_elements", "from_cute", "mojo_str", "parse_cute_layout",
-           "parse_pointer_form", "parse_print_layout", "parse_tiled_mma", "table"]
+__all__ = ["CuteImport", "TiledMmaConfig", "byte_swizzle_in_elements", "from_cute", "mojo_str", "parse_cute_layout",
+           "parse_pointer_form", "parse_print_layout", "parse_tiled_mma", "table", "tiled_mma_config"]

@@ -6,8 +6,10 @@ properties Triton relies on (``exact_cover`` for distributed and tensor-memory l
 shared ones; see ``layoutcheck.properties.ttgir``); an encoding layoutcheck does not model is kept (checking the spec
 reports it), one that contradicts its module is marked by a comment (a spec has no module to check it against).
 
-A CuTe printout gives a ``layout`` config (``injective``) or, for ``print(tiled_mma)``, one ``tv`` config per
-operand (``exact_cover`` of the atom's tile). A file of TileLang printouts
+A CuTe printout gives a ``layout`` config (``injective``) or, for ``print(tiled_mma)``, a ``tiled_mma`` config
+(the atom with the printed layouts, ``atom_layout`` from ``ThrLayoutVMNK``, the ``PermutationMNK``; every operand an
+``exact_cover`` of the tiled MMA's tile), or where that does not fit (no known atom has those layouts, atoms not laid
+out column-major) one ``tv`` config per operand of the atom, with a comment saying why. A file of TileLang printouts
 (``Layout(...)`` / ``Fragment(...)``, e.g. a log) gives per layout a ``layout`` config (``bijective`` when it has as
 many points -- elements x replicas of a Fragment -- as printed output slots -- a Fragment's threads x registers --,
 else ``injective``) and, per Fragment where one exists, a ``tv`` config over its tile (``exact_cover``, with
@@ -22,7 +24,7 @@ import re
 from pathlib import Path
 
 from layoutcheck.errors import LayoutError, ParseError, SpecError
-from layoutcheck.importers.cute import from_cute
+from layoutcheck.importers.cute import TiledMmaConfig, from_cute, tiled_mma_config
 from layoutcheck.importers.tilelang import TileLangFragment, forward, parse_tilelang, tv_layout
 from layoutcheck.importers.tilelang_tir import is_tilelang_text, tilelang_records
 from layoutcheck.importers.triton import import_ttgir, parse_ttgir
@@ -78,6 +80,10 @@ def spec_from_cute(text: str, source: str = "") -> str:
     origin = source or "a CuTe printout"
     out = ["format = 1", f"description = {_toml('layouts imported from ' + origin)}", ""]
     if got.kind == "tiled_mma":
+        try:
+            return "\n".join(out + _tiled_mma_config(tiled_mma_config(got)))
+        except LayoutError as e:  # said, and the atom's operands checked instead
+            out += [f"# not a tiled_mma config: {e}; the atom's operands are checked instead", ""]
         m, n, k = got.layouts.get("Shape_MNK", (None, None, None))
         for op, tile in (("A", (m, k)), ("B", (n, k)), ("C", (m, n))):
             lay = got.layouts.get(f"Layout{op}_TV")
@@ -93,6 +99,23 @@ def spec_from_cute(text: str, source: str = "") -> str:
         out.append(f"description = {_toml(got.note)}")
     out += [f"layout = {_toml(str(got.layout))}", 'properties = ["injective"]', ""]
     return "\n".join(out)
+
+
+def _tiled_mma_config(c: TiledMmaConfig) -> list[str]:
+    """The ``[[config]]`` lines of a tiled MMA: every operand an exact cover of the tiled MMA's tile."""
+    same = f" (CuTe prints layouts, not the atom: {', '.join(c.same_layouts)} have them)" if len(c.same_layouts) > 1 \
+        else ""
+    out = ["[[config]]", 'name = "tiled_mma"', 'kind = "tiled_mma"',
+           f"description = {_toml('print(tiled_mma): atom ' + c.atom + same)}", f"atom = {_toml(c.atom)}",
+           f"atom_layout = {list(c.atom_layout)}"]
+    if any(p is not None for p in c.permutation):
+        perm = ", ".join(str(p) if isinstance(p, int) else _toml("_" if p is None else str(p)) for p in c.permutation)
+        out.append(f"permutation = [{perm}]")
+    props = ['"exact_cover"'] + [f'{{ name = "exact_cover", operand = "{op}" }}' for op in "AB"
+                                  if op not in c.smem_operands]
+    notes = [f"# operand {op}: the atom reads it from shared memory (every thread's TV row is the whole tile), not a "
+             "register partition: not checked" for op in c.smem_operands]
+    return [*notes, *out, f"tile = {list(c.tile)}", f"properties = [{', '.join(props)}]", ""]
 
 
 def spec_from_tilelang(text: str, source: str = "") -> str:
