@@ -11,7 +11,8 @@ swizzles ``Sw<3,4,3>`` and the DSL's ``S<3,4,3>``, and ScaledBasis strides ``1@0
                                                       read colexicographically, its shape kept in ``codomain``
     ((4, 8):(8, 1))                                   Mojo's layout string (one extra pair of parentheses)
     print_layout(...) tables                          the header line is the layout; every cell is re-checked
-    print(tiled_mma)                                  ``Key: layout`` lines (ThrLayoutVMNK, LayoutA_TV, ...)
+    print(tiled_mma)                                  ``Key: layout`` lines (ThrLayoutVMNK, LayoutA_TV, ...); the
+                                                      DSL's ``Thr Layout VMNK:``, ``TV Layout A:``, ... likewise
     Sw<3,4,3> o smem_ptr[16b](unset) o (_8,_64):(_64,_1)   C++ swizzled smem layout (GMMA atoms, tile_to_shape)
     Sw<3,4,3>_smem_ptr[16b](0x7f..c00) o L            C++ print(tensor) over a swizzle pointer
     smem_ptr[16b](0x7f..c00) o L, gmem_ptr[32b](..) o L   C++ print(tensor): the pointer, then the layout
@@ -222,7 +223,10 @@ def parse_print_layout(text: str) -> CuteImport:
     return CuteImport("print_layout", layout)
 
 
-_KEY = re.compile(r"^\s*([A-Za-z_][\w]*)\s*:\s*(.+?)\s*$")
+_KEY = re.compile(r"^\s*([A-Za-z_][\w ]*?)\s*:\s*(.+?)\s*$")
+_DSL_KEYS = {"Thr Layout VMNK": "ThrLayoutVMNK", "Permutation MNK": "PermutationMNK", "Shape MNK": "Shape_MNK",
+             "TV Layout A": "LayoutA_TV", "TV Layout B": "LayoutB_TV", "TV Layout C": "LayoutC_TV"}
+"""The CuTe DSL's ``print(tiled_mma)`` keys -> the C++ ones (``Thr Layout VMNK: (32,2,2,1):(1,32,64,0)``)."""
 
 
 def parse_tiled_mma(text: str) -> CuteImport:
@@ -234,6 +238,7 @@ def parse_tiled_mma(text: str) -> CuteImport:
         if not m:
             continue
         key, val = m.groups()
+        key = _DSL_KEYS.get(key, key)
         try:  # a tuple of tilers (PermutationMNK) may hold layouts: read as a tuple, not as one layout
             tuple_valued = key in ("PermutationMNK", "Shape_MNK") or ":" not in val
             out[key] = parse_notation(val)[0] if tuple_valued else parse_cute_layout(val)[0]
@@ -315,6 +320,7 @@ def tiled_mma_config(got: CuteImport) -> TiledMmaConfig:
     perm = lay.get("PermutationMNK", (None, None, None))
     if not isinstance(perm, tuple) or isinstance(perm, Layout) or len(perm) != 3:
         raise LayoutError(f"print(tiled_mma): PermutationMNK {perm} is not three entries (M, N, K)")
+    perm = tuple(p.shape if isinstance(p, Layout) and p.stride == 1 else p for p in perm)  # the DSL's 32:1 is 32
     tiled = make_tiled_mma(names[0], atom_layout, perm)
     if tiled.thr_layout_vmnk.offsets().tolist() != vmnk.offsets().tolist():
         raise LayoutError(f"print(tiled_mma): make_tiled_mma({names[0]}, {atom_layout}) has ThrLayoutVMNK "
@@ -339,7 +345,7 @@ def from_cute(x: Any) -> CuteImport:
     Layout((8,4):(4,1))
     """
     text = x if isinstance(x, str) else str(x)
-    if "LayoutC_TV" in text or "ThrLayoutVMNK" in text:
+    if any(k in text for k in ("LayoutC_TV", "ThrLayoutVMNK", "TV Layout C", "Thr Layout VMNK")):
         return parse_tiled_mma(text)
     if "+-" in text and "|" in text:
         return parse_print_layout(text)

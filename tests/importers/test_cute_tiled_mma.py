@@ -104,3 +104,13 @@ def test_broken_printouts_are_refuted(tmp_path):
 def test_thr_layout_is_read_as_a_function():
     got = from_cute(_blocks()[0][1])
     assert got.layouts["ThrLayoutVMNK"] == Layout((32, 2, 2, 1), (1, 32, 64, 0))
+
+
+def test_dsl_printouts():
+    """The CuTe DSL spells the keys apart (``Thr Layout VMNK``, ``TV Layout A``) and prints tilers as ``32:1``."""
+    blocks = [b for b in (DATA / "dsl_tiled_mma.txt").read_text().split("@@") if b.strip()]
+    with_perm, without = (tiled_mma_config(from_cute(b)) for b in blocks)
+    assert (with_perm.atom_layout, with_perm.permutation, with_perm.tile) == ((2, 2, 1), (32, 32, 16), (32, 32, 16))
+    assert (without.permutation, without.tile) == ((None, None, None), (32, 16, 16))
+    assert "SM80_16x8x16_F32F16F16F32_TN" in with_perm.same_layouts
+    assert 'kind = "tiled_mma"' in spec_from_cute(blocks[0])
