@@ -10,7 +10,8 @@ A CuTe printout gives a ``layout`` config (``injective``) or, for ``print(tiled_
 (the atom with the printed layouts, ``atom_layout`` from ``ThrLayoutVMNK``, the ``PermutationMNK``; every operand an
 ``exact_cover`` of the tiled MMA's tile), or where that does not fit (no known atom has those layouts, atoms not laid
 out column-major) one ``tv`` config per operand of the atom, with a comment saying why. A file of TileLang printouts
-(``Layout(...)`` / ``Fragment(...)``, e.g. a log) gives per layout a ``layout`` config (``bijective`` when it has as
+(``Layout(...)`` / ``Fragment(...)``, e.g. a log; each config named after the ``# name:`` comment above it, as
+``check`` names its rows, else after its line) gives per layout a ``layout`` config (``bijective`` when it has as
 many points -- elements x replicas of a Fragment -- as printed output slots -- a Fragment's threads x registers --,
 else ``injective``) and, per Fragment where one exists, a ``tv`` config over its tile (``exact_cover``, with
 ``replication`` when the fragment replicates); a layout without a CuTe or linear form (``T.if_then_else`` maps, a
@@ -118,6 +119,12 @@ def _tiled_mma_config(c: TiledMmaConfig) -> list[str]:
     return [*notes, *out, f"tile = {list(c.tile)}", f"properties = [{', '.join(props)}]", ""]
 
 
+def _record_label(stem: str, what: str) -> str:
+    """A TileLang record's own name: the ``# name:`` comment (or the comment) above a printout in a log, which
+    ``check`` names its rows after too; empty where there is none (``line N``) or for a TIR buffer (its stem)."""
+    return "" if what == f"line {stem.removeprefix('line')}" or what.startswith("layout_map:") else what
+
+
 def spec_from_tilelang(text: str, source: str = "") -> str:
     """A spec with every TileLang layout of ``text`` (printouts, or lowered TIR's ``layout_map``) and its claims."""
     origin = source or "TileLang printouts"
@@ -129,11 +136,11 @@ def spec_from_tilelang(text: str, source: str = "") -> str:
             x = parse_tilelang(body)
         except (ParseError, LayoutError) as e:  # kept, so that checking the spec reports it (an ERROR row)
             out += [f"# {what}: the printout does not read ({e})", "[[config]]",
-                    f"name = {_toml(_name(f'printout_{stem}', used))}", 'kind = "layout"',
+                    f"name = {_toml(_name(_record_label(stem, what) or f'printout_{stem}', used))}", 'kind = "layout"',
                     f"description = {_toml(what)}", f"layout = {value}", 'properties = ["in_bounds"]', ""]
             continue
         kind = "fragment" if isinstance(x, TileLangFragment) else "layout"
-        name = _name(f"{kind}_{stem}", used)
+        name = _name(_record_label(stem, what) or f"{kind}_{stem}", used)
         try:
             forward(x)
         except LayoutError as e:  # no CuTe / linear form, or a coordinate past its extent: claims on its own map
