@@ -35,6 +35,7 @@ import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from layoutcheck.algebra.linear_layout import LinearLayout
@@ -361,15 +362,19 @@ def triton_version() -> tuple[int, int]:
     """The Triton release whose conversions are followed: ``$LAYOUTCHECK_TRITON_VERSION`` (``--triton-version``),
     else the installed ``triton`` package's version (read from its metadata, never imported), else the newest of
     ``TRITON_VERSIONS``."""
-    text = os.environ.get(TRITON_VERSION_ENV)
-    if not text:
-        from importlib import metadata
+    text = os.environ.get(TRITON_VERSION_ENV) or _installed_triton()
+    return TRITON_VERSIONS[-1] if text is None else parse_triton_version(text)
 
-        try:
-            text = metadata.version("triton")
-        except metadata.PackageNotFoundError:
-            return TRITON_VERSIONS[-1]
-    return parse_triton_version(text)
+
+@cache
+def _installed_triton() -> str | None:
+    """The installed ``triton`` distribution's version (its metadata, read once per process: ~2 ms), or None."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("triton")
+    except metadata.PackageNotFoundError:
+        return None
 
 
 def _clips_size_per_thread(version: tuple[int, int]) -> bool:
