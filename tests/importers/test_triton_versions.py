@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from layoutcheck.errors import LayoutError
+from layoutcheck.errors import LayoutError, ParseError
 from layoutcheck.importers.triton import (
     TRITON_VERSION_ENV,
     TRITON_VERSIONS,
@@ -38,6 +38,10 @@ def test_bases_equal_the_releases_own(path):
     cases = _cases(path)
     assert len(cases) >= 127
     for c in cases:
+        if "amd_mfma" in c["encoding"]:  # recorded for a future model; not modelled today: refused, never guessed
+            with pytest.raises(ParseError, match=r"unsupported encoding #ttg\.amd_mfma"):
+                from_triton(c["encoding"], c["shape"], version=version)
+            continue
         assert from_triton(c["encoding"], c["shape"], version=version).bases == c["bases"], (c["encoding"], c["shape"])
 
 
@@ -46,6 +50,7 @@ def test_releases_differ_on_small_tensors():
     new = {(c["encoding"], tuple(c["shape"])): c["bases"] for c in _cases(DATA / "triton-3.9.0.json")}
     differ = [k for k in old if old[k] != new[k]]
     assert len(differ) >= 40 and all(k[0].startswith(("#ttg.blocked", "#ttg.slice")) for k in differ)
+    assert not any("amd_mfma" in k[0] for k in differ)  # AMD's conversions did not change from 3.6 to 3.9
     enc = "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>"
     assert from_triton(enc, [2, 2], version=(3, 6)).bases["register"] == [[0, 1], [0, 0]]
     assert from_triton(enc, [2, 2], version=(3, 9)).bases["register"] == [[0, 1]]

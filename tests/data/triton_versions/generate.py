@@ -9,7 +9,7 @@ dependency of layoutcheck). Run with the release on the path, on a CPU:
 Each case is the TTGIR text of an encoding, a tensor shape, and the bases Triton's C++ ``toLinearLayout`` gives
 (``GluonOpBuilder.to_linear_layout`` on the equivalent Gluon layout object). The cases stress what changed between
 releases: blocked layouts on tensors smaller than ``sizePerThread`` (and than one warp or CTA tile), slices of them,
-and a spread of mma / dot_op / shared encodings (shared ones from 3.7 on: 3.6's
+AMD MFMA layouts (and slices of them), and a spread of mma / dot_op / shared encodings (shared ones from 3.7 on: 3.6's
 ``to_linear_layout`` aborts on them).
 """
 
@@ -22,6 +22,7 @@ from pathlib import Path
 import triton
 import triton.experimental.gluon.language as gl
 from triton._C import libtriton
+from triton.experimental.gluon.language import amd
 
 
 def blocked(spt, tpw, wpc, order):
@@ -40,6 +41,20 @@ BLOCKED = [([1, 4], [8, 4], [4, 1], [1, 0]), ([4, 4], [4, 8], [1, 1], [1, 0]), (
 SMALL = [(1, 1), (1, 2), (2, 1), (2, 2), (4, 4), (1, 16), (8, 1), (2, 64), (16, 16), (128, 64)]
 BLOCKED_1D = [([4], [32], [4], [0]), ([8], [32], [1], [0]), ([2], [32], [8], [0])]
 SMALL_1D = [(1,), (2,), (4,), (8,), (64,), (1024,)]
+
+
+def amd_mfma(version, instr, transposed, warps, tiles=None, bits=None):
+    extra = (f", tilesPerWarp = {tiles}" if tiles else "") + (f", elementBitWidth = {bits}" if bits else "")
+    text = (f"#ttg.amd_mfma<{{version = {version}, warpsPerCTA = {warps}, instrShape = {instr}, "
+            f"isTransposed = {str(transposed).lower()}{extra}}}>")
+    return text, amd.AMDMFMALayout(version=version, instr_shape=instr, transposed=transposed, warps_per_cta=warps,
+                                   tiles_per_warp=tiles, element_bitwidth=bits)
+
+
+AMD_MFMA = [(3, [32, 32, 8], True, [2, 2]), (3, [32, 32, 8], False, [4, 1]), (3, [16, 16, 16], False, [4, 1]),
+            (3, [16, 16, 16], True, [1, 4]), (2, [32, 32, 8], False, [2, 2]), (4, [32, 32, 16], True, [2, 4]),
+            (4, [16, 16, 32], False, [2, 2]), (4, [16, 16, 32], True, [2, 2], [2, 2]),
+            (4, [32, 32, 16], False, [1, 4], None, 64)]
 
 
 def cases(shared: bool = True):
@@ -61,6 +76,11 @@ def cases(shared: bool = True):
                 continue
             yield f"#ttg.dot_op<{{opIdx = {op}, parent = {mt}, kWidth = {kw}}}>", gl.DotOperandLayout(op, ml, kw), \
                 (64, 64)
+    for args, shape in itertools.product(AMD_MFMA, [(16, 16), (64, 64), (128, 32), (32, 256)]):
+        text, obj = amd_mfma(*args)
+        yield text, obj, shape
+        if shape == (64, 64):
+            yield f"#ttg.slice<{{dim = 1, parent = {text}}}>", gl.SliceLayout(1, obj), (64,)
     if not shared:
         return
     for vec, per, mx, shape in [(8, 1, 8, (64, 64)), (4, 2, 4, (32, 32)), (1, 1, 1, (16, 16))]:
@@ -80,7 +100,11 @@ def main() -> None:
     # layout ("Expected input dimension 0 to be 'register'"): its shared encodings are not recorded
     shared = tuple(int(x) for x in triton.__version__.split(".")[:2]) >= (3, 7)
     for text, obj, shape in cases(shared):
-        got = builder.to_linear_layout(obj._to_ir(builder), list(shape))
+        try:
+            got = builder.to_linear_layout(obj._to_ir(builder), list(shape))
+        except Exception as e:  # a layout this release refuses (its Python-side checks): not recorded
+            print(f"skipped {text} {shape}: {type(e).__name__}: {e}")
+            continue
         if hasattr(got, "reg_bases"):
             bases = {"register": got.reg_bases, "lane": got.lane_bases, "warp": got.warp_bases,
                      "block": got.block_bases}
