@@ -112,7 +112,8 @@ def main() -> None:
             bases = {"offset": got.offset_bases, "block": got.block_bases}
         out.append({"encoding": text, "shape": list(shape), "bases": bases})
     path = Path(__file__).with_name(f"triton-{triton.__version__}.json")
-    path.write_text(json.dumps({"triton": triton.__version__, "cases": out}, indent=0) + "\n")
+    lines = ",\n".join(json.dumps(c, separators=(",", ":")) for c in out)  # one case per line
+    path.write_text(f'{{"triton": "{triton.__version__}", "cases": [\n{lines}\n]}}\n')
     print(f"{path.name}: {len(out)} cases")
 
 
