@@ -16,10 +16,11 @@ fast.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import re
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NoReturn
 
 from layoutcheck.errors import (
@@ -448,7 +449,24 @@ def _add_check(sub: Any) -> None:
     c.add_argument("-q", "--quiet", action="store_true", help="no progress bar (it is shown only on a terminal)")
     c.add_argument("--banks", action="store_true", help="for .ttgir files: also prove the shared-memory copies "
                                                          "bank-conflict free")
+    _triton_version_arg(c)
     c.set_defaults(func=cmd_check)
+
+
+def _triton_version_arg(p: Any) -> None:
+    p.add_argument("--triton-version", metavar="X.Y", type=_triton_version,
+                   help="read TTGIR encodings as this Triton release converts them (default: the installed Triton, "
+                        "else the newest release layoutcheck follows)")
+
+
+def _triton_version(text: str) -> str:
+    from layoutcheck.importers.triton import parse_triton_version
+
+    try:
+        parse_triton_version(text)
+    except LayoutcheckError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+    return text
 
 
 CHECK_EXIT_CODES = """exit codes (the worst row decides: 4 > 2 > 1 > 3 > 0):
@@ -467,6 +485,7 @@ def _add_import(sub: Any) -> None:
                                "the line and the formats tried when none fits")
     im.add_argument("file", help="a .ttgir / .mlir module, or a file with a CuTe (C++, DSL) or TileLang printout")
     im.add_argument("-o", "--output", metavar="FILE", help="write the spec here (default: stdout)")
+    _triton_version_arg(im)
     im.set_defaults(func=cmd_import)
 
 
@@ -654,6 +673,25 @@ def entry() -> NoReturn:
     sys.exit(code)
 
 
+@contextlib.contextmanager
+def _triton_version_env(version: str | None) -> Iterator[None]:
+    """``--triton-version`` for this command (and the workers it forks): the importer reads the environment."""
+    if version is None:
+        yield
+        return
+    from layoutcheck.importers.triton import TRITON_VERSION_ENV
+
+    old = os.environ.get(TRITON_VERSION_ENV)
+    os.environ[TRITON_VERSION_ENV] = version
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop(TRITON_VERSION_ENV, None)
+        else:
+            os.environ[TRITON_VERSION_ENV] = old
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; return the exit code (never raises, never prints a traceback)."""
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -666,7 +704,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
         if not getattr(args, "func", None):
             raise UsageError(f"missing command ({', '.join(COMMANDS)}; see --help)")
-        return int(_guarded(lambda: args.func(args), args.command))
+        with _triton_version_env(getattr(args, "triton_version", None)):
+            return int(_guarded(lambda: args.func(args), args.command))
     except SystemExit as e:  # --help / --version
         return int(e.code or 0) if isinstance(e.code, int) or e.code is None else EXIT_ERROR
     except BrokenPipeError:  # output piped into head(1) and closed: not an error of ours

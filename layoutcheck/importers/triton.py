@@ -31,9 +31,11 @@ dropping it. Malformed text raises ``ParseError`` naming the offending token.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from layoutcheck.algebra.linear_layout import LinearLayout
@@ -330,12 +332,66 @@ def _ints(attr: Attr, key: str, rank: int | None = None) -> list[int]:
     return v
 
 
-def _blocked(a: Attr, shape: Sequence[int]) -> LinearLayout:
+# -- Triton releases ---------------------------------------------------------------------------------------------
+TRITON_VERSIONS = ((3, 6), (3, 7), (3, 8), (3, 9))
+"""The releases whose conversions are recorded (``tests/data/triton_versions/``, each by that release's own C++)."""
+
+TRITON_VERSION_ENV = "LAYOUTCHECK_TRITON_VERSION"
+"""Set by ``--triton-version`` (worker processes inherit it); else the installed Triton's version is followed."""
+
+
+def parse_triton_version(text: str) -> tuple[int, int]:
+    """``"3.6.0"`` / ``"3.6"`` -> ``(3, 6)``; a release outside ``TRITON_VERSIONS`` is a ``LayoutError``: its
+    conversions were never compared, so no layout is claimed for it.
+
+    >>> parse_triton_version("3.6.0")
+    (3, 6)
+    """
+    m = re.match(r"\s*(\d+)\.(\d+)", text)
+    if m is None:
+        raise LayoutError(f"Triton version {text!r} is not MAJOR.MINOR[.PATCH]")
+    v = (int(m.group(1)), int(m.group(2)))
+    if v not in TRITON_VERSIONS:
+        known = ", ".join(f"{a}.{b}" for a, b in TRITON_VERSIONS)
+        raise LayoutError(f"Triton {v[0]}.{v[1]}: layoutcheck follows the conversions of Triton {known} (each "
+                          f"compared with that release's own); pass --triton-version with one of them")
+    return v
+
+
+def triton_version() -> tuple[int, int]:
+    """The Triton release whose conversions are followed: ``$LAYOUTCHECK_TRITON_VERSION`` (``--triton-version``),
+    else the installed ``triton`` package's version (read from its metadata, never imported), else the newest of
+    ``TRITON_VERSIONS``."""
+    text = os.environ.get(TRITON_VERSION_ENV) or _installed_triton()
+    return TRITON_VERSIONS[-1] if text is None else parse_triton_version(text)
+
+
+@cache
+def _installed_triton() -> str | None:
+    """The installed ``triton`` distribution's version (its metadata, read once per process: ~2 ms), or None."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("triton")
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def _clips_size_per_thread(version: tuple[int, int]) -> bool:
+    """Whether a blocked layout's ``sizePerThread`` is cut to the tensor before the tile is built (no register
+    broadcast): from Triton 3.9 on (``tests/data/triton_versions``). Triton 3.6 to 3.8 build the whole
+    ``sizePerThread`` and zero the register bases past the tensor (a thread holds the element more than once)."""
+    return version >= (3, 9)
+
+
+def _blocked(a: Attr, shape: Sequence[int], version: tuple[int, int]) -> LinearLayout:
     r = len(shape)
     order = _ints(a, "order", r)
     cga = _cga_layout(a, r, shape)
     per_cta = [max(1, s // cga.out_dim_size(n)) for n, s in zip(dims(r), shape, strict=True)]
-    spt = [min(p, s) for p, s in zip(_ints(a, "sizePerThread", r), per_cta, strict=True)]  # no register broadcast
+    spt = _ints(a, "sizePerThread", r)
+    if _clips_size_per_thread(version):
+        spt = [min(p, s) for p, s in zip(spt, per_cta, strict=True)]  # no register broadcast
     cta = identity_nd("register", spt, order) * \
         identity_nd("lane", _ints(a, "threadsPerWarp", r), order) * \
         identity_nd("warp", _ints(a, "warpsPerCTA", r), order)
@@ -416,7 +472,7 @@ def _dot_cga(parent: Attr, rank: int, shape: Sequence[int], k_dim: int) -> Linea
     return LinearLayout.make(bases, list(cga.out_names))
 
 
-def _slice(a: Attr, shape: Sequence[int]) -> LinearLayout:
+def _slice(a: Attr, shape: Sequence[int], version: tuple[int, int]) -> LinearLayout:
     d = a.get("dim")
     parent = a.get("parent")
     if not isinstance(parent, Attr):
@@ -424,7 +480,7 @@ def _slice(a: Attr, shape: Sequence[int]) -> LinearLayout:
     if not isinstance(d, int) or not 0 <= d <= len(shape):
         raise ParseError(a.text, a.pos, f"slice: dim {d!r} is outside the parent's rank {len(shape) + 1}")
     pshape = [*shape[:d], 1, *shape[d:]]
-    p = to_linear(parent, pshape)
+    p = to_linear(parent, pshape, version)
     names = dims(len(shape))
     bases: dict[str, list[list[int]]] = {}
     for n, bs in p.in_bases:
@@ -602,15 +658,17 @@ def _tmem(a: Attr, shape: Sequence[int]) -> LinearLayout:
     return out.transpose_outs(["dim0", "dim1"]).with_in_dims(["row", "col"])
 
 
-_DISTRIBUTED = {"ttg.blocked": _blocked, "ttg.nvidia_mma": _nvidia_mma, "ttg.dot_op": _dot_op, "ttg.slice": _slice}
 _SHARED = {"ttg.swizzled_shared": _swizzled_shared, "ttg.nvmma_shared": _nvmma_shared,
            "ttg.padded_shared": _padded_shared}
 
-
-_BUILDERS = {**_DISTRIBUTED, **_SHARED,
-             "ttg.linear": lambda a, shape: _linear(a, shape, ("register", "lane", "warp", "block")),
-             "ttg.shared_linear": lambda a, shape: _linear(a, shape, ("offset", "block")),
-             "ttng.tensor_memory_encoding": lambda a, shape: _tmem(a, shape)}
+# kind -> builder(attr, shape, version); only the builders whose result depends on the release read ``version``
+_BUILDERS = {"ttg.blocked": _blocked, "ttg.slice": _slice,
+             "ttg.nvidia_mma": lambda a, shape, v: _nvidia_mma(a, shape),
+             "ttg.dot_op": lambda a, shape, v: _dot_op(a, shape),
+             **{k: (lambda a, shape, v, f=f: f(a, shape)) for k, f in _SHARED.items()},
+             "ttg.linear": lambda a, shape, v: _linear(a, shape, ("register", "lane", "warp", "block")),
+             "ttg.shared_linear": lambda a, shape, v: _linear(a, shape, ("offset", "block")),
+             "ttng.tensor_memory_encoding": lambda a, shape, v: _tmem(a, shape)}
 
 
 def shared_rank(attr: Attr) -> int | None:
@@ -633,8 +691,9 @@ def is_shared(attr: Attr) -> bool:
     return attr.kind in _SHARED or attr.kind == "ttg.shared_linear"
 
 
-def to_linear(attr: Attr, shape: Sequence[int]) -> LinearLayout:
-    """The ``LinearLayout`` of a parsed encoding on ``shape`` (Triton's ``toLinearLayout(shape, attr)``)."""
+def to_linear(attr: Attr, shape: Sequence[int], version: tuple[int, int] | None = None) -> LinearLayout:
+    """The ``LinearLayout`` of a parsed encoding on ``shape`` (Triton's ``toLinearLayout(shape, attr)`` of release
+    ``version``, default ``triton_version()``)."""
     shape = [int(s) for s in shape]
     for s in shape:
         _log2_exact(s, f"tensor shape {shape}: each dimension")
@@ -644,7 +703,7 @@ def to_linear(attr: Attr, shape: Sequence[int]) -> LinearLayout:
     if build is None:
         raise ParseError(attr.text, attr.pos, f"unsupported encoding #{attr.kind}")
     try:
-        return build(attr, shape)
+        return build(attr, shape, triton_version() if version is None else version)
     except (LayoutError, ParseError):
         raise
     except (TypeError, IndexError, KeyError, ValueError, ZeroDivisionError, AttributeError) as e:
@@ -653,10 +712,11 @@ def to_linear(attr: Attr, shape: Sequence[int]) -> LinearLayout:
                                               f"malformed ({type(e).__name__}: {e})") from None
 
 
-def from_triton(encoding: str | Attr, shape: Sequence[int], aliases: Mapping[str, Attr | str] | None = None
-                ) -> LinearLayout:
+def from_triton(encoding: str | Attr, shape: Sequence[int], aliases: Mapping[str, Attr | str] | None = None,
+                version: tuple[int, int] | None = None) -> LinearLayout:
     """The linear layout Triton builds for ``encoding`` (attribute text as Triton prints it, aliases resolved
-    through ``aliases``) on a tensor of ``shape``.
+    through ``aliases``) on a tensor of ``shape``, as release ``version`` builds it (default ``triton_version()``:
+    ``--triton-version``, else the installed Triton).
 
     Pre: every shape entry a power of two. Post: ``bases`` equal Triton's ``toLinearLayout(shape, encoding)``.
 
@@ -665,7 +725,7 @@ def from_triton(encoding: str | Attr, shape: Sequence[int], aliases: Mapping[str
     {'register': [[1]], 'lane': [[2], [4], [8], [16], [32]], 'warp': [], 'block': []}
     """
     attr = encoding if isinstance(encoding, Attr) else parse_attr(encoding, aliases)
-    return to_linear(attr, shape)
+    return to_linear(attr, shape, version)
 
 
 # -- whole .ttgir files ------------------------------------------------------------------------------------------

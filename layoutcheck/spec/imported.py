@@ -6,9 +6,12 @@ properties Triton relies on (``exact_cover`` for distributed and tensor-memory l
 shared ones; see ``layoutcheck.properties.ttgir``); an encoding layoutcheck does not model is kept (checking the spec
 reports it), one that contradicts its module is marked by a comment (a spec has no module to check it against).
 
-A CuTe printout gives a ``layout`` config (``injective``) or, for ``print(tiled_mma)``, one ``tv`` config per
-operand (``exact_cover`` of the atom's tile). A file of TileLang printouts
-(``Layout(...)`` / ``Fragment(...)``, e.g. a log) gives per layout a ``layout`` config (``bijective`` when it has as
+A CuTe printout gives a ``layout`` config (``injective``) or, for ``print(tiled_mma)``, a ``tiled_mma`` config
+(the atom with the printed layouts, ``atom_layout`` from ``ThrLayoutVMNK``, the ``PermutationMNK``; every operand an
+``exact_cover`` of the tiled MMA's tile), or where that does not fit (no known atom has those layouts, atoms not laid
+out column-major) one ``tv`` config per operand of the atom, with a comment saying why. A file of TileLang printouts
+(``Layout(...)`` / ``Fragment(...)``, e.g. a log; each config named after the ``# name:`` comment above it, as
+``check`` names its rows, else after its line) gives per layout a ``layout`` config (``bijective`` when it has as
 many points -- elements x replicas of a Fragment -- as printed output slots -- a Fragment's threads x registers --,
 else ``injective``) and, per Fragment where one exists, a ``tv`` config over its tile (``exact_cover``, with
 ``replication`` when the fragment replicates); a layout without a CuTe or linear form (``T.if_then_else`` maps, a
@@ -22,7 +25,7 @@ import re
 from pathlib import Path
 
 from layoutcheck.errors import LayoutError, ParseError, SpecError
-from layoutcheck.importers.cute import from_cute
+from layoutcheck.importers.cute import TiledMmaConfig, from_cute, tiled_mma_config
 from layoutcheck.importers.tilelang import TileLangFragment, forward, parse_tilelang, tv_layout
 from layoutcheck.importers.tilelang_tir import is_tilelang_text, tilelang_records
 from layoutcheck.importers.triton import import_ttgir, parse_ttgir
@@ -78,6 +81,10 @@ def spec_from_cute(text: str, source: str = "") -> str:
     origin = source or "a CuTe printout"
     out = ["format = 1", f"description = {_toml('layouts imported from ' + origin)}", ""]
     if got.kind == "tiled_mma":
+        try:
+            return "\n".join(out + _tiled_mma_config(tiled_mma_config(got)))
+        except LayoutError as e:  # said, and the atom's operands checked instead
+            out += [f"# not a tiled_mma config: {e}; the atom's operands are checked instead", ""]
         m, n, k = got.layouts.get("Shape_MNK", (None, None, None))
         for op, tile in (("A", (m, k)), ("B", (n, k)), ("C", (m, n))):
             lay = got.layouts.get(f"Layout{op}_TV")
@@ -88,9 +95,34 @@ def spec_from_cute(text: str, source: str = "") -> str:
             out += ["[[config]]", f'name = "atom_{op}"', 'kind = "tv"', f"tv = {_toml(str(lay))}",
                     f"tile = {list(tile)}", 'properties = ["exact_cover"]', ""]
         return "\n".join(out)
-    out += ["[[config]]", 'name = "layout"', 'kind = "layout"', f"layout = {_toml(str(got.layout))}",
-            'properties = ["injective"]', ""]
+    out += ["[[config]]", 'name = "layout"', 'kind = "layout"']
+    if got.note:  # how a pointer was read (a byte swizzle in element offsets), kept beside the layout
+        out.append(f"description = {_toml(got.note)}")
+    out += [f"layout = {_toml(str(got.layout))}", 'properties = ["injective"]', ""]
     return "\n".join(out)
+
+
+def _tiled_mma_config(c: TiledMmaConfig) -> list[str]:
+    """The ``[[config]]`` lines of a tiled MMA: every operand an exact cover of the tiled MMA's tile."""
+    same = f" (CuTe prints layouts, not the atom: {', '.join(c.same_layouts)} have them)" if len(c.same_layouts) > 1 \
+        else ""
+    out = ["[[config]]", 'name = "tiled_mma"', 'kind = "tiled_mma"',
+           f"description = {_toml('print(tiled_mma): atom ' + c.atom + same)}", f"atom = {_toml(c.atom)}",
+           f"atom_layout = {list(c.atom_layout)}"]
+    if any(p is not None for p in c.permutation):
+        perm = ", ".join(str(p) if isinstance(p, int) else _toml("_" if p is None else str(p)) for p in c.permutation)
+        out.append(f"permutation = [{perm}]")
+    props = ['"exact_cover"'] + [f'{{ name = "exact_cover", operand = "{op}" }}' for op in "AB"
+                                  if op not in c.smem_operands]
+    notes = [f"# operand {op}: the atom reads it from shared memory (every thread's TV row is the whole tile), not a "
+             "register partition: not checked" for op in c.smem_operands]
+    return [*notes, *out, f"tile = {list(c.tile)}", f"properties = [{', '.join(props)}]", ""]
+
+
+def _record_label(stem: str, what: str) -> str:
+    """A TileLang record's own name: the ``# name:`` comment (or the comment) above a printout in a log, which
+    ``check`` names its rows after too; empty where there is none (``line N``) or for a TIR buffer (its stem)."""
+    return "" if what == f"line {stem.removeprefix('line')}" or what.startswith("layout_map:") else what
 
 
 def spec_from_tilelang(text: str, source: str = "") -> str:
@@ -104,11 +136,11 @@ def spec_from_tilelang(text: str, source: str = "") -> str:
             x = parse_tilelang(body)
         except (ParseError, LayoutError) as e:  # kept, so that checking the spec reports it (an ERROR row)
             out += [f"# {what}: the printout does not read ({e})", "[[config]]",
-                    f"name = {_toml(_name(f'printout_{stem}', used))}", 'kind = "layout"',
+                    f"name = {_toml(_name(_record_label(stem, what) or f'printout_{stem}', used))}", 'kind = "layout"',
                     f"description = {_toml(what)}", f"layout = {value}", 'properties = ["in_bounds"]', ""]
             continue
         kind = "fragment" if isinstance(x, TileLangFragment) else "layout"
-        name = _name(f"{kind}_{stem}", used)
+        name = _name(_record_label(stem, what) or f"{kind}_{stem}", used)
         try:
             forward(x)
         except LayoutError as e:  # no CuTe / linear form, or a coordinate past its extent: claims on its own map
