@@ -301,6 +301,7 @@ def refuted_cases(paths: list[str]) -> list[RefutedCase]:
     """A ``RefutedCase`` for every REFUTED row of ``paths`` (read with ``include_broken``), instantiated or not."""
     from layoutcheck.check import IMPORTED_ROADS, _planned_config, plan, row_property, run_unit
     from layoutcheck.errors import LayoutcheckError
+    from layoutcheck.spec.bind import Unsound
 
     out: list[RefutedCase] = []
     for unit in plan(paths, include_broken=True).units:
@@ -316,6 +317,8 @@ def refuted_cases(paths: list[str]) -> list[RefutedCase]:
                     out.append(_ownership(row, cfg))
                 except LayoutcheckError as e:
                     out.append(RefutedCase(**base, reason=f"cannot build the kernel: {' '.join(str(e).split())}"))
+                except Unsound as e:  # the config breaks a law before the partition exists: nothing to launch
+                    out.append(RefutedCase(**base, reason=f"no kernel: {' '.join(str(e).split())}"))
             elif row.property in ("gmma_addresses", "gmma_fields") and cfg is not None and cfg.kind == "wgmma":
                 out.append(_readout(row, base))
             elif row.property == "tma_wgmma" and cfg is not None:

@@ -355,3 +355,15 @@ def test_tma_readout_row_is_confirmed_by_naive_tma_and_wgmma() -> None:
     assert (Br == B).all()  # B's descriptors describe what its TMA wrote
     ok, detail = confirm_readout(rc, Ar @ Br.T)
     assert ok, detail
+
+
+def test_an_unsound_permutation_gives_a_row_without_a_kernel_not_a_crash(tmp_path) -> None:
+    # a tiled MMA whose permutation is no injective tiler is REFUTED before any partition exists: nothing to launch
+    from layoutcheck.codegen.refuted_cases import refuted_cases
+
+    f = tmp_path / "perm.toml"
+    f.write_text('format = 1\nexpect = "refuted"\n[[config]]\nname = "p"\nkind = "tiled_mma"\n'
+                 'atom = "SM80_16x8x16_F32F16F16F32_TN"\natom_layout = [2, 2, 1]\n'
+                 'permutation = ["(16,2):(2,16)", 32, 16]\ntile = [32, 32, 16]\nproperties = ["exact_cover"]\n')
+    (rc,) = refuted_cases([str(f)])
+    assert rc.case is None and "not an injective tiler" in rc.reason
