@@ -1,0 +1,749 @@
+"""A CuTe DSL kernel in a Python file -> the layouts it builds, as spec configs, compiled on the CPU.
+
+``compile_kernel(KernelSpec("gemm.py::host", ("f16[256,128]", ...), arch="sm_90a"))`` does what
+``cute.compile(host, make_fake_compact_tensor(Float16, (256, 128), stride_order=(1, 0)), ...,
+options="--gpu-arch sm_90a")`` does: the ``@cute.jit`` host function and every ``@cute.kernel`` it launches are
+traced and compiled with the user's installed ``nvidia-cutlass-dsl``; no GPU is needed. Two things are kept:
+
+- the CuTe-dialect module as traced, before any pass (the DSL's own ``trace_finalize_hooks``), printed with its
+  locations: every static layout is spelled in its type (``!cute.memref<f16, smem, align<16>, S<3,4,3>,
+  "((8,16),(64,1)):((64,512),(1,0))">``, ``!cute.tiled_copy<..., layout_copy_tv = <"...">, tiler_mn = <"[..]">>``,
+  ``cute_nvgpu.atom.make_non_exec_tiled_tma_load(...) -> !cute_nvgpu.atom...<tma_gbasis = <"...">>``);
+- for each ``make_tiled_mma`` call (hooked for the compile only), the DSL's own tiled TV layouts of A, B and C and
+  the tile they index (``tiled_mma.tv_layout_C_tiled``, ``get_tile_size``): the IR type names the atom, not its TV
+  layouts.
+
+``kernel_findings(capture)`` turns them into configs of the existing spec kinds, each at the Python line the IR
+``loc`` (or the hooked call's frame) names:
+
+    ==================  ======================================================================================
+    what the kernel     config
+    builds
+    ==================  ======================================================================================
+    a shared-memory     ``layout`` ``injective`` (its swizzle included; a swizzle the DSL keeps on the pointer
+    tensor (the root    acts on byte addresses, as CuTe's ``swizzle_ptr`` does: ``S<B,M,S>`` on ``2^k``-byte
+    view of an          elements is ``S<B,M-k,S>`` on element offsets); ``in_bounds`` of the allocation when the
+    allocation)         view starts at it
+    a TiledMMA          ``tv`` ``exact_cover`` of the tiled TV layouts of A (M x K), B (N x K), C (M x N): C owned
+                        once, A and B each the same number of times (the threads of the other mode replicate them)
+    a TiledCopy         ``tv`` ``exact_cover`` of ``layout_copy_tv`` over ``tiler_mn``, each element the same
+                        number of times
+    a TMA atom          ``tma`` ``tma_compatible``: the box (``tma_gbasis``), the swizzle mode and the
+                        shared-memory layout the DSL built it from, the global tensor (when static)
+    ==================  ======================================================================================
+
+Whatever is not modelled (a dynamic layout, a sub-byte pointer swizzle, a TMA basis that is not one unit stride
+per box dim, a TiledMMA whose TV layouts could not be read) is a ``Finding`` with a ``gap``: an UNKNOWN row naming
+it, never dropped. Like ``triton_kernel``, this is an importer that runs the tool it reads: the DSL is imported
+inside ``compile_kernel`` only.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+import os
+import re
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from layoutcheck.errors import LayoutcheckError, LayoutError, UsageError
+from layoutcheck.importers.cute import from_cute
+from layoutcheck.importers.triton_kernel import source_lines
+
+ARCHS = ("sm_80", "sm_86", "sm_89", "sm_90a", "sm_100a", "sm_101a", "sm_103a", "sm_120a")
+"""``--arch`` choices, passed to the DSL as ``--gpu-arch`` (its own default is sm_100a)."""
+
+DTYPES = {"f16": "Float16", "bf16": "BFloat16", "f32": "Float32", "tf32": "TFloat32", "f64": "Float64",
+          "s8": "Int8", "i8": "Int8", "u8": "Uint8", "s32": "Int32", "i32": "Int32", "e4m3": "Float8E4M3FN",
+          "e5m2": "Float8E5M2"}
+"""Element type names of ``--args`` -> the ``cutlass`` numeric type of the fake tensor."""
+
+_MLIR_DTYPES = {"f16": "f16", "bf16": "bf16", "f32": "f32", "tf32": "tf32", "f64": "f64", "i8": "s8", "ui8": "u8",
+                "i16": "s16", "i32": "s32", "i64": "s64", "f8E4M3FN": "e4m3", "f8E5M2": "e5m2"}
+"""MLIR element types -> the spec's dtype names (``spec.values.DTYPE_BITS``)."""
+
+
+# -- the user's kernel and its arguments ------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class KernelSpec:
+    """What ``layoutcheck cute-dsl`` is given: ``FILE.py::HOST`` (a ``@cute.jit`` function, or an object whose
+    ``__call__`` is one), its arguments (``--args``) and the target (``--arch``)."""
+
+    where: str
+    args: tuple[str, ...] = ()
+    arch: str = "sm_100a"
+
+    def file_and_name(self) -> tuple[Path, str]:
+        file, sep, name = self.where.rpartition("::")
+        if not sep or not file or not name:
+            raise UsageError(f"cute-dsl: expected FILE.py::HOST, found {self.where!r}")
+        return Path(file), name
+
+
+_TENSOR = re.compile(r"^(?P<dt>[a-z0-9]+)\[(?P<shape>[\d,\s]+)\](?:\{(?P<order>[\d,\s]+)\})?$")
+
+
+@dataclass(frozen=True)
+class TensorArg:
+    """``DTYPE[d0,d1,...]`` (row-major: the last mode contiguous) or ``DTYPE[d0,...]{o0,...}`` (CuTe's
+    ``stride_order``: 0 marks the stride-1 mode): a fake global tensor, 16-byte aligned."""
+
+    dtype: str
+    shape: tuple[int, ...]
+    order: tuple[int, ...]
+
+
+def parse_arg(text: str) -> tuple[str | None, Any]:
+    """``"[NAME=]VALUE"`` -> ``(NAME or None, value)``: a ``TensorArg``, an int, or ``true``/``false``.
+
+    >>> parse_arg("mA=f16[256,64]")
+    ('mA', TensorArg(dtype='f16', shape=(256, 64), order=(1, 0)))
+    >>> parse_arg("8")
+    (None, 8)
+    """
+    name, sep, val = text.partition("=")
+    if not sep:
+        name, val = "", text
+    name, val = name.strip(), val.strip()
+    m = _TENSOR.match(val.replace(" ", ""))
+    if m:
+        if m.group("dt") not in DTYPES:
+            raise UsageError(f"cute-dsl: --args {text!r}: unknown element type {m.group('dt')!r} "
+                             f"(one of {', '.join(DTYPES)})")
+        shape = tuple(int(x) for x in m.group("shape").split(",") if x)
+        order = (tuple(int(x) for x in m.group("order").split(",") if x) if m.group("order")
+                 else tuple(range(len(shape) - 1, -1, -1)))
+        if sorted(order) != list(range(len(shape))):
+            raise UsageError(f"cute-dsl: --args {text!r}: the stride order {order} is no permutation of the "
+                             f"{len(shape)} modes")
+        return name or None, TensorArg(m.group("dt"), shape, order)
+    if val.lower() in ("true", "false"):
+        return name or None, val.lower() == "true"
+    try:
+        return name or None, int(val)
+    except ValueError:
+        raise UsageError(f"cute-dsl: --args {text!r}: expected [NAME=]DTYPE[SHAPE] (e.g. f16[256,128], "
+                         "f16[256,128]{0,1} for column-major), an int or true/false") from None
+
+
+def load_host(spec: KernelSpec) -> Any:
+    """The ``HOST`` of ``FILE.py`` (the file is imported: it is the user's own code)."""
+    path, name = spec.file_and_name()
+    if not path.is_file():
+        raise UsageError(f"cute-dsl: no such file {str(path)!r}")
+    mod_name = f"_layoutcheck_cute_dsl_{abs(hash(str(path.resolve())))}"
+    module_spec = importlib.util.spec_from_file_location(mod_name, path)
+    assert module_spec is not None and module_spec.loader is not None
+    module = importlib.util.module_from_spec(module_spec)
+    sys.modules[mod_name] = module
+    try:
+        module_spec.loader.exec_module(module)
+    except Exception as e:  # the user's file does not import: their input, in one line
+        raise LayoutError(f"cute-dsl: importing {path} failed: {type(e).__name__}: {_last_line(e)}") from e
+    host = getattr(module, name, None)
+    if host is None or not callable(host):
+        raise UsageError(f"cute-dsl: {path} has no callable {name!r} (a @cute.jit function, or an object whose "
+                         "__call__ is one)")
+    return host
+
+
+def _last_line(e: BaseException) -> str:
+    return (str(e).strip().splitlines() or [type(e).__name__])[-1].strip()
+
+
+def _dsl_args(spec: KernelSpec, host: Any) -> tuple[list[Any], dict[str, Any]]:
+    """The positional and keyword arguments of ``cute.compile`` (fake tensors for ``TensorArg``)."""
+    import cutlass
+    from cutlass.cute.runtime import make_fake_compact_tensor
+
+    def value(v: Any) -> Any:
+        if isinstance(v, TensorArg):
+            return make_fake_compact_tensor(getattr(cutlass, DTYPES[v.dtype]), v.shape, stride_order=v.order,
+                                            assumed_align=16)
+        return v
+
+    pos: list[Any] = []
+    kw: dict[str, Any] = {}
+    for text in spec.args:
+        name, v = parse_arg(text)
+        if name is None:
+            if kw:
+                raise UsageError(f"cute-dsl: --args {text!r}: a positional argument after a named one")
+            pos.append(value(v))
+        else:
+            kw[name] = value(v)
+    return pos, kw
+
+
+# -- compiling with the hooks -----------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class TiledMmaRecord:
+    """What the DSL says about one TiledMMA the kernel builds: its IR type, the tiled TV layout of each operand
+    (``(thread, value) -> colex index in the operand's tile``), the tile ``(M, N, K)``, and where it was built."""
+
+    type: str
+    tv: tuple[tuple[str, str], ...]
+    tile_mnk: tuple[int, int, int] | None
+    file: str
+    line: int
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class Capture:
+    """A compiled kernel: the traced CuTe-dialect module(s) with locations, and the TiledMMAs it built."""
+
+    ir: str
+    mmas: tuple[TiledMmaRecord, ...]
+    file: str
+    arch: str = "sm_100a"
+
+
+def compile_kernel(spec: KernelSpec) -> Capture:
+    """Trace and compile ``spec`` on the CPU; the module as traced and the TiledMMA records. ``UsageError`` for a bad
+    ``FILE::HOST``, argument or arch; ``LayoutError`` for a kernel the DSL rejects (its message, last line)."""
+    if spec.arch not in ARCHS:
+        raise UsageError(f"cute-dsl: --arch {spec.arch!r}: choose one of {', '.join(ARCHS)}")
+    import cutlass
+    import cutlass.cute as cute
+    from cutlass.base_dsl.dsl import BaseDSL
+
+    host = load_host(spec)
+    file = str(spec.file_and_name()[0].resolve())
+    pos, kw = _dsl_args(spec, host)
+    modules: list[str] = []
+    mmas: list[TiledMmaRecord] = []
+
+    def keep(owner: Any, module: Any, function_name: str) -> None:
+        modules.append(module.operation.get_asm(enable_debug_info=True))
+
+    dsl = BaseDSL._get_dsl()
+    try:
+        with dsl.trace_finalize_hooks(keep), _mma_hook(file, mmas):
+            cute.compile(host, *pos, **kw, options=f"--gpu-arch {spec.arch} --generate-line-info")
+    except LayoutcheckError:
+        raise
+    except Exception as e:  # the DSL's rejection of the kernel: the user's input, reported in one line
+        raise LayoutError(f"cute-dsl: CuTe DSL {getattr(cutlass, '__version__', '')} cannot compile {spec.where} "
+                          f"for {spec.arch}: {type(e).__name__}: {_strip_ansi(_last_line(e))}") from e
+    if not modules:
+        raise LayoutError(f"cute-dsl: compiling {spec.where} traced no module (is {spec.file_and_name()[1]} a "
+                          "@cute.jit function?)")
+    return Capture("\n".join(modules), tuple(mmas), file, spec.arch)
+
+
+def _strip_ansi(text: str) -> str:
+    return re.sub(r"\x1b\[[0-9;]*m", "", text)
+
+
+@contextmanager
+def _mma_hook(file: str, out: list[TiledMmaRecord]) -> Iterator[None]:
+    """Every ``make_tiled_mma`` the DSL can reach (each module-level name bound to it) records its result."""
+    from cutlass.cute import atom
+
+    orig = atom.make_tiled_mma
+
+    def hooked(*args: Any, **kwargs: Any) -> Any:
+        tm = orig(*args, **kwargs)
+        out.append(_mma_record(tm, file))
+        return tm
+
+    with _rebound(orig, hooked):
+        yield
+
+
+def _mma_record(tm: Any, file: str) -> TiledMmaRecord:
+    line = _user_line(file)
+    try:
+        tv = tuple((op, str(getattr(tm, f"tv_layout_{op}_tiled"))) for op in "ABC")
+        tile = tuple(int(tm.get_tile_size(i)) for i in range(3))
+        return TiledMmaRecord(str(tm.type), tv, (tile[0], tile[1], tile[2]), file, line)
+    except Exception as e:  # the DSL could not say: an UNKNOWN row, never a dropped MMA
+        return TiledMmaRecord(str(getattr(tm, "type", "?")), (), None, file, line, f"{type(e).__name__}: {e}")
+
+
+def _user_line(file: str) -> int:
+    """The line of the innermost frame in the user's ``file`` (0 when the call came from elsewhere)."""
+    f = sys._getframe(1)
+    while f is not None:
+        if _same_file(f.f_code.co_filename, file):
+            return f.f_lineno
+        f = f.f_back
+    return 0
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.realpath(a) == os.path.realpath(b)
+    except (OSError, ValueError):
+        return False
+
+
+@contextmanager
+def _rebound(orig: Callable[..., Any], new: Callable[..., Any]) -> Iterator[None]:
+    """Bind ``new`` wherever a loaded module binds ``orig`` at module level (``cute.make_tiled_mma``, helpers that
+    imported it by name), and restore every binding afterwards."""
+    done: list[tuple[Any, str]] = []
+    try:
+        for mod in list(sys.modules.values()):
+            names = [k for k, v in list(getattr(mod, "__dict__", {}).items()) if v is orig]
+            for k in names:
+                setattr(mod, k, new)
+                done.append((mod, k))
+        yield
+    finally:
+        for mod, k in done:
+            setattr(mod, k, orig)
+
+
+# -- reading the traced module ----------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Op:
+    """One operation line of the module: its results, name, operands and result type (aliases expanded)."""
+
+    line: int
+    results: tuple[str, ...]
+    name: str
+    operands: tuple[str, ...]
+    type: str
+    text: str
+
+
+_ALIAS = re.compile(r"^(?P<name>![\w.$-]+)\s*=\s*(?P<type>!.*)$", re.M)
+_OP = re.compile(r"^\s*(?P<res>%[\w.$-]+(?::\d+)?(?:\s*,\s*%[\w.$-]+)*)\s*=\s*"
+                 r"\"?(?P<name>[a-z_][\w.]*)\"?(?P<rest>.*)$")
+_LOC_TAIL = re.compile(r"\s+loc\((?:[^()]|\([^()]*(?:\([^()]*\)[^()]*)*\))*\)\s*$")
+
+
+def aliases(ir: str) -> dict[str, str]:
+    """``!alias = !type`` definitions of the module (the last one wins: several modules may be concatenated)."""
+    return {m.group("name"): m.group("type").strip() for m in _ALIAS.finditer(ir)}
+
+
+def expand(t: str, table: dict[str, str]) -> str:
+    """``t`` with every type alias replaced by its definition."""
+    for _ in range(4):
+        new = re.sub(r"![\w.$-]+", lambda m: table.get(m.group(0), m.group(0)), t)
+        if new == t:
+            break
+        t = new
+    return t
+
+
+def operations(ir: str) -> list[Op]:
+    """Every operation line that defines results (pretty or generic form)."""
+    table = aliases(ir)
+    out = []
+    for i, line in enumerate(ir.splitlines(), 1):
+        m = _OP.match(line)
+        if m is None:
+            continue
+        results = tuple(r.strip().split(":")[0] for r in m.group("res").split(","))
+        body = _LOC_TAIL.sub("", m.group("rest"))
+        args = _first_group(body)
+        operands = tuple(re.findall(r"%[\w.$-]+", args))
+        out.append(Op(i, results, m.group("name"), operands, expand(_result_type(body), table), body))
+    return out
+
+
+def _first_group(body: str) -> str:
+    """The text inside the first top-level parentheses of ``body`` (an operation's operand list)."""
+    start = body.find("(")
+    if start < 0 or body[:start].strip() not in ("", '"'):
+        return ""
+    depth = 0
+    for j in range(start, len(body)):
+        depth += {"(": 1, ")": -1}.get(body[j], 0)
+        if depth == 0:
+            return body[start + 1:j]
+    return ""
+
+
+def _result_type(body: str) -> str:
+    """The result type of an operation line: after its last ``->`` (generic form, functional types), else after its
+    last top-level `` : ``."""
+    sig = body.rsplit(" : ", 1)[-1] if " : " in body else ""
+    if "->" in sig:
+        return sig.rsplit("->", 1)[-1].strip()
+    return sig.strip()
+
+
+def split_top(text: str) -> list[str]:
+    """``text`` split at the commas outside ``<>``, ``()``, ``[]`` and quotes.
+
+    >>> split_top('!a<"x, y">, !b<1, 2>')
+    ['!a<"x, y">', '!b<1, 2>']
+    """
+    out, depth, quoted, cur = [], 0, False, []
+    for ch in text:
+        if ch == '"':
+            quoted = not quoted
+        elif not quoted and ch in "<([":
+            depth += 1
+        elif not quoted and ch in ">)]":
+            depth -= 1
+        if ch == "," and depth == 0 and not quoted:
+            out.append("".join(cur).strip())
+            cur = []
+        else:
+            cur.append(ch)
+    if "".join(cur).strip():
+        out.append("".join(cur).strip())
+    return out
+
+
+# -- what the kernel builds -------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Finding:
+    """One thing the kernel builds, as a spec config (``kind``, ``keys``, ``properties``) at its Python line, or a
+    ``gap``: what is not modelled (an UNKNOWN row)."""
+
+    what: str
+    subject: str
+    file: str
+    line: int
+    kind: str = ""
+    keys: tuple[tuple[str, Any], ...] = ()
+    properties: tuple[Any, ...] = ()
+    gap: str | None = None
+
+    @property
+    def name(self) -> str:
+        """How rows name it: ``FILE.py:LINE what subject``."""
+        return f"{os.path.basename(self.file)}:{self.line} {self.what} {self.subject}"
+
+
+def kernel_findings(cap: Capture) -> list[Finding]:
+    """Every shared-memory tensor, TiledMMA, TiledCopy and TMA atom of the traced module, in source order (each
+    distinct one once, at its first line); a module that builds none of them is one gap (nothing checked is no
+    proof)."""
+    ops = operations(cap.ir)
+    src = source_lines(cap.ir)
+
+    def where(line: int) -> tuple[str, int]:
+        s = src.get(line)
+        return (s[0], s[1]) if s is not None and _same_file(s[0], cap.file) else (cap.file, s[1] if s else 0)
+
+    found = [*_smem_findings(ops, where), *_tma_findings(ops, where), *_copy_findings(ops, where),
+             *_mma_findings(cap, ops, where)]
+    if not found:
+        found.append(Finding("kernel", "(no shared-memory tensor, TiledMMA, TiledCopy or TMA atom)", cap.file, 0,
+                             gap="nothing checked: the traced module builds no layout layoutcheck reads"))
+    unique = list({(f.name, json.dumps(f.properties), f.gap): f for f in found}.values())
+    return sorted(unique, key=lambda f: (f.line, f.what))
+
+
+_MEMREF = re.compile(r'^!cute\.memref<(?P<dt>\w+), smem(?:, align<\d+>)?(?:, (?P<sw>S<\d+,\d+,\d+>))?, '
+                     r'"(?P<layout>[^"]+)">$')
+_PTR_STEPS = ("cute.get_iter", "cute.recast_iter")
+
+
+def _smem_findings(ops: list[Op], where: Callable[[int], tuple[str, int]]) -> Iterator[Finding]:
+    """The root views of shared-memory allocations (``cute.make_view`` of a pointer into a ``cute.memref.alloca``);
+    views of views (partitions, slices) are read through them."""
+    defs = {r: op for op in ops for r in op.results}
+    for op in ops:
+        if op.name != "cute.make_view" or ", smem" not in op.type or not op.operands:
+            continue
+        alloca = _allocation(op.operands[0], defs)
+        if alloca is None:
+            continue
+        file, line = where(op.line)
+        m = _MEMREF.match(op.type)
+        if m is None:
+            yield Finding("smem", op.type, file, line, gap=f"not modelled: shared-memory tensor type {op.type}")
+            continue
+        yield _smem_finding(m, alloca, file, line)
+
+
+def _allocation(value: str, defs: dict[str, Op]) -> Op | None:
+    """The ``cute.memref.alloca`` that ``value`` points at through ``get_iter``/``recast_iter`` only (a pointer
+    offset or another view is not a root view)."""
+    for _ in range(16):
+        op = defs.get(value)
+        if op is None:
+            return None
+        if op.name == "cute.memref.alloca":
+            return op
+        if op.name not in _PTR_STEPS or not op.operands:
+            return None
+        value = op.operands[0]
+    return None
+
+
+def element_bits(dtype: str) -> int | None:
+    """Bits of an MLIR element type (``f16`` 16, ``f8E4M3FN`` 8, ``i32`` 32); ``None`` when it names none."""
+    m = re.match(r"^(?:[a-z]+?)(\d+)", dtype)
+    return int(m.group(1)) if m else None
+
+
+def _smem_finding(m: re.Match[str], alloca: Op, file: str, line: int) -> Finding:
+    dt, sw, text = m.group("dt"), m.group("sw"), m.group("layout")
+    subject = f"{dt} {sw + ' (pointer) o ' if sw else ''}{text}"
+    if "?" in text:
+        return Finding("smem", subject, file, line, gap=f"not modelled: dynamic shared-memory layout {text}")
+    bits = element_bits(dt)
+    if sw is not None:
+        if " o " in text:
+            return Finding("smem", subject, file, line, gap="not modelled: a swizzled pointer under a composed layout")
+        elem = _element_swizzle(sw, bits)
+        if elem is None:
+            return Finding("smem", subject, file, line, gap=f"not modelled: the byte swizzle {sw} of a {bits}-bit "
+                                                            "element type in element units")
+        text = f"{elem} o 0 o {text}"
+    try:
+        lay = from_cute(text).layout
+    except LayoutcheckError as e:
+        return Finding("smem", subject, file, line, gap=f"not modelled: cannot read the layout {text}: {e}")
+    props: list[Any] = ["injective"]
+    total = _alloca_bytes(alloca)
+    if total is not None and bits and bits % 8 == 0:
+        props.append({"name": "in_bounds", "bound": total // (bits // 8)})
+    return Finding("smem", subject, file, line, "layout", (("layout", str(lay)),), tuple(props))
+
+
+def _element_swizzle(sw: str, bits: int | None) -> str | None:
+    """A pointer (byte-address) swizzle ``S<B,M,S>`` as the swizzle of element offsets: ``S<B,M-k,S>`` for
+    ``2^k``-byte elements; ``None`` when the elements are not whole bytes or ``M < k`` (bits inside an element)."""
+    b, m, s = (int(x) for x in re.findall(r"\d+", sw))
+    if not bits or bits % 8 or (bits // 8) & (bits // 8 - 1):
+        return None
+    k = int(math.log2(bits // 8))
+    return None if m < k else f"S<{b},{m - k},{s}>"
+
+
+def _alloca_bytes(op: Op) -> int | None:
+    m = re.match(r'^!cute\.memref<i8, smem(?:, align<\d+>)?, "(\d+):1">$', op.type)
+    return int(m.group(1)) if m else None
+
+
+_TMA_OP = re.compile(r"^cute_nvgpu\.atom\.make_non_exec_tiled_tma_(?P<dir>load|store|reduce)$")
+_GBASIS = re.compile(r'tma_gbasis = <"(?P<basis>[^"]+)">')
+_TMA_SWIZZLE = {0: "none", 1: "32B", 2: "64B", 3: "128B"}
+
+
+def _tma_findings(ops: list[Op], where: Callable[[int], tuple[str, int]]) -> Iterator[Finding]:
+    """Every ``make_non_exec_tiled_tma_*``: the TMA unit's box (from ``tma_gbasis``) against the shared-memory layout
+    the atom was built from."""
+    table_ops = [op for op in ops if op.name.startswith("cute_nvgpu.atom.make_non_exec")]
+    for op in table_ops:
+        file, line = where(op.line)
+        if _TMA_OP.match(op.name) is None:
+            yield Finding("tma", op.name, file, line, gap=f"not modelled: TMA atom {op.name} (im2col, gather/scatter)")
+            continue
+        yield _tma_finding(op, file, line)
+
+
+def _tma_finding(op: Op, file: str, line: int) -> Finding:
+    sig = op.text.rsplit(" : ", 1)[-1]
+    ins, _, outs = sig.partition("->")
+    args = split_top(ins.strip()[1:-1]) if ins.strip().startswith("(") else []
+    basis = _GBASIS.search(outs)
+    if len(args) < 3 or basis is None:
+        return Finding("tma", op.name, file, line, gap=f"not modelled: TMA atom signature {sig.strip()[:120]}")
+    gmem, smem, vmap = args[0], _quoted(args[1]), _quoted(args[2])
+    subject = f"{_quoted(gmem) or gmem} -> {smem}"
+    try:
+        keys = _tma_keys(gmem, args[1], smem, vmap, basis.group("basis"))
+    except (LayoutcheckError, ValueError) as e:
+        return Finding("tma", subject, file, line, gap=f"not modelled: {e}")
+    return Finding("tma", subject, file, line, "tma", keys, ("tma_compatible",))
+
+
+def _quoted(t: str) -> str:
+    m = re.search(r'"([^"]+)"', t)
+    return m.group(1) if m else ""
+
+
+def _unit_bases(text: str, what: str) -> list[tuple[int, int]]:
+    """``(e0,e1,...):(1@k0,1@k1,...)`` -> ``[(e0, k0), ...]``: one unit-stride basis per flat mode."""
+    shape, _, stride = text.partition(":")
+    extents = [int(x) for x in re.findall(r"\d+", shape)]
+    bases = re.findall(r"(\d+)@(\d+)", stride)
+    if shape.count("(") > 1 or len(bases) != len(extents) or any(s != "1" for s, _ in bases):
+        raise ValueError(f"{what} {text} is not one unit-stride basis per mode")
+    return [(e, int(k)) for e, (_, k) in zip(extents, bases, strict=True)]
+
+
+def _tma_keys(gmem: str, smem_type: str, smem: str, vmap: str, basis: str) -> tuple[tuple[str, Any], ...]:
+    g = re.match(r'^!cute\.memref<(?P<dt>\w+), gmem(?:, align<\d+>)?, "(?P<layout>[^"]+)">$', gmem)
+    if g is None or not smem:
+        raise ValueError(f"TMA operands {gmem} and {smem_type}")
+    dt = g.group("dt")
+    dtype, bits = _MLIR_DTYPES.get(dt), element_bits(dt)
+    if dtype is None or not bits or bits % 8:
+        raise ValueError(f"TMA of element type {dt}")
+    box = _unit_bases(basis, "the TMA basis")  # box dim i: extent along global mode k_i
+    modes = _unit_bases(vmap, "the CTA tile map")  # smem mode j: global mode g_j
+    sw, text = "none", smem
+    if " o " in smem:
+        m = re.match(r"^S<(\d+),(\d+),(\d+)> o 0 o (.+)$", smem)
+        if m is None or (int(m.group(2)), int(m.group(3))) != (4, 3) or int(m.group(1)) not in _TMA_SWIZZLE:
+            raise ValueError(f"the TMA swizzle of {smem} (the TMA unit swizzles bytes as S<B,4,3>)")
+        sw = _TMA_SWIZZLE[int(m.group(1))]
+        elem = _element_swizzle(f"S<{m.group(1)},4,3>", bits)
+        if elem is None:
+            raise ValueError(f"the byte swizzle of {smem} on {bits}-bit elements")
+        text = f"{elem} o 0 o {m.group(4)}" if m.group(1) != "0" else m.group(4)
+    lay = from_cute(text).layout
+    box_of_mode = {k: i for i, (_, k) in enumerate(box)}
+    if sorted(box_of_mode) != sorted(k for _, k in modes) or len(box) != len(modes):
+        raise ValueError(f"the TMA basis {basis} and the CTA tile map {vmap} name different global modes")
+    keys: list[tuple[str, Any]] = [("dtype", dtype), ("swizzle", sw), ("box", [e for e, _ in box]),
+                                   ("smem_layout", str(lay)), ("modes", [box_of_mode[k] for _, k in modes])]
+    gl = g.group("layout")
+    if "?" not in gl:
+        gshape, _, gstride = gl.partition(":")
+        ext, strides = re.findall(r"\d+", gshape), re.findall(r"\d+", gstride)
+        if gshape.count("(") <= 1 and len(ext) == len(strides) and all(k < len(ext) for _, k in box):
+            keys.append(("global_shape", [int(ext[k]) for _, k in box]))
+            keys.append(("global_strides", [int(strides[k]) * bits // 8 for _, k in box[1:]]))
+    return tuple(keys)
+
+
+_TILED_COPY = re.compile(r'!cute\.tiled_copy<(?P<atom>.*?), layout_copy_tv = <"(?P<tv>[^"]+)">, '
+                         r'tiler_mn = <"\[(?P<tiler>[^"]+)\]">>')
+
+
+def _copy_findings(ops: list[Op], where: Callable[[int], tuple[str, int]]) -> Iterator[Finding]:
+    """Every distinct TiledCopy type, at the first operation that yields it."""
+    seen: set[str] = set()
+    for op in ops:
+        for m in _TILED_COPY.finditer(op.type):
+            if m.group(0) in seen:
+                continue
+            seen.add(m.group(0))
+            file, line = where(op.line)
+            yield _copy_finding(m, file, line)
+
+
+def _copy_finding(m: re.Match[str], file: str, line: int) -> Finding:
+    atom = re.sub(r"^!cute_nvgpu\.atom\.", "", m.group("atom"))
+    tv, tiler = m.group("tv"), m.group("tiler").split(";")
+    subject = f"{atom} {tv} on [{';'.join(tiler)}]"
+    if "?" in tv or "?" in m.group("tiler"):
+        return Finding("tiled_copy", subject, file, line, gap=f"not modelled: dynamic TiledCopy {tv}")
+    try:
+        tile = [_size(t) for t in tiler]
+        lay = from_cute(tv).layout
+    except (LayoutcheckError, ValueError) as e:
+        return Finding("tiled_copy", subject, file, line, gap=f"not modelled: TiledCopy {tv} on {tiler}: {e}")
+    return Finding("tiled_copy", subject, file, line, "tv", (("tv", str(lay)), ("tile", tile)),
+                   (_uniform_cover(lay, tile),))
+
+
+def _uniform_cover(tv: Any, tile: Sequence[int]) -> dict[str, Any]:
+    """``exact_cover`` with each tile element owned ``|T x V| / |tile|`` times (by distinct threads): a map whose
+    size the tile does not divide cannot own every element equally often, and is refuted with replication 1."""
+    from layoutcheck.algebra.layout import size
+
+    n, k = size(tv), math.prod(tile)
+    return {"name": "exact_cover", "replication": n // k if n % k == 0 and n >= k else 1}
+
+
+def _size(text: str) -> int:
+    """The size of one tiler mode: an extent ``64`` or a layout ``(8,8):(1,16)``, ``32:1``."""
+    shape = text.split(":")[0] if ":" in text else text
+    if "_" in shape:
+        raise ValueError(f"tiler mode {text} has no extent")
+    return math.prod(int(x) for x in re.findall(r"\d+", shape))
+
+
+_OPERAND_TILE = {"A": (0, 2), "B": (1, 2), "C": (0, 1)}
+_TILED_MMA = re.compile(r"!cute\.tiled_mma<.*?permutation_MNK = <\"[^\"]*\">>")
+
+
+def _mma_findings(cap: Capture, ops: list[Op], where: Callable[[int], tuple[str, int]]) -> Iterator[Finding]:
+    """Each TiledMMA the DSL built (one record per ``make_tiled_mma`` call): the tiled TV layout of every operand
+    over its tile; a TiledMMA type of the module no record explains is a gap (built without the hooked call)."""
+    recorded = {r.type for r in cap.mmas}
+    for r in cap.mmas:
+        yield from _mma_record_findings(r)
+    seen: set[str] = set()
+    for op in ops:
+        for t in _TILED_MMA.findall(op.type):
+            if t in recorded or t in seen:
+                continue
+            seen.add(t)
+            file, line = where(op.line)
+            yield Finding("tiled_mma", t, file, line, gap="not modelled: a TiledMMA built without make_tiled_mma "
+                                                          "(its TV layouts were not read)")
+
+
+def _mma_record_findings(r: TiledMmaRecord) -> Iterator[Finding]:
+    atom = re.sub(r"^!cute\.tiled_mma<!cute_nvgpu\.", "", r.type).split(",")[0].strip()
+    if r.error is not None or r.tile_mnk is None:
+        yield Finding("tiled_mma", atom, r.file, r.line, gap=f"not modelled: the DSL gave no TV layouts ({r.error})")
+        return
+    for operand, tv in r.tv:
+        i, j = _OPERAND_TILE[operand]
+        tile = [r.tile_mnk[i], r.tile_mnk[j]]
+        subject = f"{atom} {operand} {tv} on {tile[0]}x{tile[1]}"
+        if "?" in tv:
+            yield Finding("tiled_mma", subject, r.file, r.line, gap=f"not modelled: dynamic TV layout {tv}")
+            continue
+        try:
+            lay = from_cute(tv).layout
+        except LayoutcheckError as e:
+            yield Finding("tiled_mma", subject, r.file, r.line, gap=f"not modelled: cannot read {tv}: {e}")
+            continue
+        prop = {"name": "exact_cover", "replication": 1} if operand == "C" else _uniform_cover(lay, tile)
+        yield Finding("tiled_mma", subject, r.file, r.line, "tv", (("tv", str(lay)), ("tile", tile)), (prop,))
+
+
+# -- the spec, and rows back at the source ----------------------------------------------------------------------------
+def spec_text(found: Sequence[Finding]) -> str:
+    """The TOML spec of every finding that is a config (gaps are not configs: ``gaps``)."""
+    out = ["# written by layoutcheck cute-dsl: the layouts a CuTe DSL kernel builds", "format = 1", ""]
+    for i, f in enumerate(found):
+        if f.gap is not None:
+            continue
+        out += ["[[config]]", f"name = {_toml(config_name(i, f))}", f"description = {_toml(f.name)}",
+                f"kind = {_toml(f.kind)}"]
+        out += [f"{k} = {_toml(v)}" for k, v in f.keys]
+        out += [f"properties = [{', '.join(_toml(p) for p in f.properties)}]", ""]
+    return "\n".join(out)
+
+
+def config_name(index: int, f: Finding) -> str:
+    """The spec's name of finding ``index`` (a config name is a short identifier; rows are renamed back)."""
+    return f"{f.what}.L{f.line}.{index}"
+
+
+def _toml(v: Any) -> str:
+    if isinstance(v, dict):
+        return "{ " + ", ".join(f"{k} = {_toml(x)}" for k, x in v.items()) + " }"
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_toml(x) for x in v) + "]"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    return json.dumps(str(v))
+
+
+def gaps(found: Sequence[Finding]) -> list[Finding]:
+    """The findings that are not modelled (each an UNKNOWN row)."""
+    return [f for f in found if f.gap is not None]
+
+
+def at_source(rows: Sequence[Any], found: Sequence[Finding]) -> list[Any]:
+    """The rows of ``spec_text(found)`` with ``file``/``line`` set to the kernel's source of their config."""
+    import dataclasses
+
+    by_name = {config_name(i, f): f for i, f in enumerate(found)}
+    out = []
+    for r in rows:
+        f = by_name.get(r.config)
+        out.append(r if f is None else dataclasses.replace(r, file=f.file, line=f.line, config=f.name))
+    return out
+
+
+__all__ = ["ARCHS", "DTYPES", "Capture", "Finding", "KernelSpec", "TensorArg", "TiledMmaRecord", "at_source",
+           "compile_kernel", "gaps", "kernel_findings", "load_host", "operations", "parse_arg", "spec_text"]
