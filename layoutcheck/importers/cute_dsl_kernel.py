@@ -348,7 +348,7 @@ def operations(ir: str) -> list[Op]:
         body = _LOC_TAIL.sub("", m.group("rest"))
         args = _first_group(body)
         operands = tuple(re.findall(r"%[\w.$-]+", args))
-        out.append(Op(i, results, m.group("name"), operands, expand(_result_type(body), table), body))
+        out.append(Op(i, results, m.group("name"), operands, expand(_result_type(body), table), expand(body, table)))
     return out
 
 
@@ -572,6 +572,9 @@ def _unit_bases(text: str, what: str) -> list[tuple[int, int]]:
 
 
 def _tma_keys(gmem: str, smem_type: str, smem: str, vmap: str, basis: str) -> tuple[tuple[str, Any], ...]:
+    """The ``tma`` config of one TMA atom: box dim ``i`` is ``tma_gbasis`` mode ``i`` (extent ``e_i`` along global
+    mode ``k_i``); the CTA tile map (``cta_v_map``, the smem layout's coordinates -> global coordinates) says which
+    part of the smem layout runs along which global mode (``by_global_mode``), one smem mode per box dim."""
     g = re.match(r'^!cute\.memref<(?P<dt>\w+), gmem(?:, align<\d+>)?, "(?P<layout>[^"]+)">$', gmem)
     if g is None or not smem:
         raise ValueError(f"TMA operands {gmem} and {smem_type}")
@@ -580,7 +583,6 @@ def _tma_keys(gmem: str, smem_type: str, smem: str, vmap: str, basis: str) -> tu
     if dtype is None or not bits or bits % 8:
         raise ValueError(f"TMA of element type {dt}")
     box = _unit_bases(basis, "the TMA basis")  # box dim i: extent along global mode k_i
-    modes = _unit_bases(vmap, "the CTA tile map")  # smem mode j: global mode g_j
     sw, text = "none", smem
     if " o " in smem:
         m = re.match(r"^S<(\d+),(\d+),(\d+)> o 0 o (.+)$", smem)
@@ -592,11 +594,19 @@ def _tma_keys(gmem: str, smem_type: str, smem: str, vmap: str, basis: str) -> tu
             raise ValueError(f"the byte swizzle of {smem} on {bits}-bit elements")
         text = f"{elem} o 0 o {m.group(4)}" if m.group(1) != "0" else m.group(4)
     lay = from_cute(text).layout
+    inner = getattr(lay, "layout", lay)
+    dims = by_global_mode(inner, vmap)
     box_of_mode = {k: i for i, (_, k) in enumerate(box)}
-    if sorted(box_of_mode) != sorted(k for _, k in modes) or len(box) != len(modes):
+    if sorted(box_of_mode) != sorted(dims):
         raise ValueError(f"the TMA basis {basis} and the CTA tile map {vmap} name different global modes")
+    from layoutcheck.algebra.layout import Layout
+    from layoutcheck.algebra.swizzle import ComposedLayout
+
+    order = sorted(dims)
+    regrouped = Layout(tuple(dims[k].shape for k in order), tuple(dims[k].stride for k in order))
+    smem_layout = ComposedLayout(lay.swizzle, lay.offset, regrouped) if hasattr(lay, "swizzle") else regrouped
     keys: list[tuple[str, Any]] = [("dtype", dtype), ("swizzle", sw), ("box", [e for e, _ in box]),
-                                   ("smem_layout", str(lay)), ("modes", [box_of_mode[k] for _, k in modes])]
+                                        ("smem_layout", str(smem_layout)), ("modes", [box_of_mode[k] for k in order])]
     gl = g.group("layout")
     if "?" not in gl:
         gshape, _, gstride = gl.partition(":")
@@ -605,6 +615,70 @@ def _tma_keys(gmem: str, smem_type: str, smem: str, vmap: str, basis: str) -> tu
             keys.append(("global_shape", [int(ext[k]) for _, k in box]))
             keys.append(("global_strides", [int(strides[k]) * bits // 8 for _, k in box[1:]]))
     return tuple(keys)
+
+
+def _nested(text: str) -> Any:
+    """``"((128,16),1,4)"`` -> ``(('128', '16'), '1', '4')``: a CuTe tuple as nested tuples of its leaves."""
+    tokens = re.findall(r"\(|\)|[^(),\s]+", text)
+    pos = 0
+
+    def one() -> Any:
+        nonlocal pos
+        tok = tokens[pos]
+        pos += 1
+        if tok != "(":
+            return tok
+        out = []
+        while tokens[pos] != ")":
+            out.append(one())
+        pos += 1
+        return tuple(out)
+
+    got = one()
+    if pos != len(tokens):
+        raise ValueError(f"cannot read the CuTe tuple {text}")
+    return got
+
+
+def by_global_mode(smem: Any, vmap: str) -> dict[int, Any]:
+    """Global mode ``k`` -> the part of ``smem`` whose coordinates run along it, as one layout mode: ``vmap``'s
+    leaves (``s@k``, or ``0`` on an extent-1 mode) each take the smem sub-layout at the same place; the leaves of one
+    global mode, ordered by ``s``, must tile its range (``s`` = the product of the extents before it)."""
+    from layoutcheck.algebra.layout import Layout, size
+
+    vshape_text, _, vstride_text = vmap.partition(":")
+    vshape, vstride = _nested(vshape_text), _nested(vstride_text)
+    leaves: dict[int, list[tuple[int, Any]]] = {}
+
+    def walk(sub: Any, shp: Any, std: Any) -> None:
+        if isinstance(std, tuple):
+            if not isinstance(shp, tuple) or len(shp) != len(std) or len(sub.shape) != len(std):
+                raise ValueError(f"the CTA tile map {vmap} does not follow the smem layout {smem}")
+            for i in range(len(std)):
+                walk(Layout(sub.shape[i], sub.stride[i]), shp[i], std[i])
+            return
+        m = re.fullmatch(r"(\d+)@(\d+)", std)
+        if m is None:
+            if std == "0" and size(sub) == 1:
+                return
+            raise ValueError(f"the CTA tile map {vmap} has a stride {std} that is not one global mode")
+        if size(sub) != int(shp):
+            raise ValueError(f"the CTA tile map {vmap} does not follow the smem layout {smem}")
+        leaves.setdefault(int(m.group(2)), []).append((int(m.group(1)), sub))
+
+    walk(smem, vshape, vstride)
+    out = {}
+    for k, parts in leaves.items():
+        parts.sort(key=lambda p: p[0])
+        expect = 1
+        for s, sub in parts:
+            if s != expect:
+                raise ValueError(f"the CTA tile map {vmap} does not tile global mode {k} (stride {s}, expected "
+                                 f"{expect})")
+            expect *= size(sub)
+        subs = [sub for _, sub in parts]
+        out[k] = subs[0] if len(subs) == 1 else Layout(tuple(x.shape for x in subs), tuple(x.stride for x in subs))
+    return out
 
 
 _TILED_COPY = re.compile(r'!cute\.tiled_copy<(?P<atom>.*?), layout_copy_tv = <"(?P<tv>[^"]+)">, '
