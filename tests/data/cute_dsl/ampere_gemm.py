@@ -57,7 +57,7 @@ class AmpereGemm:
         gB = cute.local_tile(mB, (BN, BK), (bidy, None))
         gC = cute.local_tile(mC, (BM, BN), (bidx, bidy))
 
-        smem = cutlass.utils.SmemAllocator()
+        smem = cutlass.memory.SmemAllocator()
         sA = smem.allocate_tensor(cutlass.Float16, sA_layout, 16)
         sB = smem.allocate_tensor(cutlass.Float16, sB_layout, 16)
 

@@ -40,7 +40,7 @@ class BlackwellGemm:
     def kernel(self, tma_A: cute.CopyAtom, mA: cute.Tensor, tma_B: cute.CopyAtom, mB: cute.Tensor,
                sA_layout: cute.ComposedLayout, sB_layout: cute.ComposedLayout, tiled_mma: cute.TiledMma):
         tidx, _, _ = cute.arch.thread_idx()
-        smem = cutlass.utils.SmemAllocator()
+        smem = cutlass.memory.SmemAllocator()
         sA = smem.allocate_tensor(cutlass.Float16, sA_layout.outer, 1024, swizzle=sA_layout.inner)
         sB = smem.allocate_tensor(cutlass.Float16, sB_layout.outer, 1024, swizzle=sB_layout.inner)
         thr_mma = tiled_mma.get_slice(0)

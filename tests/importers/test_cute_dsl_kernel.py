@@ -1,0 +1,126 @@
+"""``layoutcheck cute-dsl``: CuTe DSL kernels compiled on the CPU (``tests/data/cute_dsl/``), their layouts checked
+through ``check``'s road. Each kernel is compiled once per module; skipped without ``nvidia-cutlass-dsl``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from layoutcheck.cli import main
+from layoutcheck.errors import UsageError
+from layoutcheck.importers.cute_dsl_kernel import (
+    KernelSpec,
+    TensorArg,
+    by_global_mode,
+    compile_kernel,
+    kernel_findings,
+    parse_arg,
+    split_top,
+)
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "cute_dsl"
+GEMM_ARGS = {"ampere": ("sm_80", ["f16[256,128]", "f16[256,128]", "f32[256,256]"]),
+             "hopper": ("sm_90a", ["f16[512,256]", "f16[512,256]", "f32[512,512]"]),
+             "blackwell": ("sm_100a", ["f16[512,256]", "f16[512,256]", "f32[512,512]"])}
+CASES = {  # (kernel, host) -> {(what, property): verdict} of the rows that are not PROVEN; every other row PROVEN
+    ("ampere", "gemm"): {},
+    ("ampere", "gemm_overlapping_stages"): {("smem", "injective"): "REFUTED"},
+    ("ampere", "gemm_doubled_rows"): {("tiled_mma", "exact_cover(replication=1)"): "REFUTED"},
+    ("ampere", "gemm_copy_skips_rows"): {("tiled_copy", "exact_cover(replication=1)"): "REFUTED"},
+    ("hopper", "gemm"): {},
+    ("hopper", "gemm_overlapping_stages"): {("smem", "injective"): "REFUTED"},
+    ("blackwell", "gemm"): {},
+    ("blackwell", "gemm_overlapping_stages"): {("smem", "injective"): "REFUTED"},
+}
+
+
+def _run(kernel: str, host: str, tmp: Path) -> tuple[int, list[dict]]:
+    arch, args = GEMM_ARGS[kernel]
+    out = tmp / f"{kernel}_{host}.json"
+    code = main(["cute-dsl", f"{DATA / (kernel + '_gemm.py')}::{host}", "--arch", arch, "--args", *args,
+                 "--json", str(out)])
+    return code, json.loads(out.read_text())["results"] if out.exists() else []
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], tuple[int, list[dict]]]:
+    pytest.importorskip("cutlass.cute")
+    tmp = tmp_path_factory.mktemp("cute_dsl")
+    return {case: _run(*case, tmp) for case in CASES}
+
+
+@pytest.mark.parametrize("case", list(CASES), ids=lambda c: f"{c[0]}::{c[1]}")
+def test_verdicts(runs: dict, case: tuple[str, str]) -> None:
+    code, rows = runs[case]
+    bad = {(r["config"].split()[1], r["property"]): r["status"] for r in rows if r["status"] != "PROVEN"}
+    assert bad == CASES[case], rows
+    assert code == (1 if CASES[case] else 0)
+    whats = {r["config"].split()[1] for r in rows}
+    assert {"smem", "tiled_mma"} <= whats
+    assert ("tma" in whats) == (case[0] != "ampere") and ("tiled_copy" in whats) == (case[0] == "ampere")
+    for r in rows:  # every row at the kernel's own source line
+        assert r["file"].endswith(f"{case[0]}_gemm.py") and r["line"] > 0, r
+        if r["status"] == "REFUTED":
+            assert r["counterexample"]
+
+
+def test_refuted_rows_name_the_law(runs: dict) -> None:
+    _, rows = runs[("ampere", "gemm_copy_skips_rows")]
+    (row,) = [r for r in rows if r["status"] == "REFUTED"]
+    assert "owned 0 times" in row["counterexample"]["text"] and "((4,32),8):((512,1),64)" in row["config"]
+    _, rows = runs[("hopper", "gemm_overlapping_stages")]
+    (row,) = [r for r in rows if r["status"] == "REFUTED"]
+    assert "collide" in row["counterexample"]["text"] and "(128,64,4):(64,1,4096)" in row["config"]
+
+
+def test_tma_configs_are_the_gmma_atoms(tmp_path: Path) -> None:
+    """The Hopper TMA box is 64 x 128 (K, M), 128B swizzle, over S<3,3,3> on f16 elements (the DSL's S<3,4,3> acts
+    on bytes); Blackwell's MMA-partitioned tile map regroups ((128,16),1,4) into (M, (16,4) along K)."""
+    pytest.importorskip("cutlass.cute")
+    spec = tmp_path / "h.toml"
+    arch, args = GEMM_ARGS["hopper"]
+    assert main(["cute-dsl", f"{DATA / 'hopper_gemm.py'}::gemm", "--arch", arch, "--args", *args,
+                 "--spec", str(spec)]) == 0
+    text = spec.read_text()
+    assert 'swizzle = "128B"' in text and "box = [64, 128]" in text and "modes = [1, 0]" in text
+    assert 'smem_layout = "Sw<3,3,3> o 0 o ((8,16),(64,1)):((64,512),(1,0))"' in text
+
+
+def test_by_global_mode() -> None:
+    from layoutcheck.algebra.layout import Layout
+
+    got = by_global_mode(Layout(((128, 16), 1, 4), ((64, 1), 0, 16)), "((128,16),1,4):((1@0,1@1),0,16@1)")
+    assert {k: str(v) for k, v in got.items()} == {0: "128:64", 1: "(16,4):(1,16)"}
+    with pytest.raises(ValueError, match="does not tile global mode 1"):
+        by_global_mode(Layout(((128, 16), 1, 4), ((64, 1), 0, 16)), "((128,16),1,4):((1@0,1@1),0,32@1)")
+
+
+def test_parse_arg() -> None:
+    assert parse_arg("f16[256,128]") == (None, TensorArg("f16", (256, 128), (1, 0)))
+    assert parse_arg("mB=bf16[8,16,2]{0,1,2}") == ("mB", TensorArg("bf16", (8, 16, 2), (0, 1, 2)))
+    assert parse_arg("k=64") == ("k", 64) and parse_arg("true") == (None, True)
+    for bad in ("q16[4]", "f16[4,4]{0,0}", "f16"):
+        with pytest.raises(UsageError):
+            parse_arg(bad)
+
+
+def test_split_top() -> None:
+    assert split_top('(!a<"x, y">, !b<1, (2, 3)>), !c') == ['(!a<"x, y">, !b<1, (2, 3)>)', "!c"]
+
+
+def test_bad_input_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["cute-dsl", "nowhere.py::host"]) == 2
+    assert main(["cute-dsl", f"{DATA / 'ampere_gemm.py'}::gemm", "--arch", "sm_77"]) == 2
+    assert "no such file" in capsys.readouterr().err
+
+
+def test_nothing_built_is_unknown(tmp_path: Path) -> None:
+    """A kernel that builds no layout layoutcheck reads is one UNKNOWN row, never a pass."""
+    pytest.importorskip("cutlass.cute")
+    f = tmp_path / "empty.py"
+    f.write_text("import cutlass.cute as cute\n\n\n@cute.jit\ndef host(a: cute.Tensor):\n    pass\n")
+    found = kernel_findings(compile_kernel(KernelSpec(f"{f}::host", ("f16[8,8]",), "sm_80")))
+    assert [x.gap for x in found] == ["nothing checked: the traced module builds no layout layoutcheck reads"]
+    assert main(["cute-dsl", f"{f}::host", "--arch", "sm_80", "--args", "f16[8,8]"]) == 3
