@@ -196,13 +196,27 @@ class TiledMmaRecord:
 
 
 @dataclass(frozen=True)
+class TiledCopyRecord:
+    """What the DSL says about one TiledCopy: its IR type and its tiled source and destination TV layouts
+    (``layout_src_tv_tiled``, ``layout_dst_tv_tiled``: ``(thread, value) -> colex index in tiler_mn``)."""
+
+    type: str
+    tv: tuple[tuple[str, str], ...]
+    file: str
+    line: int
+    error: str | None = None
+
+
+@dataclass(frozen=True)
 class Capture:
-    """A compiled kernel: the traced CuTe-dialect module(s) with locations, and the TiledMMAs it built."""
+    """A compiled kernel: the traced CuTe-dialect module(s) with locations, and the TiledMMAs and TiledCopies it
+    built (as the DSL describes them)."""
 
     ir: str
     mmas: tuple[TiledMmaRecord, ...]
     file: str
     arch: str = "sm_100a"
+    copies: tuple[TiledCopyRecord, ...] = ()
 
 
 def compile_kernel(spec: KernelSpec) -> Capture:
@@ -219,13 +233,14 @@ def compile_kernel(spec: KernelSpec) -> Capture:
     pos, kw = _dsl_args(spec, host)
     modules: list[str] = []
     mmas: list[TiledMmaRecord] = []
+    copies: list[TiledCopyRecord] = []
 
     def keep(owner: Any, module: Any, function_name: str) -> None:
         modules.append(module.operation.get_asm(enable_debug_info=True))
 
     dsl = BaseDSL._get_dsl()
     try:
-        with dsl.trace_finalize_hooks(keep), _mma_hook(file, mmas):
+        with dsl.trace_finalize_hooks(keep), _hooks(file, mmas, copies):
             cute.compile(host, *pos, **kw, options=f"--gpu-arch {spec.arch} --generate-line-info")
     except LayoutcheckError:
         raise
@@ -235,27 +250,51 @@ def compile_kernel(spec: KernelSpec) -> Capture:
     if not modules:
         raise LayoutError(f"cute-dsl: compiling {spec.where} traced no module (is {spec.file_and_name()[1]} a "
                           "@cute.jit function?)")
-    return Capture("\n".join(modules), tuple(mmas), file, spec.arch)
+    return Capture("\n".join(modules), tuple(mmas), file, spec.arch, tuple(copies))
 
 
 def _strip_ansi(text: str) -> str:
     return re.sub(r"\x1b\[[0-9;]*m", "", text)
 
 
+COPY_MAKERS = ("make_tiled_copy", "make_tiled_copy_tv", "make_tiled_copy_A", "make_tiled_copy_B",
+               "make_tiled_copy_C", "make_tiled_copy_S", "make_tiled_copy_D", "make_tiled_copy_C_atom",
+               "make_cotiled_copy")
+"""The DSL's TiledCopy constructors (``cutlass.cute.atom``) whose results are recorded."""
+
+
 @contextmanager
-def _mma_hook(file: str, out: list[TiledMmaRecord]) -> Iterator[None]:
-    """Every ``make_tiled_mma`` the DSL can reach (each module-level name bound to it) records its result."""
+def _hooks(file: str, mmas: list[TiledMmaRecord], copies: list[TiledCopyRecord]) -> Iterator[None]:
+    """Every ``make_tiled_mma`` and TiledCopy constructor the DSL can reach (each module-level name bound to one)
+    records its result while the kernel compiles."""
+    from contextlib import ExitStack
+
     from cutlass.cute import atom
 
-    orig = atom.make_tiled_mma
+    def hook(orig: Callable[..., Any], record: Callable[[Any], None]) -> Callable[..., Any]:
+        def hooked(*args: Any, **kwargs: Any) -> Any:
+            got = orig(*args, **kwargs)
+            record(got)
+            return got
+        return hooked
 
-    def hooked(*args: Any, **kwargs: Any) -> Any:
-        tm = orig(*args, **kwargs)
-        out.append(_mma_record(tm, file))
-        return tm
-
-    with _rebound(orig, hooked):
+    with ExitStack() as stack:
+        orig = atom.make_tiled_mma
+        stack.enter_context(_rebound(orig, hook(orig, lambda tm: mmas.append(_mma_record(tm, file)))))
+        for name in COPY_MAKERS:
+            orig = getattr(atom, name, None)
+            if orig is not None:
+                stack.enter_context(_rebound(orig, hook(orig, lambda tc: copies.append(_copy_record(tc, file)))))
         yield
+
+
+def _copy_record(tc: Any, file: str) -> TiledCopyRecord:
+    line = _user_line(file)
+    try:
+        tv = tuple((side, str(getattr(tc, f"layout_{side}_tv_tiled"))) for side in ("src", "dst"))
+        return TiledCopyRecord(str(tc.type), tv, file, line)
+    except Exception as e:  # the DSL could not say: the IR's own TV layout is still checked
+        return TiledCopyRecord(str(getattr(tc, "type", "?")), (), file, line, f"{type(e).__name__}: {e}")
 
 
 def _mma_record(tm: Any, file: str) -> TiledMmaRecord:
@@ -426,11 +465,11 @@ def kernel_findings(cap: Capture) -> list[Finding]:
     ops = operations(cap.ir)
     src = source_lines(cap.ir)
 
-    def where(line: int) -> tuple[str, int]:
+    def where(line: int) -> tuple[str, int]:  # a location in another file (the DSL's own) is no line of the kernel
         s = src.get(line)
-        return (s[0], s[1]) if s is not None and _same_file(s[0], cap.file) else (cap.file, s[1] if s else 0)
+        return (s[0], s[1]) if s is not None and _same_file(s[0], cap.file) else (cap.file, 0)
 
-    found = [*_smem_findings(ops, where), *_tma_findings(ops, where), *_copy_findings(ops, where),
+    found = [*_smem_findings(ops, where), *_tma_findings(ops, where), *_copy_findings(cap, ops, where),
              *_mma_findings(cap, ops, where)]
     if not found:
         found.append(Finding("kernel", "(no shared-memory tensor, TiledMMA, TiledCopy or TMA atom)", cap.file, 0,
@@ -441,40 +480,84 @@ def kernel_findings(cap: Capture) -> list[Finding]:
 
 _MEMREF = re.compile(r'^!cute\.memref<(?P<dt>\w+), smem(?:, align<\d+>)?(?:, (?P<sw>S<\d+,\d+,\d+>))?, '
                      r'"(?P<layout>[^"]+)">$')
-_PTR_STEPS = ("cute.get_iter", "cute.recast_iter")
+_FIELDS = re.compile(r'smem\.struct_fields = \[(?P<fields>[^\]]*)\]')
+
+
+@dataclass(frozen=True)
+class Buffer:
+    """The bytes a root view starts at: its allocation (``cute.memref.alloca``), the byte offset in it (``None``
+    when not static), and the struct field there (``smem.struct_fields = ["name:bytes:offset", ...]``)."""
+
+    alloca: Op
+    offset: int | None
+
+    def extent(self) -> tuple[str, int] | None:
+        """``(what, bytes)`` the view may use: its struct field, else the allocation from ``offset`` on."""
+        total = _alloca_bytes(self.alloca)
+        if self.offset is None or total is None:
+            return None
+        m = _FIELDS.search(self.alloca.text)
+        if m is None:
+            return "allocation", total - self.offset
+        for name, size, off in re.findall(r'"([^":]*):(\d+):(\d+)"', m.group("fields")):
+            if int(off) == self.offset:
+                return f"field {name}", int(size)
+        return None
 
 
 def _smem_findings(ops: list[Op], where: Callable[[int], tuple[str, int]]) -> Iterator[Finding]:
     """The root views of shared-memory allocations (``cute.make_view`` of a pointer into a ``cute.memref.alloca``);
-    views of views (partitions, slices) are read through them."""
+    views of views (partitions, slices, a pointer carried by a loop) are read through them. An allocation with no
+    root view is a gap (its bytes are used, but not through a layout read here)."""
     defs = {r: op for op in ops for r in op.results}
+    viewed: set[int] = set()
     for op in ops:
         if op.name != "cute.make_view" or ", smem" not in op.type or not op.operands:
             continue
-        alloca = _allocation(op.operands[0], defs)
-        if alloca is None:
+        buf = _buffer(op.operands[0], defs)
+        if buf is None:
             continue
+        viewed.add(buf.alloca.line)
         file, line = where(op.line)
         m = _MEMREF.match(op.type)
         if m is None:
             yield Finding("smem", op.type, file, line, gap=f"not modelled: shared-memory tensor type {op.type}")
             continue
-        yield _smem_finding(m, alloca, file, line)
+        yield _smem_finding(m, buf, file, line)
+    for op in ops:
+        if op.name == "cute.memref.alloca" and ", smem" in op.type and op.line not in viewed:
+            file, line = where(op.line)
+            yield Finding("smem", f"allocation {op.type}", file, line,
+                          gap="not modelled: a shared-memory allocation with no view of it read here")
 
 
-def _allocation(value: str, defs: dict[str, Op]) -> Op | None:
-    """The ``cute.memref.alloca`` that ``value`` points at through ``get_iter``/``recast_iter`` only (a pointer
-    offset or another view is not a root view)."""
-    for _ in range(16):
+def _buffer(value: str, defs: dict[str, Op]) -> Buffer | None:
+    """Where the pointer ``value`` points: back through pointer operations (``add_offset`` adds its static offset,
+    ``recast_iter`` and the others keep it) to the ``get_iter`` of an allocation (a root view), else ``None`` (the
+    iterator of another view: a view of a view; a block argument)."""
+    offset: int | None = 0
+    for _ in range(64):
         op = defs.get(value)
-        if op is None:
+        if op is None or not op.operands:
             return None
-        if op.name == "cute.memref.alloca":
-            return op
-        if op.name not in _PTR_STEPS or not op.operands:
+        if op.name == "cute.get_iter":
+            src = defs.get(op.operands[0])
+            return Buffer(src, offset) if src is not None and src.name == "cute.memref.alloca" else None
+        if not op.type.startswith("!cute.ptr<"):
             return None
+        if op.name == "cute.add_offset":
+            offset = _add_offset(op, offset)
         value = op.operands[0]
     return None
+
+
+def _add_offset(op: Op, offset: int | None) -> int | None:
+    """``offset`` plus the static offset of ``cute.add_offset`` in bytes (elements of its pointer type)."""
+    m = re.search(r'\(!cute\.ptr<(\w+),.*?!cute\.int_tuple<"(-?\d+)">\)', op.text)
+    bits = element_bits(m.group(1)) if m else None
+    if offset is None or m is None or not bits or bits % 8:
+        return None
+    return offset + int(m.group(2)) * bits // 8
 
 
 def element_bits(dtype: str) -> int | None:
@@ -483,7 +566,7 @@ def element_bits(dtype: str) -> int | None:
     return int(m.group(1)) if m else None
 
 
-def _smem_finding(m: re.Match[str], alloca: Op, file: str, line: int) -> Finding:
+def _smem_finding(m: re.Match[str], buf: Buffer, file: str, line: int) -> Finding:
     dt, sw, text = m.group("dt"), m.group("sw"), m.group("layout")
     subject = f"{dt} {sw + ' (pointer) o ' if sw else ''}{text}"
     if "?" in text:
@@ -502,9 +585,11 @@ def _smem_finding(m: re.Match[str], alloca: Op, file: str, line: int) -> Finding
     except LayoutcheckError as e:
         return Finding("smem", subject, file, line, gap=f"not modelled: cannot read the layout {text}: {e}")
     props: list[Any] = ["injective"]
-    total = _alloca_bytes(alloca)
-    if total is not None and bits and bits % 8 == 0:
-        props.append({"name": "in_bounds", "bound": total // (bits // 8)})
+    extent = buf.extent()
+    if extent is not None and bits and bits % 8 == 0:
+        what, nbytes = extent
+        subject += f" in {what} ({nbytes} B)"
+        props.append({"name": "in_bounds", "bound": nbytes // (bits // 8)})
     return Finding("smem", subject, file, line, "layout", (("layout", str(lay)),), tuple(props))
 
 
@@ -685,16 +770,41 @@ _TILED_COPY = re.compile(r'!cute\.tiled_copy<(?P<atom>.*?), layout_copy_tv = <"(
                          r'tiler_mn = <"\[(?P<tiler>[^"]+)\]">>')
 
 
-def _copy_findings(ops: list[Op], where: Callable[[int], tuple[str, int]]) -> Iterator[Finding]:
-    """Every distinct TiledCopy type, at the first operation that yields it."""
+def _copy_findings(cap: Capture, ops: list[Op], where: Callable[[int], tuple[str, int]]) -> Iterator[Finding]:
+    """Every distinct TiledCopy type, at the first operation that yields it: its ``layout_copy_tv``, and the source
+    and destination TV layouts the DSL gave for it (a TiledCopy no constructor call explains is checked on its
+    ``layout_copy_tv`` alone, and a gap says so)."""
+    records = {r.type: r for r in cap.copies}
     seen: set[str] = set()
     for op in ops:
         for m in _TILED_COPY.finditer(op.type):
             if m.group(0) in seen:
                 continue
             seen.add(m.group(0))
-            file, line = where(op.line)
-            yield _copy_finding(m, file, line)
+            r = records.get(m.group(0))
+            file, line = (r.file, r.line) if r is not None and r.line else where(op.line)
+            found = _copy_finding(m, file, line)
+            yield found
+            if found.gap is None:
+                yield from _copy_side_findings(r, found, dict(found.keys)["tile"])
+
+
+def _copy_side_findings(r: TiledCopyRecord | None, base: Finding, tile: list[int]) -> Iterator[Finding]:
+    atom = base.subject.split(" ((")[0].split(" (")[0]
+    if r is None or r.error is not None:
+        why = "no TiledCopy constructor call was seen" if r is None else f"the DSL gave none ({r.error})"
+        yield Finding("tiled_copy", f"{atom} src/dst", base.file, base.line,
+                      gap=f"not modelled: the source and destination TV layouts ({why})")
+        return
+    for side, tv in r.tv:
+        subject = f"{atom} {side} {tv} on {tile[0]}x{tile[1]}" if len(tile) == 2 else f"{atom} {side} {tv}"
+        try:
+            lay = from_cute(tv).layout
+        except LayoutcheckError as e:
+            yield Finding("tiled_copy", subject, base.file, base.line, gap=f"not modelled: cannot read {tv}: {e}")
+            continue
+        yield Finding("tiled_copy", subject, base.file, base.line, "tv", (("tv", str(lay)), ("tile", tile)),
+                      (_uniform_cover(lay, tile),))
 
 
 def _copy_finding(m: re.Match[str], file: str, line: int) -> Finding:

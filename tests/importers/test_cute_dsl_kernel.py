@@ -31,21 +31,22 @@ CASES = {  # (kernel, host) -> {(what, property): verdict} of the rows that are 
     ("ampere", "gemm_copy_skips_rows"): {("tiled_copy", "exact_cover(replication=1)"): "REFUTED"},
     ("hopper", "gemm"): {},
     ("hopper", "gemm_overlapping_stages"): {("smem", "injective"): "REFUTED"},
+    ("hopper", "gemm_one_stage_buffers"): {("smem", "in_bounds(bound=8192)"): "REFUTED"},
     ("blackwell", "gemm"): {},
     ("blackwell", "gemm_overlapping_stages"): {("smem", "injective"): "REFUTED"},
 }
 
 
-def _run(kernel: str, host: str, tmp: Path) -> tuple[int, list[dict]]:
+def _run(kernel: str, host: str, tmp: Path) -> tuple[int, list[dict], str]:
     arch, args = GEMM_ARGS[kernel]
-    out = tmp / f"{kernel}_{host}.json"
+    out, spec = tmp / f"{kernel}_{host}.json", tmp / f"{kernel}_{host}.toml"
     code = main(["cute-dsl", f"{DATA / (kernel + '_gemm.py')}::{host}", "--arch", arch, "--args", *args,
-                 "--json", str(out)])
-    return code, json.loads(out.read_text())["results"] if out.exists() else []
+                 "--json", str(out), "--spec", str(spec)])
+    return code, json.loads(out.read_text())["results"], spec.read_text()
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], tuple[int, list[dict]]]:
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], tuple[int, list[dict], str]]:
     pytest.importorskip("cutlass.cute")
     tmp = tmp_path_factory.mktemp("cute_dsl")
     return {case: _run(*case, tmp) for case in CASES}
@@ -53,7 +54,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], tupl
 
 @pytest.mark.parametrize("case", list(CASES), ids=lambda c: f"{c[0]}::{c[1]}")
 def test_verdicts(runs: dict, case: tuple[str, str]) -> None:
-    code, rows = runs[case]
+    code, rows, _ = runs[case]
     bad = {(r["config"].split()[1], r["property"]): r["status"] for r in rows if r["status"] != "PROVEN"}
     assert bad == CASES[case], rows
     assert code == (1 if CASES[case] else 0)
@@ -67,25 +68,40 @@ def test_verdicts(runs: dict, case: tuple[str, str]) -> None:
 
 
 def test_refuted_rows_name_the_law(runs: dict) -> None:
-    _, rows = runs[("ampere", "gemm_copy_skips_rows")]
-    (row,) = [r for r in rows if r["status"] == "REFUTED"]
-    assert "owned 0 times" in row["counterexample"]["text"] and "((4,32),8):((512,1),64)" in row["config"]
-    _, rows = runs[("hopper", "gemm_overlapping_stages")]
+    _, rows, _ = runs[("ampere", "gemm_copy_skips_rows")]
+    rows = [r for r in rows if r["status"] == "REFUTED"]  # layout_copy_tv, src and dst: at the make_tiled_copy line
+    sides = sorted(r["config"].split(" b> ")[1].split(" (")[0] for r in rows)
+    assert sides == ["((4,32),8):((512,1),64) on [64:1;32:1]", "dst", "src"]
+    assert {r["line"] for r in rows} == {_line("ampere_gemm.py", "return cute.make_tiled_copy(atom, tv, (64, BK))")}
+    assert all("owned 0 times" in r["counterexample"]["text"] for r in rows)
+    _, rows, _ = runs[("hopper", "gemm_overlapping_stages")]
     (row,) = [r for r in rows if r["status"] == "REFUTED"]
     assert "collide" in row["counterexample"]["text"] and "(128,64,4):(64,1,4096)" in row["config"]
 
 
-def test_tma_configs_are_the_gmma_atoms(tmp_path: Path) -> None:
+def _line(file: str, text: str) -> int:
+    lines = (DATA / file).read_text().splitlines()
+    (n,) = [i for i, line in enumerate(lines, 1) if line.strip() == text]
+    return n
+
+
+def test_buffer_too_small_is_out_of_bounds(runs: dict) -> None:
+    """A struct field sized for one stage (smem.struct_fields) holds a 4-stage layout: in_bounds of the field."""
+    _, rows, _ = runs[("hopper", "gemm_one_stage_buffers")]
+    bad = [r for r in rows if r["status"] == "REFUTED"]
+    assert len(bad) == 2 and all("field s" in r["config"] and "outside [0,8192)" in r["counterexample"]["text"]
+                                 for r in bad)
+
+
+def test_tma_configs_are_the_gmma_atoms(runs: dict) -> None:
     """The Hopper TMA box is 64 x 128 (K, M), 128B swizzle, over S<3,3,3> on f16 elements (the DSL's S<3,4,3> acts
     on bytes); Blackwell's MMA-partitioned tile map regroups ((128,16),1,4) into (M, (16,4) along K)."""
-    pytest.importorskip("cutlass.cute")
-    spec = tmp_path / "h.toml"
-    arch, args = GEMM_ARGS["hopper"]
-    assert main(["cute-dsl", f"{DATA / 'hopper_gemm.py'}::gemm", "--arch", arch, "--args", *args,
-                 "--spec", str(spec)]) == 0
-    text = spec.read_text()
+    text = runs[("hopper", "gemm")][2]
     assert 'swizzle = "128B"' in text and "box = [64, 128]" in text and "modes = [1, 0]" in text
     assert 'smem_layout = "Sw<3,3,3> o 0 o ((8,16),(64,1)):((64,512),(1,0))"' in text
+    assert "global_shape = [256, 512]" in text and "global_strides = [512]" in text
+    text = runs[("blackwell", "gemm")][2]
+    assert 'smem_layout = "Sw<3,3,3> o 0 o (128,(16,4)):(64,(1,16))"' in text
 
 
 def test_by_global_mode() -> None:

@@ -16,6 +16,9 @@ BM, BN, BK, STAGES = 128, 128, 64, 4
 
 
 class HopperGemm:
+    def buffer_elems(self, layout):
+        return cute.cosize(layout)
+
     def smem_layouts(self):
         tile = (BM, BN, BK)
         sA = sm90_utils.make_smem_layout_a(LayoutEnum.ROW_MAJOR, tile, cutlass.Float16, STAGES)
@@ -41,9 +44,16 @@ class HopperGemm:
                tiled_mma: cute.TiledMma):
         tidx, _, _ = cute.arch.thread_idx()
         bidx, bidy, _ = cute.arch.block_idx()
-        smem = cutlass.memory.SmemAllocator()
-        sA = smem.allocate_tensor(cutlass.Float16, sA_layout.outer, 1024, swizzle=sA_layout.inner)
-        sB = smem.allocate_tensor(cutlass.Float16, sB_layout.outer, 1024, swizzle=sB_layout.inner)
+        @cute.struct
+        class SharedStorage:
+            full: cute.struct.MemRange[cutlass.Int64, STAGES]
+            empty: cute.struct.MemRange[cutlass.Int64, STAGES]
+            sA: cute.struct.Align[cute.struct.MemRange[cutlass.Float16, self.buffer_elems(sA_layout)], 1024]
+            sB: cute.struct.Align[cute.struct.MemRange[cutlass.Float16, self.buffer_elems(sB_layout)], 1024]
+
+        storage = cutlass.memory.SmemAllocator().allocate(SharedStorage)
+        sA = storage.sA.get_tensor(sA_layout.outer, swizzle=sA_layout.inner)
+        sB = storage.sB.get_tensor(sB_layout.outer, swizzle=sB_layout.inner)
         gA = cute.local_tile(mA, (BM, BK), (bidx, None))
         gB = cute.local_tile(mB, (BN, BK), (bidy, None))
         _tAsA, _tAgA = cpasync.tma_partition(tma_A, 0, cute.make_layout(1), cute.group_modes(sA, 0, 2),
@@ -76,3 +86,12 @@ class OverlappingStages(HopperGemm):
 
 
 gemm_overlapping_stages = OverlappingStages()
+
+
+class OneStageBuffers(HopperGemm):
+    def buffer_elems(self, layout):
+        # bug: the shared-storage buffers are sized for one (BM|BN) x BK stage; the layouts hold STAGES of them
+        return cute.cosize(cute.slice_(layout, (None, None, 0)))
+
+
+gemm_one_stage_buffers = OneStageBuffers()
