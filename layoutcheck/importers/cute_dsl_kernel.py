@@ -693,10 +693,12 @@ def _tma_keys(gmem: str, smem_type: str, smem: str, vmap: str, basis: str) -> tu
     keys: list[tuple[str, Any]] = [("dtype", dtype), ("swizzle", sw), ("box", [e for e, _ in box]),
                                         ("smem_layout", str(smem_layout)), ("modes", [box_of_mode[k] for k in order])]
     gl = g.group("layout")
-    if "?" not in gl:
-        gshape, _, gstride = gl.partition(":")
-        ext, strides = re.findall(r"\d+", gshape), re.findall(r"\d+", gstride)
-        if gshape.count("(") <= 1 and len(ext) == len(strides) and all(k < len(ext) for _, k in box):
+    gshape, _, gstride = gl.partition(":")
+    ext, strides = re.findall(r"[\d?]+", gshape), re.findall(r"[\d?]+", gstride)
+    if gshape.count("(") <= 1 and len(ext) == len(strides) and all(k < len(ext) for _, k in box):
+        if strides[box[0][1]] not in ("1", "?"):
+            raise ValueError(f"box dim 0 runs along global mode {box[0][1]} of {gl}, whose stride is not 1")
+        if "?" not in gl:  # a dynamic global tensor: the box and its image are checked on a packed one
             keys.append(("global_shape", [int(ext[k]) for _, k in box]))
             keys.append(("global_strides", [int(strides[k]) * bits // 8 for _, k in box[1:]]))
     return tuple(keys)

@@ -140,3 +140,58 @@ def test_nothing_built_is_unknown(tmp_path: Path) -> None:
     found = kernel_findings(compile_kernel(KernelSpec(f"{f}::host", ("f16[8,8]",), "sm_80")))
     assert [x.gap for x in found] == ["nothing checked: the traced module builds no layout layoutcheck reads"]
     assert main(["cute-dsl", f"{f}::host", "--arch", "sm_80", "--args", "f16[8,8]"]) == 3
+
+
+def test_pointer_swizzle_in_elements_is_cutlass_gmma_atom() -> None:
+    """A pointer swizzle acts on byte addresses (CuTe's swizzle_ptr): S<B,4,3> on 2^k-byte elements is the element
+    swizzle of CUTLASS's GMMA atoms (hw.smem, from cute/atom/mma_traits_sm90_gmma.hpp) of that swizzle mode."""
+    from layoutcheck.hw.smem import gmma_smem_atom
+    from layoutcheck.importers.cute_dsl_kernel import _element_swizzle
+
+    for bits in (8, 16, 32):
+        for b, mode in ((1, "SW32"), (2, "SW64"), (3, "SW128")):
+            want = gmma_smem_atom("K", mode, bits).element_swizzle
+            assert _element_swizzle(f"S<{b},4,3>", bits) == f"S<{want.bits},{want.base},{want.shift}>"
+    assert _element_swizzle("S<3,4,3>", 4) is None and _element_swizzle("S<3,4,3>", 24) is None
+
+
+GENERIC = '''
+!memref_smem_i8 = !cute.memref<i8, smem, align<16>, "16384:1">
+!memref_smem_f16 = !cute.memref<f16, smem, align<16>, "S<3,3,3> o 0 o ((8,16),(64,1)):((64,512),(1,0))">
+  %105 = "cute.memref.alloca"() {smem.partition_id = 1 : i32} : () -> !memref_smem_i8
+  %107 = "cute.get_iter"(%105) : (!memref_smem_i8) -> !cute.ptr<i8, smem, align<16>>
+  %108 = "cute.recast_iter"(%107) : (!cute.ptr<i8, smem, align<16>>) -> !cute.ptr<f16, smem, align<16>>
+  %109 = "cute.make_view"(%108, %arg2) : (!cute.ptr<f16, smem, align<16>>, !cute.composed_layout<"S<3,3,3> o 0 o ((8,16),(64,1)):((64,512),(1,0))">) -> !memref_smem_f16
+  %111 = "cute.get_iter"(%109) : (!memref_smem_f16) -> !cute.ptr<f16, smem, align<16>>
+  %149 = "cute.make_view"(%111, %148) : (!cute.ptr<f16, smem, align<16>>, !cute.layout<"(8,8):(1,8)">) -> !memref_smem_f16
+'''  # noqa: E501 (IR lines as the DSL prints them)
+PRETTY = '''
+!memref_smem_i8 = !cute.memref<i8, smem, align<16>, "16384:1">
+!memref_smem_f16 = !cute.memref<f16, smem, align<16>, "S<3,3,3> o 0 o ((8,16),(64,1)):((64,512),(1,0))">
+      %smem = cute.memref.alloca() {smem.partition_id = 1 : i32} : !memref_smem_i8 loc(#loc21)
+      %iter_10 = cute.get_iter(%smem) : !memref_smem_i8 loc(#loc21)
+      %iter_11 = cute.recast_iter(%iter_10) : !cute.ptr<i8, smem, align<16>> to !cute.ptr<f16, smem, align<16>> loc(#loc21)
+      %view = cute.make_view(%iter_11, %tile_to_shape) : !memref_smem_f16 loc(#loc21)
+      %iter_12 = cute.get_iter(%view) : !memref_smem_f16 loc(#loc21)
+      %view_2 = cute.make_view(%iter_12, %148) : !memref_smem_f16 loc(#loc22)
+'''  # noqa: E501
+
+
+@pytest.mark.parametrize("form", ["generic", "pretty"])
+def test_root_views_in_either_printed_form(form: str) -> None:
+    """The generic form (``"op"(...) : (...) -> T``) and the pretty one (``op(...) : T``) give the same root view;
+    the view of a view is not one; the allocation's bytes bound it."""
+    from layoutcheck.importers.cute_dsl_kernel import Capture
+
+    found = kernel_findings(Capture(GENERIC if form == "generic" else PRETTY, (), "k.py"))
+    assert [(f.what, f.keys, f.properties) for f in found] == [
+        ("smem", (("layout", "Sw<3,3,3> o 0 o ((8,16),(64,1)):((64,512),(1,0))"),),
+         ("injective", {"name": "in_bounds", "bound": 8192}))]
+
+
+def test_hooks_are_restored(runs: dict) -> None:
+    import cutlass.cute as cute
+    from cutlass.cute import atom
+
+    assert cute.make_tiled_mma is atom.make_tiled_mma and cute.make_tiled_copy_tv is atom.make_tiled_copy_tv
+    assert "hooked" not in cute.make_tiled_mma.__qualname__
