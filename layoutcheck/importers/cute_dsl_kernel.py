@@ -40,6 +40,7 @@ inside ``compile_kernel`` only.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import json
 import math
@@ -849,8 +850,10 @@ def _mma_findings(cap: Capture, ops: list[Op], where: Callable[[int], tuple[str,
     """Each TiledMMA the DSL built (one record per ``make_tiled_mma`` call): the tiled TV layout of every operand
     over its tile; a TiledMMA type of the module no record explains is a gap (built without the hooked call)."""
     recorded = {r.type for r in cap.mmas}
-    for r in cap.mmas:
-        yield from _mma_record_findings(r)
+    first = {t: op.line for op in reversed(ops) for t in _TILED_MMA.findall(op.type)}
+    for r in cap.mmas:  # built outside the kernel's file (a helper module): the IR's location of its first use
+        file, line = (r.file, r.line) if r.line or r.type not in first else where(first[r.type])
+        yield from _mma_record_findings(dataclasses.replace(r, file=file, line=line))
     seen: set[str] = set()
     for op in ops:
         for t in _TILED_MMA.findall(op.type):
@@ -921,8 +924,6 @@ def gaps(found: Sequence[Finding]) -> list[Finding]:
 
 def at_source(rows: Sequence[Any], found: Sequence[Finding]) -> list[Any]:
     """The rows of ``spec_text(found)`` with ``file``/``line`` set to the kernel's source of their config."""
-    import dataclasses
-
     by_name = {config_name(i, f): f for i, f in enumerate(found)}
     out = []
     for r in rows:

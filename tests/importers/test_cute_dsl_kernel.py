@@ -195,3 +195,12 @@ def test_hooks_are_restored(runs: dict) -> None:
 
     assert cute.make_tiled_mma is atom.make_tiled_mma and cute.make_tiled_copy_tv is atom.make_tiled_copy_tv
     assert "hooked" not in cute.make_tiled_mma.__qualname__
+
+
+def test_kernel_the_dsl_rejects_is_one_error(capsys: pytest.CaptureFixture[str]) -> None:
+    """wgmma needs sm_90a: the DSL's own rejection is exit 2 and one line naming the kernel, never a traceback."""
+    pytest.importorskip("cutlass.cute")
+    _, args = GEMM_ARGS["hopper"]
+    assert main(["cute-dsl", f"{DATA / 'hopper_gemm.py'}::gemm", "--arch", "sm_80", "--args", *args]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "cannot compile" in err and "hopper_gemm.py::gemm for sm_80" in err
