@@ -247,15 +247,25 @@ def compile_kernel(spec: KernelSpec) -> Capture:
         raise
     except Exception as e:  # the DSL's rejection of the kernel: the user's input, reported in one line
         raise LayoutError(f"cute-dsl: CuTe DSL {getattr(cutlass, '__version__', '')} cannot compile {spec.where} "
-                          f"for {spec.arch}: {type(e).__name__}: {_strip_ansi(_last_line(e))}") from e
+                          f"for {spec.arch}: {type(e).__name__}: {dsl_message(e)}") from e
     if not modules:
         raise LayoutError(f"cute-dsl: compiling {spec.where} traced no module (is {spec.file_and_name()[1]} a "
                           "@cute.jit function?)")
     return Capture("\n".join(modules), tuple(mmas), file, spec.arch, tuple(copies))
 
 
-def _strip_ansi(text: str) -> str:
-    return re.sub(r"\x1b\[[0-9;]*m", "", text)
+def dsl_message(e: BaseException) -> str:
+    """The DSL's diagnostic in one line: its ``error: ...`` text (and its ``--> file:line``), else the last line.
+
+    >>> dsl_message(ValueError("\\x1b[91merror:\\x1b[0m expects arch to be sm_90a\\n  --> k.py:15:17\\n  suggestion: x"))
+    'expects arch sm_90a (k.py:15:17)'
+    """
+    text = re.sub(r"\x1b\[[0-9;]*m", "", str(e))
+    err = re.search(r"^\s*error(?:\[\w+\])?:\s*(?P<msg>.+)$", text, re.M)
+    if err is None:
+        return _last_line(e)
+    where = re.search(r"^\s*-->\s*(?P<at>\S+)", text, re.M)
+    return err.group("msg").strip() + (f" ({where.group('at')})" if where else "")
 
 
 COPY_MAKERS = ("make_tiled_copy", "make_tiled_copy_tv", "make_tiled_copy_A", "make_tiled_copy_B",
