@@ -257,7 +257,7 @@ def compile_kernel(spec: KernelSpec) -> Capture:
 def dsl_message(e: BaseException) -> str:
     """The DSL's diagnostic in one line: its ``error: ...`` text (and its ``--> file:line``), else the last line.
 
-    >>> dsl_message(ValueError("\\x1b[91merror:\\x1b[0m expects arch to be sm_90a\\n  --> k.py:15:17\\n  suggestion: x"))
+    >>> dsl_message(ValueError("\\x1b[91merror:\\x1b[0m expects arch sm_90a\\n  --> k.py:15:17\\n  suggestion: x"))
     'expects arch sm_90a (k.py:15:17)'
     """
     text = re.sub(r"\x1b\[[0-9;]*m", "", str(e))
