@@ -174,20 +174,14 @@ def cmd_triton(args: argparse.Namespace) -> int:
 # -- cute-dsl -------------------------------------------------------------------------------------------------------
 def cmd_cute_dsl(args: argparse.Namespace) -> int:
     """Compile ``FILE.py::HOST`` on the CPU with the installed CuTe DSL and check every shared-memory layout,
-    TiledMMA, TiledCopy and TMA atom it builds (``importers.cute_dsl_kernel``) through ``check``'s road, each row at
+    TiledMMA, TiledCopy and TMA atom it builds (``importers.cute_dsl_findings``) through ``check``'s road, each row at
     its Python line; what is not modelled is an UNKNOWN row."""
     import tempfile
     from pathlib import Path
 
     from layoutcheck.check import FILE_LEVEL, Row, check_paths, exit_code
-    from layoutcheck.importers.cute_dsl_kernel import (
-        KernelSpec,
-        at_source,
-        compile_kernel,
-        gaps,
-        kernel_findings,
-        spec_text,
-    )
+    from layoutcheck.importers.cute_dsl_findings import at_source, gaps, kernel_findings, spec_text
+    from layoutcheck.importers.cute_dsl_kernel import KernelSpec, compile_kernel
     from layoutcheck.report.verdicts import format_table, use_colour
 
     spec = KernelSpec(args.kernel, tuple(args.args or ()), args.arch)

@@ -10,15 +10,9 @@ import pytest
 
 from layoutcheck.cli import main
 from layoutcheck.errors import UsageError
-from layoutcheck.importers.cute_dsl_kernel import (
-    KernelSpec,
-    TensorArg,
-    by_global_mode,
-    compile_kernel,
-    kernel_findings,
-    parse_arg,
-    split_top,
-)
+from layoutcheck.importers.cute_dsl_findings import by_global_mode, kernel_findings
+from layoutcheck.importers.cute_dsl_ir import split_top
+from layoutcheck.importers.cute_dsl_kernel import KernelSpec, TensorArg, compile_kernel, parse_arg
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "cute_dsl"
 GEMM_ARGS = {"ampere": ("sm_80", ["f16[256,128]", "f16[256,128]", "f32[256,256]"]),
@@ -146,13 +140,13 @@ def test_pointer_swizzle_in_elements_is_cutlass_gmma_atom() -> None:
     """A pointer swizzle acts on byte addresses (CuTe's swizzle_ptr): S<B,4,3> on 2^k-byte elements is the element
     swizzle of CUTLASS's GMMA atoms (hw.smem, from cute/atom/mma_traits_sm90_gmma.hpp) of that swizzle mode."""
     from layoutcheck.hw.smem import gmma_smem_atom
-    from layoutcheck.importers.cute_dsl_kernel import _element_swizzle
+    from layoutcheck.importers.cute_dsl_findings import element_swizzle
 
     for bits in (8, 16, 32):
         for b, mode in ((1, "SW32"), (2, "SW64"), (3, "SW128")):
             want = gmma_smem_atom("K", mode, bits).element_swizzle
-            assert _element_swizzle(f"S<{b},4,3>", bits) == f"S<{want.bits},{want.base},{want.shift}>"
-    assert _element_swizzle("S<3,4,3>", 4) is None and _element_swizzle("S<3,4,3>", 24) is None
+            assert element_swizzle(f"S<{b},4,3>", bits) == f"S<{want.bits},{want.base},{want.shift}>"
+    assert element_swizzle("S<3,4,3>", 4) is None and element_swizzle("S<3,4,3>", 24) is None
 
 
 GENERIC = '''
