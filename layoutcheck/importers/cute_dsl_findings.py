@@ -51,7 +51,7 @@ _MLIR_DTYPES = {"f16": "f16", "bf16": "bf16", "f32": "f32", "tf32": "tf32", "f64
 
 
 # -- what the kernel builds -------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Finding:
     """One thing the kernel builds, as a spec config (``kind``, ``keys``, ``properties``) at its Python line, or a
     ``gap``: what is not modelled (an UNKNOWN row)."""
@@ -96,7 +96,7 @@ _MEMREF = re.compile(r'^!cute\.memref<(?P<dt>\w+), smem(?:, align<\d+>)?(?:, (?P
 _FIELDS = re.compile(r'smem\.struct_fields = \[(?P<fields>[^\]]*)\]')
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Buffer:
     """The bytes a root view starts at: its allocation (``cute.memref.alloca``), the byte offset in it (``None``
     when not static), and the struct field there (``smem.struct_fields = ["name:bytes:offset", ...]``)."""
@@ -203,6 +203,8 @@ def _smem_finding(m: re.Match[str], buf: Buffer, file: str, line: int) -> Findin
         what, nbytes = extent
         subject += f" in {what} ({nbytes} B)"
         props.append({"name": "in_bounds", "bound": nbytes // (bits // 8)})
+    else:  # a dynamic offset, or one inside a struct field: injective only, and the row says so
+        subject += " (its buffer's extent not read: no in_bounds)"
     return Finding("smem", subject, file, line, "layout", (("layout", str(lay)),), tuple(props))
 
 

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Op:
     """One operation line of the module: its results, name, operands and result type (aliases expanded)."""
 

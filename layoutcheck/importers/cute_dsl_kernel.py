@@ -45,7 +45,7 @@ DTYPES = {"f16": "Float16", "bf16": "BFloat16", "f32": "Float32", "tf32": "TFloa
 
 
 # -- the user's kernel and its arguments ------------------------------------------------------------------------------
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class KernelSpec:
     """What ``layoutcheck cute-dsl`` is given: ``FILE.py::HOST`` (a ``@cute.jit`` function, or an object whose
     ``__call__`` is one), its arguments (``--args``) and the target (``--arch``)."""
@@ -64,7 +64,7 @@ class KernelSpec:
 _TENSOR = re.compile(r"^(?P<dt>[a-z0-9]+)\[(?P<shape>[\d,\s]+)\](?:\{(?P<order>[\d,\s]+)\})?$")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class TensorArg:
     """``DTYPE[d0,d1,...]`` (row-major: the last mode contiguous) or ``DTYPE[d0,...]{o0,...}`` (CuTe's
     ``stride_order``: 0 marks the stride-1 mode): a fake global tensor, 16-byte aligned."""
@@ -157,7 +157,7 @@ def _dsl_args(spec: KernelSpec, host: Any) -> tuple[list[Any], dict[str, Any]]:
 
 
 # -- compiling with the hooks -----------------------------------------------------------------------------------------
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class TiledMmaRecord:
     """What the DSL says about one TiledMMA the kernel builds: its IR type, the tiled TV layout of each operand
     (``(thread, value) -> colex index in the operand's tile``), the tile ``(M, N, K)``, and where it was built."""
@@ -170,7 +170,7 @@ class TiledMmaRecord:
     error: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class TiledCopyRecord:
     """What the DSL says about one TiledCopy: its IR type and its tiled source and destination TV layouts
     (``layout_src_tv_tiled``, ``layout_dst_tv_tiled``: ``(thread, value) -> colex index in tiler_mn``)."""
@@ -182,7 +182,7 @@ class TiledCopyRecord:
     error: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Capture:
     """A compiled kernel: the traced CuTe-dialect module(s) with locations, and the TiledMMAs and TiledCopies it
     built (as the DSL describes them)."""
