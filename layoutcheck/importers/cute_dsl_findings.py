@@ -307,7 +307,7 @@ def _tma_keys(gmem: str, smem_type: str, smem: str, vmap: str, basis: str) -> tu
     smem_layout = ComposedLayout(lay.swizzle, lay.offset, regrouped) if hasattr(lay, "swizzle") else regrouped
     keys: list[tuple[str, Any]] = [("dtype", dtype), ("swizzle", sw), ("box", [e for e, _ in box]),
                                         ("smem_layout", str(smem_layout)), ("modes", [box_of_mode[k] for k in order])]
-    gl = g.group("layout")
+    gl = re.sub(r"\{[^}]*\}", "", g.group("layout"))  # a dynamic extent's annotation: ?{div=16} -> ?
     gshape, _, gstride = gl.partition(":")
     ext, strides = re.findall(r"[\d?]+", gshape), re.findall(r"[\d?]+", gstride)
     if gshape.count("(") <= 1 and len(ext) == len(strides) and all(k < len(ext) for _, k in box):

@@ -61,24 +61,29 @@ class KernelSpec:
         return Path(file), name
 
 
-_TENSOR = re.compile(r"^(?P<dt>[a-z0-9]+)\[(?P<shape>[\d,\s]+)\](?:\{(?P<order>[\d,\s]+)\})?$")
+_TENSOR = re.compile(r"^(?P<dt>[a-z0-9]+)\[(?P<shape>[\d?,\s]+)\](?:\{(?P<order>[\d,\s]+)\})?$")
+_DIM = re.compile(r"^(?:\d+|\?\d*)$")
 
 
 @dataclass(frozen=True, slots=True)
 class TensorArg:
     """``DTYPE[d0,d1,...]`` (row-major: the last mode contiguous) or ``DTYPE[d0,...]{o0,...}`` (CuTe's
-    ``stride_order``: 0 marks the stride-1 mode): a fake global tensor, 16-byte aligned."""
+    ``stride_order``: 0 marks the stride-1 mode): a fake global tensor, 16-byte aligned. An extent ``?`` (or ``?D``:
+    a multiple of ``D``) is dynamic, a ``SymInt`` of the compiled function, as ``mark_layout_dynamic`` makes it."""
 
     dtype: str
-    shape: tuple[int, ...]
+    shape: tuple[int | str, ...]
     order: tuple[int, ...]
 
 
 def parse_arg(text: str) -> tuple[str | None, Any]:
-    """``"[NAME=]VALUE"`` -> ``(NAME or None, value)``: a ``TensorArg``, an int, or ``true``/``false``.
+    """``"[NAME=]VALUE"`` -> ``(NAME or None, value)``: a ``TensorArg``, an int, ``true``/``false``, or ``stream``
+    (a fake CUDA stream, for hosts that take one).
 
     >>> parse_arg("mA=f16[256,64]")
     ('mA', TensorArg(dtype='f16', shape=(256, 64), order=(1, 0)))
+    >>> parse_arg("f16[?8,64]")
+    (None, TensorArg(dtype='f16', shape=('?8', 64), order=(1, 0)))
     >>> parse_arg("8")
     (None, 8)
     """
@@ -91,7 +96,10 @@ def parse_arg(text: str) -> tuple[str | None, Any]:
         if m.group("dt") not in DTYPES:
             raise UsageError(f"cute-dsl: --args {text!r}: unknown element type {m.group('dt')!r} "
                              f"(one of {', '.join(DTYPES)})")
-        shape = tuple(int(x) for x in m.group("shape").split(",") if x)
+        dims = [x for x in m.group("shape").split(",") if x]
+        if not all(_DIM.match(x) for x in dims):
+            raise UsageError(f"cute-dsl: --args {text!r}: an extent is an int, ? or ?D (dynamic, a multiple of D)")
+        shape = tuple(x if x.startswith("?") else int(x) for x in dims)
         order = (tuple(int(x) for x in m.group("order").split(",") if x) if m.group("order")
                  else tuple(range(len(shape) - 1, -1, -1)))
         if sorted(order) != list(range(len(shape))):
@@ -100,11 +108,18 @@ def parse_arg(text: str) -> tuple[str | None, Any]:
         return name or None, TensorArg(m.group("dt"), shape, order)
     if val.lower() in ("true", "false"):
         return name or None, val.lower() == "true"
+    if val == "stream":
+        return name or None, STREAM
     try:
         return name or None, int(val)
     except ValueError:
         raise UsageError(f"cute-dsl: --args {text!r}: expected [NAME=]DTYPE[SHAPE] (e.g. f16[256,128], "
-                         "f16[256,128]{0,1} for column-major), an int or true/false") from None
+                         "f16[256,128]{0,1} for column-major, f16[?,128] dynamic), an int, true/false or "
+                         "stream") from None
+
+
+STREAM = "stream"
+"""``--args stream``: a fake CUDA stream (``cutlass.runtime.make_fake_stream``)."""
 
 
 def load_host(spec: KernelSpec) -> Any:
@@ -135,13 +150,18 @@ def _last_line(e: BaseException) -> str:
 def _dsl_args(spec: KernelSpec, host: Any) -> tuple[list[Any], dict[str, Any]]:
     """The positional and keyword arguments of ``cute.compile`` (fake tensors for ``TensorArg``)."""
     import cutlass
+    import cutlass.cute as cute
     from cutlass.cute.runtime import make_fake_compact_tensor
+    from cutlass.runtime import make_fake_stream
+
+    def extent(d: int | str) -> Any:
+        return d if isinstance(d, int) else cute.sym_int(divisibility=int(d[1:] or 1))
 
     def value(v: Any) -> Any:
         if isinstance(v, TensorArg):
-            return make_fake_compact_tensor(getattr(cutlass, DTYPES[v.dtype]), v.shape, stride_order=v.order,
-                                            assumed_align=16)
-        return v
+            return make_fake_compact_tensor(getattr(cutlass, DTYPES[v.dtype]), tuple(extent(d) for d in v.shape),
+                                            stride_order=v.order, assumed_align=16)
+        return make_fake_stream() if v is STREAM else v
 
     pos: list[Any] = []
     kw: dict[str, Any] = {}

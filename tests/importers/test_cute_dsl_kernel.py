@@ -198,3 +198,13 @@ def test_kernel_the_dsl_rejects_is_one_error(capsys: pytest.CaptureFixture[str])
     assert main(["cute-dsl", f"{DATA / 'hopper_gemm.py'}::gemm", "--arch", "sm_80", "--args", *args]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "hopper_gemm.py::gemm for sm_80" in err and "expects arch" in err
+
+
+def test_dynamic_extents() -> None:
+    """``f16[?16,256]``: M a SymInt (a multiple of 16); the TMA box is still read, the global tensor is not."""
+    pytest.importorskip("cutlass.cute")
+    spec = KernelSpec(f"{DATA / 'hopper_gemm.py'}::gemm", ("f16[?16,256]", "f16[?16,256]", "f32[?16,?16]"), "sm_90a")
+    found = kernel_findings(compile_kernel(spec))
+    tma = [dict(f.keys) for f in found if f.what == "tma"]
+    assert len(tma) == 2 and all(k["box"] == [64, 128] and "global_shape" not in k for k in tma)
+    assert not [f for f in found if f.gap]
