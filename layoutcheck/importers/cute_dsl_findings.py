@@ -119,48 +119,72 @@ class Buffer:
 
 
 def _smem_findings(ops: list[Op], where: Callable[[int], tuple[str, int]]) -> Iterator[Finding]:
-    """The root views of shared-memory allocations (``cute.make_view`` of a pointer into a ``cute.memref.alloca``);
-    views of views (partitions, slices, a pointer carried by a loop) are read through them. An allocation with no
-    root view is a gap (its bytes are used, but not through a layout read here)."""
+    """Every shared-memory tensor the kernel builds: a ``cute.make_view`` into shared memory whose layout is its own
+    (``own_layout``), or a typed allocation. Partitions, slices and regroupings of a tensor (their layouts read off
+    it with ``cute.get_layout``) are read through it; an allocation no tensor is built on is raw memory (barriers,
+    a TMEM address), which holds no layout."""
     defs = {r: op for op in ops for r in op.results}
-    viewed: set[int] = set()
     for op in ops:
-        if op.name != "cute.make_view" or ", smem" not in op.type or not op.operands:
-            continue
-        buf = _buffer(op.operands[0], defs)
-        if buf is None:
-            continue
-        viewed.add(buf.alloca.line)
-        file, line = where(op.line)
-        m = _MEMREF.match(op.type)
-        if m is None:
-            yield Finding("smem", op.type, file, line, gap=f"not modelled: shared-memory tensor type {op.type}")
-            continue
-        yield _smem_finding(m, buf, file, line)
-    for op in ops:
-        if op.name == "cute.memref.alloca" and ", smem" in op.type and op.line not in viewed:
+        if op.name == "cute.memref.alloca" and ", smem" in op.type and _alloca_bytes(op) is None:
             file, line = where(op.line)
-            yield Finding("smem", f"allocation {op.type}", file, line,
-                          gap="not modelled: a shared-memory allocation with no view of it read here")
+            yield _smem_tensor(op, Buffer(op, 0), file, line)
+        if op.name != "cute.make_view" or ", smem" not in op.type or len(op.operands) < 2:
+            continue
+        if own_layout(op.operands[1], defs):
+            file, line = where(op.line)
+            yield _smem_tensor(op, _buffer(op.operands[0], defs), file, line)
+
+
+def _smem_tensor(op: Op, buf: Buffer | None, file: str, line: int) -> Finding:
+    m = _MEMREF.match(op.type)
+    if m is None:
+        return Finding("smem", op.type, file, line, gap=f"not modelled: shared-memory tensor type {op.type}")
+    return _smem_finding(m, buf, file, line)
+
+
+_LAYOUT_TYPES = ("!cute.layout<", "!cute.composed_layout<")
+
+
+def own_layout(value: str, defs: dict[str, Op]) -> bool:
+    """Whether the layout ``value`` is built by the kernel (from shapes, strides, swizzles, a kernel argument) rather
+    than read off a tensor (``cute.get_layout``, through any layout operations on the way)."""
+    for _ in range(64):
+        op = defs.get(value)
+        if op is None:  # a function argument: a layout the host passed in
+            return True
+        if op.name == "cute.get_layout":
+            return False
+        nxt = [v for v in op.operands if v in defs and defs[v].type.startswith(_LAYOUT_TYPES)]
+        if not nxt:
+            return True
+        value = nxt[0]
+    return True
 
 
 def _buffer(value: str, defs: dict[str, Op]) -> Buffer | None:
-    """Where the pointer ``value`` points: back through pointer operations (``add_offset`` adds its static offset,
-    ``recast_iter`` and the others keep it) to the ``get_iter`` of an allocation (a root view), else ``None`` (the
-    iterator of another view: a view of a view; a block argument)."""
+    """Where the pointer ``value`` points: back through pointer operations (``add_offset`` adds its static offset;
+    ``recast_iter`` keeps it; any other makes it unknown) and the iterators of other tensors (a view's pointer; a
+    slice or partition moves it by an amount not read here) to the allocation; ``None`` when the chain ends
+    elsewhere (a block argument: a pointer carried by a loop)."""
     offset: int | None = 0
     for _ in range(64):
         op = defs.get(value)
-        if op is None or not op.operands:
+        if op is None:
             return None
-        if op.name == "cute.get_iter":
-            src = defs.get(op.operands[0])
-            return Buffer(src, offset) if src is not None and src.name == "cute.memref.alloca" else None
-        if not op.type.startswith("!cute.ptr<"):
+        if op.name == "cute.memref.alloca":
+            return Buffer(op, offset)
+        if op.name in ("cute.get_iter", "cute.make_view") and op.operands:
+            value = op.operands[0]
+            continue
+        if op.type.startswith("!cute.ptr<") and op.operands:
+            offset = _add_offset(op, offset) if op.name == "cute.add_offset" else (
+                offset if op.name == "cute.recast_iter" else None)
+            value = op.operands[0]
+            continue
+        src = [v for v in op.operands if v in defs and defs[v].type.startswith("!cute.memref<")]
+        if not op.type.startswith("!cute.memref<") or not src:
             return None
-        if op.name == "cute.add_offset":
-            offset = _add_offset(op, offset)
-        value = op.operands[0]
+        offset, value = None, src[0]
     return None
 
 
@@ -179,7 +203,7 @@ def element_bits(dtype: str) -> int | None:
     return int(m.group(1)) if m else None
 
 
-def _smem_finding(m: re.Match[str], buf: Buffer, file: str, line: int) -> Finding:
+def _smem_finding(m: re.Match[str], buf: Buffer | None, file: str, line: int) -> Finding:
     dt, sw, text = m.group("dt"), m.group("sw"), m.group("layout")
     subject = f"{dt} {sw + ' (pointer) o ' if sw else ''}{text}"
     if "?" in text:
@@ -198,7 +222,7 @@ def _smem_finding(m: re.Match[str], buf: Buffer, file: str, line: int) -> Findin
     except LayoutcheckError as e:
         return Finding("smem", subject, file, line, gap=f"not modelled: cannot read the layout {text}: {e}")
     props: list[Any] = ["injective"]
-    extent = buf.extent()
+    extent = None if buf is None else buf.extent()
     if extent is not None and bits and bits % 8 == 0:
         what, nbytes = extent
         subject += f" in {what} ({nbytes} B)"

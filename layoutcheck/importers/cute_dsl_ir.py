@@ -1,10 +1,13 @@
 """The CuTe-dialect module a CuTe DSL kernel traces to, read as text: its type aliases and its operations.
 
-Either printed form is read: pretty (``%view = cute.make_view(%p, %l) : !memref_smem_f16 loc(#loc21)``) and generic
-(``%109 = "cute.make_view"(%108, %arg2) : (!cute.ptr<...>, ...) -> !memref_smem_f16``). An ``Op`` keeps its result
-names, its operation name, its operand names, its result type and its text, with every type alias
-(``!memref_smem_f16 = !cute.memref<f16, smem, align<16>, "...">``) expanded, so a reader matches types, never alias
-names. ``importers.cute_dsl_findings`` reads the layouts out of them.
+``compile_kernel`` prints the module in MLIR's generic form, one syntax for every operation:
+``%109 = "cute.make_view"(%108, %arg2) : (!cute.ptr<...>, ...) -> !memref_smem_f16 loc(#loc21)``. The pretty form
+(``%view = cute.make_view(%p, %l) : !memref_smem_f16``) is read too where an operation prints its operands in
+parentheses right after its name and its result type last; custom formats (``cute.append_to_rank<2> (%a, %b) : T,
+U``) are not, so the generic form is the one to read. An ``Op`` keeps its result names, its operation name, its
+operand names, its result type and its text, with every type alias (``!memref_smem_f16 = !cute.memref<f16, smem,
+align<16>, "...">``) expanded, so a reader matches types, never alias names. ``importers.cute_dsl_findings`` reads
+the layouts out of them.
 """
 
 from __future__ import annotations

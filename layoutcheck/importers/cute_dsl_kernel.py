@@ -6,9 +6,10 @@ options="--gpu-arch sm_90a")`` does: the ``@cute.jit`` host function and every `
 traced and compiled with the installed ``nvidia-cutlass-dsl``; no GPU is needed. A ``Capture`` keeps:
 
 - the CuTe-dialect module as traced, before any pass (the DSL's own ``trace_finalize_hooks``, which run before its
-  compile cache is consulted), printed with its locations (``--generate-line-info``): every static layout is spelled
-  in its type (``!cute.memref<f16, smem, align<16>, S<3,4,3>, "((8,16),(64,1)):((64,512),(1,0))">``,
-  ``!cute.tiled_copy<..., layout_copy_tv = <"...">, tiler_mn = <"[..]">>``, ``tma_gbasis = <"...">``);
+  compile cache is consulted), printed in MLIR's generic form (one syntax for every operation) with its locations
+  (``--generate-line-info``): every static layout is spelled in its type (``!cute.memref<f16, smem, align<16>,
+  S<3,4,3>, "((8,16),(64,1)):((64,512),(1,0))">``, ``!cute.tiled_copy<..., layout_copy_tv = <"...">, tiler_mn =
+  <"[..]">>``, ``tma_gbasis = <"...">``);
 - for each ``make_tiled_mma`` call, the DSL's own tiled TV layouts of A, B and C and the tile they index
   (``tv_layout_C_tiled``, ``get_tile_size``: the IR type names the atom, not its TV layouts), and for each TiledCopy
   constructor call its ``layout_src_tv_tiled`` / ``layout_dst_tv_tiled``; the constructors are rebound for the
@@ -22,6 +23,7 @@ it, and a kernel the DSL rejects is a ``LayoutError`` with the DSL's own message
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import os
 import re
@@ -231,7 +233,7 @@ def compile_kernel(spec: KernelSpec) -> Capture:
     copies: list[TiledCopyRecord] = []
 
     def keep(owner: Any, module: Any, function_name: str) -> None:
-        modules.append(module.operation.get_asm(enable_debug_info=True))
+        modules.append(module.operation.get_asm(enable_debug_info=True, print_generic_op_form=True))
 
     dsl = BaseDSL._get_dsl()
     try:
@@ -262,10 +264,11 @@ def dsl_message(e: BaseException) -> str:
     return err.group("msg").strip() + (f" ({where.group('at')})" if where else "")
 
 
-COPY_MAKERS = ("make_tiled_copy", "make_tiled_copy_tv", "make_tiled_copy_A", "make_tiled_copy_B",
-               "make_tiled_copy_C", "make_tiled_copy_S", "make_tiled_copy_D", "make_tiled_copy_C_atom",
-               "make_cotiled_copy")
-"""The DSL's TiledCopy constructors (``cutlass.cute.atom``) whose results are recorded."""
+COPY_MAKERS = (("cutlass.cute.atom", ("make_tiled_copy", "make_tiled_copy_tv", "make_tiled_copy_A",
+                                      "make_tiled_copy_B", "make_tiled_copy_C", "make_tiled_copy_S",
+                                      "make_tiled_copy_D", "make_tiled_copy_C_atom", "make_cotiled_copy")),
+               ("cutlass.cute.nvgpu.tcgen05.helpers", ("make_tmem_copy", "make_s2t_copy")))
+"""The DSL's TiledCopy constructors (module, names) whose results are recorded."""
 
 
 @contextmanager
@@ -286,10 +289,15 @@ def _hooks(file: str, mmas: list[TiledMmaRecord], copies: list[TiledCopyRecord])
     with ExitStack() as stack:
         orig = atom.make_tiled_mma
         stack.enter_context(_rebound(orig, hook(orig, lambda tm: mmas.append(_mma_record(tm, file)))))
-        for name in COPY_MAKERS:
-            orig = getattr(atom, name, None)
-            if orig is not None:
-                stack.enter_context(_rebound(orig, hook(orig, lambda tc: copies.append(_copy_record(tc, file)))))
+        for module, names in COPY_MAKERS:
+            try:
+                mod = importlib.import_module(module)
+            except ImportError:  # another DSL version: its TiledCopies are checked on their IR type alone
+                continue
+            for name in names:
+                orig = getattr(mod, name, None)
+                if orig is not None:
+                    stack.enter_context(_rebound(orig, hook(orig, lambda tc: copies.append(_copy_record(tc, file)))))
         yield
 
 

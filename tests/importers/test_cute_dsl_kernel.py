@@ -157,7 +157,10 @@ GENERIC = '''
   %108 = "cute.recast_iter"(%107) : (!cute.ptr<i8, smem, align<16>>) -> !cute.ptr<f16, smem, align<16>>
   %109 = "cute.make_view"(%108, %arg2) : (!cute.ptr<f16, smem, align<16>>, !cute.composed_layout<"S<3,3,3> o 0 o ((8,16),(64,1)):((64,512),(1,0))">) -> !memref_smem_f16
   %111 = "cute.get_iter"(%109) : (!memref_smem_f16) -> !cute.ptr<f16, smem, align<16>>
+  %148 = "cute.get_layout"(%109) : (!memref_smem_f16) -> !cute.layout<"(8,8):(1,8)">
   %149 = "cute.make_view"(%111, %148) : (!cute.ptr<f16, smem, align<16>>, !cute.layout<"(8,8):(1,8)">) -> !memref_smem_f16
+  %150 = "cute.recast_iter"(%111) : (!cute.ptr<f16, smem, align<16>>) -> !cute.ptr<f32, smem, align<16>>
+  %151 = "cute.make_view"(%150, %arg3) : (!cute.ptr<f32, smem, align<16>>, !cute.layout<"(64,64):(64,1)">) -> !cute.memref<f32, smem, align<16>, "(64,64):(64,1)">
 '''  # noqa: E501 (IR lines as the DSL prints them)
 PRETTY = '''
 !memref_smem_i8 = !cute.memref<i8, smem, align<16>, "16384:1">
@@ -167,20 +170,25 @@ PRETTY = '''
       %iter_11 = cute.recast_iter(%iter_10) : !cute.ptr<i8, smem, align<16>> to !cute.ptr<f16, smem, align<16>> loc(#loc21)
       %view = cute.make_view(%iter_11, %tile_to_shape) : !memref_smem_f16 loc(#loc21)
       %iter_12 = cute.get_iter(%view) : !memref_smem_f16 loc(#loc21)
-      %view_2 = cute.make_view(%iter_12, %148) : !memref_smem_f16 loc(#loc22)
+      %lay_1 = cute.get_layout(%view) : !memref_smem_f16 loc(#loc22)
+      %view_2 = cute.make_view(%iter_12, %lay_1) : !memref_smem_f16 loc(#loc22)
 '''  # noqa: E501
 
 
 @pytest.mark.parametrize("form", ["generic", "pretty"])
 def test_root_views_in_either_printed_form(form: str) -> None:
-    """The generic form (``"op"(...) : (...) -> T``) and the pretty one (``op(...) : T``) give the same root view;
-    the view of a view is not one; the allocation's bytes bound it."""
+    """The generic form (``"op"(...) : (...) -> T``) and the pretty one (``op(...) : T``) give the same tensor; a
+    view whose layout is read off it (``cute.get_layout``) is not one; the allocation's bytes bound it. In the generic
+    form, a tensor with a layout of its own over another tensor's memory (an epilogue's f32 tile over the f16 A
+    tile, through ``recast_iter``) is one too, bounded by that allocation: 64 x 64 f32 = 16 KiB, 4096 elements."""
     from layoutcheck.importers.cute_dsl_kernel import Capture
 
     found = kernel_findings(Capture(GENERIC if form == "generic" else PRETTY, (), "k.py"))
-    assert [(f.what, f.keys, f.properties) for f in found] == [
-        ("smem", (("layout", "Sw<3,3,3> o 0 o ((8,16),(64,1)):((64,512),(1,0))"),),
-         ("injective", {"name": "in_bounds", "bound": 8192}))]
+    want = [("smem", (("layout", "Sw<3,3,3> o 0 o ((8,16),(64,1)):((64,512),(1,0))"),),
+             ("injective", {"name": "in_bounds", "bound": 8192}))]
+    if form == "generic":
+        want.append(("smem", (("layout", "(64,64):(64,1)"),), ("injective", {"name": "in_bounds", "bound": 4096})))
+    assert [(f.what, f.keys, f.properties) for f in found] == want
 
 
 def test_hooks_are_restored(runs: dict) -> None:
