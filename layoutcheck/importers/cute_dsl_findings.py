@@ -24,7 +24,7 @@ config of an existing spec kind that ``check`` decides (``spec_text``); rows com
 
 Each row is at the Python line the IR ``loc`` names (a TiledMMA or TiledCopy: the line of its constructor's call).
 Whatever is not modelled (a dynamic layout, a sub-byte pointer swizzle, a TMA tile map that is not one unit-stride
-basis per leaf, a TiledMMA whose TV layouts could not be read, an allocation with no view read) is a ``Finding``
+basis per leaf, a TiledMMA whose TV layouts could not be read) is a ``Finding``
 with a ``gap``: an UNKNOWN row naming it, never dropped.
 """
 
@@ -98,7 +98,7 @@ _FIELDS = re.compile(r'smem\.struct_fields = \[(?P<fields>[^\]]*)\]')
 
 @dataclass(frozen=True, slots=True)
 class Buffer:
-    """The bytes a root view starts at: its allocation (``cute.memref.alloca``), the byte offset in it (``None``
+    """The bytes a tensor starts at: its allocation (``cute.memref.alloca``), the byte offset in it (``None``
     when not static), and the struct field there (``smem.struct_fields = ["name:bytes:offset", ...]``)."""
 
     alloca: Op
