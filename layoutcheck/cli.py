@@ -563,8 +563,8 @@ def _add_cute_dsl(sub: Any) -> None:
                    "__call__ is one)")
     t.add_argument("--args", action="extend", metavar="[NAME=]VALUE", nargs="+",
                    help="the host's arguments in order: DTYPE[SHAPE] a row-major fake tensor (f16[256,128]), "
-                        "DTYPE[SHAPE]{ORDER} with CuTe's stride_order (f16[256,128]{0,1}: column-major), an int, "
-                        "true/false")
+                        "DTYPE[SHAPE]{ORDER} with CuTe's stride_order (f16[256,128]{0,1}: column-major), ? or ?D "
+                        "a dynamic extent (f16[?16,128]), an int, true/false, stream (a fake CUDA stream)")
     t.add_argument("--arch", default="sm_100a", metavar="sm_80|sm_90a|sm_100a|...")
     t.add_argument("--spec", metavar="FILE", help="also write the spec of what was found here")
     t.add_argument("--json", metavar="FILE", help="write the rows as JSON")
