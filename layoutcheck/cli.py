@@ -1,4 +1,5 @@
-"""The ``layoutcheck`` command line: ``check``, ``prove``, ``calc``, ``vectors``, ``show``, ``gpu``, ``triton``.
+"""The ``layoutcheck`` command line: ``check``, ``prove``, ``calc``, ``vectors``, ``show``, ``gpu``, ``triton``,
+``cute-dsl``.
 
 Exit codes (every command; ``layoutcheck.errors`` defines them, ``docs/user-guide.md`` explains them)::
 
@@ -200,6 +201,38 @@ def _ptx_run(args: argparse.Namespace, params: list[str]) -> tuple[tuple[int, ..
                              f"(its runtime arguments: {', '.join(params)})")
         scalars[str(params.index(k))] = v
     return tuple(int(g) for g in args.grid.split(",")), scalars
+
+
+# -- cute-dsl -------------------------------------------------------------------------------------------------------
+def cmd_cute_dsl(args: argparse.Namespace) -> int:
+    """Compile ``FILE.py::HOST`` on the CPU with the installed CuTe DSL and check every shared-memory layout,
+    TiledMMA, TiledCopy and TMA atom it builds (``importers.cute_dsl_findings``) through ``check``'s road, each row at
+    its Python line; what is not modelled is an UNKNOWN row."""
+    import tempfile
+    from pathlib import Path
+
+    from layoutcheck.check import FILE_LEVEL, Row, check_paths, exit_code
+    from layoutcheck.importers.cute_dsl_findings import at_source, gaps, kernel_findings, spec_text
+    from layoutcheck.importers.cute_dsl_kernel import KernelSpec, compile_kernel
+    from layoutcheck.report.verdicts import format_table, use_colour
+
+    spec = KernelSpec(args.kernel, tuple(args.args or ()), args.arch)
+    found = kernel_findings(_guarded(lambda: compile_kernel(spec), "cute-dsl"))
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        path = args.spec or str(Path(tmp) / "kernel.toml")
+        Path(path).write_text(spec_text(found))
+        if len(gaps(found)) < len(found):  # a spec without configs is an ERROR of its own: only gaps, no spec
+            rows = at_source(check_paths([path], args.engine, args.timeout, memory=args.memory), found)
+    rows += [Row(file=f.file, config=f.name, property=FILE_LEVEL, status="UNKNOWN", reason=f.gap, line=f.line)
+             for f in gaps(found)]
+    rows.sort(key=lambda r: r.line)
+    print(format_table(rows, colour=use_colour(sys.stdout)))
+    if args.json:
+        from layoutcheck.report.verdicts import write_json
+
+        write_json(rows, args.json)
+    return exit_code(rows)
 
 
 # -- import ---------------------------------------------------------------------------------------------------------
@@ -576,9 +609,26 @@ def _add_triton(sub: Any) -> None:
     t.set_defaults(func=cmd_triton)
 
 
+def _add_cute_dsl(sub: Any) -> None:
+    t = sub.add_parser("cute-dsl", help="compile a CuTe DSL kernel on the CPU and check its shared-memory layouts, "
+                       "TiledMMAs, TiledCopies and TMA atoms", epilog="needs nvidia-cutlass-dsl installed; the "
+                       "kernel file is imported")
+    t.add_argument("kernel", metavar="FILE.py::HOST", help="the @cute.jit host function (or an object whose "
+                   "__call__ is one)")
+    t.add_argument("--args", action="extend", metavar="[NAME=]VALUE", nargs="+",
+                   help="the host's arguments in order: DTYPE[SHAPE] a row-major fake tensor (f16[256,128]), "
+                        "DTYPE[SHAPE]{ORDER} with CuTe's stride_order (f16[256,128]{0,1}: column-major), ? or ?D "
+                        "a dynamic extent (f16[?16,128]), an int, true/false, stream (a fake CUDA stream)")
+    t.add_argument("--arch", default="sm_100a", metavar="sm_80|sm_90a|sm_100a|...")
+    t.add_argument("--spec", metavar="FILE", help="also write the spec of what was found here")
+    t.add_argument("--json", metavar="FILE", help="write the rows as JSON")
+    _engine_args(t)
+    t.set_defaults(func=cmd_cute_dsl)
+
+
 COMMANDS: dict[str, Callable[[Any], None]] = {
     "check": _add_check, "import": _add_import, "prove": _add_prove, "calc": _add_calc, "vectors": _add_vectors,
-    "show": _add_show, "gpu": _add_gpu, "triton": _add_triton,
+    "show": _add_show, "gpu": _add_gpu, "triton": _add_triton, "cute-dsl": _add_cute_dsl,
 }
 """Subcommand -> the function adding its parser (which sets ``func``). A new subcommand is one entry here."""
 
