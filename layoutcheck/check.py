@@ -85,7 +85,8 @@ def exit_code(rows: Sequence[Row]) -> int:
     >>> exit_code([Row("f", "c", "p", "PROVEN"), Row("f", "c", "q", "UNKNOWN", reason="t")])
     3
     """
-    return worst_exit([r.exit_code for r in rows])
+    kept = getattr(rows, "exit_code", None)  # a ``report.stream.RowSpool`` keeps it: nothing to read back
+    return kept() if callable(kept) else worst_exit([r.exit_code for r in rows])
 
 
 def row_from_result(result: Any, file: str, config: str, prop: str, line: int = 0, prefix: str = "") -> Row:
@@ -253,6 +254,10 @@ _CLAIMS: dict[tuple[str, str, str, bool], list[Any]] = {}
 a fork; by content, like ``_SPECS``."""
 _CACHE_BOUND = 1024
 """Entries either cache keeps before it starts afresh (a long-lived process checking many rewritten files)."""
+_CONFIGS_BOUND = 200_000
+"""The most configs ``_SPECS`` holds (about 1.3 KB each): past it the oldest specs are dropped and read again when a
+unit needs them, so a run's memory does not grow with its number of configs (issue #29)."""
+_held_configs = 0
 
 
 def read_input(file: str) -> str:
@@ -300,12 +305,16 @@ def _load(file: str, text: str | None = None) -> Any:
     parsed once per distinct (name, text)."""
     from layoutcheck.spec.load import parse_text, read_spec
 
+    global _held_configs
     key = (file, read_spec(file) if text is None else text)
-    if key not in _SPECS:
-        if len(_SPECS) >= _CACHE_BOUND:
-            _SPECS.clear()
-        _SPECS[key] = _load_cute(file, key[1]) if road_of(file) == "cute" else parse_text(key[1], file, strict=False)
-    return _SPECS[key]
+    spec = _SPECS.get(key)
+    if spec is None:
+        spec = _load_cute(file, key[1]) if road_of(file) == "cute" else parse_text(key[1], file, strict=False)
+        while _SPECS and (len(_SPECS) >= _CACHE_BOUND or _held_configs + len(spec.configs) > _CONFIGS_BOUND):
+            _held_configs -= len(_SPECS.pop(next(iter(_SPECS))).configs)  # the oldest first
+        _SPECS[key] = spec
+        _held_configs += len(spec.configs)
+    return spec
 
 
 def _load_cute(file: str, text: str) -> Any:
@@ -400,8 +409,10 @@ class Plan:
         return sum(u.properties for u in self.units) + len(self.errors)
 
 
-def plan(paths: Sequence[str], include_broken: bool = False, banks: bool = False) -> Plan:
-    """Read every input file under ``paths`` once; the tasks to run, and the ERROR rows of what did not load.
+def plan(paths: Sequence[str], include_broken: bool = False, banks: bool = False,
+         on_file: Callable[[str], None] | None = None) -> Plan:
+    """Read every input file under ``paths`` once; the tasks to run, and the ERROR rows of what did not load
+    (``on_file`` is told each file before it is read: a progress bar).
 
     A path that does not exist, a file that cannot be read or parsed (TOML syntax, ``format``, a truncated
     ``.ttgir``) and each bad config become ERROR rows naming the file; the rest is planned (``road_of`` says how each
@@ -421,6 +432,8 @@ def plan(paths: Sequence[str], include_broken: bool = False, banks: bool = False
             continue
         order += files
         for f in files:
+            if on_file:
+                on_file(f)
             found, bad = _plan_file(f, banks)
             units += found
             errors += bad
@@ -534,23 +547,47 @@ def check_paths(paths: Sequence[str], engine: str = "auto", timeout: float = DEF
                 include_broken: bool = False, on_row: Callable[[Row], None] | None = None,
                 planned: Plan | None = None, memory: int | None = None, banks: bool = False) -> list[Row]:
     """Check every (config, property) of the input files under ``paths`` (spec files, ``.ttgir`` modules, TileLang
-    and CuTe printouts: ``road_of``); rows in path order, then line order.
+    and CuTe printouts: ``road_of``); rows in path order, then line order (``check_rows`` as a list).
 
     ``jobs > 1`` runs configs in a pool of worker processes; ``on_row`` sees each row as it is done.
     """
     p = planned if planned is not None else plan(paths, include_broken, banks)
-    units, errors = p.units, p.errors
-    done: list[Row] = list(errors)
-    for r in errors:
+    return list(check_rows(p, engine, timeout, jobs, on_row, memory))
+
+
+def check_rows(p: Plan, engine: str = "auto", timeout: float = DEFAULT_TIMEOUT, jobs: int = 1,
+               on_row: Callable[[Row], None] | None = None, memory: int | None = None) -> Iterator[Row]:
+    """The rows of plan ``p`` as they are decided, in report order: path order, then line order within a file
+    (``sorted`` by (file, line), stable: a file's ERROR rows before its proofs on the same line).
+
+    Streams (issue #29): a file's rows are held only until its last unit is done, then yielded sorted, so a run
+    keeps at most about one file's rows (all of them only when a file is named twice, its units apart).
+    ``on_row`` sees each row as it is done (the plan's ERROR rows first).
+    """
+    order = {f: i for i, f in enumerate(p.files)}
+    index = [order.get(u.file, 0) for u in p.units]
+    last = {k: n for n, k in enumerate(index)}  # the position of each file's last unit
+    held: dict[int, list[Row]] = {}
+    for r in p.errors:
         if on_row:
             on_row(r)
-    for rows in _run_units(units, engine, timeout, jobs, memory):
+        held.setdefault(order.get(r.file, 0), []).append(r)
+    ready = 0  # files below it are out
+    for n, rows in enumerate(_run_units(p.units, engine, timeout, jobs, memory)):
+        k = index[n]
         for r in rows:
             if on_row:
                 on_row(r)
-        done += rows
-    order = {f: i for i, f in enumerate(p.files)}
-    return sorted(done, key=lambda r: (order.get(r.file, 0), r.line))
+        held.setdefault(k, []).extend(rows)
+        while ready < len(p.files) and last.get(ready, -1) <= n:  # every unit of file `ready` is done
+            yield from sorted(held.pop(ready, ()), key=_line)
+            ready += 1
+    for k in sorted(held):  # files with no unit (only ERROR rows) after the last unit, and any file index 0 left
+        yield from sorted(held[k], key=_line)
+
+
+def _line(r: Row) -> int:
+    return r.line
 
 
 def _run_units(units: list[Unit], engine: str, timeout: float, jobs: int, memory: int | None

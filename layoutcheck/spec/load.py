@@ -353,19 +353,34 @@ def declares_refuted(path: str) -> bool:
     """
     try:
         with open(path, "rb") as f:
-            return _toml(f.read().decode("utf-8")).get("expect") == "refuted"
+            text = f.read().decode("utf-8")
+        head = _top_level(text)
+        if head is not None and head.get("expect") != "refuted":
+            return False
+        return _toml(text).get("expect") == "refuted"  # the whole file: a broken one is checked, never skipped
     except (OSError, ValueError, UnicodeDecodeError):  # TOMLDecodeError is a ValueError; so are 4300-digit ints
         return False
 
 
-_PARSED: dict[str, dict[str, Any]] = {}
-"""TOML documents parsed by this process, by their text (``collect`` and ``load_spec`` read each file: one parse)."""
+_FIRST_TABLE = re.compile(r"^[ \t]*\[", re.M)
+
+
+def _top_level(text: str) -> dict[str, Any] | None:
+    """The top-level keys of ``text`` from the part before its first table header, or ``None`` when that part is
+    not TOML on its own (then read the whole file).
+
+    Every top-level key precedes the first header. A line that starts with ``[`` but is no header lies inside a
+    multi-line string or array, so the part before it ends inside that value and does not parse: a part that
+    parses ends at a real header and holds exactly the file's top-level keys. Reading only it spares ``collect``
+    a parse of every config (the whole file was parsed twice, and the parse kept for the second read held about
+    1 KB per config, issue #29)."""
+    m = _FIRST_TABLE.search(text)
+    try:
+        return tomllib.loads(text[:m.start()] if m else text)
+    except ValueError:
+        return None
 
 
 def _toml(text: str) -> dict[str, Any]:
-    """``tomllib.loads(text)``, parsed once per distinct text (callers only read the result)."""
-    if text not in _PARSED:
-        if len(_PARSED) >= 256:
-            _PARSED.clear()
-        _PARSED[text] = tomllib.loads(text)
-    return _PARSED[text]
+    """``tomllib.loads(text)`` (nothing kept: a spec is parsed once, by ``load_spec``)."""
+    return tomllib.loads(text)
