@@ -393,8 +393,8 @@ def _top_level(text: str) -> dict[str, Any] | None:
     Every top-level key precedes the first header. A line that starts with ``[`` but is no header lies inside a
     multi-line string or array, so the part before it ends inside that value and does not parse: a part that
     parses ends at a real header and holds exactly the file's top-level keys. Reading only it spares ``collect``
-    a parse of every config (the whole file was parsed twice, and the parse kept for the second read held about
-    1 KB per config, issue #29)."""
+    a parse of every config (the whole file was parsed twice: once here, once to load it, or the first parse was
+    kept for the second, about 1 KB per config, issue #29)."""
     m = _FIRST_TABLE.search(text)
     try:
         return tomllib.loads(text[:m.start()] if m else text)
@@ -402,6 +402,25 @@ def _top_level(text: str) -> dict[str, Any] | None:
         return None
 
 
+_PARSED: dict[str, dict[str, Any]] = {}
+"""TOML documents parsed by this process, by their text (callers only read them): files with the same content (a
+corpus copied, a spec included twice) are parsed once. Bounded by the text they hold, ``_PARSED_BYTES`` (about
+1 KB of parsed values per config of ~100 characters), so memory does not grow with a run's configs."""
+_PARSED_BYTES = 4 << 20
+
+
 def _toml(text: str) -> dict[str, Any]:
-    """``tomllib.loads(text)`` (nothing kept: a spec is parsed once, by ``load_spec``)."""
-    return tomllib.loads(text)
+    """``tomllib.loads(text)``, parsed once per distinct text among those ``_PARSED`` keeps."""
+    got = _PARSED.get(text)
+    if got is None:
+        got = tomllib.loads(text)
+        if len(text) <= _PARSED_BYTES:
+            while _PARSED and _held[0] + len(text) > _PARSED_BYTES:
+                _held[0] -= len(next(iter(_PARSED)))  # the oldest first
+                del _PARSED[next(iter(_PARSED))]
+            _PARSED[text] = got
+            _held[0] += len(text)
+    return got
+
+
+_held = [0]  # characters of text in _PARSED
