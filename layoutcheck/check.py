@@ -254,9 +254,10 @@ _CLAIMS: dict[tuple[str, str, str, bool], list[Any]] = {}
 a fork; by content, like ``_SPECS``."""
 _CACHE_BOUND = 1024
 """Entries either cache keeps before it starts afresh (a long-lived process checking many rewritten files)."""
-_CONFIGS_BOUND = 200_000
-"""The most configs ``_SPECS`` holds (about 1.3 KB each): past it the oldest specs are dropped and read again when a
-unit needs them, so a run's memory does not grow with its number of configs (issue #29)."""
+_CONFIGS_BOUND = 40_000
+"""The most configs ``_SPECS`` holds (about 1.3 KB each, so ~50 MB; a larger spec is held alone): past it a run's
+later files are read twice (by ``plan``, then when they run), so its memory does not grow with its number of
+configs (issue #29)."""
 _held_configs = 0
 
 
@@ -300,9 +301,11 @@ def _is_toml(text: str) -> bool:
     return True
 
 
-def _load(file: str, text: str | None = None) -> Any:
+def _load(file: str, text: str | None = None, evict: bool = True) -> Any:
     """The spec of ``file`` (a TOML spec, or the spec of a CuTe printout) with content ``text`` (default: read now),
-    parsed once per distinct (name, text)."""
+    parsed once per distinct (name, text) while ``_SPECS`` has room. ``evict``: make room by dropping the oldest
+    specs; else (``plan``, which reads the files in the order they run) keep it only if it fits, so the first files
+    to run stay and the others are read again when their turn comes."""
     from layoutcheck.spec.load import parse_text, read_spec
 
     global _held_configs
@@ -310,10 +313,12 @@ def _load(file: str, text: str | None = None) -> Any:
     spec = _SPECS.get(key)
     if spec is None:
         spec = _load_cute(file, key[1]) if road_of(file) == "cute" else parse_text(key[1], file, strict=False)
-        while _SPECS and (len(_SPECS) >= _CACHE_BOUND or _held_configs + len(spec.configs) > _CONFIGS_BOUND):
+        full = lambda: len(_SPECS) >= _CACHE_BOUND or _held_configs + len(spec.configs) > _CONFIGS_BOUND  # noqa: E731
+        while evict and _SPECS and full():
             _held_configs -= len(_SPECS.pop(next(iter(_SPECS))).configs)  # the oldest first
-        _SPECS[key] = spec
-        _held_configs += len(spec.configs)
+        if not full() or not _SPECS:
+            _SPECS[key] = spec
+            _held_configs += len(spec.configs)
     return spec
 
 
@@ -451,7 +456,7 @@ def _plan_file(f: str, banks: bool) -> tuple[list[Unit], list[Row]]:
             n = len(_claims(f, road, banks, text))
             return ([Unit(f, 0, n, n, road, banks, text)] if n else []), []
         text = read_spec(f)
-        spec = _load(f, text)
+        spec = _load(f, text, evict=False)
     except SpecError as e:
         return [], [error_row(f, FILE_LEVEL, FILE_LEVEL, _strip_location(e), line=e.line or 0, key=e.key)]
     except LayoutcheckError as e:  # a .ttgir, TileLang or CuTe text that does not parse

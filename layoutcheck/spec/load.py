@@ -406,7 +406,7 @@ _PARSED: dict[str, dict[str, Any]] = {}
 """TOML documents parsed by this process, by their text (callers only read them): files with the same content (a
 corpus copied, a spec included twice) are parsed once. Bounded by the text they hold, ``_PARSED_BYTES`` (about
 1 KB of parsed values per config of ~100 characters), so memory does not grow with a run's configs."""
-_PARSED_BYTES = 4 << 20
+_PARSED_BYTES = 1 << 20
 
 
 def _toml(text: str) -> dict[str, Any]:
