@@ -21,11 +21,13 @@ worst of its rows (``exit_code``, severity in ``layoutcheck.errors``).
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
 import sys
 import threading
 import time
+from array import array
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
@@ -77,6 +79,35 @@ class Row:
     def exit_code(self) -> int:
         """This row's exit code: 0 PROVEN, 1 REFUTED, 2 ERROR, 3 UNKNOWN, 4 an internal error."""
         return EXIT_INTERNAL if self.internal else _EXIT[self.status]
+
+    def fields(self) -> tuple[Any, ...]:
+        """The row as a tuple of its fields in declaration order (``row_of`` is the inverse): what workers send
+        back and the report spool keeps (a tuple pickles in a tenth of the time of the dataclass)."""
+        return (self.file, self.config, self.property, self.status, self.engine, self.time_s, self.counterexample,
+                self.counterexample_data, self.reason, self.line, self.key, self.internal, self.claim)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return row_of, (self.fields(),)
+
+
+ROW_FIELDS = ("file", "config", "property", "status", "engine", "time_s", "counterexample", "counterexample_data",
+              "reason", "line", "key", "internal", "claim")
+"""``Row``'s fields in order: the positions in ``Row.fields()`` (``F_*`` name the ones the run reads)."""
+F_CONFIG, F_PROPERTY, F_STATUS, F_LINE, F_INTERNAL = 1, 2, 3, 9, 11
+_set = object.__setattr__
+
+
+def row_of(t: tuple[Any, ...]) -> Row:
+    """The ``Row`` of ``Row.fields()`` ``t`` (already validated: no ``__post_init__``)."""
+    r = object.__new__(Row)
+    for name, value in zip(ROW_FIELDS, t, strict=True):
+        _set(r, name, value)
+    return r
+
+
+def fields_exit_code(t: tuple[Any, ...]) -> int:
+    """``Row.exit_code`` of the row with fields ``t``."""
+    return EXIT_INTERNAL if t[F_INTERNAL] else _EXIT[t[F_STATUS]]
 
 
 def exit_code(rows: Sequence[Row]) -> int:
@@ -569,21 +600,31 @@ def check_rows(p: Plan, engine: str = "auto", timeout: float = DEFAULT_TIMEOUT, 
     keeps at most about one file's rows (all of them only when a file is named twice, its units apart).
     ``on_row`` sees each row as it is done (the plan's ERROR rows first).
     """
+    seen = None if on_row is None else (lambda t: on_row(row_of(t)))
+    for t in check_fields(p, engine, timeout, jobs, seen, memory):
+        yield row_of(t)
+
+
+def check_fields(p: Plan, engine: str = "auto", timeout: float = DEFAULT_TIMEOUT, jobs: int = 1,
+                 on_row: Callable[[tuple[Any, ...]], None] | None = None, memory: int | None = None
+                 ) -> Iterator[tuple[Any, ...]]:
+    """``check_rows`` as ``Row.fields()`` tuples (``on_row`` sees them too): what ``layoutcheck check`` spools; a
+    worker's rows come back as tuples and no ``Row`` is built in the parent (issue #29)."""
     order = {f: i for i, f in enumerate(p.files)}
     index = [order.get(u.file, 0) for u in p.units]
     last = {k: n for n, k in enumerate(index)}  # the position of each file's last unit
-    held: dict[int, list[Row]] = {}
+    held: dict[int, list[tuple[Any, ...]]] = {}
     for r in p.errors:
+        t = r.fields()
         if on_row:
-            on_row(r)
-        held.setdefault(order.get(r.file, 0), []).append(r)
+            on_row(t)
+        held.setdefault(order.get(r.file, 0), []).append(t)
     ready = 0  # files below it are out
     for n, rows in enumerate(_run_units(p.units, engine, timeout, jobs, memory)):
-        k = index[n]
-        for r in rows:
-            if on_row:
-                on_row(r)
-        held.setdefault(k, []).extend(rows)
+        if on_row:
+            for t in rows:
+                on_row(t)
+        held.setdefault(index[n], []).extend(rows)
         while ready < len(p.files) and last.get(ready, -1) <= n:  # every unit of file `ready` is done
             yield from sorted(held.pop(ready, ()), key=_line)
             ready += 1
@@ -591,15 +632,16 @@ def check_rows(p: Plan, engine: str = "auto", timeout: float = DEFAULT_TIMEOUT, 
         yield from sorted(held[k], key=_line)
 
 
-def _line(r: Row) -> int:
-    return r.line
+def _line(t: tuple[Any, ...]) -> int:
+    return t[F_LINE]
 
 
 def _run_units(units: list[Unit], engine: str, timeout: float, jobs: int, memory: int | None
-               ) -> Iterator[list[Row]]:
+               ) -> Iterator[list[tuple[Any, ...]]]:
+    """The rows of each unit, in plan order, as ``Row.fields()`` tuples."""
     if jobs <= 1 or len(units) <= 1:
         for u in units:
-            yield run_unit(u, engine, timeout, memory)
+            yield [r.fields() for r in run_unit(u, engine, timeout, memory)]
         return
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
@@ -615,17 +657,27 @@ def _run_units(units: list[Unit], engine: str, timeout: float, jobs: int, memory
 
     ctx = get_context("fork") if hasattr(os, "fork") else get_context()
     batches = _batches(units, jobs)
-    with ProcessPoolExecutor(max_workers=min(jobs, len(batches)), mp_context=ctx) as pool:
-        futures: list[Any] = [pool.submit(run_batch, b, engine, timeout, memory) for b in batches]
-        where = {id(u): (k, i) for k, b in enumerate(batches) for i, u in enumerate(b)}
-        for u in units:  # in plan order, so progress and reports are deterministic
-            k, i = where[id(u)]
-            try:
-                yield futures[k].result()[i]
-            except BrokenProcessPool:  # a worker died (a crash, the OOM killer): the run goes on without it
-                yield _isolated(u, engine, timeout, memory, ctx)
-            if i == len(batches[k]) - 1:
-                futures[k] = None  # its rows are out: let them go
+    where = array("l", bytes(8 * len(units)))  # unit (plan order) -> its batch; 8 bytes a unit, not a dict entry
+    for k, b in enumerate(batches):
+        for n in b:
+            where[n] = k
+    taken = [0] * len(batches)  # each batch's units are in plan order: the next one out is its taken[k]-th
+    gc.freeze()  # the plan's objects: never walked by a collection again, nor copied into a forked worker by one
+    try:
+        with ProcessPoolExecutor(max_workers=min(jobs, len(batches)), mp_context=ctx) as pool:
+            futures: list[Any] = [pool.submit(run_batch, [units[n] for n in b], engine, timeout, memory)
+                                  for b in batches]
+            for n, u in enumerate(units):  # in plan order, so progress and reports are deterministic
+                k = where[n]
+                i, taken[k] = taken[k], taken[k] + 1
+                try:
+                    yield futures[k].result()[i]
+                except BrokenProcessPool:  # a worker died (a crash, the OOM killer): the run goes on without it
+                    yield [r.fields() for r in _isolated(u, engine, timeout, memory, ctx)]
+                if i == len(batches[k]) - 1:
+                    futures[k] = None  # its rows are out: let them go
+    finally:
+        gc.unfreeze()
 
 
 BATCH_UNITS = 64
@@ -633,20 +685,21 @@ BATCH_UNITS = 64
 each task and its result -- than the proofs it spread)."""
 
 
-def _batches(units: list[Unit], jobs: int) -> list[list[Unit]]:
-    """``units`` as pool tasks, the heaviest first: each unit of size-range claims alone; the light ones in runs of
-    consecutive units (the same file's caches) of at most ``BATCH_UNITS``, small enough that every worker gets
-    about 4 tasks to balance the load."""
-    heavy = sorted((u for u in units if u.weight >= _RANGE_WEIGHT), key=lambda u: -u.weight)
-    light = [u for u in units if u.weight < _RANGE_WEIGHT]
+def _batches(units: list[Unit], jobs: int) -> list[list[int]]:
+    """``units`` as pool tasks (lists of their positions, each in plan order), the heaviest first: each unit of
+    size-range claims alone; the light ones in runs of consecutive units (the same file's caches) of at most
+    ``BATCH_UNITS``, small enough that every worker gets about 4 tasks to balance the load."""
+    heavy = sorted((n for n, u in enumerate(units) if u.weight >= _RANGE_WEIGHT), key=lambda n: -units[n].weight)
+    light = [n for n, u in enumerate(units) if u.weight < _RANGE_WEIGHT]
     size = max(1, min(BATCH_UNITS, len(light) // (4 * max(1, jobs))))
-    return [[u] for u in heavy] + [light[i:i + size] for i in range(0, len(light), size)]
+    return [[n] for n in heavy] + [light[i:i + size] for i in range(0, len(light), size)]
 
 
 def run_batch(units: list[Unit], engine: str = "auto", timeout: float = DEFAULT_TIMEOUT, memory: int | None = None
-              ) -> list[list[Row]]:
-    """``run_unit`` of each unit, in order (one pool task)."""
-    return [run_unit(u, engine, timeout, memory) for u in units]
+              ) -> list[list[tuple[Any, ...]]]:
+    """``run_unit`` of each unit, in order (one pool task), its rows as ``Row.fields()`` tuples (the parent builds
+    no ``Row``: it spools the tuples)."""
+    return [[r.fields() for r in run_unit(u, engine, timeout, memory)] for u in units]
 
 
 def _isolated(unit: Unit, engine: str, timeout: float, memory: int | None, ctx: Any) -> list[Row]:

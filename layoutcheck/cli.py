@@ -92,7 +92,7 @@ def _writers() -> dict[str, Callable[[Sequence[Any], str], None]]:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from layoutcheck.check import auto_jobs, check_rows, exit_code, plan
+    from layoutcheck.check import auto_jobs, check_fields, exit_code, plan
     from layoutcheck.errors import worst_exit
     from layoutcheck.report.stream import RowSpool
     from layoutcheck.report.verdicts import Progress, check_report_paths, table_lines, use_colour, write_reports
@@ -125,8 +125,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     progress.total = planned.checks
     jobs = auto_jobs(planned) if args.jobs == "auto" else args.jobs
     with RowSpool() as rows:  # rows go to disk as they are decided; only their counts stay in memory (issue #29)
-        for row in check_rows(planned, args.engine, args.timeout, jobs, progress.update, args.memory):
-            rows.add(row)
+        for t in check_fields(planned, args.engine, args.timeout, jobs, progress.update_fields, args.memory):
+            rows.add_fields(t)
         failed: list[str] = []
         if any(reports.values()):  # the writers (HTML pulls in the pictures) load only when a report is asked for
             writers = _writers()

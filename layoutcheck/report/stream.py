@@ -13,17 +13,15 @@ from __future__ import annotations
 import pickle
 import tempfile
 from collections.abc import Iterator
-from dataclasses import fields
 from typing import Any
 
-from layoutcheck.check import STATUSES, Row
+from layoutcheck.check import F_STATUS, STATUSES, Row, fields_exit_code, row_of
 from layoutcheck.errors import worst_exit
 
 BATCH = 512
 """Rows pickled together (one ``pickle.dump`` per batch: a dump per row cost more than the row's proof)."""
 IN_MEMORY = 8 << 20
 """Bytes of pickled rows kept in memory before the spool moves to a temporary file."""
-_FIELDS = tuple(f.name for f in fields(Row))
 
 
 class RowSpool:
@@ -38,10 +36,14 @@ class RowSpool:
         self._codes: set[int] = set()
 
     def add(self, row: Row) -> None:
-        self._pending.append(tuple(getattr(row, f) for f in _FIELDS))
+        self.add_fields(row.fields())
+
+    def add_fields(self, t: tuple[Any, ...]) -> None:
+        """Add the row whose ``Row.fields()`` are ``t`` (``check.check_fields`` gives them)."""
+        self._pending.append(t)
         self._len += 1
-        self.counts[row.status] += 1
-        self._codes.add(row.exit_code)
+        self.counts[t[F_STATUS]] += 1
+        self._codes.add(fields_exit_code(t))
         if len(self._pending) >= BATCH:
             self._flush()
 
@@ -63,7 +65,7 @@ class RowSpool:
             batch = pickle.load(self._file)
             at = self._file.tell()
             for t in batch:
-                yield Row(*t)
+                yield row_of(t)
 
     def summary(self) -> dict[str, int]:
         """Rows per status (``report.verdicts.summary``), counted as they were added."""

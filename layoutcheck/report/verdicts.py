@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from typing import IO, TYPE_CHECKING, Any
 
-from layoutcheck.check import STATUSES, Row, exit_code
+from layoutcheck.check import F_CONFIG, F_PROPERTY, STATUSES, Row, exit_code
 from layoutcheck.errors import ReportError
 
 if TYPE_CHECKING:  # the JSON and JUnit writers import their modules when a report is written
@@ -347,10 +347,17 @@ class Progress:
             self._draw(f"loading {self._files}: {os.path.basename(file)}")
 
     def update(self, row: Row) -> None:
+        self._advance(row.config, row.property)
+
+    def update_fields(self, t: tuple[Any, ...]) -> None:
+        """``update`` with a row's ``Row.fields()`` (``check.check_fields``)."""
+        self._advance(t[F_CONFIG], t[F_PROPERTY])
+
+    def _advance(self, config: str, prop: str) -> None:
         self.done += 1
         if not self.enabled:
             return
-        self._draw(f"{row.config} {row.property}")
+        self._draw(f"{config} {prop}")
         if self.done >= self.total:
             self.stream.write("\r" + " " * 100 + "\r")
             self.stream.flush()

@@ -118,3 +118,19 @@ def test_the_html_page_of_a_spool_is_that_of_the_list(tmp_path):
     assert to_html(_spool(rows), when=when) == to_html(rows, when=when)
     write_html(_spool(rows), str(tmp_path / "r.html"))
     assert (tmp_path / "r.html").read_text(encoding="utf-8").count("<tr class=") == 40
+
+
+def test_a_row_and_its_fields_round_trip_through_pickle():
+    import pickle
+
+    from layoutcheck.check import row_of
+
+    for r in _rows()[:20]:
+        assert row_of(r.fields()) == r and pickle.loads(pickle.dumps(r)) == r
+
+
+def test_two_workers_give_the_rows_of_one():
+    paths = [str(ROOT / "specs"), str(ROOT / "specs" / "broken")]
+    p = plan(paths, include_broken=True)
+    strip = [(r.file, r.config, r.property, r.status, r.counterexample, r.line) for r in check_rows(p, jobs=1)]
+    assert [(r.file, r.config, r.property, r.status, r.counterexample, r.line) for r in check_rows(p, jobs=2)] == strip
