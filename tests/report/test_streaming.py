@@ -134,3 +134,9 @@ def test_two_workers_give_the_rows_of_one():
     p = plan(paths, include_broken=True)
     strip = [(r.file, r.config, r.property, r.status, r.counterexample, r.line) for r in check_rows(p, jobs=1)]
     assert [(r.file, r.config, r.property, r.status, r.counterexample, r.line) for r in check_rows(p, jobs=2)] == strip
+
+
+def test_an_ascii_text_takes_one_column_a_character():
+    from layoutcheck.report.width import _char_width, display_width
+
+    assert all(_char_width(chr(c)) == 1 for c in range(128)) and display_width("".join(map(chr, range(128)))) == 128
