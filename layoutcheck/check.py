@@ -21,12 +21,14 @@ worst of its rows (``exit_code``, severity in ``layoutcheck.errors``).
 
 from __future__ import annotations
 
+import gc
 import os
 import re
 import signal
 import sys
 import threading
 import time
+from array import array
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
@@ -79,6 +81,35 @@ class Row:
         """This row's exit code: 0 PROVEN, 1 REFUTED, 2 ERROR, 3 UNKNOWN, 4 an internal error."""
         return EXIT_INTERNAL if self.internal else _EXIT[self.status]
 
+    def fields(self) -> tuple[Any, ...]:
+        """The row as a tuple of its fields in declaration order (``row_of`` is the inverse): what workers send
+        back and the report spool keeps (a tuple pickles in a tenth of the time of the dataclass)."""
+        return (self.file, self.config, self.property, self.status, self.engine, self.time_s, self.counterexample,
+                self.counterexample_data, self.reason, self.line, self.key, self.internal, self.claim)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return row_of, (self.fields(),)
+
+
+ROW_FIELDS = ("file", "config", "property", "status", "engine", "time_s", "counterexample", "counterexample_data",
+              "reason", "line", "key", "internal", "claim")
+"""``Row``'s fields in order: the positions in ``Row.fields()`` (``F_*`` name the ones the run reads)."""
+F_CONFIG, F_PROPERTY, F_STATUS, F_LINE, F_INTERNAL = 1, 2, 3, 9, 11
+_set = object.__setattr__
+
+
+def row_of(t: tuple[Any, ...]) -> Row:
+    """The ``Row`` of ``Row.fields()`` ``t`` (already validated: no ``__post_init__``)."""
+    r = object.__new__(Row)
+    for name, value in zip(ROW_FIELDS, t, strict=True):
+        _set(r, name, value)
+    return r
+
+
+def fields_exit_code(t: tuple[Any, ...]) -> int:
+    """``Row.exit_code`` of the row with fields ``t``."""
+    return EXIT_INTERNAL if t[F_INTERNAL] else _EXIT[t[F_STATUS]]
+
 
 def exit_code(rows: Sequence[Row]) -> int:
     """The worst exit code of ``rows`` (``layoutcheck.errors.EXIT_SEVERITY``: 4, 2, 1, 3, 0).
@@ -86,7 +117,8 @@ def exit_code(rows: Sequence[Row]) -> int:
     >>> exit_code([Row("f", "c", "p", "PROVEN"), Row("f", "c", "q", "UNKNOWN", reason="t")])
     3
     """
-    return worst_exit([r.exit_code for r in rows])
+    kept = getattr(rows, "exit_code", None)  # a ``report.stream.RowSpool`` keeps it: nothing to read back
+    return kept() if callable(kept) else worst_exit([r.exit_code for r in rows])
 
 
 def row_from_result(result: Any, file: str, config: str, prop: str, line: int = 0, prefix: str = "") -> Row:
@@ -257,6 +289,11 @@ _CLAIMS: dict[tuple[str, str, str, bool], list[Any]] = {}
 a fork; by content, like ``_SPECS``."""
 _CACHE_BOUND = 1024
 """Entries either cache keeps before it starts afresh (a long-lived process checking many rewritten files)."""
+_CONFIGS_BOUND = 40_000
+"""The most configs ``_SPECS`` holds (about 1.3 KB each, so ~50 MB; a larger spec is held alone): past it a run's
+later files are read twice (by ``plan``, then when they run), so its memory does not grow with its number of
+configs (issue #29)."""
+_held_configs = 0
 
 
 def read_input(file: str) -> str:
@@ -303,17 +340,25 @@ def _is_toml(text: str) -> bool:
     return True
 
 
-def _load(file: str, text: str | None = None) -> Any:
+def _load(file: str, text: str | None = None, evict: bool = True) -> Any:
     """The spec of ``file`` (a TOML spec, or the spec of a CuTe printout) with content ``text`` (default: read now),
-    parsed once per distinct (name, text)."""
+    parsed once per distinct (name, text) while ``_SPECS`` has room. ``evict``: make room by dropping the oldest
+    specs; else (``plan``, which reads the files in the order they run) keep it only if it fits, so the first files
+    to run stay and the others are read again when their turn comes."""
     from layoutcheck.spec.load import parse_text, read_spec
 
+    global _held_configs
     key = (file, read_spec(file) if text is None else text)
-    if key not in _SPECS:
-        if len(_SPECS) >= _CACHE_BOUND:
-            _SPECS.clear()
-        _SPECS[key] = _load_cute(file, key[1]) if road_of(file) == "cute" else parse_text(key[1], file, strict=False)
-    return _SPECS[key]
+    spec = _SPECS.get(key)
+    if spec is None:
+        spec = _load_cute(file, key[1]) if road_of(file) == "cute" else parse_text(key[1], file, strict=False)
+        full = lambda: len(_SPECS) >= _CACHE_BOUND or _held_configs + len(spec.configs) > _CONFIGS_BOUND  # noqa: E731
+        while evict and _SPECS and full():
+            _held_configs -= len(_SPECS.pop(next(iter(_SPECS))).configs)  # the oldest first
+        if not full() or not _SPECS:
+            _SPECS[key] = spec
+            _held_configs += len(spec.configs)
+    return spec
 
 
 def _load_cute(file: str, text: str) -> Any:
@@ -423,8 +468,10 @@ class Plan:
         return sum(u.properties for u in self.units) + len(self.errors)
 
 
-def plan(paths: Sequence[str], include_broken: bool = False, banks: bool = False) -> Plan:
-    """Read every input file under ``paths`` once; the tasks to run, and the ERROR rows of what did not load.
+def plan(paths: Sequence[str], include_broken: bool = False, banks: bool = False,
+         on_file: Callable[[str], None] | None = None) -> Plan:
+    """Read every input file under ``paths`` once; the tasks to run, and the ERROR rows of what did not load
+    (``on_file`` is told each file before it is read: a progress bar).
 
     A path that does not exist, a file that cannot be read or parsed (TOML syntax, ``format``, a truncated
     ``.ttgir``) and each bad config become ERROR rows naming the file; the rest is planned (``road_of`` says how each
@@ -444,6 +491,8 @@ def plan(paths: Sequence[str], include_broken: bool = False, banks: bool = False
             continue
         order += files
         for f in files:
+            if on_file:
+                on_file(f)
             found, bad = _plan_file(f, banks)
             units += found
             errors += bad
@@ -461,7 +510,7 @@ def _plan_file(f: str, banks: bool) -> tuple[list[Unit], list[Row]]:
             n = len(_claims(f, road, banks, text))
             return ([Unit(f, 0, n, n, road, banks, text)] if n else []), []
         text = read_spec(f)
-        spec = _load(f, text)
+        spec = _load(f, text, evict=False)
     except SpecError as e:
         return [], [error_row(f, FILE_LEVEL, FILE_LEVEL, _strip_location(e), line=e.line or 0, key=e.key)]
     except LayoutcheckError as e:  # a .ttgir, TileLang or CuTe text that does not parse
@@ -557,30 +606,65 @@ def check_paths(paths: Sequence[str], engine: str = "auto", timeout: float = DEF
                 include_broken: bool = False, on_row: Callable[[Row], None] | None = None,
                 planned: Plan | None = None, memory: int | None = None, banks: bool = False) -> list[Row]:
     """Check every (config, property) of the input files under ``paths`` (spec files, ``.ttgir`` modules, TileLang
-    and CuTe printouts: ``road_of``); rows in path order, then line order.
+    and CuTe printouts: ``road_of``); rows in path order, then line order (``check_rows`` as a list).
 
     ``jobs > 1`` runs configs in a pool of worker processes; ``on_row`` sees each row as it is done.
     """
     p = planned if planned is not None else plan(paths, include_broken, banks)
-    units, errors = p.units, p.errors
-    done: list[Row] = list(errors)
-    for r in errors:
-        if on_row:
-            on_row(r)
-    for rows in _run_units(units, engine, timeout, jobs, memory):
-        for r in rows:
-            if on_row:
-                on_row(r)
-        done += rows
+    return list(check_rows(p, engine, timeout, jobs, on_row, memory))
+
+
+def check_rows(p: Plan, engine: str = "auto", timeout: float = DEFAULT_TIMEOUT, jobs: int = 1,
+               on_row: Callable[[Row], None] | None = None, memory: int | None = None) -> Iterator[Row]:
+    """The rows of plan ``p`` as they are decided, in report order: path order, then line order within a file
+    (``sorted`` by (file, line), stable: a file's ERROR rows before its proofs on the same line).
+
+    Streams (issue #29): a file's rows are held only until its last unit is done, then yielded sorted, so a run
+    keeps at most about one file's rows (all of them only when a file is named twice, its units apart).
+    ``on_row`` sees each row as it is done (the plan's ERROR rows first).
+    """
+    seen = None if on_row is None else (lambda t: on_row(row_of(t)))
+    for t in check_fields(p, engine, timeout, jobs, seen, memory):
+        yield row_of(t)
+
+
+def check_fields(p: Plan, engine: str = "auto", timeout: float = DEFAULT_TIMEOUT, jobs: int = 1,
+                 on_row: Callable[[tuple[Any, ...]], None] | None = None, memory: int | None = None
+                 ) -> Iterator[tuple[Any, ...]]:
+    """``check_rows`` as ``Row.fields()`` tuples (``on_row`` sees them too): what ``layoutcheck check`` spools; a
+    worker's rows come back as tuples and no ``Row`` is built in the parent (issue #29)."""
     order = {f: i for i, f in enumerate(p.files)}
-    return sorted(done, key=lambda r: (order.get(r.file, 0), r.line))
+    index = [order.get(u.file, 0) for u in p.units]
+    last = {k: n for n, k in enumerate(index)}  # the position of each file's last unit
+    held: dict[int, list[tuple[Any, ...]]] = {}
+    for r in p.errors:
+        t = r.fields()
+        if on_row:
+            on_row(t)
+        held.setdefault(order.get(r.file, 0), []).append(t)
+    ready = 0  # files below it are out
+    for n, rows in enumerate(_run_units(p.units, engine, timeout, jobs, memory)):
+        if on_row:
+            for t in rows:
+                on_row(t)
+        held.setdefault(index[n], []).extend(rows)
+        while ready < len(p.files) and last.get(ready, -1) <= n:  # every unit of file `ready` is done
+            yield from sorted(held.pop(ready, ()), key=_line)
+            ready += 1
+    for k in sorted(held):  # files with no unit (only ERROR rows) after the last unit, and any file index 0 left
+        yield from sorted(held[k], key=_line)
+
+
+def _line(t: tuple[Any, ...]) -> int:
+    return t[F_LINE]
 
 
 def _run_units(units: list[Unit], engine: str, timeout: float, jobs: int, memory: int | None
-               ) -> Iterator[list[Row]]:
+               ) -> Iterator[list[tuple[Any, ...]]]:
+    """The rows of each unit, in plan order, as ``Row.fields()`` tuples."""
     if jobs <= 1 or len(units) <= 1:
         for u in units:
-            yield run_unit(u, engine, timeout, memory)
+            yield [r.fields() for r in run_unit(u, engine, timeout, memory)]
         return
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
@@ -596,17 +680,27 @@ def _run_units(units: list[Unit], engine: str, timeout: float, jobs: int, memory
 
     ctx = get_context("fork") if hasattr(os, "fork") else get_context()
     batches = _batches(units, jobs)
-    with ProcessPoolExecutor(max_workers=min(jobs, len(batches)), mp_context=ctx) as pool:
-        futures: list[Any] = [pool.submit(run_batch, b, engine, timeout, memory) for b in batches]
-        where = {id(u): (k, i) for k, b in enumerate(batches) for i, u in enumerate(b)}
-        for u in units:  # in plan order, so progress and reports are deterministic
-            k, i = where[id(u)]
-            try:
-                yield futures[k].result()[i]
-            except BrokenProcessPool:  # a worker died (a crash, the OOM killer): the run goes on without it
-                yield _isolated(u, engine, timeout, memory, ctx)
-            if i == len(batches[k]) - 1:
-                futures[k] = None  # its rows are out: let them go
+    where = array("l", bytes(8 * len(units)))  # unit (plan order) -> its batch; 8 bytes a unit, not a dict entry
+    for k, b in enumerate(batches):
+        for n in b:
+            where[n] = k
+    taken = [0] * len(batches)  # each batch's units are in plan order: the next one out is its taken[k]-th
+    gc.freeze()  # the plan's objects: never walked by a collection again, nor copied into a forked worker by one
+    try:
+        with ProcessPoolExecutor(max_workers=min(jobs, len(batches)), mp_context=ctx) as pool:
+            futures: list[Any] = [pool.submit(run_batch, [units[n] for n in b], engine, timeout, memory)
+                                  for b in batches]
+            for n, u in enumerate(units):  # in plan order, so progress and reports are deterministic
+                k = where[n]
+                i, taken[k] = taken[k], taken[k] + 1
+                try:
+                    yield futures[k].result()[i]
+                except BrokenProcessPool:  # a worker died (a crash, the OOM killer): the run goes on without it
+                    yield [r.fields() for r in _isolated(u, engine, timeout, memory, ctx)]
+                if i == len(batches[k]) - 1:
+                    futures[k] = None  # its rows are out: let them go
+    finally:
+        gc.unfreeze()
 
 
 BATCH_UNITS = 64
@@ -614,20 +708,21 @@ BATCH_UNITS = 64
 each task and its result -- than the proofs it spread)."""
 
 
-def _batches(units: list[Unit], jobs: int) -> list[list[Unit]]:
-    """``units`` as pool tasks, the heaviest first: each unit of size-range claims alone; the light ones in runs of
-    consecutive units (the same file's caches) of at most ``BATCH_UNITS``, small enough that every worker gets
-    about 4 tasks to balance the load."""
-    heavy = sorted((u for u in units if u.weight >= _RANGE_WEIGHT), key=lambda u: -u.weight)
-    light = [u for u in units if u.weight < _RANGE_WEIGHT]
+def _batches(units: list[Unit], jobs: int) -> list[list[int]]:
+    """``units`` as pool tasks (lists of their positions, each in plan order), the heaviest first: each unit of
+    size-range claims alone; the light ones in runs of consecutive units (the same file's caches) of at most
+    ``BATCH_UNITS``, small enough that every worker gets about 4 tasks to balance the load."""
+    heavy = sorted((n for n, u in enumerate(units) if u.weight >= _RANGE_WEIGHT), key=lambda n: -units[n].weight)
+    light = [n for n, u in enumerate(units) if u.weight < _RANGE_WEIGHT]
     size = max(1, min(BATCH_UNITS, len(light) // (4 * max(1, jobs))))
-    return [[u] for u in heavy] + [light[i:i + size] for i in range(0, len(light), size)]
+    return [[n] for n in heavy] + [light[i:i + size] for i in range(0, len(light), size)]
 
 
 def run_batch(units: list[Unit], engine: str = "auto", timeout: float = DEFAULT_TIMEOUT, memory: int | None = None
-              ) -> list[list[Row]]:
-    """``run_unit`` of each unit, in order (one pool task)."""
-    return [run_unit(u, engine, timeout, memory) for u in units]
+              ) -> list[list[tuple[Any, ...]]]:
+    """``run_unit`` of each unit, in order (one pool task), its rows as ``Row.fields()`` tuples (the parent builds
+    no ``Row``: it spools the tuples)."""
+    return [[r.fields() for r in run_unit(u, engine, timeout, memory)] for u in units]
 
 
 def _isolated(unit: Unit, engine: str, timeout: float, memory: int | None, ctx: Any) -> list[Row]:

@@ -80,10 +80,10 @@ REPORTS: dict[str, str] = {"junit": "write_junit", "json": "write_json", "html":
 """``check --FLAG FILE`` -> the writer in ``layoutcheck.report`` (``write_X(rows, path)``)."""
 
 
-def _writers() -> dict[str, Callable[[list[Any], str], None]]:
+def _writers() -> dict[str, Callable[[Sequence[Any], str], None]]:
     from layoutcheck.report.verdicts import write_json, write_junit
 
-    out: dict[str, Callable[[list[Any], str], None]] = {"junit": write_junit, "json": write_json}
+    out: dict[str, Callable[[Sequence[Any], str], None]] = {"junit": write_junit, "json": write_json}
     try:
         from layoutcheck.report.html import write_html
         from layoutcheck.report.markdown import write_markdown
@@ -94,9 +94,10 @@ def _writers() -> dict[str, Callable[[list[Any], str], None]]:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from layoutcheck.check import auto_jobs, check_paths, exit_code, plan
+    from layoutcheck.check import auto_jobs, check_fields, exit_code, plan
     from layoutcheck.errors import worst_exit
-    from layoutcheck.report.verdicts import Progress, check_report_paths, format_table, use_colour, write_reports
+    from layoutcheck.report.stream import RowSpool
+    from layoutcheck.report.verdicts import Progress, check_report_paths, table_lines, use_colour, write_reports
     from layoutcheck.spec.load import collect
 
     paths = args.paths or _default_paths()
@@ -120,22 +121,26 @@ def cmd_check(args: argparse.Namespace) -> int:
             gpu = load_gpu_results(args.gpu_results)
         except SpecError as e:
             raise UsageError(f"check: --gpu-results: {e}") from None
-    planned = plan(paths, args.include_broken, args.banks)  # every road (spec, .ttgir, TileLang, CuTe) is check's
-    progress = Progress(planned.checks, sys.stderr, enabled=not args.quiet)
-    progress.start(f"loading {len(inputs)} input files")
+    progress = Progress(0, sys.stderr, enabled=not args.quiet, force=args.progress)
+    progress.start(f"loading {len(inputs)} input files")  # before the first file is read: a large spec takes seconds
+    planned = plan(paths, args.include_broken, args.banks, on_file=progress.loading)  # every road is check's
+    progress.total = planned.checks
     jobs = auto_jobs(planned) if args.jobs == "auto" else args.jobs
-    rows = check_paths(paths, args.engine, args.timeout, jobs, args.include_broken, progress.update, planned,
-                       memory=args.memory)
-    failed: list[str] = []
-    if any(reports.values()):  # the writers (HTML pulls in the pictures) load only when a report is asked for
-        writers = _writers()
-        if gpu is not None:
-            import functools
+    with RowSpool() as rows:  # rows go to disk as they are decided; only their counts stay in memory (issue #29)
+        for t in check_fields(planned, args.engine, args.timeout, jobs, progress.update_fields, args.memory):
+            rows.add_fields(t)
+        failed: list[str] = []
+        if any(reports.values()):  # the writers (HTML pulls in the pictures) load only when a report is asked for
+            writers = _writers()
+            if gpu is not None:
+                import functools
 
-            writers["html"] = functools.partial(writers["html"], gpu=gpu)
-        failed = write_reports(rows, [(f"--{n}", getattr(args, n), writers[n]) for n in REPORTS if getattr(args, n)])
-    code = worst_exit([exit_code(rows)] + [EXIT_ERROR] * bool(failed))
-    print(format_table(rows, colour=use_colour(sys.stdout), code=code))
+                writers["html"] = functools.partial(writers["html"], gpu=gpu)
+            failed = write_reports(rows, [(f"--{n}", getattr(args, n), writers[n]) for n in REPORTS
+                                          if getattr(args, n)])
+        code = worst_exit([exit_code(rows)] + [EXIT_ERROR] * bool(failed))
+        for line in table_lines(rows, colour=use_colour(sys.stdout), code=code):
+            print(line)
     for line in failed:
         print(f"layoutcheck: error: {line}", file=sys.stderr)
     return code
@@ -480,6 +485,8 @@ def _add_check(sub: Any) -> None:
                         "to 8, when the run is large enough to gain from them (Linux), else 1")
     c.add_argument("--include-broken", action="store_true", help="also check specs under broken/ directories")
     c.add_argument("-q", "--quiet", action="store_true", help="no progress bar (it is shown only on a terminal)")
+    c.add_argument("--progress", action="store_true", help="show the progress bar on stderr even when it is not a "
+                                                           "terminal (e.g. a CI log)")
     c.add_argument("--banks", action="store_true", help="for .ttgir files: also prove the shared-memory copies "
                                                          "bank-conflict free")
     _triton_version_arg(c)

@@ -24,6 +24,7 @@ links.
 from __future__ import annotations
 
 import html
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -54,9 +55,14 @@ class NoPicture(Exception):
     """A counterexample whose picture is not drawn, and why, in words (too many cells, the spec changed)."""
 
 
-def to_html(rows: list[Row], when: datetime | None = None, gpu: Any = None) -> str:
+def to_html(rows: Sequence[Row], when: datetime | None = None, gpu: Any = None) -> str:
     """The whole page for ``rows`` (``when``: the date in the header, default now; ``gpu``: a
     ``report.gpu_results.GpuResults`` whose confirmed REFUTED rows say "confirmed on <device>")."""
+    return "\n".join(_page(rows, when, gpu)) + "\n"
+
+
+def _page(rows: Sequence[Row], when: datetime | None = None, gpu: Any = None) -> Iterator[str]:
+    """The lines of ``to_html``, one at a time (``rows`` read three times: files, table, pictures)."""
     from layoutcheck.version import __version__
 
     e = html.escape
@@ -64,29 +70,29 @@ def to_html(rows: list[Row], when: datetime | None = None, gpu: Any = None) -> s
     head = ", ".join(f"{n} {k.lower()}" for k, n in s.items())
     files = list(dict.fromkeys(r.file for r in rows))
     stamp = (when or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M UTC")
-    out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-           "<title>layoutcheck report</title>", f"<style>{_CSS}</style></head><body>",
-           f"<h1>layoutcheck: {len(rows)} checks, exit {exit_code(rows)}</h1>", f'<p id="summary">{e(head)}</p>',
-           f'<p id="run">layoutcheck {e(__version__)} &middot; {e(stamp)} &middot; exit code '
-           f'<span id="exit">{exit_code(rows)}</span> &middot; specs: '
-           + ", ".join(f"<code>{e(f)}</code>" for f in files) + "</p>",
-           '<table id="verdicts"><thead><tr><th>file:line</th><th>config</th><th>property</th><th>verdict</th>'
-           "<th>engine</th><th>detail</th></tr></thead><tbody>"]
+    yield from ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+                "<title>layoutcheck report</title>", f"<style>{_CSS}</style></head><body>",
+                f"<h1>layoutcheck: {len(rows)} checks, exit {exit_code(rows)}</h1>", f'<p id="summary">{e(head)}</p>',
+                f'<p id="run">layoutcheck {e(__version__)} &middot; {e(stamp)} &middot; exit code '
+                f'<span id="exit">{exit_code(rows)}</span> &middot; specs: '
+                + ", ".join(f"<code>{e(f)}</code>" for f in files) + "</p>",
+                '<table id="verdicts"><thead><tr><th>file:line</th><th>config</th><th>property</th><th>verdict</th>'
+                "<th>engine</th><th>detail</th></tr></thead><tbody>"]
     for n, r in enumerate(rows):
         detail = r.counterexample if r.status == "REFUTED" else (r.reason or "")
         link = f'<a href="#row-{n}">{e(r.status)}</a>' if r.status == "REFUTED" else e(r.status)
         note = gpu.note(r) if gpu is not None else ""
         link += f' <span class="gpu" data-gpu="confirmed">{e(note)}</span>' if note else ""
-        out.append(f'<tr class="{r.status}" data-status="{r.status}"><td>{e(r.file)}:{r.line}</td>'
-                   f"<td>{e(r.config)}</td><td>{e(r.property)}</td><td>{link}</td><td>{e(r.engine)}</td>"
-                   f'<td class="detail">{e(detail or "")}</td></tr>')
-    out.append("</tbody></table>")
+        yield (f'<tr class="{r.status}" data-status="{r.status}"><td>{e(r.file)}:{r.line}</td>'
+               f"<td>{e(r.config)}</td><td>{e(r.property)}</td><td>{link}</td><td>{e(r.engine)}</td>"
+               f'<td class="detail">{e(detail or "")}</td></tr>')
+    yield "</tbody></table>"
     for n, r in enumerate(rows):
         if r.status != "REFUTED":
             continue
-        out.append(f'<section id="row-{n}" class="counterexample" data-status="REFUTED">'
-                   f"<h2>{e(r.config)} / {e(r.property)} ({e(r.file)}:{r.line})</h2>"
-                   f'<p class="detail">{e(r.counterexample or "")}</p>')
+        yield (f'<section id="row-{n}" class="counterexample" data-status="REFUTED">'
+               f"<h2>{e(r.config)} / {e(r.property)} ({e(r.file)}:{r.line})</h2>"
+               f'<p class="detail">{e(r.counterexample or "")}</p>')
         try:
             grid = picture(r)
         except NoPicture as exc:
@@ -95,15 +101,15 @@ def to_html(rows: list[Row], when: datetime | None = None, gpu: Any = None) -> s
             grid, why = None, f"no picture: it could not be drawn ({' '.join(str(exc).split())[:200]})"
         else:
             why = "no picture for this kind of counterexample" if grid is None else ""
-        out.append(render_svg(grid) if grid is not None else f'<p class="why">{e(why)}</p>')
-        out.append("</section>")
-    out.append("</body></html>")
-    return "\n".join(out) + "\n"
+        yield render_svg(grid) if grid is not None else f'<p class="why">{e(why)}</p>'
+        yield "</section>"
+    yield "</body></html>"
 
 
-def write_html(rows: list[Row], path: str, gpu: Any = None) -> None:
+def write_html(rows: Sequence[Row], path: str, gpu: Any = None) -> None:
     with atomic_open(path) as f:
-        f.write(to_html(rows, gpu=gpu))
+        for line in _page(rows, gpu=gpu):  # a line at a time: the page of a large run is never one string
+            f.write(line + "\n")
 
 
 # -- pictures ---------------------------------------------------------------------------------------------------------

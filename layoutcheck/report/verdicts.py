@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from typing import IO, TYPE_CHECKING, Any
 
-from layoutcheck.check import STATUSES, Row, exit_code
+from layoutcheck.check import F_CONFIG, F_PROPERTY, STATUSES, Row, exit_code
 from layoutcheck.errors import ReportError
 
 if TYPE_CHECKING:  # the JSON and JUnit writers import their modules when a report is written
@@ -37,6 +37,9 @@ SCHEMA_VERSION = 2
 
 
 def summary(rows: Iterable[Row]) -> dict[str, int]:
+    kept = getattr(rows, "summary", None)  # a ``report.stream.RowSpool`` counts as rows come: nothing to read back
+    if callable(kept):
+        return kept()
     counts = Counter(r.status for r in rows)
     return {s: counts.get(s, 0) for s in STATUSES}
 
@@ -75,7 +78,7 @@ def _try_create(flag: str, path: str) -> None:
         os.unlink(tmp)
 
 
-def write_reports(rows: list[Row], reports: Sequence[tuple[str, str, Callable[[list[Row], str], None]]]
+def write_reports(rows: Sequence[Row], reports: Sequence[tuple[str, str, Callable[[Sequence[Row], str], None]]]
                   ) -> list[str]:
     """Write every report (``(flag, path, writer)``); one that fails never stops the others.
 
@@ -134,17 +137,22 @@ def _umask() -> int:
 
 
 # -- JSON ---------------------------------------------------------------------------------------------------------
-def to_json(rows: list[Row]) -> dict[str, Any]:
+def to_json(rows: Sequence[Row]) -> dict[str, Any]:
+    return _json_head(rows) | {"results": [_json_result(r) for r in rows]}
+
+
+def _json_head(rows: Sequence[Row]) -> dict[str, Any]:
     from layoutcheck.version import __version__
 
-    results = []
-    for r in rows:
-        ce = {"text": r.counterexample, "data": r.counterexample_data} if r.counterexample is not None else None
-        results.append({"file": r.file, "line": r.line, "config": r.config, "property": r.property,
-                        "status": r.status, "engine": r.engine, "time_s": round(r.time_s, 6), "counterexample": ce,
-                        "reason": r.reason, "error": _error(r)})
     return {"schema_version": SCHEMA_VERSION, "tool": "layoutcheck", "version": __version__,
-            "summary": summary(rows), "exit_code": exit_code(rows), "results": results}
+            "summary": summary(rows), "exit_code": exit_code(rows)}
+
+
+def _json_result(r: Row) -> dict[str, Any]:
+    ce = {"text": r.counterexample, "data": r.counterexample_data} if r.counterexample is not None else None
+    return {"file": r.file, "line": r.line, "config": r.config, "property": r.property, "status": r.status,
+            "engine": r.engine, "time_s": round(r.time_s, 6), "counterexample": ce, "reason": r.reason,
+            "error": _error(r)}
 
 
 def _error(r: Row) -> dict[str, Any] | None:
@@ -153,16 +161,22 @@ def _error(r: Row) -> dict[str, Any] | None:
     return {"message": r.reason, "key": r.key, "line": r.line, "internal": r.internal}
 
 
-def write_json(rows: list[Row], path: str) -> None:
+def write_json(rows: Sequence[Row], path: str) -> None:
+    """``json.dump(to_json(rows), indent=2)``, byte for byte, written a row at a time (no list of every result)."""
     import json
 
     with atomic_open(path) as f:
-        json.dump(to_json(rows), f, indent=2)
-        f.write("\n")
+        head = json.dumps(_json_head(rows) | {"results": []}, indent=2)
+        f.write(head.removesuffix("[]\n}"))
+        sep = "[\n"
+        for r in rows:
+            f.write(sep + "    " + json.dumps(_json_result(r), indent=2).replace("\n", "\n    "))
+            sep = ",\n"
+        f.write("[]\n}\n" if sep == "[\n" else "\n  ]\n}\n")
 
 
 # -- JUnit --------------------------------------------------------------------------------------------------------
-def to_junit(rows: list[Row]) -> ET.ElementTree:
+def to_junit(rows: Sequence[Row]) -> ET.ElementTree:
     """One testsuite per spec file, one testcase per (config, property): REFUTED is a ``failure`` carrying the
     counterexample; ERROR (unreadable config) and UNKNOWN are ``error``s (``type`` says which) carrying the reason."""
     import xml.etree.ElementTree as ET
@@ -176,19 +190,27 @@ def to_junit(rows: list[Row]) -> ET.ElementTree:
         suite = ET.SubElement(root, "testsuite", name=file, tests=str(len(frows)), failures=str(s["REFUTED"]),
                               errors=str(s["UNKNOWN"] + s["ERROR"]), time=f"{sum(r.time_s for r in frows):.6f}")
         for r in frows:
-            case = ET.SubElement(suite, "testcase", classname=f"{file}::{r.config}", name=r.property,
-                                 time=f"{r.time_s:.6f}", file=file, line=str(r.line))
-            if r.status == "REFUTED":
-                el = ET.SubElement(case, "failure", message=f"REFUTED: {r.counterexample}", type="REFUTED")
-                el.text = _detail(r)
-            elif r.status in ("UNKNOWN", "ERROR"):
-                el = ET.SubElement(case, "error", message=f"{r.status}: {r.reason}", type=r.status)
-                el.text = _detail(r)
+            suite.append(_testcase(r))
     s = summary(rows)
     root.set("tests", str(len(rows)))
     root.set("failures", str(s["REFUTED"]))
     root.set("errors", str(s["UNKNOWN"] + s["ERROR"]))
     return ET.ElementTree(root)
+
+
+def _testcase(r: Row) -> ET.Element:
+    """The ``testcase`` of one row: REFUTED a ``failure``, UNKNOWN and ERROR an ``error`` (``type`` says which)."""
+    import xml.etree.ElementTree as ET
+
+    case = ET.Element("testcase", classname=f"{r.file}::{r.config}", name=r.property, time=f"{r.time_s:.6f}",
+                      file=r.file, line=str(r.line))
+    if r.status == "REFUTED":
+        el = ET.SubElement(case, "failure", message=f"REFUTED: {r.counterexample}", type="REFUTED")
+        el.text = _detail(r)
+    elif r.status in ("UNKNOWN", "ERROR"):
+        el = ET.SubElement(case, "error", message=f"{r.status}: {r.reason}", type=r.status)
+        el.text = _detail(r)
+    return case
 
 
 def _detail(r: Row) -> str:
@@ -204,13 +226,48 @@ def _detail(r: Row) -> str:
     return "\n".join(lines)
 
 
-def write_junit(rows: list[Row], path: str) -> None:
+def write_junit(rows: Sequence[Row], path: str) -> None:
+    """``to_junit(rows)`` indented and written as UTF-8 XML, byte for byte, a testcase at a time: a first pass counts
+    each file's rows (a suite's attributes precede its cases), the second writes them."""
     import xml.etree.ElementTree as ET
 
-    tree = to_junit(rows)
-    ET.indent(tree)
+    suites: dict[str, list[Any]] = {}  # file -> [tests, failures, errors, time]
+    for r in rows:
+        c = suites.setdefault(r.file, [0, 0, 0, 0])
+        c[0] += 1
+        c[1] += r.status == "REFUTED"
+        c[2] += r.status in ("UNKNOWN", "ERROR")
+        c[3] += r.time_s
+    s = summary(rows)
+    root = ET.Element("testsuites", name="layoutcheck", tests=str(len(rows)), failures=str(s["REFUTED"]),
+                      errors=str(s["UNKNOWN"] + s["ERROR"]))
     with atomic_open(path, "wb") as f:
-        tree.write(f, encoding="utf-8", xml_declaration=True)
+        f.write(b"<?xml version='1.0' encoding='utf-8'?>\n")
+        if not suites:
+            f.write(ET.tostring(root, encoding="utf-8", xml_declaration=False))
+            return
+        f.write(_start_tag(root))
+        file = None
+        for r in rows:
+            if r.file != file:
+                if file is not None:
+                    f.write(b"\n  </testsuite>")
+                file = r.file
+                tests, failures, errors, time_s = suites[file]
+                f.write(b"\n  " + _start_tag(ET.Element(
+                    "testsuite", name=file, tests=str(tests), failures=str(failures), errors=str(errors),
+                    time=f"{time_s:.6f}")))
+            case = _testcase(r)
+            ET.indent(case, level=2)
+            f.write(b"\n    " + ET.tostring(case, encoding="utf-8", xml_declaration=False))
+        f.write(b"\n  </testsuite>\n</testsuites>")
+
+
+def _start_tag(el: ET.Element) -> bytes:
+    """The start tag of ``el`` (written without children: ``<tag a="..." />`` -> ``<tag a="...">``)."""
+    import xml.etree.ElementTree as ET
+
+    return ET.tostring(el, encoding="utf-8", xml_declaration=False).removesuffix(b" />") + b">"
 
 
 # -- terminal -----------------------------------------------------------------------------------------------------
@@ -226,30 +283,36 @@ def paint(text: str, status: str, colour: bool) -> str:
     return f"\033[{_COLOURS[status]}m{text}\033[0m" if colour and status in _COLOURS else text
 
 
-def format_table(rows: list[Row], colour: bool = False, code: int | None = None) -> str:
+def format_table(rows: Sequence[Row], colour: bool = False, code: int | None = None) -> str:
     """The verdict table: one line per row, the counterexample or reason indented under it, then a summary line
     (``code``: the process's exit code when more than the rows decide it, e.g. a report that could not be written)."""
-    if not rows:
-        return "no properties to check" + (f" (exit {code})" if code else "")
+    return "\n".join(table_lines(rows, colour, code))
+
+
+def table_lines(rows: Sequence[Row], colour: bool = False, code: int | None = None) -> Iterator[str]:
+    """The lines of ``format_table``, one at a time (two passes over ``rows``: the column widths, then the lines)."""
+    if not len(rows):
+        yield "no properties to check" + (f" (exit {code})" if code else "")
+        return
     from layoutcheck.report.width import display_width, pad
 
-    wc = max(len("config"), *(display_width(r.config) for r in rows))  # columns, not characters: CJK names line up
-    wp = max(len("property"), *(display_width(r.property) for r in rows))
-    out = [f"{'config':<{wc}}  {'property':<{wp}}  {'verdict':<8}  {'engine':<12}  time"]
+    wc, wp = len("config"), len("property")  # columns, not characters: CJK names line up
+    for r in rows:
+        wc, wp = max(wc, display_width(r.config)), max(wp, display_width(r.property))
+    yield f"{'config':<{wc}}  {'property':<{wp}}  {'verdict':<8}  {'engine':<12}  time"
     for r in rows:
         verdict = paint(f"{r.status:<8}", r.status, colour)
-        out.append(f"{pad(r.config, wc)}  {pad(r.property, wp)}  {verdict}  {r.engine:<12}  {_ms(r.time_s)}")
+        yield f"{pad(r.config, wc)}  {pad(r.property, wp)}  {verdict}  {r.engine:<12}  {_ms(r.time_s)}"
         if r.status == "REFUTED":
-            out.append(f"    counterexample: {r.counterexample}  ({r.file}:{r.line})")
+            yield f"    counterexample: {r.counterexample}  ({r.file}:{r.line})"
         elif r.status == "UNKNOWN":
-            out.append(f"    reason: {r.reason}  ({r.file}:{r.line})")
+            yield f"    reason: {r.reason}  ({r.file}:{r.line})"
         elif r.status == "ERROR":
-            out.append(f"    error: {r.reason}  ({r.file}:{r.line})")
-    out.append(summary_line(rows, code))
-    return "\n".join(out)
+            yield f"    error: {r.reason}  ({r.file}:{r.line})"
+    yield summary_line(rows, code)
 
 
-def summary_line(rows: list[Row], code: int | None = None) -> str:
+def summary_line(rows: Sequence[Row], code: int | None = None) -> str:
     """``12 checks: 10 proven, 1 refuted, 0 unknown, 1 error (exit 2)``; ``code`` overrides the rows' exit code."""
     s = summary(rows)
     return (f"{len(rows)} checks: {s['PROVEN']} proven, {s['REFUTED']} refuted, {s['UNKNOWN']} unknown, "
@@ -261,25 +324,40 @@ def _ms(t: float) -> str:
 
 
 class Progress:
-    """A one-line progress bar, only on a terminal (a CI log gets no per-check lines, only the final table).
+    """A one-line progress bar on a terminal (``force``: on any stream, e.g. a CI log given ``--progress``; without
+    it a log gets no per-check lines, only the final table).
 
-    ``start`` shows the bar before the first proof ends; ``update`` advances it; the bar erases itself when done.
+    ``start`` shows the bar before the first file is read; ``loading`` names each input file as it is read (a spec of
+    70k configs takes seconds); ``update`` advances it; the bar erases itself when done.
     """
 
-    def __init__(self, total: int, stream: IO[str] | None = None, enabled: bool = True) -> None:
+    def __init__(self, total: int, stream: IO[str] | None = None, enabled: bool = True, force: bool = False) -> None:
         self.total, self.done = total, 0
         self.stream = stream or sys.stderr
-        self.enabled = enabled and bool(getattr(self.stream, "isatty", lambda: False)())
+        self.enabled = enabled and (force or bool(getattr(self.stream, "isatty", lambda: False)()))
+        self._files = 0
 
     def start(self, what: str = "") -> None:
         if self.enabled:
             self._draw(what or "starting")
 
+    def loading(self, file: str) -> None:
+        self._files += 1
+        if self.enabled:
+            self._draw(f"loading {self._files}: {os.path.basename(file)}")
+
     def update(self, row: Row) -> None:
+        self._advance(row.config, row.property)
+
+    def update_fields(self, t: tuple[Any, ...]) -> None:
+        """``update`` with a row's ``Row.fields()`` (``check.check_fields``)."""
+        self._advance(t[F_CONFIG], t[F_PROPERTY])
+
+    def _advance(self, config: str, prop: str) -> None:
         self.done += 1
         if not self.enabled:
             return
-        self._draw(f"{row.config} {row.property}")
+        self._draw(f"{config} {prop}")
         if self.done >= self.total:
             self.stream.write("\r" + " " * 100 + "\r")
             self.stream.flush()

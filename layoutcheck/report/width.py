@@ -13,6 +13,8 @@ import unicodedata
 
 def display_width(text: str) -> int:
     """Columns ``text`` takes on a terminal with a monospaced font."""
+    if text.isascii():  # every ASCII character takes one column (none combines, none is wide or a format char)
+        return len(text)
     return sum(_char_width(ch) for ch in text)
 
 

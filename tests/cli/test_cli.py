@@ -159,6 +159,16 @@ def test_check_no_progress_lines_when_not_a_tty(capsys):
     assert out.rstrip().splitlines()[-1].startswith("7 checks: 7 proven")
 
 
+def test_check_progress_forces_the_bar_and_names_each_file_before_reading_it(capsys):
+    """``--progress``: the bar on stderr even when it is no terminal (a CI log), drawn before the first file is read
+    (a 70k-config spec takes seconds to load; issue #29), then one ``loading`` label per file, then the checks."""
+    code, out, err = run(capsys, "check", "--progress", str(SPECS / "seed001_mma_c_fragment.toml"))
+    assert code == 0 and out.rstrip().splitlines()[-1].startswith("7 checks: 7 proven")
+    draws = err.split("\r")
+    assert "loading 1 input files" in draws[1] and "loading 1: seed001_mma_c_fragment.toml" in draws[2]
+    assert "7/7" in err and err.endswith("\r")
+
+
 def test_check_progress_bar_on_a_tty():
     import io
 

@@ -141,11 +141,12 @@ def test_a_full_disk_names_the_file_and_the_reason_and_the_other_reports_are_wri
 
 
 def test_a_write_that_fails_midway_leaves_no_partial_file_and_names_the_reason(tmp_path, monkeypatch):
-    def dump(obj, f, **k):
-        f.write("{")
+    from layoutcheck.report import verdicts
+
+    def result(r):  # the JSON writer has written its head when the disk fills up
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
-    monkeypatch.setattr(json, "dump", dump)
+    monkeypatch.setattr(verdicts, "_json_result", result)
     js, junit = tmp_path / "r.json", tmp_path / "r.xml"
     code, out, err = _run(GATE, "--json", str(js), "--junit", str(junit))
     assert code == 2 and f"--json {js}: No space left on device" in err

@@ -39,3 +39,10 @@ def test_many_configs_keep_their_lines() -> None:
     last = spec.configs[-1]
     assert (len(spec.configs), last.line, last.line_of("layout"), [p.line for p in last.properties]) == (
         3000, 2 + 6 * 2999 + 1, 2 + 6 * 2999 + 4, [2 + 6 * 2999 + 5] * 2)
+
+
+@given(st.text(alphabet=st.sampled_from("ab =[]\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029é"), max_size=30))
+def test_odd_breaks_is_the_regex_search(text: str) -> None:
+    from layoutcheck.spec.load import _ODD_BREAKS, _odd_breaks
+
+    assert _odd_breaks(text) == (_ODD_BREAKS.search(text) is not None)

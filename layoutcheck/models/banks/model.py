@@ -237,8 +237,8 @@ def _bank_words(kind: AccessKind, a: np.ndarray, lanes: range) -> dict[int, dict
 def wavefronts(kind: str | AccessKind, byte_addrs: Any) -> int:
     """Wavefronts of one warp-wide instruction given its 32 per-lane byte addresses: the sum of its ``breakdown``.
 
-    Evaluated straight from the definition (per phase or merged group: a dict of bank -> distinct words), so it is
-    the reference that ``wavefronts_batch`` is tested against.
+    Per phase or merged group, the most distinct words in one bank (``breakdown``, itself tested against the
+    lane-by-lane ``breakdown_reference``), so it is the reference that ``wavefronts_batch`` is tested against.
     Pre: addresses aligned to the access size; lanes beyond ``kind.address_lanes`` (ldmatrix ``.x1/.x2``) ignored.
     Post: the count the hardware reports in ``l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{ld,st}``.
 
@@ -320,6 +320,28 @@ def breakdown(kind: str | AccessKind, byte_addrs: Any) -> list[PhaseReport]:
     >>> str(breakdown("lds64", [0] * 32)[0]).split(";")[0]
     'merged group 0 (lanes 0-31): 1 wavefront(s)'
     """
+    k = access_kind(kind)
+    a = _check_addrs(k, byte_addrs)[:1]
+    merged = bool(_merged(k, a)[0])
+    row = a[0]
+    out = []
+    for p, lanes in enumerate(_groups(k, a)[0]):
+        lane = np.arange(lanes.start, lanes.stop)
+        lane = lane[row[lane] >= 0]  # the active lanes
+        words = ((row[lane] // BANK_BYTES)[:, None] + np.arange(k.words)).ravel()  # every word each lane touches
+        distinct = np.unique(words)  # sorted
+        per_bank = np.bincount(distinct % BANKS, minlength=BANKS)
+        worst = int(per_bank.max())
+        bank = int(per_bank.argmax())  # the lowest bank with the most distinct words (0 when no lane is active)
+        ws = distinct[distinct % BANKS == bank] if worst else distinct[:0]
+        hit = np.unique(np.repeat(lane, k.words)[words % BANKS == bank]) if worst else lane[:0]
+        out.append(PhaseReport(p, tuple(lanes), worst, bank, tuple(ws.tolist()), tuple(hit.tolist()), merged))
+    return out
+
+
+def breakdown_reference(kind: str | AccessKind, byte_addrs: Any) -> list[PhaseReport]:
+    """``breakdown`` from the definition, one lane at a time (a dict of bank -> word -> lanes): the reference the
+    vectorised ``breakdown`` is tested against (issue #29: the dicts were a third of a Triton bank claim's time)."""
     k = access_kind(kind)
     a = _check_addrs(k, byte_addrs)[:1]
     merged = bool(_merged(k, a)[0])
