@@ -65,6 +65,8 @@ def _case(cfg: Any) -> KernelCase | Skipped:
             tv = tiled_c_tv(mma, tile)  # the C partition, as the bundled MMA kernels derive it
         else:
             return Skipped(label, f"kind {cfg.kind!r} has no ownership kernel")
+        if hasattr(tv, "coords") and hasattr(tv, "expr"):  # tv = { formula, coords }: not instantiated yet
+            return Skipped(label, "a TV map written as an index formula has no ownership kernel")
         if not isinstance(tv, Layout) or len(tile) != 2:
             return Skipped(label, "needs a plain TV layout over a 2-D tile")
         if size(tv[0]) > MAX_THREADS:

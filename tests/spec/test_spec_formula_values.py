@@ -43,10 +43,15 @@ def test_bad_formula_values_are_errors_on_the_key(value, message):
         parse_spec(HEAD + f'kind = "layout"\nlayout = {value}\nproperties = ["injective"]\n', "f.toml")
 
 
-def test_a_formula_is_not_a_tv_value():
-    with pytest.raises(SpecError, match="key 'tv': an index formula is accepted for 'layout' and 'other'"):
-        parse_spec(HEAD + 'kind = "tv"\ntv = { formula = "j", coords = { j = 4 } }\ntile = [4]\n'
-                   'properties = ["exact_cover"]\n', "f.toml")
+def test_a_tv_formula_needs_a_thread_and_a_value_coordinate():
+    # a TV map is a formula of (thread, value); one coordinate is an ERROR row naming 'tv', not a parse error
+    spec = parse_spec(HEAD + 'kind = "tv"\ntv = { formula = "j", coords = { j = 4 } }\ntile = [4]\n'
+                      'properties = ["exact_cover"]\n', "f.toml")
+    row = check_property(spec.configs[0], spec.configs[0].properties[0], "auto", 10.0)
+    assert row.status == "ERROR" and "two coordinates" in (row.reason or "")
+    with pytest.raises(SpecError, match="key 'access_tv'"):
+        parse_spec(HEAD + 'kind = "smem"\nlayout = "(8,8):(8,1)"\ndtype = "f16"\n'
+                   'access_tv = { formula = "j", coords = { j = 4 } }\nproperties = ["injective"]\n', "f.toml")
 
 
 def test_claims_a_formula_does_not_have_are_errors():
