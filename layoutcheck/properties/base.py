@@ -50,6 +50,7 @@ from layoutcheck.algebra.inttuple import flatten, idx2crd
 from layoutcheck.algebra.layout import format_inttuple, size
 from layoutcheck.algebra.notation import as_subject
 from layoutcheck.algebra.swizzle import ComposedLayout, Subject, inner
+from layoutcheck.witness import Collision
 
 
 # -- decisions ------------------------------------------------------------------------------------------------
@@ -160,7 +161,7 @@ class Property:
 # -- witnesses shared by properties: a colliding pair, an offset out of range ------------------------------------
 def pair_witness(i: int, j: int) -> dict[str, Any]:
     """The ``collision`` witness: indices ``i < j`` with one offset."""
-    return {"kind": "collision", "i": i, "j": j}
+    return Collision(i, j)
 
 
 def recheck_pair(x: Subject, w: dict[str, Any]) -> bool:

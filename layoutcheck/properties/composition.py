@@ -32,6 +32,7 @@ from layoutcheck.algebra.notation import as_subject
 from layoutcheck.algebra.swizzle import ComposedLayout, Subject
 from layoutcheck.errors import LayoutError
 from layoutcheck.properties.base import Decision, Property, at, offset_range, subject_size
+from layoutcheck.witness import Differ
 
 
 def _outer_at(a: Subject, j: int) -> int:
@@ -84,7 +85,7 @@ class Composes(Property):
         rb = np.asarray(self.b.offsets(), dtype=np.int64)
         diff = np.flatnonzero(np.asarray(self.result.offsets(), dtype=np.int64) != _outer_offsets(self.a, rb))
         stats = {"differing": int(diff.size)}
-        return Decision(True, None, stats) if diff.size == 0 else Decision(False, {"kind": "differ", "i": int(diff[0])},
+        return Decision(True, None, stats) if diff.size == 0 else Decision(False, Differ(int(diff[0])),
                                                                             stats)
 
     def recheck(self, w: dict[str, Any]) -> bool:
@@ -234,7 +235,7 @@ def composes(result: Any, a: Any, b: Any) -> Composes:
     every index.
 
     >>> composes(Layout((2, 3), (6, 3)), Layout((4, 6, 8), (2, 3, 5)), Layout(6, 3)).exhaustive().witness
-    {'kind': 'differ', 'i': 2}
+    Differ(i=2)
     """
     return Composes(result, a, b)
 

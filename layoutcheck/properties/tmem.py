@@ -29,6 +29,7 @@ from layoutcheck.hw.copy import copy_atom
 from layoutcheck.hw.tcgen05 import TMEM
 from layoutcheck.models.tmem import TmemLoad, allocation_ok, lane_column, load_cells, loads_cells
 from layoutcheck.properties.base import Decision, Property, smallest_collision
+from layoutcheck.witness import Collision
 
 
 def _crd(layout: Layout, i: int) -> str:
@@ -221,7 +222,7 @@ class TmemPackedInjective(Property):
         pair = smallest_collision(idx)
         if pair is None:
             return Decision(True, None, {"elements": int(idx.size)})
-        return Decision(False, {"kind": "collision", "i": pair[0], "j": pair[1]})
+        return Decision(False, Collision(pair[0], pair[1]))
 
     def recheck(self, w: dict[str, Any]) -> bool:
         _, idx = self._cells()
