@@ -39,7 +39,7 @@ Differ(i=4)
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from typing import Any, ClassVar
 
 
@@ -78,24 +78,28 @@ def _plain(x: Any) -> Any:
 class Witness(Mapping[str, Any]):
     """Base of every witness record: ``kind`` (class attribute) names it in JSON; see the module docstring.
 
-    ``KIND_AT``: where ``"kind"`` stands among the JSON keys (0: first; a witness that names the writer or the
-    stage of a longer path before its kind sets 1 or 2, as the reports always printed them)."""
+    ``LEAD``: fields written before ``"kind"`` in JSON when present (a data-path witness names its path and stage
+    first, as the reports always printed them)."""
 
     kind: ClassVar[str] = ""
-    KIND_AT: ClassVar[int] = 0
+    LEAD: ClassVar[tuple[str, ...]] = ()
+    JSON_NAMES: ClassVar[dict[str, str]] = {}
+    """Field -> its JSON key where the two differ (a JSON key that is a ``Mapping`` method, ``values``)."""
 
     def to_json(self) -> dict[str, Any]:
         """The record as its JSON object (``kind`` and every field that is not ``None``, in declared order)."""
-        items = [(f.name, _plain(getattr(self, f.name))) for f in fields(self) if getattr(self, f.name) is not None]
-        items.insert(self.KIND_AT, ("kind", self.kind))
-        return dict(items)
+        items = [(self.JSON_NAMES.get(f.name, f.name), _plain(getattr(self, f.name))) for f in fields(self)
+                 if getattr(self, f.name) is not None]
+        lead = [kv for kv in items if kv[0] in self.LEAD]
+        return dict([*lead, ("kind", self.kind), *(kv for kv in items if kv[0] not in self.LEAD)])
 
     # -- a read-only Mapping over to_json() ------------------------------------------------------------------
     def __getitem__(self, key: str) -> Any:
         if key == "kind":
             return self.kind
-        if key in _field_names(type(self)):
-            v = getattr(self, key)
+        name = {j: f for f, j in self.JSON_NAMES.items()}.get(key, key)
+        if name in _field_names(type(self)):
+            v = getattr(self, name)
             if v is not None:
                 return v
         raise KeyError(key)
@@ -135,11 +139,19 @@ def from_json(data: Mapping[str, Any]) -> Witness:
     """
     keys = set(data) - {"kind"}
     for cls in KINDS.get(data.get("kind", ""), ()):
-        names = _field_names(cls)
-        required = {f.name for f in fields(cls) if f.default is not None}
-        if required <= keys <= names:
-            return cls(**{k: data[k] for k in keys})
+        key_of = {f.name: cls.JSON_NAMES.get(f.name, f.name) for f in fields(cls)}
+        required = {key_of[f.name] for f in fields(cls) if f.default is not None}
+        if required <= keys <= set(key_of.values()):
+            return cls(**{f: data[k] for f, k in key_of.items() if k in keys})
     raise KeyError(f"no witness record of kind {data.get('kind')!r} with fields {sorted(keys)}")
+
+
+def with_fields(w: Mapping[str, Any] | None, **extra: Any) -> Mapping[str, Any]:
+    """``w`` with the ``extra`` fields (a claim that wraps another's witness: the writer, the block): the typed
+    record with them set where it declares them, else a plain dict with ``extra`` first."""
+    if isinstance(w, Witness) and set(extra) <= _field_names(type(w)):
+        return replace(w, **extra)
+    return {**extra, **(w or {})}
 
 
 # -- one domain: a pair, a point, an element -------------------------------------------------------------------
@@ -259,7 +271,542 @@ class Vector(Witness):
     kind: ClassVar[str] = "vector"
 
 
+# -- shared-memory banks ------------------------------------------------------------------------------------------
+@witness
+@dataclass(frozen=True, slots=True, eq=False, kw_only=True)
+class Conflict(Witness):
+    """Instruction ``instruction`` needs ``wavefronts`` > ``ideal``: in its worst phase (``phase``; ``merged`` when
+    phases merged) ``lanes`` hit ``bank`` with the distinct 32-bit ``words``; ``coords`` the lanes' tile coordinates."""
+
+    instruction: int
+    phase: int | None = None
+    bank: int
+    words: list[int]
+    lanes: list[int]
+    wavefronts: int
+    ideal: int
+    coords: list[Any] | None = None
+    merged: bool | None = None
+    kind: ClassVar[str] = "conflict"
+
+
+@witness
+@dataclass(frozen=True, slots=True, eq=False)
+class Split(Witness):
+    """Lane ``lane`` of ``instruction`` moves one contiguous vector, but its elements (tile ``coords``) lie at the
+    byte ``addresses``, which are not contiguous."""
+
+    instruction: int
+    lane: int
+    coords: list[Any]
+    addresses: list[int]
+    kind: ClassVar[str] = "split"
+
+
+@witness
+@dataclass(frozen=True, slots=True, eq=False)
+class Misaligned(Witness):
+    """Lane ``lane`` of ``instruction`` gives byte ``address`` (tile ``coord``), not a multiple of its access size."""
+
+    instruction: int
+    lane: int
+    address: int
+    coord: list[int]
+    kind: ClassVar[str] = "misaligned"
+
+
+@witness
+@dataclass(frozen=True, slots=True, eq=False)
+class WavefrontTotal(Witness):
+    """The access needs ``wavefronts`` in all, not the number the claim states."""
+
+    wavefronts: int
+    kind: ClassVar[str] = "count"
+
+
+@witness
+@dataclass(frozen=True, slots=True, eq=False)
+class Base(Witness):
+    """Shifted by ``s`` periods the access is no longer conflict-free."""
+
+    s: int
+    kind: ClassVar[str] = "base"
+
+
+# -- ragged tilings and tile schedulers (properties.residue, models.residue, engines.sizes_z3) ---------------------
+@witness
+@dataclass(frozen=True, slots=True, eq=False)
+class ResidueOwners(Witness):
+    """At problem size ``sizes``, global coordinate ``coord`` has ``count`` owners (an exact cover needs 1)."""
+
+    sizes: list[int]
+    coord: list[int]
+    count: int
+    kind: ClassVar[str] = "owners"
+
+
+@witness
+@dataclass(frozen=True, slots=True, eq=False)
+class ResidueOob(Witness):
+    """At problem size ``sizes``, an unpredicated access reaches ``coord``, outside the problem."""
+
+    sizes: list[int]
+    coord: list[int]
+    kind: ClassVar[str] = "oob"
+
+
+@witness
+@dataclass(frozen=True, slots=True, eq=False)
+class Partition(Witness):
+    """Tile index ``local`` (tile coordinate ``coord``) has ``count`` owners, or (``thread``, ``value``) reaches it
+    past the tile."""
+
+    local: int
+    coord: list[int] | None = None
+    count: int | None = None
+    thread: int | None = None
+    value: int | None = None
+    kind: ClassVar[str] = "partition"
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class _GridTile(Witness):
+    """On a ``grid`` of tiles, tile ``tile`` is computed ``count`` times (``index``, ``other``: launch indices)."""
+
+    grid: list[int]
+    tile: list[int]
+    count: int | None = None
+    index: list[int] | None = None
+    other: list[int] | None = None
+
+
+@witness
+@dataclass(frozen=True, slots=True, eq=False)
+class TileOutside(_GridTile):
+    """Launch ``index`` computes tile ``tile``, outside the ``grid``."""
+
+    kind: ClassVar[str] = "outside"
+
+
+@witness
+@dataclass(frozen=True, slots=True, eq=False)
+class TileMissing(_GridTile):
+    """No launch computes tile ``tile`` of the ``grid``."""
+
+    kind: ClassVar[str] = "missing"
+
+
+@witness
+@dataclass(frozen=True, slots=True, eq=False)
+class TileDuplicate(_GridTile):
+    """Launches ``index`` and ``other`` both compute tile ``tile`` of the ``grid`` (``count`` times in all)."""
+
+    kind: ClassVar[str] = "duplicate"
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class _GroupedTile(Witness):
+    """Of the grouped ``problems``, problem ``problem``'s tile ``tile`` is computed wrongly: the host counts
+    ``host_count`` tiles, the device walks ``device_tiles``; ``index``/``other`` the launch indices."""
+
+    problems: list[list[int]]
+    problem: int
+    tile: list[int]
+    host_count: int
+    device_tiles: int
+    index: list[int] | None = None
+    other: list[int] | None = None
+
+
+@witness
+@dataclass(frozen=True, slots=True, eq=False)
+class GroupedOutside(_GroupedTile):
+    """A launch computes a tile outside its problem."""
+
+    kind: ClassVar[str] = "outside"
+
+
+@witness
+@dataclass(frozen=True, slots=True, eq=False)
+class GroupedMissing(_GroupedTile):
+    """No launch computes the tile."""
+
+    kind: ClassVar[str] = "missing"
+
+
+@witness
+@dataclass(frozen=True, slots=True, eq=False)
+class GroupedDuplicate(_GroupedTile):
+    """Two launches compute the tile."""
+
+    kind: ClassVar[str] = "duplicate"
+
+
+# -- TMA boxes (properties.tma) ---------------------------------------------------------------------------------
+@witness
+@dataclass(frozen=True, slots=True, eq=False)
+class Descriptor(Witness):
+    """The tensor map breaks a driver rule (``violation``: its index among ``TmaBox.violations()``, when named)."""
+
+    violation: int | None = None
+    kind: ClassVar[str] = "descriptor"
+
+
+@witness
+@dataclass(frozen=True, slots=True, eq=False)
+class Divide(Witness):
+    """Box mode ``mode`` (tensor dimension ``dim``) of ``n`` elements does not divide the tile's ``extent``."""
+
+    mode: int
+    dim: int
+    n: int
+    extent: int
+    kind: ClassVar[str] = "divide"
+
+
+@witness
+@dataclass(frozen=True, slots=True, eq=False, kw_only=True)
+class Place(Witness):
+    """Element ``i`` (of block ``block``) lands at another address than the layout keeps it at; ``writer`` names
+    who stored the stage (``gmma_addresses``: ``tma`` or ``threads``)."""
+
+    writer: str | None = None
+    block: int | None = None
+    i: int
+    kind: ClassVar[str] = "place"
+    LEAD: ClassVar[tuple[str, ...]] = ("writer",)
+
+
+@witness
+@dataclass(frozen=True, slots=True, eq=False)
+class Dst(Witness):
+    """Box ``i``'s shared-memory destination is not aligned as TMA requires."""
+
+    i: int
+    kind: ClassVar[str] = "dst"
+
+
+# -- wgmma / UMMA descriptors (properties.gmma, properties.descriptors): ``writer`` (and ``block``) lead ----------
+@dataclass(frozen=True, slots=True, eq=False, kw_only=True)
+class _DescriptorWitness(Witness):
+    """A descriptor-family witness: ``writer`` names who stored the stage (``tma`` or ``threads``) when the claim
+    depends on it; ``block`` the K block whose descriptor fails."""
+
+    writer: str | None = None
+    block: int | None = None
+    LEAD: ClassVar[tuple[str, ...]] = ("writer",)
+
+
+@witness
+@dataclass(frozen=True, slots=True, eq=False, kw_only=True)
+class Canonical(_DescriptorWitness):
+    """The stage is not one of the canonical GMMA / UMMA operand forms (no descriptor describes it)."""
+
+    kind: ClassVar[str] = "canonical"
+
+
+@witness
+@dataclass(frozen=True, slots=True, eq=False, kw_only=True)
+class BaseOffset(_DescriptorWitness):
+    """The descriptor's base-offset field disagrees with where the stage's swizzle pattern starts."""
+
+    kind: ClassVar[str] = "base_offset"
+
+
+@witness
+@dataclass(frozen=True, slots=True, eq=False, kw_only=True)
+class LayoutType(_DescriptorWitness):
+    """The descriptor's layout type is not the stage's swizzle mode."""
+
+    kind: ClassVar[str] = "layout_type"
+
+
+@witness
+@dataclass(frozen=True, slots=True, eq=False, kw_only=True)
+class Major(_DescriptorWitness):
+    """The stage is not the declared major-ness (``i``: the first chunk that breaks it, when known)."""
+
+    i: int | None = None
+    kind: ClassVar[str] = "major"
+    LEAD: ClassVar[tuple[str, ...]] = ("writer", "block")
+
+
+@witness
+@dataclass(frozen=True, slots=True, eq=False, kw_only=True)
+class Align(_DescriptorWitness):
+    """Block ``block``'s start address is not aligned as the descriptor requires."""
+
+    kind: ClassVar[str] = "align"
+
+
+@witness
+@dataclass(frozen=True, slots=True, eq=False, kw_only=True)
+class FieldOverflow(_DescriptorWitness):
+    """Block ``block``'s descriptor cannot be encoded (a field overflows)."""
+
+    kind: ClassVar[str] = "field"
+
+
+@witness
+@dataclass(frozen=True, slots=True, eq=False, kw_only=True)
+class Word(_DescriptorWitness):
+    """The descriptor word's ``field`` breaks the format (a fixed bit, an undefined code, a reserved bit)."""
+
+    field: str
+    kind: ClassVar[str] = "word"
+
+
+@witness
+@dataclass(frozen=True, slots=True, eq=False, kw_only=True)
+class Mma(_DescriptorWitness):
+    """The instruction descriptor names no MMA the hardware has."""
+
+    kind: ClassVar[str] = "mma"
+
+
+@witness
+@dataclass(frozen=True, slots=True, eq=False, kw_only=True)
+class Shape(_DescriptorWitness):
+    """The instruction descriptor's M / N fields are not the claimed shape."""
+
+    kind: ClassVar[str] = "shape"
+
+
+@witness
+@dataclass(frozen=True, slots=True, eq=False)
+class FieldOutside(Witness):
+    """Field ``f`` of a descriptor format leaves its word."""
+
+    f: int
+    kind: ClassVar[str] = "outside"
+
+
+@witness
+@dataclass(frozen=True, slots=True, eq=False)
+class FieldFit(Witness):
+    """Field ``f`` cannot hold ``value``."""
+
+    f: int
+    value: int
+    kind: ClassVar[str] = "fit"
+
+
+@witness
+@dataclass(frozen=True, slots=True, eq=False)
+class FieldOverlap(Witness):
+    """Field ``field`` encodes the distinct ``values`` to one word."""
+
+    values_: list[int]
+    field: str
+    kind: ClassVar[str] = "overlap"
+    JSON_NAMES: ClassVar[dict[str, str]] = {"values_": "values"}
+
+
+# -- tensor memory (properties.tmem) ----------------------------------------------------------------------------
+@witness
+@dataclass(frozen=True, slots=True, eq=False)
+class TmemOutside(Witness):
+    """Load ``load`` gives ``thread`` the ``element`` outside the tile."""
+
+    load: int
+    thread: int
+    element: int
+    kind: ClassVar[str] = "outside"
+
+
+@witness
+@dataclass(frozen=True, slots=True, eq=False)
+class TmemMissed(Witness):
+    """TMEM cell ``i`` is read ``count`` (0) times."""
+
+    i: int
+    count: int
+    kind: ClassVar[str] = "missed"
+
+
+@witness
+@dataclass(frozen=True, slots=True, eq=False)
+class TmemTwice(Witness):
+    """TMEM cell ``i`` is read ``count`` (> 1) times."""
+
+    i: int
+    count: int
+    kind: ClassVar[str] = "twice"
+
+
+@witness
+@dataclass(frozen=True, slots=True, eq=False)
+class AllocationSize(Witness):
+    """Allocation ``i`` asks for a column count tcgen05.alloc refuses."""
+
+    i: int
+    kind: ClassVar[str] = "size"
+
+
+@witness
+@dataclass(frozen=True, slots=True, eq=False)
+class AllocationTotal(Witness):
+    """Allocations ``0..i`` ask for more columns than tensor memory has."""
+
+    i: int
+    kind: ClassVar[str] = "total"
+
+
+@witness
+@dataclass(frozen=True, slots=True, eq=False)
+class ScaleVector(Witness):
+    """Scale element ``(m, k)`` differs from the first of its ``vec``-wide group."""
+
+    m: int
+    k: int
+    kind: ClassVar[str] = "vector"
+
+
+@witness
+@dataclass(frozen=True, slots=True, eq=False)
+class ScaleShared(Witness):
+    """Scale groups ``(m, k)`` and ``(m2, k2)`` share one TMEM cell."""
+
+    m: int
+    k: int
+    m2: int
+    k2: int
+    kind: ClassVar[str] = "shared"
+
+
+# -- imported maps (properties.equivalence, .tilelang, .ttgir, .composition) -----------------------------------------
+@witness
+@dataclass(frozen=True, slots=True, eq=False)
+class DomainMismatch(Witness):
+    """Two maps have different input dimensions ``a`` and ``b`` (name, size)."""
+
+    a: list[Any]
+    b: list[Any]
+    kind: ClassVar[str] = "domain"
+
+
+@witness
+@dataclass(frozen=True, slots=True, eq=False)
+class CodomainMismatch(Witness):
+    """Two maps have different output dimensions ``a`` and ``b`` (name, size)."""
+
+    a: list[Any]
+    b: list[Any]
+    kind: ClassVar[str] = "codomain"
+
+
+@witness
+@dataclass(frozen=True, slots=True, eq=False)
+class SlotMissing(Witness):
+    """Output slot ``slot`` of ``slots`` is reached by none of the ``points`` input points."""
+
+    slot: list[int]
+    points: int
+    slots: int
+    kind: ClassVar[str] = "missing"
+
+
+@witness
+@dataclass(frozen=True, slots=True, eq=False)
+class ModuleAttribute(Witness):
+    """The encoding's ``attribute`` along ``dim`` is ``encoding``, but the module's ``module_attribute`` is
+    ``module``."""
+
+    dim: str
+    attribute: str
+    encoding: int
+    module_attribute: str
+    module: int
+    kind: ClassVar[str] = "module"
+
+
+@witness
+@dataclass(frozen=True, slots=True, eq=False)
+class CompositionSize(Witness):
+    """The composition has ``size_r`` points, the layout it should equal ``size_b``."""
+
+    size_r: int
+    size_b: int
+    kind: ClassVar[str] = "size"
+
+
+@witness
+@dataclass(frozen=True, slots=True, eq=False)
+class Rank(Witness):
+    """The memory layout has rank ``rank``, not the tile's."""
+
+    rank: int
+    kind: ClassVar[str] = "rank"
+
+
+# -- data paths (models.datapath.first_fault): path and stage first ------------------------------------------------
+@dataclass(frozen=True, slots=True, eq=False)
+class PathFault(Witness):
+    """Stage ``stage`` of the data path ``path`` fails at element (or move) ``i``; an address fault adds the access's
+    memory ``space``, start ``address``, ``bytes``, required ``align`` and buffer ``limit``."""
+
+    path: str
+    stage: int
+    i: int
+    space: str | None = None
+    address: int | None = None
+    bytes: int | None = None
+    align: int | None = None
+    limit: int | None = None
+    LEAD: ClassVar[tuple[str, ...]] = ("path", "stage")
+
+
+def _path_fault(kind: str, doc: str) -> type[PathFault]:
+    cls = dataclass(frozen=True, slots=True, eq=False)(
+        type(f"Path{kind.title().replace('_', '')}", (PathFault,), {"kind": kind, "__doc__": doc}))
+    return witness(cls)
+
+
+PATH_FAULTS: dict[str, type[PathFault]] = {k: _path_fault(k, doc) for k, doc in (
+    ("misplaced", "Stage ``stage`` moves element ``i`` elsewhere than the layouts say."),
+    ("doubled", "Two elements land on the location stage ``stage`` writes element ``i`` to."),
+    ("unwritten", "Stage ``stage`` reads, for ``i``, a location nothing wrote."),
+    ("missed", "Final location ``i`` is never written."),
+    ("wrong", "Final location ``i`` receives the wrong element."),
+    ("outside", "An element lands at ``i``, outside the final tile."),
+    ("misaligned", "Move ``i`` of stage ``stage`` breaks its instruction's alignment (``address % align``)."),
+    ("outside_buffer", "Move ``i`` of stage ``stage`` leaves its stage buffer (``[address, address + bytes)`` past "
+                       "``limit``)."),
+)}
+"""``models.datapath.first_fault``'s fault kinds -> their records (one shape, ``PathFault``)."""
+
+
+def path_fault(path: str, fault: Mapping[str, Any]) -> PathFault:
+    """The record of a data-path fault ``{"stage", "kind", "i", ...}`` (``models.datapath.first_fault``) on ``path``."""
+    rest = {k: v for k, v in fault.items() if k != "kind"}
+    return PATH_FAULTS[fault["kind"]](path=path, **rest)
+
+
 __all__ = [
-    "KINDS", "Collision", "Count", "Differ", "LinearCount", "Missing", "OutOfRange", "Owners", "SameThread",
-    "SizeMismatch", "TvCount", "Vector", "Witness", "from_json", "owner_id", "owner_of", "witness",
+    "KINDS",
+    "PATH_FAULTS",
+    "Base",
+    "Collision",
+    "Conflict",
+    "Count",
+    "Differ",
+    "LinearCount",
+    "Misaligned",
+    "Missing",
+    "OutOfRange",
+    "Owners",
+    "PathFault",
+    "SameThread",
+    "SizeMismatch",
+    "Split",
+    "TvCount",
+    "Vector",
+    "WavefrontTotal",
+    "Witness",
+    "from_json",
+    "owner_id",
+    "owner_of",
+    "path_fault",
+    "with_fields",
+    "witness",
 ]

@@ -38,7 +38,7 @@ from layoutcheck.properties.base import Decision, Property, Undecided, subject_s
 from layoutcheck.properties.equivalence import MapEquivalent, domain, map_size, scalar_expr
 from layoutcheck.properties.layout import Equivalent, InBounds, Injective, Onto, Surjective
 from layoutcheck.properties.tv import ExactCover, Vectorizable
-from layoutcheck.witness import Collision, Differ, OutOfRange, Owners, Vector
+from layoutcheck.witness import Base, Collision, Differ, OutOfRange, Owners, Vector
 
 if TYPE_CHECKING:  # the TileLang claims load with their importers, only when a TileLang file is read
     from layoutcheck.importers.tilelang import TileLang
@@ -294,7 +294,7 @@ def _z3_every_base(prop: ConflictFreeAtEveryBase, limits: Any) -> Decision | Und
 
     units = {o: unit(o) for o in {o for p in pairs for o in p}}
     q.solver.add(z3.Or([z3.And(units[a][1] == units[b][1], units[a][0] != units[b][0]) for a, b in pairs]))
-    return _decide(q, [s], lambda v: {"kind": "base", "s": v["s"]}, {"pairs": len(pairs)})
+    return _decide(q, [s], lambda v: Base(v["s"]), {"pairs": len(pairs)})
 
 
 # -- TileLang maps on their own expressions (T.max / T.min / T.if_then_else / comparisons) -------------------------

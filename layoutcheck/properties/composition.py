@@ -32,7 +32,7 @@ from layoutcheck.algebra.notation import as_subject
 from layoutcheck.algebra.swizzle import ComposedLayout, Subject
 from layoutcheck.errors import LayoutError
 from layoutcheck.properties.base import Decision, Property, at, offset_range, subject_size
-from layoutcheck.witness import Differ
+from layoutcheck.witness import CompositionSize, Differ, Rank
 
 
 def _outer_at(a: Subject, j: int) -> int:
@@ -76,7 +76,7 @@ class Composes(Property):
 
     def size_witness(self) -> dict[str, Any] | None:
         nr, nb = subject_size(self.result), subject_size(self.b)
-        return None if nr == nb else {"kind": "size", "size_r": nr, "size_b": nb}
+        return None if nr == nb else CompositionSize(nr, nb)
 
     def exhaustive(self) -> Decision:
         sw = self.size_witness()
@@ -178,7 +178,7 @@ class OnTile(Property):
                                                                 "tile": self._tile_coord(subject_size(self.memory)),
                                                                 "memory": None}
         if len(ext) != len(self.tile):
-            return {"kind": "rank", "rank": len(ext)}
+            return Rank(len(ext))
         idx = np.arange(n, dtype=np.int64)
         bad = (_mode_coords(idx, self.tile) != _mode_coords(idx, ext)).any(axis=1) | (idx >= subject_size(self.memory))
         if not bad.any():

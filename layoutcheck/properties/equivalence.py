@@ -58,7 +58,7 @@ from layoutcheck.expr.lower import index_ast
 from layoutcheck.expr.numpy import evaluate
 from layoutcheck.properties.base import Decision, Property, at, subject_size
 from layoutcheck.properties.scan import CHUNK, chunks, zip_streams
-from layoutcheck.witness import Differ, SizeMismatch
+from layoutcheck.witness import CodomainMismatch, Differ, DomainMismatch, SizeMismatch
 
 TV_ORDER = ("lane", "warp", "block", "register")
 """A Triton layout's input dimensions in CuTe's ``(thread, value)`` order (when compared with another form)."""
@@ -244,9 +244,9 @@ class MapEquivalent(Property):
         a, b = self.a, self.b
         if isinstance(a, LinearLayout) and isinstance(b, LinearLayout):
             if domain(a) != domain(b):
-                return {"kind": "domain", "a": [list(d) for d in domain(a)], "b": [list(d) for d in domain(b)]}
+                return DomainMismatch([list(d) for d in domain(a)], [list(d) for d in domain(b)])
             if a.out_dims != b.out_dims:
-                return {"kind": "codomain", "a": [list(d) for d in a.out_dims], "b": [list(d) for d in b.out_dims]}
+                return CodomainMismatch([list(d) for d in a.out_dims], [list(d) for d in b.out_dims])
         return None
 
     def refutation(self) -> Decision | None:

@@ -36,7 +36,7 @@ from layoutcheck.errors import LayoutError
 from layoutcheck.hw.banks import access_kind
 from layoutcheck.models.banks.model import breakdown, ideal, ideal_batch, wavefronts, wavefronts_batch
 from layoutcheck.properties.base import Decision, Property, smallest_collision
-from layoutcheck.witness import Collision, LinearCount, Missing
+from layoutcheck.witness import Collision, Conflict, LinearCount, Missing
 
 
 def describe_in(ll: LinearLayout, i: int) -> str:
@@ -378,12 +378,12 @@ class LinearConflictFree(Property):
     def addresses(self) -> np.ndarray:
         return shared_addresses(self.reg, self.shared, self.elem_bits, self.vec())
 
-    def report(self, i: int) -> dict[str, Any]:
+    def report(self, i: int) -> Conflict:
         addrs = self.addresses()[i]
         k = self.kind()
         rep = max(breakdown(k, addrs), key=lambda p: p.wavefronts)
-        return {"kind": "conflict", "instruction": i, "bank": rep.bank, "words": list(rep.words),
-                "lanes": list(rep.bank_lanes), "wavefronts": int(wavefronts(k, addrs)), "ideal": int(ideal(k, addrs))}
+        return Conflict(instruction=i, bank=rep.bank, words=list(rep.words), lanes=list(rep.bank_lanes),
+                        wavefronts=int(wavefronts(k, addrs)), ideal=int(ideal(k, addrs)))
 
     def exhaustive(self) -> Decision:
         addrs, k = self.addresses(), self.kind()

@@ -40,7 +40,7 @@ from layoutcheck.importers.tilelang import TileLang, TileLangFragment, parse_til
 from layoutcheck.importers.tilelang_tir import tilelang_records
 from layoutcheck.properties.base import Decision, Property
 from layoutcheck.properties.ttgir import Claim
-from layoutcheck.witness import Collision, OutOfRange
+from layoutcheck.witness import Collision, OutOfRange, SlotMissing
 
 
 def output_dims(x: TileLang) -> list[tuple[str, Any, int]]:
@@ -170,7 +170,7 @@ def _missing(x: TileLang, table: np.ndarray) -> dict[str, Any] | None:
     for m in ext:
         slot.append(y % m)
         y //= m
-    return {"kind": "missing", "slot": slot, "points": int(table.shape[0]), "slots": prod(ext)}
+    return SlotMissing(slot, int(table.shape[0]), prod(ext))
 
 
 @dataclass(frozen=True, slots=True)
