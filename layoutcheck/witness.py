@@ -85,22 +85,26 @@ class Witness(Mapping[str, Any]):
     LEAD: ClassVar[tuple[str, ...]] = ()
     JSON_NAMES: ClassVar[dict[str, str]] = {}
     """Field -> its JSON key where the two differ (a JSON key that is a ``Mapping`` method, ``values``)."""
+    NULLABLE: ClassVar[tuple[str, ...]] = ()
+    """Fields written as ``null`` when ``None`` (every other ``None`` field is left out)."""
 
     def to_json(self) -> dict[str, Any]:
-        """The record as its JSON object (``kind`` and every field that is not ``None``, in declared order)."""
+        """The record as its JSON object (``kind`` -- none for a kind-less record -- and every field that is not
+        ``None``, in declared order)."""
         items = [(self.JSON_NAMES.get(f.name, f.name), _plain(getattr(self, f.name))) for f in fields(self)
-                 if getattr(self, f.name) is not None]
+                 if getattr(self, f.name) is not None or f.name in self.NULLABLE]
         lead = [kv for kv in items if kv[0] in self.LEAD]
-        return dict([*lead, ("kind", self.kind), *(kv for kv in items if kv[0] not in self.LEAD)])
+        kind = [("kind", self.kind)] if self.kind else []
+        return dict([*lead, *kind, *(kv for kv in items if kv[0] not in self.LEAD)])
 
     # -- a read-only Mapping over to_json() ------------------------------------------------------------------
     def __getitem__(self, key: str) -> Any:
-        if key == "kind":
+        if key == "kind" and self.kind:
             return self.kind
         name = {j: f for f, j in self.JSON_NAMES.items()}.get(key, key)
         if name in _field_names(type(self)):
             v = getattr(self, name)
-            if v is not None:
+            if v is not None or name in self.NULLABLE:
                 return v
         raise KeyError(key)
 
@@ -140,7 +144,7 @@ def from_json(data: Mapping[str, Any]) -> Witness:
     keys = set(data) - {"kind"}
     for cls in KINDS.get(data.get("kind", ""), ()):
         key_of = {f.name: cls.JSON_NAMES.get(f.name, f.name) for f in fields(cls)}
-        required = {key_of[f.name] for f in fields(cls) if f.default is not None}
+        required = {key_of[f.name] for f in fields(cls) if f.default is not None or f.name in cls.NULLABLE}
         if required <= keys <= set(key_of.values()):
             return cls(**{f: data[k] for f, k in key_of.items() if k in keys})
     raise KeyError(f"no witness record of kind {data.get('kind')!r} with fields {sorted(keys)}")
@@ -541,6 +545,14 @@ class Align(_DescriptorWitness):
 
 @witness
 @dataclass(frozen=True, slots=True, eq=False, kw_only=True)
+class Range(_DescriptorWitness):
+    """Block ``block``'s descriptor field leaves its range (``GmmaDescriptor.violations``: ``range``)."""
+
+    kind: ClassVar[str] = "range"
+
+
+@witness
+@dataclass(frozen=True, slots=True, eq=False, kw_only=True)
 class FieldOverflow(_DescriptorWitness):
     """Block ``block``'s descriptor cannot be encoded (a field overflows)."""
 
@@ -737,6 +749,44 @@ class Rank(Witness):
 
     rank: int
     kind: ClassVar[str] = "rank"
+
+
+@witness
+@dataclass(frozen=True, slots=True, eq=False)
+class Coord(Witness):
+    """Tile index ``i`` (coordinate ``tile``) sits at memory coordinate ``memory`` (``null``: past the memory
+    layout) of another shape: the memory layout does not keep the tile's modes."""
+
+    i: int
+    tile: list[int]
+    memory: list[int] | None
+    kind: ClassVar[str] = "coord"
+    NULLABLE: ClassVar[tuple[str, ...]] = ("memory",)
+
+
+# -- block scaling (properties.block_scale): kind-less, as the reports always printed them ------------------------
+@witness
+@dataclass(frozen=True, slots=True, eq=False)
+class ScaleMismatch(Witness):
+    """The producer and consumer of the scale factors disagree on scale ``(m, k)``."""
+
+    m: int
+    k: int
+
+
+@witness
+@dataclass(frozen=True, slots=True, eq=False)
+class ScaleTile(Witness):
+    """On grid ``gm`` x ``gn``, launch ``idx`` computes tile ``own`` but reads the scales of tile ``read``; they
+    differ at scale row ``r``, K block ``kb``."""
+
+    gm: int
+    gn: int
+    idx: list[int]
+    own: int
+    read: int
+    r: int
+    kb: int
 
 
 # -- data paths (models.datapath.first_fault): path and stage first ------------------------------------------------

@@ -295,8 +295,8 @@ def _problem_lists(prop: ProblemListBijection, limits: Limits) -> Decision | Und
         queries += [lambda q, n_problems=n_problems, k=k: _list_missing(prop, q, n_problems, k)
                     for k in range(n_problems)]
     out = _first(queries, limits)
-    if isinstance(out, Decision) and out.witness is not None:
-        out.witness.pop("grid", None)
+    if isinstance(out, Decision) and out.witness is not None:  # the grid only ranked the lists
+        return Decision(out.holds, from_json({k: v for k, v in out.witness.items() if k != "grid"}), out.stats)
     return out
 
 

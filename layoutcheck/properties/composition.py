@@ -32,7 +32,7 @@ from layoutcheck.algebra.notation import as_subject
 from layoutcheck.algebra.swizzle import ComposedLayout, Subject
 from layoutcheck.errors import LayoutError
 from layoutcheck.properties.base import Decision, Property, at, offset_range, subject_size
-from layoutcheck.witness import CompositionSize, Differ, Rank
+from layoutcheck.witness import CompositionSize, Coord, Differ, Rank
 
 
 def _outer_at(a: Subject, j: int) -> int:
@@ -174,9 +174,8 @@ class OnTile(Property):
     def _first_bad(self) -> dict[str, Any] | None:
         ext, n = self._extents(), self.domain_size()
         if len(ext) == 1:  # a flat map of the tile index
-            return None if subject_size(self.memory) >= n else {"kind": "coord", "i": subject_size(self.memory),
-                                                                "tile": self._tile_coord(subject_size(self.memory)),
-                                                                "memory": None}
+            past = subject_size(self.memory)
+            return None if past >= n else Coord(past, self._tile_coord(past), None)
         if len(ext) != len(self.tile):
             return Rank(len(ext))
         idx = np.arange(n, dtype=np.int64)
@@ -184,7 +183,7 @@ class OnTile(Property):
         if not bad.any():
             return None
         i = int(np.flatnonzero(bad)[0])
-        return {"kind": "coord", "i": i, "tile": self._tile_coord(i), "memory": self._memory_coord(i)}
+        return Coord(i, self._tile_coord(i), self._memory_coord(i))
 
     def _tile_coord(self, i: int) -> list[int]:
         return [int(c) for c in _mode_coords(np.array([i]), self.tile)[0]]

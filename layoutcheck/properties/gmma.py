@@ -59,6 +59,7 @@ from layoutcheck.witness import (
     LayoutType,
     Major,
     Place,
+    Range,
     Word,
     with_fields,
 )
@@ -332,7 +333,7 @@ class GmmaFields(_StageClaim):
                 return Align(block=r)
             d = _moved(d0, step)
             if d.violations():
-                return {"kind": d.violations()[0][0], "block": r}
+                return {"align": Align, "range": Range}[d.violations()[0][0]](block=r)
         if d0.layout_type != want.layout_type:
             return LayoutType()
         if d0.base_offset != want.base_offset:
