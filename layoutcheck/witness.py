@@ -628,6 +628,16 @@ class TmemOutside(Witness):
 
 @witness
 @dataclass(frozen=True, slots=True, eq=False)
+class TmemLane(Witness):
+    """Load ``load`` has ``thread`` touch TMEM ``lane``, outside its warp's sub-partition (kind-less, as printed)."""
+
+    load: int
+    thread: int
+    lane: int
+
+
+@witness
+@dataclass(frozen=True, slots=True, eq=False)
 class TmemMissed(Witness):
     """TMEM cell ``i`` is read ``count`` (0) times."""
 

@@ -35,6 +35,7 @@ from layoutcheck.witness import (
     Collision,
     ScaleShared,
     ScaleVector,
+    TmemLane,
     TmemMissed,
     TmemOutside,
     TmemTwice,
@@ -151,7 +152,7 @@ class TmemSubpartition(Property):
             bad = np.flatnonzero((c["lane"] < lo) | (c["lane"] >= lo + TMEM.subpartition_lanes))
             if bad.size:
                 k = int(bad[0])
-                return Decision(False, {"load": j, "thread": int(c["thread"][k]), "lane": int(c["lane"][k])})
+                return Decision(False, TmemLane(j, int(c["thread"][k]), int(c["lane"][k])))
         return Decision(True, None, {"loads": len(self.loads)})
 
     def recheck(self, w: dict[str, Any]) -> bool:

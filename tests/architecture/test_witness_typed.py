@@ -21,6 +21,7 @@ UNTYPED: dict[tuple[str, str], str] = {}
 DICT_SITES: dict[str, set[str]] = {
     "layoutcheck/properties/residue.py": {"<dynamic>"},  # ScheduleBijection._witness builds, then from_json
     "layoutcheck/engines/sizes_z3.py": {"<dynamic>"},  # _grid_witness builds, then from_json
+    "layoutcheck/properties/base.py": {"<decision>"},  # the protocol's example: a plug-in claim may use a dict
     # first_fault's faults; properties.datapath makes each one a record (witness.path_fault)
     "layoutcheck/models/datapath.py": {"<dynamic>", "misplaced", "doubled", "unwritten", "missed", "wrong", "outside"},
 }
@@ -62,11 +63,16 @@ def test_every_counterexample_of_broken_and_zoo_is_a_typed_record(refuted):
 
 
 def _dict_kinds(path: Path) -> set[str]:
+    """Kinds of the dict literals with a ``"kind"`` key, and ``<decision>`` for a dict literal handed to
+    ``Decision(False, ...)`` (a kind-less witness)."""
     kinds = set()
     for n in ast.walk(ast.parse(path.read_text())):
         if isinstance(n, ast.Dict) and any(isinstance(k, ast.Constant) and k.value == "kind" for k in n.keys):
             v = n.values[[getattr(k, "value", None) for k in n.keys].index("kind")]
             kinds.add(v.value if isinstance(v, ast.Constant) else "<dynamic>")
+        if (isinstance(n, ast.Call) and getattr(n.func, "id", None) == "Decision" and len(n.args) > 1
+                and isinstance(n.args[1], ast.Dict)):
+            kinds.add("<decision>")
     return kinds
 
 
