@@ -172,7 +172,7 @@ class ResidueTiling:
         ``{"kind": "partition", "local": i, "thread": t, "value": v}`` for an access at tile index ``i`` past the
         tile; the smallest tile index of either, an index past the tile last.
 
-        >>> ResidueTiling(("M",), (4,), tv=Layout((2, 2), (0, 1))).partition()
+        >>> ResidueTiling(("M",), (4,), tv=Layout((2, 2), (0, 1))).partition().to_json()
         {'kind': 'partition', 'local': 0, 'coord': [0], 'count': 2}
         """
         offs = self.local_offsets().astype(np.int64)

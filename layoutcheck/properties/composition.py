@@ -142,7 +142,7 @@ class OnTile(Property):
     ``i``'s coordinate over the top-level mode sizes of ``memory`` is its coordinate over ``tile`` and ``i <
     size(memory)``.
 
-    >>> on_tile(Layout((10, 8), (8, 1)), (16, 8)).exhaustive().witness
+    >>> on_tile(Layout((10, 8), (8, 1)), (16, 8)).exhaustive().witness.to_json()
     {'kind': 'coord', 'i': 10, 'tile': [10, 0], 'memory': [0, 1]}
     """
 

@@ -465,7 +465,7 @@ def gmma_fields(stage: Any, dtype: str, major: str, base_address: int = 0, block
 
     >>> from layoutcheck.models.tma import mma_smem_layout
     >>> st = mma_smem_layout("K", "64B", "float16", (64, 32))
-    >>> gmma_fields(st, "f16", "K", 256, desc=0x8000002000010010, written_by="threads").exhaustive().witness
+    >>> gmma_fields(st, "f16", "K", 256, desc=0x8000002000010010, written_by="threads").exhaustive().witness.to_json()
     {'writer': 'threads', 'kind': 'base_offset'}
     """
     return GmmaFields(stage, dtype, major.upper(), base_address, block_mn=block_mn, desc=desc,

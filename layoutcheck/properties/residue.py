@@ -155,9 +155,11 @@ class ResidueCover(Property):
         but ``c_d`` (resp. ``s_d``) in mode ``d``, and every member of the set is at least one of these candidates,
         so the answer is the smallest candidate.
 
-        >>> ResidueCover(ResidueTiling(("M", "N"), (4, 4), predicate="none"), ((1, 9), (1, 9))).smallest_break((1, 1))
+        >>> ResidueCover(ResidueTiling(("M", "N"), (4, 4), predicate="none"),
+        ...              ((1, 9), (1, 9))).smallest_break((1, 1)).to_json()
         {'kind': 'oob', 'sizes': [1, 1], 'coord': [0, 1]}
-        >>> ResidueCover(ResidueTiling(("M", "N"), (4, 4), count="div"), ((1, 9), (1, 9))).smallest_break((5, 9))
+        >>> ResidueCover(ResidueTiling(("M", "N"), (4, 4), count="div"),
+        ...              ((1, 9), (1, 9))).smallest_break((5, 9)).to_json()
         {'kind': 'owners', 'sizes': [5, 9], 'coord': [0, 8], 'count': 0}
         """
         reach = [int(g) * b for g, b in zip(self.tiling.grid(sizes), self.tiling.tile, strict=True)]
@@ -192,7 +194,7 @@ class ResidueCover(Property):
         is ``sigma`` with ``tau`` = 0 (no single ``q == 0``) or ``q2`` (two owners) in the last mode.
 
         >>> from layoutcheck import Layout
-        >>> ResidueCover(ResidueTiling(("M",), (4,), tv=Layout(4, 2)), ((1, 9),)).slot_decision().witness
+        >>> ResidueCover(ResidueTiling(("M",), (4,), tv=Layout(4, 2)), ((1, 9),)).slot_decision().witness.to_json()
         {'kind': 'owners', 'sizes': [2], 'coord': [1], 'count': 0}
         """
         t = self.tiling
