@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
+from layoutcheck.witness import Witness
+
 DEFAULT_TIMEOUT = 30.0
 """Seconds one proof may take unless told otherwise: the one default of ``prove``, ``check``, ``testing`` and the
 pytest plugin."""
@@ -31,10 +33,13 @@ class Verdict(Enum):
 
 @dataclass(frozen=True, slots=True)
 class Counterexample:
-    """A concrete witness: ``text`` for people (CuTe coordinates), ``data`` for programs (plain ints)."""
+    """A concrete witness: ``text`` for people (CuTe coordinates), ``data`` for programs (plain ints: the JSON object
+    of ``check --json``), ``witness`` the typed record it came from (``layoutcheck.witness``; ``None`` for a claim
+    whose witness is still an untyped dict)."""
 
     text: str
     data: dict[str, Any] = field(default_factory=dict)
+    witness: Witness | None = None
 
     def __str__(self) -> str:
         return self.text

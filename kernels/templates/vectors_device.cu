@@ -10,8 +10,8 @@ extern "C" __global__ void __launch_bounds__({{THREADS}}) {{KERNEL}}(long long* 
                                                                  int* __restrict__ owns) {
   const int64_t t = threadIdx.x;
   for (int64_t v = 0; v < {{VALUES}}; ++v) {
-    const int64_t id = t * {{VALUES}} + v;
-    const int64_t e = lc_element({{ARRAY}}_row_dev, {{ARRAY}}_col_dev, {{ROWS}}, {{VALUES}}, t, v);
+    const int64_t id = t + {{THREADS}} * v;  // the owner id (layoutcheck.witness.owner_id)
+    const int64_t e = lc_element({{ARRAY}}_row_dev, {{ARRAY}}_col_dev, {{ROWS}}, {{THREADS}}, t, v);
     elem[id] = e;
     owns[id] = lc_owns({{ARRAY}}_owner_start_dev, {{ARRAY}}_owner_dev, e, id);
   }

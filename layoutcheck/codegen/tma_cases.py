@@ -45,12 +45,13 @@ from layoutcheck.expr.c import c_expr
 from layoutcheck.expr.ir import Expr, add, const, mul, var
 from layoutcheck.expr.lower import index_ast
 from layoutcheck.hw.smem import normalize_mode
+from layoutcheck.hw.swizzle_modes import MODES as SWIZZLE_MODES
+from layoutcheck.hw.swizzle_modes import swizzle_mode
 from layoutcheck.properties.tma import BoxPlan, plan_boxes
 
-TMA_SWIZZLE: dict[str, str] = {"INTER": "none", "SW32": "32B", "SW64": "64B", "SW128": "128B"}
-"""GMMA smem atom mode -> the ``CUtensorMapSwizzle`` that writes it (PTX ISA 5.5.7; docs/tma.md)."""
-
-MODES: tuple[str, ...] = ("INTER", "SW32", "SW64", "SW128")
+MODES: tuple[str, ...] = tuple(m.gmma for m in SWIZZLE_MODES)
+"""The GMMA smem atom modes; the ``CUtensorMapSwizzle`` that writes each is ``swizzle_mode(m).name`` (PTX ISA 5.5.7;
+docs/tma.md)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,7 +110,7 @@ def tma_gemm_exprs(mode: str, M: int = 64, N: int = 64, K: int = 64) -> TmaGemmE
     Pre: ``mode`` one of INTER/SW32/SW64/SW128 (or none/32B/64B/128B); M, N multiples of 32, K of 16 and of the atom.
     """
     m = normalize_mode(mode)
-    sw = TMA_SWIZZLE[m]
+    sw = swizzle_mode(m).name
     pa, pb = plan_boxes("K", sw, "float16", (M, K)), plan_boxes("K", sw, "float16", (N, K))
     return TmaGemmExprs(m, box_loads(pa), box_loads(pb), mma_tile_exprs(pa.layout, pb.layout, M, N, K))
 

@@ -49,9 +49,9 @@ def vectors_device_case(name: str = "m16n8k16_C") -> KernelCase:
         return [xp.full(T * V, -1, dtype=xp.int64), xp.zeros(T * V, dtype=xp.int32)]
 
     def compare(out: list[Any], xp: Any) -> tuple[int, int, str]:
-        wrong = _to_np(out[0]).reshape(T, V) != expected  # the kernel writes index t*V + v
-        unowned = _to_np(out[1]) != 1
-        return T * V, int((wrong | unowned.reshape(T, V)).sum()), \
+        wrong = expected != _to_np(out[0]).reshape(V, T).T  # the kernel writes at the owner id t + T*v
+        unowned = _to_np(out[1]).reshape(V, T).T != 1
+        return T * V, int((wrong | unowned).sum()), \
             f"element wrong {int(wrong.sum())}, not listed among its owners {int(unowned.sum())}"
 
     return KernelCase("vectors_device", f"vectors --format h {name} device copies via ownership.h", kernel, src, 1,

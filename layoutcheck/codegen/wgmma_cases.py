@@ -31,16 +31,13 @@ from layoutcheck.errors import LayoutError
 from layoutcheck.expr.c import c_expr
 from layoutcheck.expr.ir import add, const, div, mod, mul, var
 from layoutcheck.expr.lower import index_ast
+from layoutcheck.hw.dtypes import DTYPES
 from layoutcheck.hw.mma import mma_atom
 from layoutcheck.hw.wgmma import FAMILIES, wgmma_name
 from layoutcheck.models.gmma import element_bytes, gmma_blocks, gmma_descriptor
 from layoutcheck.models.tiled_mma import make_tiled_mma
 from layoutcheck.properties.tma import plan_boxes
 
-TMA_NAME = {"f16": "float16", "bf16": "bfloat16", "tf32": "float32", "e4m3": "uint8", "e5m2": "uint8", "s8": "uint8",
-            "u8": "uint8"}
-C_TYPE = {"f16": "unsigned short", "bf16": "unsigned short", "tf32": "float", "e4m3": "unsigned char",
-          "e5m2": "unsigned char", "s8": "unsigned char", "u8": "unsigned char"}
 SWIZZLES = ("none", "32B", "64B", "128B")
 BITS_TYPE = {1: "unsigned char", 2: "unsigned short", 4: "unsigned"}
 """The unsigned C type of an element's bits, by element bytes (register packing reads bits, never values)."""
@@ -161,7 +158,7 @@ def _stage(major: str, swizzle: str, dtype: str, mn: int, k: int, atom_order: st
     from layoutcheck.spec.values import WGMMA_ATOM_ORDER
 
     order = "col" if atom_order == "mn_first" else WGMMA_ATOM_ORDER[major]
-    return plan_boxes(major, swizzle, TMA_NAME[dtype], (mn, k), order)
+    return plan_boxes(major, swizzle, DTYPES[dtype].tma, (mn, k), order)
 
 
 def _c_value(acc: str, v: str = "v") -> str:
@@ -268,7 +265,7 @@ def wgmma_gemm_case(dtype: str = "f16", major_a: str = "K", major_b: str = "K", 
     src = render_template("wgmma_gemm", {
         "KERNEL": name, "THREADS": tiled.size, "INSTR": atom.ptx, "FORM": atom.name, "M": M, "N": N, "K": K,
         "MAJOR_A": major_a, "MAJOR_B": major_b, "SMEM_A": str(pa.layout), "SMEM_B": str(pb.layout),
-        "TYPE_A": C_TYPE[dtype], "TYPE_B": C_TYPE[dtype_b], "SMEM_A_BYTES": M * K * e,
+        "TYPE_A": DTYPES[dtype].c_type, "TYPE_B": DTYPES[dtype_b].c_type, "SMEM_A_BYTES": M * K * e,
         "SMEM_B_BYTES": N * K * element_bytes(dtype_b),
         "TX_BYTES": la.plan.box.box_bytes * la.count + lb.plan.box.box_bytes * lb.count,
         "BOXES_A": la.count, "DST_A": c_expr(la.dst), "C0_A": c_expr(la.c0), "C1_A": c_expr(la.c1),

@@ -30,6 +30,7 @@ from typing import Any
 
 from layoutcheck.properties.base import Decision, Property, Undecided
 from layoutcheck.result import DEFAULT_TIMEOUT, Counterexample, Result, Verdict
+from layoutcheck.witness import Witness
 
 Handler = Callable[[Any, "Limits"], "Decision | Undecided"]
 
@@ -121,7 +122,8 @@ def to_result(prop: Property, engine: str, outcome: Decision | Undecided, t0: fl
     if not ok:
         return unknown(prop, engine, f"internal error: the {engine} engine's counterexample {witness} did not "
                                      "re-check by evaluation", t0, dict(outcome.stats))
-    cex = Counterexample(prop.explain(witness), dict(witness))
+    typed = witness if isinstance(witness, Witness) else None
+    cex = Counterexample(prop.explain(witness), typed.to_json() if typed else dict(witness), typed)
     return Result(prop, Verdict.REFUTED, engine, time.perf_counter() - t0, cex, None, dict(outcome.stats))
 
 

@@ -39,6 +39,7 @@ from layoutcheck.properties.equivalence import MapEquivalent
 from layoutcheck.properties.layout import Equivalent, InBounds, Injective, Onto
 from layoutcheck.properties.linear import LinearBijective, LinearExactCover, LinearInjective, LinearSurjective
 from layoutcheck.properties.tv import ExactCover, Vectorizable
+from layoutcheck.witness import Collision, Differ, LinearCount, Missing, OutOfRange, Owners, SameThread, Vector
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,13 +110,12 @@ def _injective(prop: Injective, limits: Limits) -> Decision:
     (a,) = _affine(prop)
     e = echelon(a.cols)
     stats = {**_stats(a, e), "collisions": (1 << len(a.cols)) - (1 << e.rank)}
-    return Decision(True, None, stats) if not e.kernel else Decision(False, {"kind": "collision", "i": 0,
-                                                                             "j": e.kernel[0]}, stats)
+    return Decision(True, None, stats) if not e.kernel else Decision(False, Collision(0, e.kernel[0]), stats)
 
 
 def _out_of_range(a: Affine, e: Echelon, extent: int) -> dict | None:
     hi, i = image_max(a, e)
-    return {"kind": "out", "i": i} if hi >= extent else None
+    return OutOfRange(i) if hi >= extent else None
 
 
 @LINEAR.handles(InBounds)
@@ -138,7 +138,7 @@ def _onto(prop: Onto, limits: Limits) -> Decision | Undecided:
     if w is not None:
         return Decision(False, w, stats)
     if m == n:  # onto a set of its own size == injective
-        return Decision(not e.kernel, {"kind": "collision", "i": 0, "j": e.kernel[0]} if e.kernel else None, stats)
+        return Decision(not e.kernel, Collision(0, e.kernel[0]) if e.kernel else None, stats)
     if 1 << e.rank == n:  # an image of n points inside [0, n)
         return Decision(True, None, stats)
     return Undecided("a missing offset of a non-injective map is a counting witness; left to the exhaustive engine",
@@ -153,10 +153,10 @@ def _equivalent(prop: Equivalent | MapEquivalent, limits: Limits) -> Decision:
         return Decision(False, sw)
     a, b = _affine(prop)
     if a.const != b.const:
-        return Decision(False, {"kind": "differ", "i": 0})
+        return Decision(False, Differ(0))
     diff = [bit for bit, (ca, cb) in enumerate(zip(a.cols, b.cols, strict=True)) if ca != cb]
     # every i below 2**diff[0] uses only equal columns, so 2**diff[0] is the smallest differing index
-    return Decision(not diff, {"kind": "differ", "i": 1 << diff[0]} if diff else None)
+    return Decision(not diff, Differ(1 << diff[0]) if diff else None)
 
 
 @LINEAR.handles(ExactCover)
@@ -171,12 +171,12 @@ def _exact_cover(prop: ExactCover, limits: Limits) -> Decision | Undecided:
         return Decision(False, w, stats)
     if 1 << e.rank != n:  # image smaller than the tile: tv(0) has more than k owners (size == k*n)
         owners = span_prefix(e.kernel, k + 1)
-        return Decision(False, {"kind": "owners", "y": a.const, "owners": owners, "count": 1 << (len(a.cols) - e.rank)},
+        return Decision(False, Owners(a.const, owners, 1 << (len(a.cols) - e.rank)),
                         stats)
     tb = prop.threads.bit_length() - 1  # value bits are the columns above the thread bits
     ev = echelon(a.cols[tb:])
     if ev.kernel:  # two values of one thread own the same element
-        return Decision(False, {"kind": "same_thread", "i": 0, "j": ev.kernel[0] << tb}, stats)
+        return Decision(False, SameThread(0, ev.kernel[0] << tb), stats)
     return Decision(True, None, stats)
 
 
@@ -188,13 +188,13 @@ def _vectorizable(prop: Vectorizable, limits: Limits) -> Decision:
     run = a.cols[tb:tb + vb]
     stats = {"bits": len(a.cols)}
     if run != tuple(1 << j for j in range(vb)) or a.const & low:
-        return Decision(False, {"kind": "vector", "t": 0, "g": 0}, stats)
+        return Decision(False, Vector(0, 0), stats)
     bad_val = [b for b, c in enumerate(a.cols[tb + vb:]) if c & low]
     if bad_val:
-        return Decision(False, {"kind": "vector", "t": 0, "g": 1 << bad_val[0]}, stats)
+        return Decision(False, Vector(0, 1 << bad_val[0]), stats)
     bad_thr = [b for b, c in enumerate(a.cols[:tb]) if c & low]
     if bad_thr:
-        return Decision(False, {"kind": "vector", "t": 1 << bad_thr[0], "g": 0}, stats)
+        return Decision(False, Vector(1 << bad_thr[0], 0), stats)
     return Decision(True, None, stats)
 
 
@@ -229,7 +229,7 @@ def _conflict_free_gf2(prop: ConflictFree, limits: Any) -> Decision | Undecided:
 def _ll_injective(prop: LinearInjective, limits: Limits) -> Decision:
     (a,) = _affine(prop)
     e = echelon(a.cols)
-    w = {"kind": "collision", "i": 0, "j": e.kernel[0]} if e.kernel else None
+    w = Collision(0, e.kernel[0]) if e.kernel else None
     return Decision(w is None, w, _stats(a, e))
 
 
@@ -250,7 +250,7 @@ def _ll_surjective(prop: LinearSurjective, limits: Limits) -> Decision:
     (a,) = _affine(prop)
     e = echelon(a.cols)
     y = _first_missing(e, prop.layout.out_bits)
-    return Decision(y is None, None if y is None else {"kind": "missing", "y": y}, _stats(a, e))
+    return Decision(y is None, None if y is None else Missing(y), _stats(a, e))
 
 
 @LINEAR.handles(LinearExactCover)
@@ -260,13 +260,13 @@ def _ll_exact_cover(prop: LinearExactCover, limits: Limits) -> Decision:
     stats = _stats(a, e)
     y = _first_missing(e, prop.layout.out_bits)
     if y is not None:
-        return Decision(False, {"kind": "missing", "y": y}, stats)
+        return Decision(False, Missing(y), stats)
     bits = prop.nonzero_bits()  # the non-zero columns must be independent: kernel = span of the zero bases
     sub = echelon(tuple(a.cols[b] for b in bits))
     if not sub.kernel:
         return Decision(True, None, stats)
     k = sum(1 << bits[j] for j in range(len(bits)) if sub.kernel[0] >> j & 1)
-    return Decision(False, {"kind": "collision", "i": 0, "j": k}, stats)
+    return Decision(False, Collision(0, k), stats)
 
 
 @LINEAR.handles(LinearBijective)
@@ -275,6 +275,6 @@ def _ll_bijective(prop: LinearBijective, limits: Limits) -> Decision:
     e = echelon(a.cols)
     ll = prop.layout
     if ll.in_size != ll.out_size:
-        return Decision(False, {"kind": "count", "inputs": ll.in_size, "outputs": ll.out_size}, _stats(a, e))
-    w = {"kind": "collision", "i": 0, "j": e.kernel[0]} if e.kernel else None
+        return Decision(False, LinearCount(ll.in_size, ll.out_size), _stats(a, e))
+    w = Collision(0, e.kernel[0]) if e.kernel else None
     return Decision(w is None, w, _stats(a, e))

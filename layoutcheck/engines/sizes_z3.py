@@ -42,6 +42,7 @@ from layoutcheck.expr.z3 import to_z3_ints, z3_int_alu
 from layoutcheck.models.schedulers import TileScheduler
 from layoutcheck.properties.base import Decision, Undecided
 from layoutcheck.properties.residue import ProblemListBijection, ResidueCover, ScheduleBijection, TilePartition
+from layoutcheck.witness import from_json
 
 _FREE = 1 << 64
 """Upper bound of an expression variable whose range is only known symbolically (nothing simplifies by it)."""
@@ -294,8 +295,8 @@ def _problem_lists(prop: ProblemListBijection, limits: Limits) -> Decision | Und
         queries += [lambda q, n_problems=n_problems, k=k: _list_missing(prop, q, n_problems, k)
                     for k in range(n_problems)]
     out = _first(queries, limits)
-    if isinstance(out, Decision) and out.witness is not None:
-        out.witness.pop("grid", None)
+    if isinstance(out, Decision) and out.witness is not None:  # the grid only ranked the lists
+        return Decision(out.holds, from_json({k: v for k, v in out.witness.items() if k != "grid"}), out.stats)
     return out
 
 
@@ -471,4 +472,4 @@ def _grid_witness(q: _IntQuery, variables: list[Any], kind: str, s: TileSchedule
         for key, launch in zip(("index", "other"), launches, strict=False):
             vals = tuple(model.eval(q.z(v), model_completion=True).as_long() for v in launch)
             w[key] = list(s.delinearize(vals, gm, gn) if linear else vals)
-    return w
+    return w if kind == "not_inverse" else from_json(w)  # not_inverse: a screen, re-decided by ``prop.violation``

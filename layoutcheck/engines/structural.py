@@ -95,6 +95,7 @@ from layoutcheck.engines.base import Handler, HandlerEngine, Limits, register_en
 from layoutcheck.properties.base import Decision, Property, Undecided, smallest_collision, subject_size
 from layoutcheck.properties.layout import InBounds, Injective, Onto
 from layoutcheck.properties.tv import ExactCover
+from layoutcheck.witness import Collision, OutOfRange, Owners, SameThread
 
 PREFIX_LIMIT = 1 << 16
 """Most points of the non-chain prefix the engine enumerates (a few hundred kB of NumPy, well under a millisecond)."""
@@ -201,7 +202,7 @@ def injectivity(ms: list[Mode]) -> tuple[bool | None, dict[str, Any], str]:
     """
     pair = collision(ms)
     if pair is not None:
-        return False, {"kind": "collision", "i": pair[0], "j": pair[1]}, "pair"
+        return False, Collision(pair[0], pair[1]), "pair"
     if len(ms) <= 2:
         return True, {}, "pair"
     srt = sorted(ms, key=lambda m: abs(m.stride))
@@ -216,7 +217,7 @@ def injectivity(ms: list[Mode]) -> tuple[bool | None, dict[str, Any], str]:
                           f"chain (|d_j| > sum of (s_i - 1)|d_i| below it) span {points} > {PREFIX_LIMIT} points")
     pair = prefix_collision(srt[:k])
     if pair is not None:
-        return False, {"kind": "collision", "i": pair[0], "j": pair[1]}, "prefix"
+        return False, Collision(pair[0], pair[1]), "prefix"
     return True, {}, "prefix+chain"
 
 
@@ -276,10 +277,10 @@ def _outside(x: Subject, e: Extremes, n: int) -> dict[str, Any] | None:
     if not isinstance(x, ComposedLayout) or x.swizzle.is_identity() or n % _block(x) == 0:
         flip = [Mode(m.size, -m.stride, m.index) for m in ms]
         found = [i for i in (smallest_reaching(off, ms, n), smallest_reaching(-off, flip, 1)) if i is not None]
-        return {"kind": "out", "i": min(found)} if found else None
+        return OutOfRange(min(found)) if found else None
     for i in (e.i_hi, e.i_lo):
         if not 0 <= x(i) < n:
-            return {"kind": "out", "i": i}
+            return OutOfRange(i)
     return None
 
 
@@ -436,13 +437,13 @@ def _exact_cover(prop: ExactCover, limits: Limits) -> Decision | Undecided:
     if k > 1:
         same = next((m for m in zero if m.index >= prop.threads), None)
         if same is not None:  # a stride-0 value mode: thread 0 owns x(0) at values 0 and 1 of that mode
-            return Decision(False, {"kind": "same_thread", "i": 0, "j": same.index}, _stats(ms, "stride-0 value"))
+            return Decision(False, SameThread(0, same.index), _stats(ms, "stride-0 value"))
     zk = 1
     for m in zero:
         zk *= m.size
     if zk > k:
         owners = _box(zero, k + 1)
-        return Decision(False, {"kind": "owners", "y": x(0), "owners": owners, "count": zk, "at_least": True},
+        return Decision(False, Owners(x(0), owners, zk, at_least=True),
                         _stats(ms, "stride 0"))
     if zk < k:
         return Undecided(f"not decided structurally: the stride-0 modes replicate {zk} times, fewer than {k}")
@@ -456,5 +457,5 @@ def _exact_cover(prop: ExactCover, limits: Limits) -> Decision | Undecided:
         return Undecided(f"not decided structurally: a collision, but its {2 * k} owners are too many to list")
     i, j = w["i"], w["j"]
     owners = sorted(a + z for a in (i, j) for z in _box(zero, k))
-    return Decision(False, {"kind": "owners", "y": x(i), "owners": owners, "count": 2 * k, "at_least": True},
+    return Decision(False, Owners(x(i), owners, 2 * k, at_least=True),
                     _stats(ms, rule))

@@ -22,6 +22,7 @@ from layoutcheck.engines.base import HandlerEngine, Limits, register_engine
 from layoutcheck.errors import LayoutError
 from layoutcheck.properties.base import Decision, Property, Undecided, subject_size
 from layoutcheck.properties.layout import Equivalent, InBounds
+from layoutcheck.witness import Differ, OutOfRange
 
 MAX_OPS = 400
 """Expressions with more operations than this are not handed to ``sympy.simplify`` (it can take minutes)."""
@@ -87,7 +88,7 @@ def _equivalent(prop: Equivalent, limits: Limits) -> Decision | Undecided:
         diff = sympy.simplify(diff)
     for k in probes(subject_size(prop.a)):  # first: a simplification to 0 that a probe contradicts is SymPy's error
         if prop.a(k) != prop.b(k):
-            return Decision(False, {"kind": "differ", "i": k}, stats)
+            return Decision(False, Differ(k), stats)
     if diff == 0:
         return _timed(Decision(True, None, stats), t0, limits)
     return Undecided(f"SymPy could not decide: A - B = {diff} does not simplify to 0 and no probe index differs",
@@ -105,6 +106,6 @@ def _in_bounds(prop: InBounds, limits: Limits) -> Decision | Undecided:
         return _timed(Decision(True, None, stats), t0, limits)
     for k in probes(subject_size(prop.layout)):
         if not 0 <= prop.layout(k) < prop.extent:
-            return Decision(False, {"kind": "out", "i": k}, stats)
+            return Decision(False, OutOfRange(k), stats)
     return Undecided(f"SymPy could not decide: the formula's bound {ast.bound} exceeds {prop.extent} and no probe "
                      "index is out of bounds", stats)

@@ -38,6 +38,7 @@ from layoutcheck.properties.base import Decision, Property, Undecided, subject_s
 from layoutcheck.properties.equivalence import MapEquivalent, domain, map_size, scalar_expr
 from layoutcheck.properties.layout import Equivalent, InBounds, Injective, Onto, Surjective
 from layoutcheck.properties.tv import ExactCover, Vectorizable
+from layoutcheck.witness import Base, Collision, Differ, OutOfRange, Owners, Vector
 
 if TYPE_CHECKING:  # the TileLang claims load with their importers, only when a TileLang file is read
     from layoutcheck.importers.tilelang import TileLang
@@ -195,7 +196,7 @@ def _injective_query(x: Subject, limits: Limits) -> Decision | Undecided:
     q = _Query(width_for(x), limits)
     i, j = q.var("i", n), q.var("j", n)
     q.solver.add(q.z3.ULT(i, j), q.evaluate(x, "i") == q.evaluate(x, "j"))
-    return _decide(q, [i, j], lambda v: {"kind": "collision", "i": v["i"], "j": v["j"]}, {})
+    return _decide(q, [i, j], lambda v: Collision(v["i"], v["j"]), {})
 
 
 def _out_query(x: Subject, extent: int, limits: Limits) -> Decision | Undecided:
@@ -203,7 +204,7 @@ def _out_query(x: Subject, extent: int, limits: Limits) -> Decision | Undecided:
     i = q.var("i", subject_size(x))
     y = q.evaluate(x, "i")
     q.solver.add(q.z3.Or(y < q.const(0), y >= q.const(extent)))
-    return _decide(q, [i], lambda v: {"kind": "out", "i": v["i"]}, {})
+    return _decide(q, [i], lambda v: OutOfRange(v["i"]), {})
 
 
 @Z3.handles(Injective)
@@ -239,8 +240,7 @@ def _exact_cover(prop: ExactCover, limits: Limits) -> Decision | Undecided:
     out = _in_range_and_injective(prop.tv, prop.tile_size, limits)
     if isinstance(out, Decision) and not out.holds and out.witness and out.witness["kind"] == "collision":
         y = prop.tv(out.witness["i"])
-        return Decision(False, {"kind": "owners", "y": y, "owners": [out.witness["i"], out.witness["j"]],
-                                "count": 2, "at_least": True}, out.stats)
+        return Decision(False, Owners(y, [out.witness["i"], out.witness["j"]], 2, at_least=True), out.stats)
     return out
 
 
@@ -252,7 +252,7 @@ def _equivalent(prop: Equivalent, limits: Limits) -> Decision | Undecided:
     q = _Query(width_for(prop.a, prop.b), limits)
     i = q.var("i", subject_size(prop.a))
     q.solver.add(q.evaluate(prop.a, "i") != q.evaluate(prop.b, "i"))
-    return _decide(q, [i], lambda v: {"kind": "differ", "i": v["i"]}, {})
+    return _decide(q, [i], lambda v: Differ(v["i"]), {})
 
 
 @Z3.handles(Vectorizable)
@@ -267,7 +267,7 @@ def _vectorizable(prop: Vectorizable, limits: Limits) -> Decision | Undecided:
     base, elem = q.evaluate(prop.layout, first), q.evaluate(prop.layout, add(first, mul(var("j", w), nt)))
     j = q.env["j"]
     q.solver.add(z3.Or(elem != base + j, z3.SRem(base, q.const(w)) != q.const(0)))
-    return _decide(q, [t, g], lambda v: {"kind": "vector", "t": v["t"], "g": v["g"]}, {})
+    return _decide(q, [t, g], lambda v: Vector(v["t"], v["g"]), {})
 
 
 # -- shared-memory banks: conflict-freedom at every base address, with the base symbolic ----------------------
@@ -294,7 +294,7 @@ def _z3_every_base(prop: ConflictFreeAtEveryBase, limits: Any) -> Decision | Und
 
     units = {o: unit(o) for o in {o for p in pairs for o in p}}
     q.solver.add(z3.Or([z3.And(units[a][1] == units[b][1], units[a][0] != units[b][0]) for a, b in pairs]))
-    return _decide(q, [s], lambda v: {"kind": "base", "s": v["s"]}, {"pairs": len(pairs)})
+    return _decide(q, [s], lambda v: Base(v["s"]), {"pairs": len(pairs)})
 
 
 # -- TileLang maps on their own expressions (T.max / T.min / T.if_then_else / comparisons) -------------------------
@@ -367,7 +367,7 @@ def _tl_collision(x: TileLang, limits: Limits) -> Decision | Undecided:
     ya, yb = _tl_outputs(q, x, a), _tl_outputs(q, x, b)
     q.solver.add(_tl_flat(q, x, a) < _tl_flat(q, x, b), *(u == w for u, w in zip(ya, yb, strict=True)))
     return _decide(q, _tl_slowest_first(x, a) + _tl_slowest_first(x, b),
-                   lambda v: {"kind": "collision", "i": _tl_index(x, v, "@i"), "j": _tl_index(x, v, "@j")}, {})
+                   lambda v: Collision(_tl_index(x, v, "@i"), _tl_index(x, v, "@j")), {})
 
 
 def _tl_bijective(x: TileLang, limits: Limits) -> Decision | Undecided:
@@ -433,7 +433,7 @@ def _map_equivalent(prop: MapEquivalent, limits: Limits) -> Decision | Undecided
     except (ValueError, z3.Z3Exception) as exc:
         return Undecided(f"unsupported: this expression has no bit-vector encoding ({exc})")
     q.solver.add(terms[0] != terms[1])
-    return _decide(q, [i], lambda v: {"kind": "differ", "i": v["@i"]}, {})
+    return _decide(q, [i], lambda v: Differ(v["@i"]), {})
 
 
 # -- index formulas (properties.formula): one variable per coordinate (``IndexFormula.domain``, first fastest), the
@@ -449,7 +449,7 @@ def _formula_collision(f: Any, limits: Limits) -> Decision | Undecided:
     q.solver.add(_tl_flat(q, f, a) < _tl_flat(q, f, b), to_z3(f.expr, a, q.width, q.ctx, {}) ==
                  to_z3(f.expr, b, q.width, q.ctx, {}))
     return _decide(q, _tl_slowest_first(f, a) + _tl_slowest_first(f, b),
-                   lambda v: {"kind": "collision", "i": _tl_index(f, v, "@i"), "j": _tl_index(f, v, "@j")}, {})
+                   lambda v: Collision(_tl_index(f, v, "@i"), _tl_index(f, v, "@j")), {})
 
 
 def _formula_outside(f: Any, extent: int, limits: Limits) -> Decision | Undecided:
@@ -457,7 +457,7 @@ def _formula_outside(f: Any, extent: int, limits: Limits) -> Decision | Undecide
     q, (env,) = _formula_query(f, limits, ("",), extent)
     y = to_z3(f.expr, env, q.width, q.ctx, {})
     q.solver.add(q.z3.Or(y < q.const(0), y >= q.const(extent)))
-    return _decide(q, _tl_slowest_first(f, env), lambda v: {"kind": "out", "i": _tl_index(f, v, "")}, {})
+    return _decide(q, _tl_slowest_first(f, env), lambda v: OutOfRange(_tl_index(f, v, "")), {})
 
 
 def _formula_guarded(build: Any, *args: Any) -> Decision | Undecided:

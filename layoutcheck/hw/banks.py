@@ -18,12 +18,38 @@ Sources:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 BANKS = 32
 """Number of shared-memory banks (CUDA Programming Guide, "Shared Memory", cc >= 5.x)."""
 
 BANK_BYTES = 4
 """Width of one bank (one 32-bit word per bank per wavefront)."""
+
+
+
+def word(byte_address: Any) -> Any:
+    """The 32-bit word a shared-memory byte address lies in: ``a // 4`` (ints or NumPy arrays).
+
+    >>> word(132)
+    33
+    """
+    return byte_address // BANK_BYTES
+
+
+def bank_of_word(w: Any) -> Any:
+    """The bank of 32-bit word ``w``: successive words in successive banks, ``w % 32`` (ints or NumPy arrays)."""
+    return w % BANKS
+
+
+def bank(byte_address: Any) -> Any:
+    """The bank of a shared-memory byte address: ``(a // 4) % 32``, the one bank formula of the package.
+
+    >>> bank(132), bank(128)
+    (1, 0)
+    """
+    return bank_of_word(word(byte_address))
+
 
 LDSM_ROW_BYTES = 16
 """One ldmatrix/stmatrix row: 8 b16 elements = 16 bytes (PTX ISA, ldmatrix, ``.m8n8``)."""

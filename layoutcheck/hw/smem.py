@@ -24,14 +24,15 @@ from dataclasses import dataclass
 from layoutcheck.algebra.layout import Layout
 from layoutcheck.algebra.swizzle import ComposedLayout, Swizzle, recast_swizzle
 from layoutcheck.errors import LayoutError
+from layoutcheck.hw.swizzle_modes import MODES, swizzle_mode
 
-SWIZZLE_MODES: dict[str, int] = {"INTER": 0, "SW32": 1, "SW64": 2, "SW128": 3}
-"""Swizzle mode -> B of ``Swizzle<B,4,3>`` on byte addresses (PTX ISA, "Tensor swizzling modes")."""
+SWIZZLE_MODES: dict[str, int] = {m.gmma: m.bits for m in MODES}
+"""GMMA swizzle mode -> B of ``Swizzle<B,4,3>`` on byte addresses (``hw.swizzle_modes``; PTX ISA, "Tensor swizzling
+modes")."""
 
-SWIZZLE_SPAN_BYTES: dict[str, int] = {"INTER": 16, "SW32": 32, "SW64": 64, "SW128": 128}
-"""Row width of the atom in bytes (= the swizzle span). Source: mma_traits_sm90_gmma.hpp ``*_Atom_Bits`` / 8."""
-
-_ALIASES = {"NONE": "INTER", "INTERLEAVE": "INTER", "32B": "SW32", "64B": "SW64", "128B": "SW128"}
+SWIZZLE_SPAN_BYTES: dict[str, int] = {m.gmma: m.span_bytes for m in MODES}
+"""Row width of the atom in bytes (= the swizzle span; ``hw.swizzle_modes``). Source: mma_traits_sm90_gmma.hpp
+``*_Atom_Bits`` / 8."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,13 +76,8 @@ class SmemAtom:
 
 
 def normalize_mode(mode: str) -> str:
-    m = mode.upper()
-    m = _ALIASES.get(m, m)
-    if m not in SWIZZLE_MODES:
-        raise LayoutError(
-            f"unknown swizzle mode {mode!r}: expected one of INTER, SW32, SW64, SW128 (or none/32B/64B/128B)"
-        )
-    return m
+    """The GMMA name (INTER, SW32, SW64, SW128) of a swizzle mode spelt any way ``hw.swizzle_modes`` reads."""
+    return swizzle_mode(mode).gmma
 
 
 def gmma_smem_atom(major: str, mode: str, dtype_bits: int) -> SmemAtom:

@@ -41,6 +41,8 @@ from typing import Any
 from layoutcheck.algebra.layout import Layout
 from layoutcheck.errors import LayoutError
 from layoutcheck.hw.bitfields import BitField, DescriptorFormat
+from layoutcheck.hw.dtypes import bits_of
+from layoutcheck.hw.swizzle_modes import swizzle_mode
 
 _PTX_SDESC = "PTX ISA 9.7.16.4.1 'Shared Memory Descriptor' (tcgen05-shared-memory-descriptor)"
 _PTX_IDESC = "PTX ISA 9.7.16.4.2 'Instruction descriptor' (tcgen05-instruction-descriptor)"
@@ -133,9 +135,9 @@ UMMA_SWIZZLES: dict[str, UmmaSwizzle] = {s.name: s for s in (
     UmmaSwizzle("SWIZZLE_32B", 6, 1, 4, 3, 32, 16, _SW_SRC))}
 """Layout type name -> code and byte swizzle (codes 3, 5, 7 are not defined)."""
 
-SWIZZLE_ALIASES = {"INTER": "SWIZZLE_NONE", "NONE": "SWIZZLE_NONE", "SW32": "SWIZZLE_32B", "SW64": "SWIZZLE_64B",
-                   "SW128": "SWIZZLE_128B", "SW128_32B": "SWIZZLE_128B_BASE32B", "32B": "SWIZZLE_32B",
-                   "64B": "SWIZZLE_64B", "128B": "SWIZZLE_128B", "128B_BASE32B": "SWIZZLE_128B_BASE32B"}
+BASE32B_SPELLINGS = ("SW128_32B", "128B_BASE32B", "SWIZZLE_128B_BASE32B")
+"""Names of UMMA's own mode ``SWIZZLE_128B_BASE32B`` (no GMMA or TMA counterpart); the four shared modes are read by
+``hw.swizzle_modes.swizzle_mode``."""
 
 
 def umma_swizzle(name: str | int) -> UmmaSwizzle:
@@ -149,15 +151,17 @@ def umma_swizzle(name: str | int) -> UmmaSwizzle:
             if s.code == name:
                 return s
         raise LayoutError(f"UMMA layout type code {name} is not defined (defined: 0, 1, 2, 4, 6)")
-    key = SWIZZLE_ALIASES.get(name.upper(), name.upper())
-    if key not in UMMA_SWIZZLES:
-        raise LayoutError(f"unknown UMMA swizzle {name!r}: expected one of {', '.join(UMMA_SWIZZLES)}")
-    return UMMA_SWIZZLES[key]
+    if name.upper() in BASE32B_SPELLINGS:
+        return UMMA_SWIZZLES["SWIZZLE_128B_BASE32B"]
+    try:
+        return UMMA_SWIZZLES[swizzle_mode(name).umma]
+    except LayoutError:
+        raise LayoutError(f"unknown UMMA swizzle {name!r}: expected one of {', '.join(UMMA_SWIZZLES)}") from None
 
 
 # -- MMA kinds, formats and shapes --------------------------------------------------------------------------------
-DTYPE_BITS: dict[str, int] = {"f16": 16, "bf16": 16, "tf32": 32, "e4m3": 8, "e5m2": 8, "e2m3": 6, "e3m2": 6,
-                              "e2m1": 4, "s8": 8, "u8": 8, "f32": 32, "s32": 32, "ue8m0": 8, "ue4m3": 8}
+DTYPE_BITS: dict[str, int] = bits_of(("f16", "bf16", "tf32", "e4m3", "e5m2", "e2m3", "e3m2", "e2m1", "s8", "u8",
+                                       "f32", "s32", "ue8m0", "ue4m3"))
 """Element bits of each operand type (sub-byte types as the MMA counts them)."""
 
 

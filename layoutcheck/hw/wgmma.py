@@ -42,6 +42,7 @@ from functools import cache
 
 from layoutcheck.algebra.layout import Layout
 from layoutcheck.hw.bitfields import BitField, DescriptorFormat
+from layoutcheck.hw.dtypes import bits_of
 from layoutcheck.hw.mma_atom import MmaAtom
 
 _TRAITS = "CUTLASS include/cute/atom/mma_traits_sm90_gmma.hpp (+ _ext.hpp)"
@@ -199,7 +200,7 @@ GMMA_PATTERN_BYTES: dict[str, int] = {"INTER": 128, "SW32": 256, "SW64": 512, "S
 """Bytes after which a swizzle pattern repeats (PTX ISA: 'starting address of the repeating pattern': 1024 / 512 /
 256-byte boundaries for 128B / 64B / 32B). For INTER the 8x16-byte core matrix (128 B) is listed for uniformity."""
 
-GMMA_BITS: dict[str, int] = {"f16": 16, "bf16": 16, "tf32": 32, "e4m3": 8, "e5m2": 8, "s8": 8, "u8": 8}
+GMMA_BITS: dict[str, int] = bits_of(("f16", "bf16", "tf32", "e4m3", "e5m2", "s8", "u8"))
 """Element widths of wgmma's shared-memory operand types (PTX ISA 9.7.15.5 'Matrix data types')."""
 
 GMMA_K_BYTES = 32

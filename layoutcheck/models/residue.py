@@ -27,6 +27,7 @@ import numpy as np
 from layoutcheck.algebra.layout import Layout, size
 from layoutcheck.errors import LayoutError
 from layoutcheck.expr.ir import Pred, Size, all_of, any_of, ceil_div, lt
+from layoutcheck.witness import Partition, ResidueOob, ResidueOwners
 
 COUNTS = ("ceil_div", "div")
 """How the number of tiles per mode is computed: CuTe's ``ceil_div`` or a (wrong) truncating ``/``."""
@@ -171,7 +172,7 @@ class ResidueTiling:
         ``{"kind": "partition", "local": i, "thread": t, "value": v}`` for an access at tile index ``i`` past the
         tile; the smallest tile index of either, an index past the tile last.
 
-        >>> ResidueTiling(("M",), (4,), tv=Layout((2, 2), (0, 1))).partition()
+        >>> ResidueTiling(("M",), (4,), tv=Layout((2, 2), (0, 1))).partition().to_json()
         {'kind': 'partition', 'local': 0, 'coord': [0], 'count': 2}
         """
         offs = self.local_offsets().astype(np.int64)
@@ -180,12 +181,12 @@ class ResidueTiling:
         bad = np.flatnonzero(counts != 1)
         if bad.size:
             e = int(bad[0])
-            return {"kind": "partition", "local": e, "coord": list(self.local_coord(e)), "count": int(counts[e])}
+            return Partition(e, coord=list(self.local_coord(e)), count=int(counts[e]))
         past = np.flatnonzero(offs >= n)
         if past.size:
             k = int(past[np.argmin(offs[past])])
             t_n = size(self.tv[0]) if self.tv is not None and len(self.tv) == 2 else 1
-            return {"kind": "partition", "local": int(offs[k]), "thread": k % t_n, "value": k // t_n}
+            return Partition(int(offs[k]), thread=k % t_n, value=k // t_n)
         return None
 
     def owners_at(self, sizes: tuple[int, ...], crd: tuple[int, ...]) -> tuple[int, bool]:
@@ -232,4 +233,4 @@ class ResidueTiling:
         if not found:
             return None
         coord, kind, n = min(found)
-        return {"kind": kind, "sizes": list(sizes), "coord": coord, **({"count": n} if kind == "owners" else {})}
+        return ResidueOwners(list(sizes), coord, n) if kind == "owners" else ResidueOob(list(sizes), coord)

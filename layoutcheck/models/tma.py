@@ -41,6 +41,7 @@ from layoutcheck.algebra.swizzle import ComposedLayout, Swizzle, shared_offsets
 from layoutcheck.algebra.tiling import tile_to_shape
 from layoutcheck.errors import LayoutError
 from layoutcheck.hw.smem import gmma_smem_atom
+from layoutcheck.hw.swizzle_modes import swizzle_mode
 from layoutcheck.hw.tma import DTYPES, EXTENDED_SWIZZLES, INTERLEAVES, LIMITS, OOB_FILLS, SWIZZLES, TmaDtype, TmaSwizzle
 
 # -- names and shapes -----------------------------------------------------------------------------------------
@@ -339,9 +340,6 @@ def simulate_load(box: TmaBox, gmem: np.ndarray, coords: Sequence[int], dst: int
     return out
 
 
-_MODE_OF = {"none": "INTER", "32B": "SW32", "64B": "SW64", "128B": "SW128"}
-
-
 def mma_smem_layout(major: str, swizzle: str, dtype: str, tile: tuple[int, int], order: str = "col") -> ComposedLayout:
     """The GMMA operand layout of a ``(MN, K)`` tile: ``gmma_smem_atom`` tiled by ``tile_to_shape``.
 
@@ -366,7 +364,7 @@ def _cached_stage_layout(major: str, swizzle: str, dtype: str, tile: tuple[int, 
 def _stage_layout(major: str, swizzle: str, dtype: str, tile: Any, order: str) -> ComposedLayout:
     if order not in ("col", "row"):
         raise LayoutError(f"atom order {order!r}: expected 'col' (MN first) or 'row' (K first)")
-    atom = gmma_smem_atom(major, _MODE_OF[tma_swizzle(swizzle).name], 8 * tma_dtype(dtype).bytes)
+    atom = gmma_smem_atom(major, swizzle_mode(tma_swizzle(swizzle).name).gmma, 8 * tma_dtype(dtype).bytes)
     lay = tile_to_shape(atom.layout, tile, (0, 1) if order == "col" else (1, 0))
     return ComposedLayout(atom.element_swizzle, 0, lay)
 

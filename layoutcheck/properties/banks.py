@@ -41,6 +41,7 @@ from layoutcheck.models.banks.model import (
     wavefronts_batch,
 )
 from layoutcheck.properties.base import Decision, Property
+from layoutcheck.witness import Base, Conflict, Misaligned, Split, WavefrontTotal
 
 
 def _as_access(smem: Subject, access: Access | str | AccessKind, elem_bits: int | None) -> Access:
@@ -51,14 +52,13 @@ def _as_access(smem: Subject, access: Access | str | AccessKind, elem_bits: int 
     return default_access(smem, access, elem_bits)
 
 
-def _instruction_report(prop: Any, i: int) -> dict[str, Any]:
+def _instruction_report(prop: Any, i: int) -> Conflict:
     addrs = prop.addresses[i]
     rep = max(breakdown(prop.access.kind, addrs), key=lambda p: p.wavefronts)
     lanes = list(rep.bank_lanes)
-    return {"kind": "conflict", "instruction": i, "phase": rep.phase, "bank": rep.bank, "words": list(rep.words),
-            "lanes": lanes, "wavefronts": int(wavefronts(prop.access.kind, addrs)),
-            "ideal": int(ideal(prop.access.kind, addrs)), "coords": [_tile_coord(prop, i, ln) for ln in lanes],
-            **({"merged": True} if rep.merged else {})}
+    return Conflict(instruction=i, phase=rep.phase, bank=rep.bank, words=list(rep.words), lanes=lanes,
+                    wavefronts=int(wavefronts(prop.access.kind, addrs)), ideal=int(ideal(prop.access.kind, addrs)),
+                    coords=[_tile_coord(prop, i, ln) for ln in lanes], merged=True if rep.merged else None)
 
 
 def _tile_coord(prop: Any, i: int, lane: int, j: int = 0) -> list[int]:
@@ -76,7 +76,7 @@ def _coords_text(coords: list[list[int]]) -> str:
     return ", ".join(format_inttuple(tuple(c)) if len(c) > 1 else f"({c[0]})" for c in coords)
 
 
-def split_witness(prop: Any) -> dict[str, Any] | None:
+def split_witness(prop: Any) -> Split | None:
     """The ``split`` witness: the first lane whose vector (an ldmatrix/stmatrix row of 16 bytes, an ld/st vector) is
     not contiguous in memory, so the ``bytes`` contiguous bytes the hardware moves from its address are not the
     elements the access names: ``instruction``, ``lane``, the elements' tile ``coords`` and byte ``addresses``."""
@@ -87,8 +87,7 @@ def split_witness(prop: Any) -> dict[str, Any] | None:
     i, lane = bad
     v = offs.shape[2]
     coords = [_tile_coord(prop, i, lane, j) for j in range(v)]
-    return {"kind": "split", "instruction": i, "lane": lane, "coords": coords,
-            "addresses": [int(o) * prop.access.elem_bytes for o in offs[i, lane]]}
+    return Split(i, lane, coords, [int(o) * prop.access.elem_bytes for o in offs[i, lane]])
 
 
 def _recheck_split(prop: Any, w: dict[str, Any]) -> bool:
@@ -109,14 +108,14 @@ def _explain_split(prop: Any, w: dict[str, Any]) -> str:
             f"{w['addresses']}: not one contiguous {what} (the layout splits it)")
 
 
-def misaligned_witness(prop: Any) -> dict[str, Any] | None:
+def misaligned_witness(prop: Any) -> Misaligned | None:
     """The ``misaligned`` witness: the first lane whose vector address is not a multiple of the access size (the
     hardware faults on it, so no bank count exists): ``instruction``, ``lane``, ``address``, tile ``coord``."""
     bad = first_misaligned(prop.access.kind, prop.addresses)
     if bad is None:
         return None
     i, lane, addr = bad
-    return {"kind": "misaligned", "instruction": i, "lane": lane, "address": addr, "coord": _tile_coord(prop, i, lane)}
+    return Misaligned(i, lane, addr, _tile_coord(prop, i, lane))
 
 
 def _recheck_misaligned(prop: Any, w: dict[str, Any]) -> bool:
@@ -246,8 +245,7 @@ class WavefrontCount(_AccessClaim):
         if early is not None:
             return early
         t = self._total()
-        return Decision(True, None, {"wavefronts": t}) if self._holds(t) else Decision(False, {"kind": "count",
-                                                                                                 "wavefronts": t})
+        return Decision(True, None, {"wavefronts": t}) if self._holds(t) else Decision(False, WavefrontTotal(t))
 
     def recheck(self, w: dict[str, Any]) -> bool:
         early = self._recheck_early(w)
@@ -350,7 +348,7 @@ class ConflictFreeAtEveryBase(Property):
         bad = np.flatnonzero(wavefronts_batch(k, addrs) > ideal_batch(k, addrs))
         if not len(bad):
             return Decision(True, None, {"bases": self.bases, "instructions": self.access.instructions})
-        return Decision(False, {"kind": "base", "s": int(bad[0]) // self.access.instructions})
+        return Decision(False, Base(int(bad[0]) // self.access.instructions))
 
     def recheck(self, w: dict[str, Any]) -> bool:
         return 0 <= w["s"] < self.bases and not self.at(w["s"]).exhaustive().holds

@@ -14,7 +14,8 @@ Subclass ``Property`` as a frozen dataclass and implement:
 - ``subjects()`` -> the layouts the claim is about (engines use it to test their preconditions);
 - ``domain_size()`` -> how many points the exhaustive engine evaluates (it refuses above its memory budget);
 - ``exhaustive()`` -> ``Decision``: decide the claim over the whole finite domain with NumPy. On failure return
-  ``Decision(False, witness)`` with ``witness`` a small dict of plain ints;
+  ``Decision(False, witness)`` with ``witness`` a record of ``layoutcheck.witness`` (``Collision(i, j)``,
+  ``OutOfRange(i)``, ...; a plug-in claim may hand back a small dict of plain ints, reported untyped);
 - ``recheck(witness)`` -> ``True`` iff evaluating the subjects confirms the witness violates the claim (every
   engine's witness goes through it before it is reported), and ``explain(witness)`` -> one line in CuTe coordinates.
 
@@ -41,6 +42,7 @@ through ``Engine.handles(PropertyType)`` (see ``layoutcheck.engines.base``); wit
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -50,6 +52,7 @@ from layoutcheck.algebra.inttuple import flatten, idx2crd
 from layoutcheck.algebra.layout import format_inttuple, size
 from layoutcheck.algebra.notation import as_subject
 from layoutcheck.algebra.swizzle import ComposedLayout, Subject, inner
+from layoutcheck.witness import Collision
 
 
 # -- decisions ------------------------------------------------------------------------------------------------
@@ -58,7 +61,7 @@ class Decision:
     """An engine's decision: ``holds`` over the whole domain, or not with a ``witness`` (plain ints)."""
 
     holds: bool
-    witness: dict[str, Any] | None = None
+    witness: Mapping[str, Any] | None = None
     stats: dict[str, Any] = field(default_factory=dict)
 
 
@@ -160,7 +163,7 @@ class Property:
 # -- witnesses shared by properties: a colliding pair, an offset out of range ------------------------------------
 def pair_witness(i: int, j: int) -> dict[str, Any]:
     """The ``collision`` witness: indices ``i < j`` with one offset."""
-    return {"kind": "collision", "i": i, "j": j}
+    return Collision(i, j)
 
 
 def recheck_pair(x: Subject, w: dict[str, Any]) -> bool:

@@ -35,6 +35,7 @@ from layoutcheck.errors import LayoutError
 from layoutcheck.models.block_scale import READS, ScaleLayout, launch_indices, scale_layout, scale_tile
 from layoutcheck.models.schedulers import TileScheduler
 from layoutcheck.properties.base import Decision, Property, Undecided
+from layoutcheck.witness import ScaleMismatch, ScaleTile
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +81,7 @@ class ScaleAgreement(Property):
         bad = np.flatnonzero(differ.T.ravel())  # colex: m fastest
         if bad.size:
             j, m = divmod(int(bad[0]), self.producer.mn)
-            return Decision(False, {"m": m, "k": j * g})
+            return Decision(False, ScaleMismatch(m, j * g))
         return Decision(True, None, {"scales": int(differ.size)})
 
     def recheck(self, w: dict[str, Any]) -> bool:
@@ -169,7 +170,7 @@ class ScaleFollowsTile(Property):
                     return Decision(False, w)
         return Decision(True, None, {"grids": (hm - lm + 1) * (hn - ln + 1), "launches": launches})
 
-    def _grid_failure(self, gm: int, gn: int) -> tuple[dict[str, Any] | None, int]:
+    def _grid_failure(self, gm: int, gn: int) -> tuple[ScaleTile | None, int]:
         b = self._block
         tiles = gm if self.operand == "A" else gn
         sf = self._sf(gm, gn).grid()  # [tiles * b, KS]
@@ -182,11 +183,10 @@ class ScaleFollowsTile(Property):
                 continue
             n += 1
             if not 0 <= read < tiles:
-                return {"gm": gm, "gn": gn, "idx": list(idx), "own": own, "read": read, "r": 0, "kb": 0}, n
+                return ScaleTile(gm, gn, list(idx), own, read, 0, 0), n
             if cls[own] != cls[read]:
                 diff = np.argwhere(sf[own * b:(own + 1) * b] != sf[read * b:(read + 1) * b])[0]
-                return {"gm": gm, "gn": gn, "idx": list(idx), "own": own, "read": read,
-                        "r": int(diff[0]), "kb": int(diff[1])}, n
+                return ScaleTile(gm, gn, list(idx), own, read, int(diff[0]), int(diff[1])), n
         return None, n
 
     def recheck(self, w: dict[str, Any]) -> bool:

@@ -32,6 +32,7 @@ from layoutcheck.algebra.notation import as_subject
 from layoutcheck.algebra.swizzle import ComposedLayout, Subject
 from layoutcheck.errors import LayoutError
 from layoutcheck.properties.base import Decision, Property, at, offset_range, subject_size
+from layoutcheck.witness import CompositionSize, Coord, Differ, Rank
 
 
 def _outer_at(a: Subject, j: int) -> int:
@@ -75,7 +76,7 @@ class Composes(Property):
 
     def size_witness(self) -> dict[str, Any] | None:
         nr, nb = subject_size(self.result), subject_size(self.b)
-        return None if nr == nb else {"kind": "size", "size_r": nr, "size_b": nb}
+        return None if nr == nb else CompositionSize(nr, nb)
 
     def exhaustive(self) -> Decision:
         sw = self.size_witness()
@@ -84,7 +85,7 @@ class Composes(Property):
         rb = np.asarray(self.b.offsets(), dtype=np.int64)
         diff = np.flatnonzero(np.asarray(self.result.offsets(), dtype=np.int64) != _outer_offsets(self.a, rb))
         stats = {"differing": int(diff.size)}
-        return Decision(True, None, stats) if diff.size == 0 else Decision(False, {"kind": "differ", "i": int(diff[0])},
+        return Decision(True, None, stats) if diff.size == 0 else Decision(False, Differ(int(diff[0])),
                                                                             stats)
 
     def recheck(self, w: dict[str, Any]) -> bool:
@@ -141,7 +142,7 @@ class OnTile(Property):
     ``i``'s coordinate over the top-level mode sizes of ``memory`` is its coordinate over ``tile`` and ``i <
     size(memory)``.
 
-    >>> on_tile(Layout((10, 8), (8, 1)), (16, 8)).exhaustive().witness
+    >>> on_tile(Layout((10, 8), (8, 1)), (16, 8)).exhaustive().witness.to_json()
     {'kind': 'coord', 'i': 10, 'tile': [10, 0], 'memory': [0, 1]}
     """
 
@@ -173,17 +174,16 @@ class OnTile(Property):
     def _first_bad(self) -> dict[str, Any] | None:
         ext, n = self._extents(), self.domain_size()
         if len(ext) == 1:  # a flat map of the tile index
-            return None if subject_size(self.memory) >= n else {"kind": "coord", "i": subject_size(self.memory),
-                                                                "tile": self._tile_coord(subject_size(self.memory)),
-                                                                "memory": None}
+            past = subject_size(self.memory)
+            return None if past >= n else Coord(past, self._tile_coord(past), None)
         if len(ext) != len(self.tile):
-            return {"kind": "rank", "rank": len(ext)}
+            return Rank(len(ext))
         idx = np.arange(n, dtype=np.int64)
         bad = (_mode_coords(idx, self.tile) != _mode_coords(idx, ext)).any(axis=1) | (idx >= subject_size(self.memory))
         if not bad.any():
             return None
         i = int(np.flatnonzero(bad)[0])
-        return {"kind": "coord", "i": i, "tile": self._tile_coord(i), "memory": self._memory_coord(i)}
+        return Coord(i, self._tile_coord(i), self._memory_coord(i))
 
     def _tile_coord(self, i: int) -> list[int]:
         return [int(c) for c in _mode_coords(np.array([i]), self.tile)[0]]
@@ -234,7 +234,7 @@ def composes(result: Any, a: Any, b: Any) -> Composes:
     every index.
 
     >>> composes(Layout((2, 3), (6, 3)), Layout((4, 6, 8), (2, 3, 5)), Layout(6, 3)).exhaustive().witness
-    {'kind': 'differ', 'i': 2}
+    Differ(i=2)
     """
     return Composes(result, a, b)
 

@@ -60,6 +60,7 @@ from layoutcheck.models.datapath import (
     trace,
 )
 from layoutcheck.properties.base import Decision, Property
+from layoutcheck.witness import path_fault
 
 _COORD = {"A": "(m,k)", "B": "(n,k)", "C": "(m,n)"}
 
@@ -105,7 +106,7 @@ class DataPathClaim(Property):
             fault = first_fault(p)
             stats[f"{p.operand}_elements"] = p.tile[0] * p.tile[1]
             if fault is not None:
-                return Decision(False, {"path": p.operand, **fault}, stats)
+                return Decision(False, path_fault(p.operand, fault), stats)
         return Decision(True, None, stats)
 
     def recheck(self, w: dict[str, Any]) -> bool:

@@ -31,6 +31,18 @@ from layoutcheck.models.gmma import check_writer, placed
 from layoutcheck.models.umma import decode_umma_descriptor, umma_descriptor
 from layoutcheck.properties.base import Decision, Property, Undecided
 from layoutcheck.properties.gmma import for_writers, recheck_writers, stored_by, word_decision, word_issue
+from layoutcheck.witness import (
+    Canonical,
+    FieldFit,
+    FieldOutside,
+    FieldOverlap,
+    Major,
+    Mma,
+    Place,
+    Shape,
+    Word,
+    with_fields,
+)
 
 
 # -- UMMA descriptors --------------------------------------------------------------------------------------------
@@ -126,7 +138,7 @@ class UmmaDescribes(Property):
         want, got = self._want(writer), self._got()
         bad = np.flatnonzero(want != got)
         if bad.size:
-            return Decision(False, {"kind": "place", "i": int(bad[0])},
+            return Decision(False, Place(i=int(bad[0])),
                             {"descriptor": hex(self._word()), "wrong": int(bad.size)})
         return Decision(True, None, {"descriptor": hex(self._word())})
 
@@ -135,12 +147,12 @@ class UmmaDescribes(Property):
             word = self._word()
         except DescriptorError:
             i = _chunk_break(self.layout, self._eb(), self.major)
-            return Decision(False, {"kind": "major", "i": i} if i is not None else {"kind": "canonical"})
+            return Decision(False, Major(i=i) if i is not None else Canonical())
         fields = self._fields(word)
         if fields is not None:
             return fields
         if word >> 61 == 1 and self.major == "K":  # SWIZZLE_128B_BASE32B is MN-major only
-            return Decision(False, {"kind": "canonical"})
+            return Decision(False, Canonical())
         return for_writers(self._decide, self.written_by, self.explain)
 
     def _recheck_one(self, w: dict[str, Any]) -> bool:
@@ -224,7 +236,7 @@ class UmmaDescribesAll(Property):
             if isinstance(d, Undecided):
                 return Undecided(f"K block {b}: {d.reason}")
             if not d.holds:
-                return Decision(False, {"block": b, **(d.witness or {})}, d.stats)
+                return Decision(False, with_fields(d.witness, block=b), d.stats)
             descs.append(d.stats["descriptor"])
         return Decision(True, None, {"descriptors": descs})
 
@@ -278,14 +290,14 @@ class DescriptorFields(Property):
     def _outside(self) -> dict[str, Any] | None:
         for j, f in enumerate(self.fields):
             if f.hi > self.bits:
-                return {"kind": "outside", "f": j}
+                return FieldOutside(j)
         return None
 
     def _unfit(self) -> dict[str, Any] | None:
         for j, (f, dom) in enumerate(zip(self.fields, self.domains, strict=True)):
             for v in dom:
                 if not f.fits(v):
-                    return {"kind": "fit", "f": j, "value": v}
+                    return FieldFit(j, v)
         return None
 
     def exhaustive(self) -> Decision:
@@ -295,7 +307,7 @@ class DescriptorFields(Property):
         for vals in iproduct(*self.domains):
             name = self._bad(vals)
             if name is not None:
-                return Decision(False, {"kind": "overlap", "values": list(vals), "field": name})
+                return Decision(False, FieldOverlap(list(vals), name))
         return Decision(True, None, {"combinations": self.domain_size()})
 
     def recheck(self, w: dict[str, Any]) -> bool:
@@ -364,12 +376,12 @@ class InstrDescriptorFields(Property):
         try:
             d = self._build()
         except LayoutError:
-            return {"kind": "mma"}
+            return Mma()
         fmt = UMMA_INSTR_DESCRIPTOR_BLOCK_SCALED if self.scale_dtype else UMMA_INSTR_DESCRIPTOR
         if fmt.issues(d.value):
-            return {"kind": "word", "field": fmt.issues(d.value)[0].field}
-        if (d.value >> 24 & 31) << 4 != self.m or (d.value >> 17 & 63) << 3 != self.n:
-            return {"kind": "shape"}
+            return Word(field=fmt.issues(d.value)[0].field)
+        if fmt.field("m_dim").get(d.value) << 4 != self.m or fmt.field("n_dim").get(d.value) << 3 != self.n:
+            return Shape()
         return None
 
     def exhaustive(self) -> Decision:

@@ -58,6 +58,7 @@ from layoutcheck.expr.lower import index_ast
 from layoutcheck.expr.numpy import evaluate
 from layoutcheck.properties.base import Decision, Property, at, subject_size
 from layoutcheck.properties.scan import CHUNK, chunks, zip_streams
+from layoutcheck.witness import CodomainMismatch, Differ, DomainMismatch, SizeMismatch
 
 TV_ORDER = ("lane", "warp", "block", "register")
 """A Triton layout's input dimensions in CuTe's ``(thread, value)`` order (when compared with another form)."""
@@ -239,13 +240,13 @@ class MapEquivalent(Property):
         ``codomain`` (two Triton layouts over different input dimensions / output shapes); ``None`` otherwise."""
         na, nb = map_size(self.a), map_size(self.b)
         if na != nb:
-            return {"kind": "size", "i": min(na, nb), "size_a": na, "size_b": nb}
+            return SizeMismatch(min(na, nb), na, nb)
         a, b = self.a, self.b
         if isinstance(a, LinearLayout) and isinstance(b, LinearLayout):
             if domain(a) != domain(b):
-                return {"kind": "domain", "a": [list(d) for d in domain(a)], "b": [list(d) for d in domain(b)]}
+                return DomainMismatch([list(d) for d in domain(a)], [list(d) for d in domain(b)])
             if a.out_dims != b.out_dims:
-                return {"kind": "codomain", "a": [list(d) for d in a.out_dims], "b": [list(d) for d in b.out_dims]}
+                return CodomainMismatch([list(d) for d in a.out_dims], [list(d) for d in b.out_dims])
         return None
 
     def refutation(self) -> Decision | None:
@@ -262,7 +263,7 @@ class MapEquivalent(Property):
             differing += diff.size
             first = start + int(diff[0]) if first is None and diff.size else first
         stats = {"differing": differing}
-        return Decision(True, None, stats) if first is None else Decision(False, {"kind": "differ", "i": first}, stats)
+        return Decision(True, None, stats) if first is None else Decision(False, Differ(first), stats)
 
     def recheck(self, w: dict[str, Any]) -> bool:
         if w["kind"] != "differ":

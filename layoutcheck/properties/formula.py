@@ -28,6 +28,7 @@ import numpy as np
 from layoutcheck.errors import LayoutError
 from layoutcheck.expr.formula import IndexFormula
 from layoutcheck.properties.base import Decision, Property, first_out_of_range, smallest_collision
+from layoutcheck.witness import Collision, Count, Missing, OutOfRange
 
 
 def _show(f: IndexFormula, i: int) -> str:
@@ -84,7 +85,7 @@ class FormulaInjective(_OnFormula):
 
     def exhaustive(self) -> Decision:
         pair = smallest_collision(self.f.offsets())
-        return Decision(True) if pair is None else Decision(False, {"kind": "collision", "i": pair[0], "j": pair[1]})
+        return Decision(True) if pair is None else Decision(False, Collision(pair[0], pair[1]))
 
     def recheck(self, w: dict[str, Any]) -> bool:
         return w["kind"] == "collision" and self._recheck(w, None)
@@ -106,7 +107,7 @@ class FormulaInBounds(_OnFormula):
 
     def exhaustive(self) -> Decision:
         i = first_out_of_range(self.f.offsets(), self.extent)
-        return Decision(True) if i is None else Decision(False, {"kind": "out", "i": i})
+        return Decision(True) if i is None else Decision(False, OutOfRange(i))
 
     def recheck(self, w: dict[str, Any]) -> bool:
         return w["kind"] == "out" and self._recheck(w, self.extent)
@@ -133,19 +134,19 @@ class FormulaOnto(_OnFormula):
         m, n = self.f.size, self.codomain
         assert n is not None
         if m < n or (self.need_injective and m != n):
-            return Decision(False, {"kind": "count", "size": m, "codomain": n})
+            return Decision(False, Count(m, n))
         offs = self.f.offsets()
         i = first_out_of_range(offs, n)
         if i is not None:
-            return Decision(False, {"kind": "out", "i": i})
+            return Decision(False, OutOfRange(i))
         if self.need_injective:
             pair = smallest_collision(offs)
             if pair is not None:
-                return Decision(False, {"kind": "collision", "i": pair[0], "j": pair[1]})
+                return Decision(False, Collision(pair[0], pair[1]))
         hit = np.zeros(n, dtype=bool)
         hit[offs] = True
         missing = np.flatnonzero(~hit)
-        return Decision(True) if missing.size == 0 else Decision(False, {"kind": "missing", "y": int(missing[0])})
+        return Decision(True) if missing.size == 0 else Decision(False, Missing(int(missing[0])))
 
     def recheck(self, w: dict[str, Any]) -> bool:
         return self._recheck(w, self.codomain)

@@ -50,6 +50,19 @@ from layoutcheck.models.gmma import (
 from layoutcheck.models.tma import TmaBox
 from layoutcheck.properties.base import Decision, Property, Undecided
 from layoutcheck.properties.tma import TmaCompatible
+from layoutcheck.witness import (
+    Align,
+    BaseOffset,
+    Canonical,
+    Descriptor,
+    FieldOverflow,
+    LayoutType,
+    Major,
+    Place,
+    Range,
+    Word,
+    with_fields,
+)
 
 
 def word_decision(fmt: DescriptorFormat, word: int | None) -> Decision | Undecided | None:
@@ -61,7 +74,7 @@ def word_decision(fmt: DescriptorFormat, word: int | None) -> Decision | Undecid
     issues = fmt.issues(word)
     for i in issues:
         if i.refutes:
-            return Decision(False, {"kind": "word", "field": i.field})
+            return Decision(False, Word(field=i.field))
     if issues:
         return Undecided("; ".join(i.message for i in issues))
     return None
@@ -81,13 +94,13 @@ def for_writers(decide: Callable[[str], Decision], written_by: str | None,
     missing key ``written_by`` (``models.gmma.WRITERS``: the two anchor the swizzle pattern differently)."""
     if written_by is not None:
         d = decide(written_by)
-        return d if d.holds else Decision(False, {"writer": written_by, **(d.witness or {})}, d.stats)
+        return d if d.holds else Decision(False, with_fields(d.witness, writer=written_by), d.stats)
     ds = {w: decide(w) for w in WRITERS}
     ok = [w for w in WRITERS if ds[w].holds]
     if len(ok) == len(WRITERS):
         return Decision(True, None, ds[WRITERS[0]].stats)
     if not ok:
-        return Decision(False, {"writer": "threads", **(ds["threads"].witness or {})}, ds["threads"].stats)
+        return Decision(False, with_fields(ds["threads"].witness, writer="threads"), ds["threads"].stats)
     bad = next(w for w in WRITERS if w not in ok)
     return Undecided(f"holds if the stage is written by {ok[0]} (swizzle {_ANCHOR[ok[0]]}) but not by {bad} "
                      f"({_ANCHOR[bad]}): {explain({'writer': bad, **(ds[bad].witness or {})})}; say who writes it: "
@@ -216,14 +229,14 @@ class GmmaAddresses(_StageClaim):
         try:
             rd = self.reads(writer)
         except LayoutError:
-            return Decision(False, {"kind": "canonical"})
+            return Decision(False, Canonical())
         stats = {"blocks": len(rd.read)}
         for r, got in enumerate(rd.read):
             if got is None:
-                return Decision(False, {"kind": "field", "block": r}, stats)
+                return Decision(False, FieldOverflow(block=r), stats)
             bad = np.flatnonzero(got != rd.expected[r])
             if bad.size:
-                return Decision(False, {"kind": "place", "block": r, "i": int(bad[0])},
+                return Decision(False, Place(block=r, i=int(bad[0])),
                                 {**stats, "misplaced_in_block": int(bad.size)})
         return Decision(True, None, stats)
 
@@ -308,23 +321,23 @@ class GmmaFields(_StageClaim):
 
     def _first_violation(self, writer: str) -> dict[str, Any] | None:
         if self.major == "MN" and element_bytes(self.dtype) != 2:
-            return {"kind": "major"}
+            return Major()
         try:
             blocks, want, d0 = self._descriptors(writer)
         except LayoutError:
-            return {"kind": "canonical"}
+            return Canonical()
         e = element_bytes(self.dtype)
         for r in range(blocks.count):
             step = e * blocks.block_offset(r)
             if step % 16:
-                return {"kind": "align", "block": r}
+                return Align(block=r)
             d = _moved(d0, step)
             if d.violations():
-                return {"kind": d.violations()[0][0], "block": r}
+                return {"align": Align, "range": Range}[d.violations()[0][0]](block=r)
         if d0.layout_type != want.layout_type:
-            return {"kind": "layout_type"}
+            return LayoutType()
         if d0.base_offset != want.base_offset:
-            return {"kind": "base_offset"}
+            return BaseOffset()
         return None
 
     def _decide(self, writer: str) -> Decision:
@@ -395,18 +408,18 @@ class TmaWgmma(_WgmmaOperand):
     def exhaustive(self) -> Decision | Undecided:  # type: ignore[override]
         bad = self.box.violations()
         if bad:
-            return Decision(False, {"kind": "descriptor"}, {"violations": len(bad)})
+            return Decision(False, Descriptor(), {"violations": len(bad)})
         word = self._word()
         if word is not None:
             return word
         sides = self._sides()
         if sides is None:
-            return Decision(False, {"kind": "canonical"})
+            return Decision(False, Canonical())
         tma, read = sides
         wrong = np.flatnonzero(tma != read)
         stats = {"elements": int(tma.size)}
         if wrong.size:
-            return Decision(False, {"kind": "place", "i": int(wrong[0])}, {**stats, "misplaced": int(wrong.size)})
+            return Decision(False, Place(i=int(wrong[0])), {**stats, "misplaced": int(wrong.size)})
         return Decision(True, None, stats)
 
     def recheck(self, w: dict[str, Any]) -> bool:
@@ -452,7 +465,7 @@ def gmma_fields(stage: Any, dtype: str, major: str, base_address: int = 0, block
 
     >>> from layoutcheck.models.tma import mma_smem_layout
     >>> st = mma_smem_layout("K", "64B", "float16", (64, 32))
-    >>> gmma_fields(st, "f16", "K", 256, desc=0x8000002000010010, written_by="threads").exhaustive().witness
+    >>> gmma_fields(st, "f16", "K", 256, desc=0x8000002000010010, written_by="threads").exhaustive().witness.to_json()
     {'writer': 'threads', 'kind': 'base_offset'}
     """
     return GmmaFields(stage, dtype, major.upper(), base_address, block_mn=block_mn, desc=desc,

@@ -54,6 +54,7 @@ from layoutcheck.properties.base import (
     subject_size,
 )
 from layoutcheck.properties.scan import chunks, collision, counts, marks, value_bounds, zip_chunks
+from layoutcheck.witness import Count, Differ, Missing, OutOfRange, SizeMismatch
 
 DENSE = 8
 """An image spanning at most ``DENSE * size`` values is decided by marking (one byte per value), else by sorting."""
@@ -131,7 +132,7 @@ class InBounds(Property):
                 out += int(np.count_nonzero(bad))
                 first = start + int(np.flatnonzero(bad)[0]) if first is None else first
         stats = {"out_of_bounds": out}
-        return Decision(True, None, stats) if first is None else Decision(False, {"kind": "out", "i": first}, stats)
+        return Decision(True, None, stats) if first is None else Decision(False, OutOfRange(first), stats)
 
     def recheck(self, w: dict[str, Any]) -> bool:
         return recheck_out(self.layout, w, self.extent)
@@ -148,7 +149,7 @@ def _check_codomain(x: Subject, n: int, what: str) -> None:
 
 
 def _count_witness(n_dom: int, n: int) -> dict[str, Any]:
-    return {"kind": "count", "size": n_dom, "codomain": n}
+    return Count(n_dom, n)
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,7 +179,7 @@ class Onto(Property):
         """The ``count`` witness when sizes alone refute the claim (``size < n``, or ``size != n`` for a bijection).
 
         >>> bijective(Layout(4, 1), 8).count_witness()
-        {'kind': 'count', 'size': 4, 'codomain': 8}
+        Count(size=4, codomain=8)
         """
         m, n = subject_size(self.layout), self.codomain
         assert n is not None  # set by __post_init__
@@ -221,7 +222,7 @@ def _onto(prop: Onto, n: int) -> Decision:
         return Decision(False, count, {"size": m, "codomain": n})
     seen, i = marks(x, 0, n)
     if i is not None:
-        return Decision(False, {"kind": "out", "i": i}, {})
+        return Decision(False, OutOfRange(i), {})
     hit = int(np.count_nonzero(seen))
     del seen
     if m == n and hit == n:  # n offsets covering [0, n): injective too
@@ -232,8 +233,7 @@ def _onto(prop: Onto, n: int) -> Decision:
         pair = collision(x, lambda a: hits[a] > 1)
         return Decision(True, None, stats) if pair is None else Decision(False, pair_witness(*pair), stats)
     missing = np.flatnonzero(hits == 0)
-    return Decision(True, None, stats) if missing.size == 0 else Decision(False, {"kind": "missing",
-                                                                                   "y": int(missing[0])}, stats)
+    return Decision(True, None, stats) if missing.size == 0 else Decision(False, Missing(int(missing[0])), stats)
 
 
 def _recheck_onto(x: Subject, n: int, w: dict[str, Any]) -> bool:
@@ -279,10 +279,10 @@ class Equivalent(Property):
         """The ``size`` witness when the sizes differ: index ``min(size(A), size(B))`` exists on one side only.
 
         >>> equivalent(Layout(4, 1), Layout(8, 1)).size_witness()
-        {'kind': 'size', 'i': 4, 'size_a': 4, 'size_b': 8}
+        SizeMismatch(i=4, size_a=4, size_b=8)
         """
         na, nb = subject_size(self.a), subject_size(self.b)
-        return None if na == nb else {"kind": "size", "i": min(na, nb), "size_a": na, "size_b": nb}
+        return None if na == nb else SizeMismatch(min(na, nb), na, nb)
 
     def exhaustive(self) -> Decision:
         sw = self.size_witness()
@@ -294,7 +294,7 @@ class Equivalent(Property):
             differing += diff.size
             first = start + int(diff[0]) if first is None and diff.size else first
         stats = {"differing": differing}
-        return Decision(True, None, stats) if first is None else Decision(False, {"kind": "differ", "i": first}, stats)
+        return Decision(True, None, stats) if first is None else Decision(False, Differ(first), stats)
 
     def recheck(self, w: dict[str, Any]) -> bool:
         i = w["i"]

@@ -36,6 +36,7 @@ from layoutcheck.errors import LayoutError
 from layoutcheck.hw.banks import access_kind
 from layoutcheck.models.banks.model import breakdown, ideal, ideal_batch, wavefronts, wavefronts_batch
 from layoutcheck.properties.base import Decision, Property, smallest_collision
+from layoutcheck.witness import Collision, Conflict, LinearCount, Missing
 
 
 def describe_in(ll: LinearLayout, i: int) -> str:
@@ -104,7 +105,7 @@ class LinearInjective(_OnLinear):
 
     def exhaustive(self) -> Decision:
         pair = smallest_collision(self.layout.offsets())
-        return Decision(True) if pair is None else Decision(False, {"kind": "collision", "i": pair[0], "j": pair[1]})
+        return Decision(True) if pair is None else Decision(False, Collision(pair[0], pair[1]))
 
     def recheck(self, w: dict[str, Any]) -> bool:
         return self._recheck_pair(w)
@@ -122,7 +123,7 @@ class LinearSurjective(_OnLinear):
 
     def exhaustive(self) -> Decision:
         y = _missing(self.layout, self.layout.offsets())
-        return Decision(True) if y is None else Decision(False, {"kind": "missing", "y": y})
+        return Decision(True) if y is None else Decision(False, Missing(y))
 
     def recheck(self, w: dict[str, Any]) -> bool:
         return self._recheck_missing(w)
@@ -146,7 +147,7 @@ class LinearExactCover(_OnLinear):
         offs = ll.offsets()
         y = _missing(ll, offs)
         if y is not None:
-            return Decision(False, {"kind": "missing", "y": y})
+            return Decision(False, Missing(y))
         bits = self.nonzero_bits()  # the inputs with every zero-basis bit clear must map one to one
         sub = np.zeros(1, dtype=np.int64)
         for b in bits:
@@ -155,7 +156,7 @@ class LinearExactCover(_OnLinear):
         if pair is None:
             return Decision(True)
         i, j = sorted((int(sub[pair[0]]), int(sub[pair[1]])))
-        return Decision(False, {"kind": "collision", "i": i, "j": j})
+        return Decision(False, Collision(i, j))
 
     def recheck(self, w: dict[str, Any]) -> bool:
         if w["kind"] == "missing":
@@ -179,9 +180,9 @@ class LinearBijective(_OnLinear):
     def exhaustive(self) -> Decision:
         ll = self.layout
         if ll.in_size != ll.out_size:
-            return Decision(False, {"kind": "count", "inputs": ll.in_size, "outputs": ll.out_size})
+            return Decision(False, LinearCount(ll.in_size, ll.out_size))
         pair = smallest_collision(ll.offsets())
-        return Decision(True) if pair is None else Decision(False, {"kind": "collision", "i": pair[0], "j": pair[1]})
+        return Decision(True) if pair is None else Decision(False, Collision(pair[0], pair[1]))
 
     def recheck(self, w: dict[str, Any]) -> bool:
         if w["kind"] == "count":
@@ -205,7 +206,7 @@ class _PerCta(_OnLinear):
 
     def _cta_collision(self) -> dict[str, Any] | None:
         pair = smallest_collision(per_cta(self.layout).offsets())  # type: ignore[attr-defined]
-        return None if pair is None else {"kind": "collision", "i": pair[0], "j": pair[1]}
+        return None if pair is None else Collision(pair[0], pair[1])
 
     def _recheck_cta_pair(self, w: dict[str, Any]) -> bool:
         one = per_cta(self.layout)  # type: ignore[attr-defined]
@@ -259,7 +260,7 @@ class LinearSharedBijective(_PerCta):
         if w is not None:
             return Decision(False, w)
         y = _missing(self.layout, self.layout.offsets())
-        return Decision(True) if y is None else Decision(False, {"kind": "missing", "y": y})
+        return Decision(True) if y is None else Decision(False, Missing(y))
 
     def recheck(self, w: dict[str, Any]) -> bool:
         return self._recheck_missing(w) if w["kind"] == "missing" else self._recheck_cta_pair(w)
@@ -377,12 +378,12 @@ class LinearConflictFree(Property):
     def addresses(self) -> np.ndarray:
         return shared_addresses(self.reg, self.shared, self.elem_bits, self.vec())
 
-    def report(self, i: int) -> dict[str, Any]:
+    def report(self, i: int) -> Conflict:
         addrs = self.addresses()[i]
         k = self.kind()
         rep = max(breakdown(k, addrs), key=lambda p: p.wavefronts)
-        return {"kind": "conflict", "instruction": i, "bank": rep.bank, "words": list(rep.words),
-                "lanes": list(rep.bank_lanes), "wavefronts": int(wavefronts(k, addrs)), "ideal": int(ideal(k, addrs))}
+        return Conflict(instruction=i, bank=rep.bank, words=list(rep.words), lanes=list(rep.bank_lanes),
+                        wavefronts=int(wavefronts(k, addrs)), ideal=int(ideal(k, addrs)))
 
     def exhaustive(self) -> Decision:
         addrs, k = self.addresses(), self.kind()

@@ -40,6 +40,7 @@ from layoutcheck.expr.numpy import evaluate
 from layoutcheck.models.residue import ResidueTiling
 from layoutcheck.models.schedulers import ProblemListScheduler, TileScheduler
 from layoutcheck.properties.base import Decision, Property, Undecided
+from layoutcheck.witness import ResidueOob, ResidueOwners, TileDuplicate, TileMissing, TileOutside, from_json
 
 Ranges = tuple[tuple[int, int], ...]
 
@@ -154,9 +155,11 @@ class ResidueCover(Property):
         but ``c_d`` (resp. ``s_d``) in mode ``d``, and every member of the set is at least one of these candidates,
         so the answer is the smallest candidate.
 
-        >>> ResidueCover(ResidueTiling(("M", "N"), (4, 4), predicate="none"), ((1, 9), (1, 9))).smallest_break((1, 1))
+        >>> ResidueCover(ResidueTiling(("M", "N"), (4, 4), predicate="none"),
+        ...              ((1, 9), (1, 9))).smallest_break((1, 1)).to_json()
         {'kind': 'oob', 'sizes': [1, 1], 'coord': [0, 1]}
-        >>> ResidueCover(ResidueTiling(("M", "N"), (4, 4), count="div"), ((1, 9), (1, 9))).smallest_break((5, 9))
+        >>> ResidueCover(ResidueTiling(("M", "N"), (4, 4), count="div"),
+        ...              ((1, 9), (1, 9))).smallest_break((5, 9)).to_json()
         {'kind': 'owners', 'sizes': [5, 9], 'coord': [0, 8], 'count': 0}
         """
         reach = [int(g) * b for g, b in zip(self.tiling.grid(sizes), self.tiling.tile, strict=True)]
@@ -168,7 +171,7 @@ class ResidueCover(Property):
             elif c > s and every:
                 found.append(([s if k == d else 0 for k in range(len(sizes))], "oob"))
         coord, kind = min(found)
-        return {"kind": kind, "sizes": list(sizes), "coord": coord, **({"count": 0} if kind == "owners" else {})}
+        return ResidueOwners(list(sizes), coord, 0) if kind == "owners" else ResidueOob(list(sizes), coord)
 
     def slot_decision(self) -> Decision:
         """The claim for every size of the box, any ``tv`` map (no partition needed), under ``ceil_div`` and a
@@ -191,7 +194,7 @@ class ResidueCover(Property):
         is ``sigma`` with ``tau`` = 0 (no single ``q == 0``) or ``q2`` (two owners) in the last mode.
 
         >>> from layoutcheck import Layout
-        >>> ResidueCover(ResidueTiling(("M",), (4,), tv=Layout(4, 2)), ((1, 9),)).slot_decision().witness
+        >>> ResidueCover(ResidueTiling(("M",), (4,), tv=Layout(4, 2)), ((1, 9),)).slot_decision().witness.to_json()
         {'kind': 'owners', 'sizes': [2], 'coord': [1], 'count': 0}
         """
         t = self.tiling
@@ -226,8 +229,7 @@ class ResidueCover(Property):
         crd[:, -1] += tau * b[-1]
         k = int(np.lexsort(crd.T[::-1])[0])
         owners = int(np.sum(q[key == np.flatnonzero(fails)[k]] <= tau[k]))
-        return Decision(False, {"kind": "owners", "sizes": [int(x) for x in sizes],
-                                "coord": [int(x) for x in crd[k]], "count": owners}, {"slots": n})
+        return Decision(False, ResidueOwners([int(x) for x in sizes], [int(x) for x in crd[k]], owners), {"slots": n})
 
     def recheck(self, w: dict[str, Any]) -> bool:
         """Point-wise, against the definition: at the witness's size (inside the box) the accesses that land on its
@@ -418,8 +420,7 @@ class ScheduleBijection(Property):
         out = np.flatnonzero((m < 0) | (m >= gm) | (n < 0) | (n >= gn))
         if out.size:
             k = int(out[0])
-            return {"kind": "outside", "grid": [gm, gn], "tile": [int(m[k]), int(n[k])],
-                    "index": [int(x) for x in idx[k]]}
+            return TileOutside([gm, gn], [int(m[k]), int(n[k])], index=[int(x) for x in idx[k]])
         counts = np.bincount(n + gn * m, minlength=gm * gn)  # row-major: the smallest (m, n) first
         bad = np.flatnonzero(counts != 1)
         if not bad.size:
@@ -427,10 +428,10 @@ class ScheduleBijection(Property):
         t = int(bad[0])
         tile = [t // gn, t % gn]
         if counts[t] == 0:
-            return {"kind": "missing", "grid": [gm, gn], "tile": tile, "count": 0}
+            return TileMissing([gm, gn], tile, 0)
         two = np.flatnonzero((m == tile[0]) & (n == tile[1]))[:2]
-        return {"kind": "duplicate", "grid": [gm, gn], "tile": tile, "count": int(counts[t]),
-                "index": [int(x) for x in idx[two[0]]], "other": [int(x) for x in idx[two[1]]]}
+        return TileDuplicate([gm, gn], tile, int(counts[t]), [int(x) for x in idx[two[0]]],
+                             [int(x) for x in idx[two[1]]])
 
     def computes(self, idx: tuple[int, ...], gm: int, gn: int) -> tuple[int, int] | None:
         """The tile launch index ``idx`` computes (``None``: outside the launch bounds, or masked): one point."""
@@ -567,7 +568,7 @@ class ProblemListBijection(Property):
         for key, x in (("index", t), ("other", other)):
             if x is not None:
                 w[key] = [x % s.ctas, x // s.ctas]
-        return w
+        return from_json(w)
 
     def recheck(self, w: dict[str, Any]) -> bool:
         """Point-wise against the definition: the work indices named compute the tile (outside its problem's grid,

@@ -40,6 +40,7 @@ from layoutcheck.importers.tilelang import TileLang, TileLangFragment, parse_til
 from layoutcheck.importers.tilelang_tir import tilelang_records
 from layoutcheck.properties.base import Decision, Property
 from layoutcheck.properties.ttgir import Claim
+from layoutcheck.witness import Collision, OutOfRange, SlotMissing
 
 
 def output_dims(x: TileLang) -> list[tuple[str, Any, int]]:
@@ -58,7 +59,7 @@ def out_witness(x: TileLang, i: int) -> dict[str, Any] | None:
     point), or ``None`` when every coordinate there is in bounds."""
     for k, (c, (_, _, n)) in enumerate(zip(_at(x, i), output_dims(x), strict=True)):
         if not 0 <= c < n:
-            return {"kind": "out", "i": i, "dim": k, "value": c, "extent": n}
+            return OutOfRange(i, dim=k, value=c, extent=n)
     return None
 
 
@@ -103,7 +104,7 @@ def _collision(table: np.ndarray) -> dict[str, Any] | None:
         return None
     g = int(np.argmin(np.where(counts > 1, first, table.shape[0])))
     i = int(first[g])
-    return {"kind": "collision", "i": i, "j": int(np.flatnonzero(inverse == g)[1])}
+    return Collision(i, int(np.flatnonzero(inverse == g)[1]))
 
 
 class _OnTileLang(Property):
@@ -169,7 +170,7 @@ def _missing(x: TileLang, table: np.ndarray) -> dict[str, Any] | None:
     for m in ext:
         slot.append(y % m)
         y //= m
-    return {"kind": "missing", "slot": slot, "points": int(table.shape[0]), "slots": prod(ext)}
+    return SlotMissing(slot, int(table.shape[0]), prod(ext))
 
 
 @dataclass(frozen=True, slots=True)

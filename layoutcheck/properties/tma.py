@@ -20,6 +20,7 @@ from layoutcheck.errors import LayoutError
 from layoutcheck.hw.tma import LIMITS
 from layoutcheck.models.tma import TmaBox, byte_swizzle, mma_smem_layout, tile_image, tma_dtype
 from layoutcheck.properties.base import Decision, Property
+from layoutcheck.witness import Descriptor, Divide, Dst, Place
 
 
 def _split(layout: Subject) -> tuple[Swizzle, int, Layout]:
@@ -74,11 +75,11 @@ class TmaCompatible(Property):
     def refutation(self) -> Decision | None:
         bad = self.box.violations()
         if bad:
-            return Decision(False, {"kind": "descriptor", "violation": 0}, {"violations": len(bad)})
+            return Decision(False, Descriptor(0), {"violations": len(bad)})
         split = self._split_mode()
         if split is not None:
             i, d, n, ext = split
-            return Decision(False, {"kind": "divide", "mode": i, "dim": d, "n": n, "extent": ext})
+            return Decision(False, Divide(i, d, n, ext))
         return None
 
     def subjects(self) -> tuple[Subject, ...]:
@@ -110,10 +111,10 @@ class TmaCompatible(Property):
         stats = {"elements": int(actual.size), "boxes": self.boxes()}
         mis = np.flatnonzero(dst % LIMITS.smem_dst_align)
         if mis.size:
-            return Decision(False, {"kind": "dst", "i": int(mis[0])}, stats)
+            return Decision(False, Dst(int(mis[0])), stats)
         wrong = np.flatnonzero(actual != expected)
         if wrong.size:
-            return Decision(False, {"kind": "place", "i": int(wrong[0])}, {**stats, "misplaced": int(wrong.size)})
+            return Decision(False, Place(i=int(wrong[0])), {**stats, "misplaced": int(wrong.size)})
         return Decision(True, None, stats)
 
     # -- scalar re-evaluation of one element, independent of the vectorised path ------------------------------

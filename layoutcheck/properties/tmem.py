@@ -29,6 +29,17 @@ from layoutcheck.hw.copy import copy_atom
 from layoutcheck.hw.tcgen05 import TMEM
 from layoutcheck.models.tmem import TmemLoad, allocation_ok, lane_column, load_cells, loads_cells
 from layoutcheck.properties.base import Decision, Property, smallest_collision
+from layoutcheck.witness import (
+    AllocationSize,
+    AllocationTotal,
+    Collision,
+    ScaleShared,
+    ScaleVector,
+    TmemLane,
+    TmemMissed,
+    TmemOutside,
+    TmemTwice,
+)
 
 
 def _crd(layout: Layout, i: int) -> str:
@@ -86,13 +97,13 @@ class TmemExactCover(Property):
         outside = np.flatnonzero(who < 0)
         if outside.size:
             j = int(outside[0])
-            return Decision(False, {"kind": "outside", "load": int(r["load"][j]), "thread": int(r["thread"][j]),
-                                    "element": int(r["element"][j])}, {"outside": int(outside.size)})
+            return Decision(False, TmemOutside(int(r["load"][j]), int(r["thread"][j]), int(r["element"][j])),
+                            {"outside": int(outside.size)})
         c = counts[cells]
         bad = np.flatnonzero(c != 1)
         if bad.size:
             i = int(bad[0])
-            return Decision(False, {"kind": "missed" if c[i] == 0 else "twice", "i": i, "count": int(c[i])},
+            return Decision(False, (TmemMissed if c[i] == 0 else TmemTwice)(i, int(c[i])),
                             {"bad_cells": int(bad.size)})
         return Decision(True, None, {"cells": int(cells.size), "loads": len(self.loads)})
 
@@ -141,7 +152,7 @@ class TmemSubpartition(Property):
             bad = np.flatnonzero((c["lane"] < lo) | (c["lane"] >= lo + TMEM.subpartition_lanes))
             if bad.size:
                 k = int(bad[0])
-                return Decision(False, {"load": j, "thread": int(c["thread"][k]), "lane": int(c["lane"][k])})
+                return Decision(False, TmemLane(j, int(c["thread"][k]), int(c["lane"][k])))
         return Decision(True, None, {"loads": len(self.loads)})
 
     def recheck(self, w: dict[str, Any]) -> bool:
@@ -178,9 +189,9 @@ class TmemAllocation(Property):
     def exhaustive(self) -> Decision:
         for i, c in enumerate(self.columns):
             if allocation_ok(c) is not None:
-                return Decision(False, {"kind": "size", "i": i})
+                return Decision(False, AllocationSize(i))
         if sum(self.columns) > TMEM.columns:
-            return Decision(False, {"kind": "total", "i": len(self.columns) - 1})
+            return Decision(False, AllocationTotal(len(self.columns) - 1))
         return Decision(True)
 
     def recheck(self, w: dict[str, Any]) -> bool:
@@ -221,7 +232,7 @@ class TmemPackedInjective(Property):
         pair = smallest_collision(idx)
         if pair is None:
             return Decision(True, None, {"elements": int(idx.size)})
-        return Decision(False, {"kind": "collision", "i": pair[0], "j": pair[1]})
+        return Decision(False, Collision(pair[0], pair[1]))
 
     def recheck(self, w: dict[str, Any]) -> bool:
         _, idx = self._cells()
@@ -265,11 +276,11 @@ class ScaleOwnership(Property):
         vary = np.argwhere(np.repeat(first, self.vec, axis=1) != g)
         if vary.size:
             m, kk = (int(x) for x in vary[0])
-            return Decision(False, {"kind": "vector", "m": m, "k": kk})
+            return Decision(False, ScaleVector(m, kk))
         pair = smallest_collision(first.T.ravel())  # colex over (mn, k // vec)
         if pair is not None:
             (m0, v0), (m1, v1) = (divmod(p, mn)[::-1] for p in pair)
-            return Decision(False, {"kind": "shared", "m": m0, "k": v0 * self.vec, "m2": m1, "k2": v1 * self.vec})
+            return Decision(False, ScaleShared(m0, v0 * self.vec, m1, v1 * self.vec))
         return Decision(True, None, {"elements": int(g.size), "scales": int(first.size)})
 
     def recheck(self, w: dict[str, Any]) -> bool:

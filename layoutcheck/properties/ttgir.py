@@ -45,6 +45,7 @@ from layoutcheck.importers.triton import (
 )
 from layoutcheck.properties.base import Decision, Property, Undecided
 from layoutcheck.properties.linear import LinearConflictFree, LinearExactCover, LinearSharedBijective
+from layoutcheck.witness import ModuleAttribute
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,8 +134,7 @@ class ConsistentWithModule(Property):
     def exhaustive(self) -> Decision:
         for dim, mine, theirs, allowed in self.module:
             if self._size(dim) not in allowed:
-                return Decision(False, {"kind": "module", "dim": dim, "attribute": mine, "encoding": self._size(dim),
-                                        "module_attribute": theirs, "module": allowed[0]})
+                return Decision(False, ModuleAttribute(dim, mine, self._size(dim), theirs, allowed[0]))
         return Decision(True)
 
     def recheck(self, w: dict[str, Any]) -> bool:

@@ -46,6 +46,7 @@ from layoutcheck.properties.base import (
     subject_size,
 )
 from layoutcheck.properties.scan import chunks, counts, indices_of, marks
+from layoutcheck.witness import OutOfRange, Owners, SameThread, TvCount, Vector
 
 # -- exact cover of a tile by a TV map ------------------------------------------------------------------------
 Tile = int | tuple | Layout
@@ -141,11 +142,11 @@ class ExactCover(Property):
         ``frame`` (by pigeonhole some element is owned more, or fewer, than ``replication`` times).
 
         >>> exact_cover(Layout(((32, 2), 4), ((1, 0), 32)), 128).count_witness()
-        {'kind': 'count', 'size': 256, 'tile': 128, 'replication': 1}
+        TvCount(size=256, tile=128, replication=1)
         """
         m, n, k = subject_size(self.tv), self.tile_size, self.replication
         if self.frame is None and m != k * n:
-            return {"kind": "count", "size": m, "tile": n, "replication": k}
+            return TvCount(m, n, k)
         return None
 
     def tile_index(self, offs: np.ndarray) -> np.ndarray:
@@ -173,7 +174,7 @@ class ExactCover(Property):
         x, n = self.tv, self.tile_size
         seen, i = marks(x, 0, n)
         if i is not None:
-            return Decision(False, {"kind": "out", "i": i}, {})
+            return Decision(False, OutOfRange(i), {})
         if int(np.count_nonzero(seen)) == n:
             return Decision(True, None, {"missing": 0, "over_owned": 0, "under_owned": 0})
         del seen
@@ -183,7 +184,7 @@ class ExactCover(Property):
         y = int(np.flatnonzero(hits != 1)[0])
         owners = indices_of(x, y, limit=64)
         count = len(owners) if hits[y] < 2 or len(owners) < 64 else len(indices_of(x, y, None))
-        return Decision(False, {"kind": "owners", "y": y, "owners": owners, "count": count}, stats)
+        return Decision(False, Owners(y, owners, count), stats)
 
     def _counted(self) -> Decision:
         """Count the owners of every element: the first ``(t, v)`` outside the tile, else the smallest element not
@@ -192,7 +193,7 @@ class ExactCover(Property):
         idx, n, k, nt = self.tile_index(self.tv.offsets(np.int64)), self.tile_size, self.replication, self.threads
         out = np.flatnonzero(idx < 0)
         if out.size:
-            return Decision(False, {"kind": "out", "i": int(out[0])}, {"outside": int(out.size)})
+            return Decision(False, OutOfRange(int(out[0])), {"outside": int(out.size)})
         owned = np.bincount(idx, minlength=n)
         stats = {"missing": int((owned == 0).sum()), "over_owned": int((owned > k).sum()),
                  "under_owned": int((owned < k).sum())}
@@ -200,11 +201,11 @@ class ExactCover(Property):
         if bad.size:
             y = int(bad[0])
             owners = _owners(idx, y, limit=max(64, k + 1))
-            return Decision(False, {"kind": "owners", "y": y, "owners": owners, "count": int(owned[y])}, stats)
+            return Decision(False, Owners(y, owners, int(owned[y])), stats)
         if k > 1:  # each thread owns an element at most once: (index, thread) pairs are distinct
             pair = smallest_collision(idx * nt + np.arange(idx.size, dtype=idx.dtype) % nt)
             if pair is not None:
-                return Decision(False, {"kind": "same_thread", "i": pair[0], "j": pair[1]}, stats)
+                return Decision(False, SameThread(pair[0], pair[1]), stats)
         return Decision(True, None, stats)
 
     def _index(self, i: int) -> int:
@@ -333,7 +334,7 @@ class Vectorizable(Property):
         stats = {"vectors": total, "failing_vectors": failing}
         if worst is None:
             return Decision(True, None, stats)
-        return Decision(False, {"kind": "vector", "t": worst[0], "g": worst[1]}, stats)
+        return Decision(False, Vector(worst[0], worst[1]), stats)
 
     def _run(self, w: dict[str, Any]) -> list[int]:
         t, g, nt, vw = w["t"], w["g"], self.threads, self.vector

@@ -197,7 +197,7 @@ def tma_place_grid(prop: Any, i: int) -> Grid:
 def lanes_banks_grid(prop: Any, instruction: int, bank: int, lanes: list[int], phase: int | None = None) -> Grid:
     """Lanes x banks of one instruction: cell (lane, b) shows the 32-bit word(s) lane touches in bank b, coloured by
     bank; the cells of ``lanes`` in ``bank`` (the conflict) are outlined."""
-    from layoutcheck.hw.banks import BANK_BYTES, BANKS
+    from layoutcheck.hw.banks import BANKS, bank_of_word, word
     from layoutcheck.models.banks.access import byte_addresses
 
     addrs = byte_addresses(prop.smem, prop.access)[instruction]
@@ -208,9 +208,9 @@ def lanes_banks_grid(prop: Any, instruction: int, bank: int, lanes: list[int], p
         if addrs[lane] < 0:
             continue
         for j in range(k.words):
-            word = int(addrs[lane]) // BANK_BYTES + j
-            b = word % BANKS
-            text[lane][b] = (text[lane][b] + " " if text[lane][b] else "") + f"w{word}"
+            w = word(int(addrs[lane])) + j
+            b = bank_of_word(w)
+            text[lane][b] = (text[lane][b] + " " if text[lane][b] else "") + f"w{w}"
             fill[lane][b] = _bank_colour(b)
     assert 32 * BANKS <= MAX_CELLS
     return Grid(f"instruction {instruction} of {prop.access}: lanes (rows) x banks (columns)", text, fill,

@@ -84,6 +84,7 @@ def to_sarif(rows: list[Row], root: str | None = None) -> dict[str, Any]:
             "locations": [{"physicalLocation": {"artifactLocation": artifact_location(r.file, root),
                                                 "region": {"startLine": max(1, r.line)}}}],
             "properties": {"status": r.status, "config": r.config, "property": r.property, "engine": r.engine,
+                           # the witness record's JSON, as in check --json (owners as t + T*v: witness.owner_id)
                            "counterexample": r.counterexample_data or None},
         })
     return {"$schema": SARIF_SCHEMA, "version": SARIF_VERSION,

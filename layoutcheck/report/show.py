@@ -29,7 +29,8 @@ from layoutcheck.algebra.inttuple import is_tuple
 from layoutcheck.algebra.layout import Layout, size
 from layoutcheck.algebra.swizzle import ComposedLayout
 from layoutcheck.errors import LayoutError
-from layoutcheck.hw.banks import BANK_BYTES, BANKS
+from layoutcheck.hw.banks import BANKS, bank
+from layoutcheck.witness import owner_of
 
 MAX_CELLS = 1 << 16
 
@@ -107,15 +108,15 @@ def tv_grid(tv: Layout | ComposedLayout, rows: int, cols: int) -> Grid:
     text: list[list[str]] = [[""] * cols for _ in range(rows)]
     fill: list[list[str]] = [["#ffffff"] * cols for _ in range(rows)]
     alert: set[tuple[int, int]] = set()
-    nv = own.num_values
+    nt = own.num_threads
     for m in range(rows):
         for n in range(cols):
             e = m + rows * n
-            ids = own.owner[own.owner_start[e]:own.owner_start[e + 1]].tolist()
-            text[m][n] = " ".join(f"T{i // nv}V{i % nv}" for i in ids[:2]) + (" +" if len(ids) > 2 else "")
-            if ids:
-                fill[m][n] = _THREAD_COLOURS[(ids[0] // nv) % len(_THREAD_COLOURS)]
-            if len(ids) != 1:
+            pairs = [owner_of(i, nt) for i in own.owner[own.owner_start[e]:own.owner_start[e + 1]].tolist()]
+            text[m][n] = " ".join(f"T{t}V{v}" for t, v in pairs[:2]) + (" +" if len(pairs) > 2 else "")
+            if pairs:
+                fill[m][n] = _THREAD_COLOURS[pairs[0][0] % len(_THREAD_COLOURS)]
+            if len(pairs) != 1:
                 alert.add((m, n))  # missed or owned more than once
     legend = "cells outlined in red are owned by no (thread, value) or by several" if alert else ""
     return Grid(f"TV {tv} over a {rows}x{cols} tile", text, fill, frozenset(alert), legend)
@@ -127,7 +128,7 @@ def bank_of(offsets: np.ndarray, dtype_bits: int) -> np.ndarray:
     >>> bank_of(np.array([0, 1, 2, 64]), 16).tolist()
     [0, 0, 1, 0]
     """
-    return (offsets * dtype_bits // 8 // BANK_BYTES) % BANKS
+    return bank(offsets * dtype_bits // 8)
 
 
 def _bank_colour(b: int) -> str:

@@ -4,11 +4,16 @@ For a TV config (``tv``: ``(thread, value) -> tile index``, column-major ``row +
 whole CTA tile of one operand, via ``models.tiled_mma.ownership``) the vectors are two views of one relation::
 
     forward  row[t][v], col[t][v], offset[t][v]       thread t's value v: its tile coordinate and memory offset
-    inverse  owner_start[e] .. owner_start[e+1]       the owners of element e = row + ROWS*col, as pair ids
-             owner[k] = t*V + v                        (ascending; exactly one owner each for an exact cover)
+    inverse  owner_start[e] .. owner_start[e+1]       the owners of element e = row + ROWS*col, as owner ids
+             owner[k] = t + T*v                        (ascending; exactly one owner each for an exact cover)
+
+An owner id is ``layoutcheck.witness.owner_id``: ``t + T*v``, CuTe's colexicographic index of ``(t, v)`` in the TV
+shape ``(T, V)`` -- the TV layout's own index, and the same integer a JSON / SARIF counterexample's ``owners`` and the
+generated ownership kernels use (schema 2; schema 1 wrote ``t*V + v``). A flat list of a forward array (json, h) is
+indexed by the owner id too: ``row[t + T*v]``.
 
 ``offset`` is the element's offset under the config's ``memory`` layout (a TV config) or ``row + ROWS*col``
-(column-major) otherwise. Formats: ``npz`` (NumPy arrays, shapes as above), ``json`` (flat lists, index ``t*V+v``),
+(column-major) otherwise. Formats: ``npz`` (NumPy arrays, shapes as above), ``json`` (flat lists, index ``t + T*v``),
 ``csv`` (one line per (thread, value)), ``h`` (C header of ``static const`` arrays for a CUDA unit test, with
 ``__device__`` copies ``lc_<name>_<key>_dev`` under ``__CUDACC__`` for device code).
 
@@ -28,8 +33,9 @@ from layoutcheck.algebra.layout import Layout, size
 from layoutcheck.algebra.swizzle import ComposedLayout
 from layoutcheck.errors import LayoutError, PartialMap, SpecError
 from layoutcheck.report.verdicts import atomic_open
+from layoutcheck.witness import owner_id, owner_of
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 MAX_ELEMENTS = 1 << 28
 CHUNK = 1 << 18
 
@@ -44,7 +50,7 @@ class OwnershipVectors:
     col: np.ndarray  # [T, V]
     offset: np.ndarray  # [T, V]
     owner_start: np.ndarray  # [E + 1]
-    owner: np.ndarray  # [sum of owner counts], pair ids t*V + v
+    owner: np.ndarray  # [sum of owner counts], owner ids t + T*v
     source: str = ""
 
     @property
@@ -59,7 +65,7 @@ class OwnershipVectors:
         """``[(thread, value), ...]`` owning tile element ``(row, col)``."""
         e = row + self.tile[0] * col
         ids = self.owner[self.owner_start[e]:self.owner_start[e + 1]]
-        return [(int(i) // self.num_values, int(i) % self.num_values) for i in ids]
+        return [owner_of(int(i), self.num_threads) for i in ids]
 
 
 def _small(a: np.ndarray) -> np.ndarray:
@@ -117,9 +123,8 @@ def from_tv(name: str, tv: Layout | ComposedLayout, tile: tuple[int, ...], memor
         i = int(bad[0])
         raise LayoutError(f"{name}: thread {i % t}, value {i // t} -> {int(y[i])}, outside the {rows}x{cols} tile")
     y_tv = y.reshape(v, t).T  # [t, v]
-    pair = np.ascontiguousarray(y_tv).reshape(-1)  # pair id t*V + v
     off = _memory_offsets(memory, y_tv, n_elem, name)
-    start, owner = inverse_relation(pair, n_elem)
+    start, owner = inverse_relation(y, n_elem)  # y is indexed by the owner id t + T*v
     return OwnershipVectors(name, (rows, cols), _small(y_tv % rows), _small(y_tv // rows), off, start, owner,
                             f"tv {tv} over tile {rows}x{cols}")
 
@@ -136,11 +141,11 @@ def _memory_offsets(memory: Any, y_tv: np.ndarray, n_elem: int, name: str) -> np
 def from_ownership(name: str, own: Any) -> OwnershipVectors:
     """Vectors from a ``layoutcheck.models.tiled_mma.Ownership`` (a whole operand tensor of a tiled MMA)."""
     rows, cols = own.shape
-    nv = own.values_per_thread
+    nt = own.num_threads
     rep = own.replication
     thread = own.thread.transpose(1, 0, 2).reshape(rows * cols, rep)  # e = row + rows*col, then replica
     value = own.value.T.reshape(rows * cols)
-    ids = thread.astype(np.int64) * nv + value.astype(np.int64)[:, None]
+    ids = owner_id(thread.astype(np.int64), value.astype(np.int64)[:, None], nt)
     ids.sort(axis=1)
     start = np.arange(0, rows * cols * rep + 1, rep, dtype=np.int64)
     return OwnershipVectors(name, (rows, cols), _small(own.row_of), _small(own.col_of), _small(own.offset_of),
@@ -220,7 +225,7 @@ def write_vectors(own: OwnershipVectors, path: str, fmt: str) -> None:
 def _meta(own: OwnershipVectors) -> dict[str, Any]:
     return {"schema_version": SCHEMA_VERSION, "name": own.name, "source": own.source, "rows": own.tile[0],
             "cols": own.tile[1], "threads": own.num_threads, "values": own.num_values,
-            "element_index": "row + rows*col", "pair_index": "thread*values + value"}
+            "element_index": "row + rows*col", "pair_index": "thread + threads*value"}
 
 
 def _write_npz(own: OwnershipVectors, f: IO[bytes]) -> None:
@@ -230,8 +235,9 @@ def _write_npz(own: OwnershipVectors, f: IO[bytes]) -> None:
 
 def _write_list(f: IO[str], a: np.ndarray, per_line: bool = False, sep: str = ",\n") -> None:
     """``a`` as comma-separated integers, written by NumPy's C text writer chunk by chunk (no whole-array string);
-    ``per_line``: chunks separated by ``sep``."""
-    flat = a.reshape(-1)
+    ``per_line``: chunks separated by ``sep``. A ``[T, V]`` forward array is written in owner-id order
+    ``t + T*v``."""
+    flat = a.T.reshape(-1) if a.ndim == 2 else a.reshape(-1)
     for i in range(0, flat.size, CHUNK):
         if i:
             f.write(sep if per_line else ",")
@@ -290,8 +296,8 @@ def _write_header(own: OwnershipVectors, f: IO[str]) -> None:
     n = c_name(own.name)
     up = n.upper()
     f.write(f"// Generated by `layoutcheck vectors`: ownership of {own.name} ({own.source}).\n")
-    f.write("// row/col/offset are indexed [thread * VALUES + value]; the owners of element e = row + ROWS*col are\n")
-    f.write("// owner[owner_start[e] .. owner_start[e+1]), each a pair id thread * VALUES + value.\n")
+    f.write("// row/col/offset are indexed by the owner id thread + THREADS * value; the owners of element\n")
+    f.write("// e = row + ROWS*col are owner[owner_start[e] .. owner_start[e+1]), each an owner id (ascending).\n")
     f.write("// Host code reads lc_NAME_KEY; device code (nvcc, __CUDACC__) reads the __device__ copies "
             "lc_NAME_KEY_dev.\n")
     f.write("#pragma once\n#include <stdint.h>\n\n")

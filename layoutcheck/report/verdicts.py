@@ -13,6 +13,10 @@ JSON schema (``schema_version`` 2), documented in ``docs/user-guide.md``::
      "counterexample": {"text", "data"} | null, "reason": str | null,
      "error": {"message", "key", "line", "internal"} | null}, ...]}
 
+``counterexample.data`` is the witness record's ``to_json()`` (``layoutcheck.witness``: ``{"kind", <fields>}``);
+an owner (thread ``t``, value ``v`` of a ``(T, V)`` TV layout) is the integer ``t + T*v`` there, as in SARIF, the
+HTML report and ``layoutcheck vectors``.
+
 Writes go to a temporary file in the target's directory, then ``os.replace``: a reader never sees a partial file,
 and an interrupted run leaves the previous report (or none) behind.
 """

@@ -31,6 +31,7 @@ from layoutcheck.algebra.inttuple import flatten, prefix_product
 from layoutcheck.algebra.layout import Layout, size
 from layoutcheck.algebra.swizzle import ComposedLayout, inner
 from layoutcheck.errors import LayoutError, SpecError
+from layoutcheck.hw.swizzle_modes import MODES
 from layoutcheck.models.datapath import (
     EpiloguePath,
     MatrixCopy,
@@ -98,14 +99,12 @@ def _box(t: dict[str, Any], dtype: str, dims: tuple[int, int], default_swizzle: 
     return TmaBox(dtype, gdims, strides, tuple(t["box"]), swizzle=t.get("tma_swizzle", default_swizzle))
 
 
-_TMA_SWIZZLE = {0: "none", 1: "32B", 2: "64B", 3: "128B"}
-
-
 def _swizzle_of(t: dict[str, Any], smem: Any) -> str:
     """The TMA swizzle a stage implies: ``swizzle``, else the swizzle of an ``smem`` written out (its bits)."""
     if t.get("swizzle") is not None:
         return t["swizzle"]
-    return _TMA_SWIZZLE.get(smem.swizzle.bits, "none") if isinstance(smem, ComposedLayout) else "none"
+    bits = smem.swizzle.bits if isinstance(smem, ComposedLayout) else 0
+    return next((m.name for m in MODES if m.bits == bits), "none")
 
 
 def _thread_copy(t: dict[str, Any], atom_key: str | None, atom: str, tile: tuple[int, int], gmem: Layout,

@@ -29,21 +29,19 @@ from typing import Any
 from layoutcheck.algebra.layout import Layout
 from layoutcheck.algebra.swizzle import ComposedLayout
 from layoutcheck.errors import LayoutError
+from layoutcheck.hw.dtypes import DTYPES, bits_of
 from layoutcheck.spec.calc import calc_functions
 
-DTYPE_BITS: dict[str, int] = {
-    "f64": 64, "s64": 64, "u64": 64, "b64": 64,
-    "f32": 32, "tf32": 32, "s32": 32, "u32": 32, "i32": 32, "b32": 32,
-    "f16": 16, "bf16": 16, "s16": 16, "u16": 16, "b16": 16,
-    "s8": 8, "u8": 8, "i8": 8, "b8": 8, "e4m3": 8, "e5m2": 8, "f8": 8,
-}
-"""Element types by name -> width in bits (PTX ISA type names; ``f8`` means any 8-bit float)."""
+SPEC_DTYPES = ("f64", "s64", "u64", "b64", "f32", "tf32", "s32", "u32", "i32", "b32", "f16", "bf16", "s16", "u16",
+               "b16", "s8", "u8", "i8", "b8", "e4m3", "e5m2", "f8")
+"""The element types a spec may name (PTX ISA type names; ``f8`` means any 8-bit float); widths and tensor-map types
+come from the one table, ``layoutcheck.hw.dtypes.DTYPES``."""
 
-TMA_DTYPES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "tf32": "tfloat32", "f64": "float64",
-              "u8": "uint8", "s8": "uint8", "i8": "uint8", "b8": "uint8", "e4m3": "uint8", "e5m2": "uint8",
-              "f8": "uint8", "u16": "uint16", "s16": "uint16", "b16": "uint16", "u32": "uint32", "s32": "int32",
-              "i32": "int32", "b32": "uint32", "u64": "uint64", "s64": "int64", "b64": "uint64"}
-"""Spec dtype -> ``CUtensorMapDataType`` name (8-bit types travel as UINT8; CUDA driver API, cuTensorMapEncodeTiled)."""
+DTYPE_BITS: dict[str, int] = bits_of(SPEC_DTYPES)
+"""Spec dtype -> width in bits (``hw.dtypes``; ``tf32``: its 32-bit storage)."""
+
+TMA_DTYPES: dict[str, str] = {n: DTYPES[n].tma for n in SPEC_DTYPES}
+"""Spec dtype -> ``CUtensorMapDataType`` name (``hw.dtypes``: as CUTLASS picks it; 8-bit types travel as UINT8)."""
 
 WGMMA_ATOM_ORDER = {"K": "col", "MN": "row"}
 """How a ``tma`` or ``wgmma`` config's ``major`` + ``swizzle`` + ``tile`` stage stacks its GMMA atoms: as CUTLASS's

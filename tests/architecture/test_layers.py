@@ -15,7 +15,7 @@ PKG = Path(__file__).resolve().parents[2] / "layoutcheck"
 
 # top to bottom: a module may import its own layer and the layers above it, never one below
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("errors", "result", "version", "memo"),
+    ("errors", "witness", "result", "version", "memo"),
     ("algebra",),
     ("hw",),
     ("expr",),

@@ -50,12 +50,12 @@ int main(void) {
   for (int t = 0; t < LC_M16N8K16_C_THREADS; ++t)      /* the kernel: the PTX fragment formula of mma.m16n8 C */
     for (int v = 0; v < LC_M16N8K16_C_VALUES; ++v) {
       int g = (t % 32) >> 2, tig = t % 4, row = g + 8 * (v >= 2), col = 2 * tig + (v & 1);
-      got[t * LC_M16N8K16_C_VALUES + v] = row + LC_M16N8K16_C_ROWS * col;
+      got[t + LC_M16N8K16_C_THREADS * v] = row + LC_M16N8K16_C_ROWS * col;
       writes[row + LC_M16N8K16_C_ROWS * col] += 1;
-      if (!lc_owns(lc_m16n8k16_C_owner_start, lc_m16n8k16_C_owner, got[t * LC_M16N8K16_C_VALUES + v],
-                   t * LC_M16N8K16_C_VALUES + v)) return 10;
-      if (lc_element(lc_m16n8k16_C_row, lc_m16n8k16_C_col, LC_M16N8K16_C_ROWS, LC_M16N8K16_C_VALUES, t, v)
-          != got[t * LC_M16N8K16_C_VALUES + v]) return 11;
+      if (!lc_owns(lc_m16n8k16_C_owner_start, lc_m16n8k16_C_owner, got[t + LC_M16N8K16_C_THREADS * v],
+                   t + LC_M16N8K16_C_THREADS * v)) return 10;
+      if (lc_element(lc_m16n8k16_C_row, lc_m16n8k16_C_col, LC_M16N8K16_C_ROWS, LC_M16N8K16_C_THREADS, t, v)
+          != got[t + LC_M16N8K16_C_THREADS * v]) return 11;
     }
   if (lc_cover_errors(lc_m16n8k16_C_owner_start, E, writes, &first) != 0 || first != -1) return 12;
   if (lc_map_errors(lc_m16n8k16_C_row, lc_m16n8k16_C_col, LC_M16N8K16_C_ROWS, N, got, &first) != 0) return 13;

@@ -10,10 +10,11 @@ from layoutcheck.algebra.swizzle import ComposedLayout
 from layoutcheck.algebra.tiling import tile_to_shape
 from layoutcheck.codegen.bundle import bundled_cases
 from layoutcheck.codegen.cases import MMA_F16, smem_layout
-from layoutcheck.codegen.tma_cases import MODES, TMA_SWIZZLE, box_loads, tma_gemm_exprs, tma_mma_gemm_case
+from layoutcheck.codegen.tma_cases import MODES, box_loads, tma_gemm_exprs, tma_mma_gemm_case
 from layoutcheck.engines.prove import prove
 from layoutcheck.expr.c import c_expr, eval_c
 from layoutcheck.hw.smem import gmma_smem_atom
+from layoutcheck.hw.swizzle_modes import swizzle_mode
 from layoutcheck.models.tiled_mma import make_tiled_mma
 from layoutcheck.models.tma import box_smem_offsets, simulate_load
 from layoutcheck.properties.tma import plan_boxes, tma_compatible
@@ -31,7 +32,7 @@ def test_layout_is_the_gmma_atom_stacking_and_the_box_is_proven(mode: str) -> No
         assert lo.plan.layout == want == smem_layout(mode, M, K)  # the same smem as the mma_gemm kernels
         res = prove(tma_compatible(lo.plan.box, lo.plan.layout, lo.plan.modes))
         assert res.status is Verdict.PROVEN, res
-        assert lo.plan.box.swizzle == TMA_SWIZZLE[mode] and lo.plan.box.violations() == []
+        assert lo.plan.box.swizzle == swizzle_mode(mode).name and lo.plan.box.violations() == []
 
 
 def test_box_counts_per_mode() -> None:

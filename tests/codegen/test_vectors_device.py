@@ -43,7 +43,7 @@ def test_header_device_copies_compile_in_a_global_function(tmp_path, monkeypatch
     (tmp_path / "k.cu").write_text(
         '#include "v.h"\n#include <layoutcheck/ownership.h>\n'
         "__global__ void k(int64_t* out) { out[threadIdx.x] = lc_element(lc_m16n8k16_C_row_dev, "
-        "lc_m16n8k16_C_col_dev, LC_M16N8K16_C_ROWS, LC_M16N8K16_C_VALUES, threadIdx.x, 0); }\n")
+        "lc_m16n8k16_C_col_dev, LC_M16N8K16_C_ROWS, LC_M16N8K16_C_THREADS, threadIdx.x, 0); }\n")
     r = subprocess.run([NVCC, "-arch=sm_90a", "-std=c++17", "-Werror", "all-warnings", f"-I{kernel_include_dir()}",
                         "-c", "k.cu", "-o", "k.o"], cwd=tmp_path, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
@@ -61,7 +61,7 @@ def test_vectors_device_case_compiles(tmp_path):
 def test_vectors_device_compare_with_fake_outputs():
     case = vectors_device_case()
     tv = mma_atom("SM80_16x8x16_F32F16F16F32_TN").tv_layout_C
-    elem = tv.offsets().reshape(4, 32).T.reshape(-1).astype(np.int64)  # index t*V + v, as the kernel writes
+    elem = tv.offsets().astype(np.int64)  # at the owner id t + T*v, as the kernel writes
     owns = np.ones(128, np.int32)
     assert case.compare([elem, owns], np)[:2] == (128, 0)
     bad = elem.copy()

@@ -12,12 +12,12 @@ import pytest
 from layoutcheck.algebra.layout import Layout
 from layoutcheck.algebra.swizzle import ComposedLayout
 from layoutcheck.errors import DescriptorError
+from layoutcheck.hw.swizzle_modes import swizzle_mode
 from layoutcheck.models import gmma, umma
 from layoutcheck.models.canonical import canonical_layout
 from layoutcheck.models.tma import mma_smem_layout
 
 _UMMA_NAME = {"INTER": "SWIZZLE_NONE", "SW32": "SWIZZLE_32B", "SW64": "SWIZZLE_64B", "SW128": "SWIZZLE_128B"}
-_TMA_SWIZZLE = {"INTER": "none", "SW32": "32B", "SW64": "64B", "SW128": "128B"}
 _CASES = [(dt, major, mode) for (dt, major), mode in itertools.product(
     [("f16", "K"), ("f16", "MN"), ("tf32", "K"), ("e4m3", "K")], _UMMA_NAME)]
 
@@ -25,7 +25,7 @@ _CASES = [(dt, major, mode) for (dt, major), mode in itertools.product(
 def _slice(dtype: str, major: str, mode: str) -> Layout | ComposedLayout:
     """The first (MN=64, K=32 bytes) operand block of a CUTLASS-style stage tile."""
     tdt = {"f16": "float16", "tf32": "float32", "e4m3": "uint8"}[dtype]
-    stage = mma_smem_layout(major, _TMA_SWIZZLE[mode], tdt, (64, 128))
+    stage = mma_smem_layout(major, swizzle_mode(mode).name, tdt, (64, 128))
     return gmma.gmma_blocks(stage, dtype, 64).block_layout()
 
 

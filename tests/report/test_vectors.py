@@ -64,7 +64,7 @@ def test_every_format_round_trips(tmp_path, fmt):
         assert json.loads(str(z["meta"]))["threads"] == 32
     elif fmt == "json":
         d = json.loads(p.read_text())
-        assert d["schema_version"] == 1 and d["row"] == own.row.reshape(-1).tolist()
+        assert d["schema_version"] == 2 and d["row"] == own.row.T.reshape(-1).tolist()  # index t + T*v
         assert d["owner_start"] == own.owner_start.tolist()
     elif fmt == "csv":
         lines = p.read_text().splitlines()
@@ -73,7 +73,7 @@ def test_every_format_round_trips(tmp_path, fmt):
     else:
         text = p.read_text()
         assert "#define LC_M16N8K16_C_THREADS 32" in text
-        assert "#define LC_M16N8K16_C_ROW_DATA \\\n0,0,8,8," in text
+        assert "#define LC_M16N8K16_C_ROW_DATA \\\n0,0,0,0,1,1,1,1," in text  # thread 0..31 of value 0 first
         assert "static const int32_t lc_m16n8k16_C_row[128] LC_VECTORS_UNUSED = {LC_M16N8K16_C_ROW_DATA};" in text
         assert ("static __device__ const int32_t lc_m16n8k16_C_row_dev[128] LC_VECTORS_UNUSED = "
                 "{LC_M16N8K16_C_ROW_DATA};") in text
@@ -88,7 +88,7 @@ def test_chunked_writes_are_exact(tmp_path, monkeypatch):
     own = from_tv("c", C_TV, (16, 8))
     for fmt in ("json", "csv", "h"):
         write_vectors(own, str(tmp_path / f"v.{fmt}"), fmt)
-    assert json.loads((tmp_path / "v.json").read_text())["col"] == own.col.reshape(-1).tolist()
+    assert json.loads((tmp_path / "v.json").read_text())["col"] == own.col.T.reshape(-1).tolist()  # t + T*v
     assert len((tmp_path / "v.csv").read_text().splitlines()) == 129
 
 
@@ -108,3 +108,20 @@ def test_spec_errors(tmp_path):
         ownership_for_spec(str(REPO / "specs" / "seed001_mma_c_fragment.toml"), "nope")
     with pytest.raises(SpecError, match="kind 'tv' or 'tiled_mma'"):
         ownership_for_spec(str(REPO / "specs" / "seed003_gmma_swizzle.toml"), "K_none_f16")
+
+
+def test_owner_ids_are_the_tv_layouts_own_index():
+    """The owner id is ``t + T*v`` (``layoutcheck.witness.owner_id``) in every vectors format: the owners of each
+    element are exactly the TV indices the layout maps there, and a flat forward list is indexed by the same id."""
+    from layoutcheck.witness import owner_id
+
+    tv = Layout(((2, 4), 3), ((1, 6), 2))  # 8 threads x 3 values, an exact cover of 24
+    own = from_tv("p", tv, (24,))
+    T = own.num_threads
+    offs = tv.offsets()
+    for e in range(24):
+        ids = own.owner[own.owner_start[e]:own.owner_start[e + 1]].tolist()
+        assert ids == [i for i in range(offs.size) if offs[i] == e]
+        assert [owner_id(t, v, T) for t, v in own.owners_of(e, 0)] == ids
+    flat = own.row.T.reshape(-1)
+    assert all(int(flat[owner_id(t, v, T)]) == int(own.row[t, v]) for t in range(T) for v in range(3))

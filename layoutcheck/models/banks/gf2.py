@@ -17,14 +17,14 @@ from __future__ import annotations
 import numpy as np
 
 from layoutcheck.algebra.gf2 import rank
-from layoutcheck.hw.banks import BANK_BYTES, BANKS, AccessKind, access_kind
+from layoutcheck.hw.banks import AccessKind, access_kind, bank_of_word, word
 
 
 def _lane_words(kind: AccessKind, addrs: np.ndarray, group: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """(n, groups, group*words) word indices and the active mask; groups of ``group`` lanes (default: phases)."""
     a = addrs[:, : kind.address_lanes]
     active = a >= 0
-    w = (np.where(active, a, 0) // BANK_BYTES)[:, :, None] + np.arange(kind.words)
+    w = word(np.where(active, a, 0))[:, :, None] + np.arange(kind.words)
     act = np.broadcast_to(active[:, :, None], w.shape)
     n, p = a.shape[0], kind.address_lanes // (group or kind.phase_lanes)
     return w.reshape(n, p, -1), act.reshape(n, p, -1)
@@ -56,5 +56,5 @@ def gf2_wavefronts(kind: str | AccessKind, addrs: np.ndarray, group: int = 0) ->
         return None
     worst = 0
     for c in set(map(tuple, cols.reshape(-1, bits).tolist())):  # each distinct column set once: same set, same ranks
-        worst = max(worst, 1 << (rank(c) - rank([x % BANKS for x in c])))
+        worst = max(worst, 1 << (rank(c) - rank([bank_of_word(x) for x in c])))
     return worst

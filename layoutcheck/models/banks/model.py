@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from layoutcheck.errors import LayoutError
-from layoutcheck.hw.banks import BANK_BYTES, BANKS, AccessKind, access_kind
+from layoutcheck.hw.banks import AccessKind, access_kind, bank_of_word, word
 
 _CHUNK = 1 << 12
 """Instructions per vectorised block of ``wavefronts_batch`` (bounds its temporaries to a few tens of MB)."""
@@ -229,8 +229,8 @@ def _bank_words(kind: AccessKind, a: np.ndarray, lanes: range) -> dict[int, dict
         if a[lane] < 0:
             continue
         for j in range(kind.words):
-            w = int(a[lane]) // BANK_BYTES + j
-            out.setdefault(w % BANKS, {}).setdefault(w, []).append(lane)
+            w = word(int(a[lane])) + j
+            out.setdefault(bank_of_word(w), {}).setdefault(w, []).append(lane)
     return out
 
 
