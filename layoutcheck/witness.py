@@ -842,6 +842,54 @@ def path_fault(path: str, fault: Mapping[str, Any]) -> PathFault:
     return PATH_FAULTS[fault["kind"]](path=path, **rest)
 
 
+
+# -- kernels as compiled, pipelines, multicast ------------------------------------------------------------------------
+@witness
+@dataclass(frozen=True, slots=True, eq=False, kw_only=True)
+class PtxConflict(Witness):
+    """Row ``instruction`` of a compiled kernel's access group -- warp ``warp`` executing PTX line ``ptx_line`` --
+    needs ``wavefronts`` > ``ideal``: ``lanes`` hit ``bank`` with the distinct 32-bit ``words``."""
+
+    instruction: int
+    warp: int
+    ptx_line: int
+    bank: int
+    words: list[int]
+    lanes: list[int]
+    wavefronts: int
+    ideal: int
+    kind: ClassVar[str] = "conflict"
+
+
+@witness
+@dataclass(frozen=True, slots=True, eq=False, kw_only=True)
+class PipelineStep(Witness):
+    """K-block ``kb`` breaks ``rule`` (stage, bounds, align, consumer_phase, producer_phase): its ``stage``, the
+    earlier ``uses`` of that stage, the two parities it waits on and its buffer's byte ``address``."""
+
+    rule: str
+    kb: int
+    stage: int
+    uses: int
+    consumer_phase: int
+    producer_phase: int
+    address: int
+    kind: ClassVar[str] = "pipeline"
+
+
+@witness
+@dataclass(frozen=True, slots=True, eq=False, kw_only=True)
+class MulticastWrite(Witness):
+    """Row ``row`` of CTA ``dest``'s tile (cluster ranks) breaks ``rule`` (outside, foreign, missing, twice); the
+    ranks of the CTAs whose TMA wrote it, ``issuers``."""
+
+    rule: str
+    dest: int
+    row: int
+    issuers: list[int]
+    kind: ClassVar[str] = "multicast"
+
+
 __all__ = [
     "KINDS",
     "PATH_FAULTS",
@@ -853,9 +901,12 @@ __all__ = [
     "LinearCount",
     "Misaligned",
     "Missing",
+    "MulticastWrite",
     "OutOfRange",
     "Owners",
     "PathFault",
+    "PipelineStep",
+    "PtxConflict",
     "SameThread",
     "SizeMismatch",
     "Split",

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from layoutcheck.errors import LayoutcheckError
+from layoutcheck.hw.swizzle_modes import mode_of_bits
 from layoutcheck.importers.cute import from_cute
 from layoutcheck.importers.cute_dsl_ir import Op, operations, split_top
 from layoutcheck.importers.cute_dsl_kernel import Capture, TiledCopyRecord, TiledMmaRecord, same_file
@@ -249,7 +250,6 @@ def _alloca_bytes(op: Op) -> int | None:
 
 _TMA_OP = re.compile(r"^cute_nvgpu\.atom\.make_non_exec_tiled_tma_(?P<dir>load|store|reduce)$")
 _GBASIS = re.compile(r'tma_gbasis = <"(?P<basis>[^"]+)">')
-_TMA_SWIZZLE = {0: "none", 1: "32B", 2: "64B", 3: "128B"}
 
 
 def _tma_findings(ops: list[Op], where: Callable[[int], tuple[str, int]]) -> Iterator[Finding]:
@@ -310,9 +310,9 @@ def _tma_keys(gmem: str, smem_type: str, smem: str, vmap: str, basis: str) -> tu
     sw, text = "none", smem
     if " o " in smem:
         m = re.match(r"^S<(\d+),(\d+),(\d+)> o 0 o (.+)$", smem)
-        if m is None or (int(m.group(2)), int(m.group(3))) != (4, 3) or int(m.group(1)) not in _TMA_SWIZZLE:
+        if m is None or (int(m.group(2)), int(m.group(3))) != (4, 3) or int(m.group(1)) not in range(4):
             raise ValueError(f"the TMA swizzle of {smem} (the TMA unit swizzles bytes as S<B,4,3>)")
-        sw = _TMA_SWIZZLE[int(m.group(1))]
+        sw = mode_of_bits(int(m.group(1))).name  # the TMA's Swizzle<B,4,3> on bytes
         elem = element_swizzle(f"S<{m.group(1)},4,3>", bits)
         if elem is None:
             raise ValueError(f"the byte swizzle of {smem} on {bits}-bit elements")

@@ -28,7 +28,7 @@ import numpy as np
 from layoutcheck.errors import LayoutError
 from layoutcheck.expr.formula import IndexFormula
 from layoutcheck.properties.base import Decision, Property, first_out_of_range, smallest_collision
-from layoutcheck.witness import Collision, Count, Missing, OutOfRange
+from layoutcheck.witness import Collision, Count, Missing, OutOfRange, Owners, SameThread
 
 
 def _show(f: IndexFormula, i: int) -> str:
@@ -204,44 +204,42 @@ class FormulaExactCover(_OnFormula):
         offs, threads = self._owners()
         i = first_out_of_range(offs, self.tile_size)
         if i is not None:
-            return Decision(False, {"kind": "out", "i": i, "bound": self.tile_size})
+            return Decision(False, OutOfRange(i))
         counts = np.bincount(offs, minlength=self.tile_size)
         bad = np.flatnonzero(counts != self.replication)
         if bad.size:
             e = int(bad[0])
-            return Decision(False, {"kind": "owners", "element": e, "owners": np.flatnonzero(offs == e).tolist()})
+            owners = np.flatnonzero(offs == e).tolist()  # flat (t, v) indices: owner ids t + T*v
+            return Decision(False, Owners(e, owners, len(owners)))
         if self.replication > 1:  # owners of one element on distinct threads
-            pairs = np.unique(np.stack([offs, threads], axis=1), axis=0)
-            if pairs.shape[0] != offs.size:
-                key = offs * self.f.coords[0][1] + threads
-                order = np.argsort(key, kind="stable")
-                dup = order[np.flatnonzero(key[order][1:] == key[order][:-1])[0] + 1]
-                e = int(offs[dup])
-                return Decision(False, {"kind": "same_thread", "element": e,
-                                        "owners": np.flatnonzero(offs == e).tolist()})
+            key = offs * self.f.coords[0][1] + threads
+            order = np.argsort(key, kind="stable")
+            same = np.flatnonzero(key[order][1:] == key[order][:-1])
+            if same.size:
+                i, j = sorted((int(order[same[0]]), int(order[same[0] + 1])))
+                return Decision(False, SameThread(i, j))
         return Decision(True)
 
     def recheck(self, w: dict[str, Any]) -> bool:
-        f, n = self.f, self.f.size
+        f, n, t_n = self.f, self.f.size, self.f.coords[0][1]
         if w["kind"] == "out":
             return self._recheck(w, self.tile_size)
-        owners = [i for i in range(n) if f(i) == w["element"]]
-        if owners != list(w["owners"]):
-            return False
-        if w["kind"] == "owners":
-            return len(owners) != self.replication
-        threads = [f.point(i)[f.coords[0][0]] for i in owners]
-        return w["kind"] == "same_thread" and len(set(threads)) < len(threads)
+        if w["kind"] == "same_thread":
+            i, j = w["i"], w["j"]
+            return 0 <= i < j < n and f(i) == f(j) and i % t_n == j % t_n
+        owners = [i for i in range(n) if f(i) == w["y"]]
+        return owners == list(w["owners"]) and len(owners) != self.replication
 
     def explain(self, w: dict[str, Any]) -> str:
         f = self.f
         if w["kind"] == "out":
             return f"{_show(f, w['i'])} is outside the tile [0,{self.tile_size})"
+        if w["kind"] == "same_thread":
+            return (f"{_show(f, w['i'])} and {_show(f, w['j'])}: one thread owns tile element {f(w['i'])} twice "
+                    f"(its {self.replication} owners must be distinct threads)")
         who = ", ".join(f.show(i) for i in w["owners"]) or "no (thread, value)"
-        if w["kind"] == "owners":
-            return (f"tile element {w['element']} is owned by {len(w['owners'])} (thread, value) pairs, not "
-                    f"{self.replication}: {who}")
-        return f"tile element {w['element']}'s {len(w['owners'])} owners are not on distinct threads: {who}"
+        return (f"tile element {w['y']} is owned by {len(w['owners'])} (thread, value) pairs, not "
+                f"{self.replication}: {who}")
 
 
 def formula_property(name: str, f: IndexFormula, bound: int | None = None, tile_size: int | None = None,

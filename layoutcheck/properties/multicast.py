@@ -17,6 +17,7 @@ from typing import Any, ClassVar
 
 from layoutcheck.models.multicast import Multicast
 from layoutcheck.properties.base import Decision, Property
+from layoutcheck.witness import MulticastWrite
 
 
 def _cta(m: Multicast, rank: int) -> str:
@@ -42,30 +43,30 @@ class MulticastCover(Property):
     def domain_size(self) -> int:
         return self.multicast.ctas * self.multicast.extent
 
-    def _violations(self) -> list[dict[str, Any]]:
+    def _violations(self) -> list[MulticastWrite]:
         m = self.multicast
         needs = m.per_cta["needs"]
         out = []
         count: dict[tuple[int, int], list[int]] = {}
         for d, r, c in m.writes():
             if not (0 <= d < m.ctas and 0 <= r < m.extent):
-                out.append({"rule": "outside", "dest": d, "row": r, "issuers": [c]})
+                out.append(MulticastWrite(rule="outside", dest=d, row=r, issuers=[c]))
             elif needs[c] != needs[d]:
-                out.append({"rule": "foreign", "dest": d, "row": r, "issuers": [c]})
+                out.append(MulticastWrite(rule="foreign", dest=d, row=r, issuers=[c]))
             else:
                 count.setdefault((d, r), []).append(c)
         for d in range(m.ctas):
             for r in range(m.extent):
                 got = count.get((d, r), [])
                 if len(got) != 1:
-                    out.append({"rule": "missing" if not got else "twice", "dest": d, "row": r, "issuers": got})
+                    out.append(MulticastWrite(rule="missing" if not got else "twice", dest=d, row=r, issuers=got))
         order = {"outside": 0, "foreign": 1, "missing": 2, "twice": 2}
-        return sorted(out, key=lambda w: (order[w["rule"]], w["dest"], w["row"]))
+        return sorted(out, key=lambda w: (order[w.rule], w.dest, w.row))
 
     def exhaustive(self) -> Decision:
         bad = self._violations()
         stats = {"ctas": self.multicast.ctas, "rows": self.multicast.extent}
-        return Decision(True, None, stats) if not bad else Decision(False, {"kind": "multicast", **bad[0]}, stats)
+        return Decision(True, None, stats) if not bad else Decision(False, bad[0], stats)
 
     def recheck(self, w: dict[str, Any]) -> bool:
         """Recount the TMAs that write row ``row`` of ``dest`` from the writes themselves."""

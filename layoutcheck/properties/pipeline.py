@@ -21,6 +21,7 @@ import numpy as np
 
 from layoutcheck.models.pipeline import Pipeline
 from layoutcheck.properties.base import Decision, Property
+from layoutcheck.witness import PipelineStep
 
 RULES = ("stage", "bounds", "align", "consumer_phase", "producer_phase")
 
@@ -63,11 +64,11 @@ class PipelineProtocol(Property):
         kb, i = min(first)
         return Decision(False, self._witness(kb, RULES[i]), stats)
 
-    def _witness(self, kb: int, rule: str) -> dict[str, Any]:
+    def _witness(self, kb: int, rule: str) -> PipelineStep:
         t = self.pipeline.table
-        return {"kind": "pipeline", "rule": rule, "kb": kb, "stage": int(t["stage"][kb]), "uses": int(t["uses"][kb]),
-                "consumer_phase": int(t["consumer_phase"][kb]), "producer_phase": int(t["producer_phase"][kb]),
-                "address": int(t["address"][kb])}
+        return PipelineStep(rule=rule, kb=kb, stage=int(t["stage"][kb]), uses=int(t["uses"][kb]),
+                            consumer_phase=int(t["consumer_phase"][kb]),
+                            producer_phase=int(t["producer_phase"][kb]), address=int(t["address"][kb]))
 
     def recheck(self, w: dict[str, Any]) -> bool:
         """Re-evaluate the formulas at ``kb`` alone and count the earlier uses of its stage one by one."""

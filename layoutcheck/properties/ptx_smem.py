@@ -29,6 +29,7 @@ from layoutcheck.importers.sass import shared_ops
 from layoutcheck.models.banks.model import breakdown, ideal_batch, wavefronts_batch
 from layoutcheck.properties.base import Decision, Property
 from layoutcheck.properties.ttgir import Claim, NotModelled
+from layoutcheck.witness import PtxConflict
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,13 +218,13 @@ class PtxConflictFree(Property):
             return Decision(True, None, stats)
         return Decision(False, self._report(int(bad[0])), stats)
 
-    def _report(self, n: int) -> dict[str, Any]:
+    def _report(self, n: int) -> PtxConflict:
         a = self.addresses[n]
         rep = max(breakdown(self.kind, a), key=lambda p: p.wavefronts)
-        return {"kind": "conflict", "instruction": n, "warp": self.warps[n], "ptx_line": self.ptx_lines[n],
-                "bank": rep.bank, "words": list(rep.words), "lanes": list(rep.bank_lanes),
-                "wavefronts": int(wavefronts_batch(self.kind, a[None])[0]), "ideal": int(ideal_batch(self.kind,
-                                                                                                       a[None])[0])}
+        return PtxConflict(instruction=n, warp=self.warps[n], ptx_line=self.ptx_lines[n], bank=rep.bank,
+                           words=list(rep.words), lanes=list(rep.bank_lanes),
+                           wavefronts=int(wavefronts_batch(self.kind, a[None])[0]),
+                           ideal=int(ideal_batch(self.kind, a[None])[0]))
 
     def recheck(self, w: dict[str, Any]) -> bool:
         rep = self._report(int(w["instruction"]))

@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from layoutcheck.errors import LayoutError
-from layoutcheck.hw.banks import AccessKind, access_kind, bank_of_word, word
+from layoutcheck.hw.banks import BANKS, AccessKind, access_kind, bank_of_word, word
 
 _CHUNK = 1 << 12
 """Instructions per vectorised block of ``wavefronts_batch`` (bounds its temporaries to a few tens of MB)."""
@@ -328,13 +328,13 @@ def breakdown(kind: str | AccessKind, byte_addrs: Any) -> list[PhaseReport]:
     for p, lanes in enumerate(_groups(k, a)[0]):
         lane = np.arange(lanes.start, lanes.stop)
         lane = lane[row[lane] >= 0]  # the active lanes
-        words = ((row[lane] // BANK_BYTES)[:, None] + np.arange(k.words)).ravel()  # every word each lane touches
+        words = (word(row[lane])[:, None] + np.arange(k.words)).ravel()  # every word each lane touches
         distinct = np.unique(words)  # sorted
-        per_bank = np.bincount(distinct % BANKS, minlength=BANKS)
+        per_bank = np.bincount(bank_of_word(distinct), minlength=BANKS)
         worst = int(per_bank.max())
         bank = int(per_bank.argmax())  # the lowest bank with the most distinct words (0 when no lane is active)
-        ws = distinct[distinct % BANKS == bank] if worst else distinct[:0]
-        hit = np.unique(np.repeat(lane, k.words)[words % BANKS == bank]) if worst else lane[:0]
+        ws = distinct[bank_of_word(distinct) == bank] if worst else distinct[:0]
+        hit = np.unique(np.repeat(lane, k.words)[bank_of_word(words) == bank]) if worst else lane[:0]
         out.append(PhaseReport(p, tuple(lanes), worst, bank, tuple(ws.tolist()), tuple(hit.tolist()), merged))
     return out
 
