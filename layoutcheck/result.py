@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
+from layoutcheck.display import render
+
 DEFAULT_TIMEOUT = 30.0
 """Seconds one proof may take unless told otherwise: the one default of ``prove``, ``check``, ``testing`` and the
 pytest plugin."""
@@ -91,6 +93,4 @@ result.verdict is Verdict.PROVEN
 
     def _repr_html_(self) -> str:
         """Jupyter: the verdict, and for a counterexample its picture (the HTML report's)."""
-        from layoutcheck.report.html import result_html
-
-        return result_html(self)
+        return render(self, "html")
