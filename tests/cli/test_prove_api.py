@@ -11,7 +11,7 @@ import layoutcheck as lc
 from layoutcheck.algebra.notation import parse_layout
 from layoutcheck.cli import main
 from layoutcheck.result import Verdict
-from layoutcheck.spec.schema import ALL_PROPERTIES, KINDS
+from layoutcheck.spec.schema import ALL_PROPERTIES, PROPERTY_SPECS, kinds_of
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -59,14 +59,10 @@ def test_a_memory_layout_that_is_not_of_the_tile_is_refuted(tmp_path, capsys):
 
 
 # -- prove: every property runs from flags or says which spec kind it needs (exit 2, never 4) ------------------------
-FLAG_KINDS = ("layout", "tv", "smem")
-
-
-@pytest.mark.parametrize("prop", [p for p in ALL_PROPERTIES
-                                  if not any(p in KINDS[k]["properties"] for k in FLAG_KINDS)])
+@pytest.mark.parametrize("prop", [p for p in ALL_PROPERTIES if PROPERTY_SPECS[p].prove is None])
 def test_spec_only_properties_exit_2_naming_their_kind(capsys, prop):
     code, out, err = run(capsys, "prove", "(8,64):(64,1)", "--property", prop)
-    kinds = [k for k, v in KINDS.items() if prop in v["properties"]]
+    kinds = kinds_of(prop)
     assert code == 2 and out == "" and "internal error" not in err
     assert f"kind {kinds[0]!r}" in err and "layoutcheck check" in err
 
