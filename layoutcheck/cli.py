@@ -203,20 +203,12 @@ def _prove_params() -> dict[str, Any]:
 
 def _prove_flags() -> dict[str, str]:
     """Spec key -> the ``prove`` flag that gives it (errors name the user's flag, never the internal spec)."""
-    from layoutcheck.spec.schema import KINDS, PROPERTY_SPECS
+    from layoutcheck.spec.schema import KINDS, PROPERTY_SPECS, prove_kind
 
-    subjects = {KINDS[s.prove.kind].subject for s in PROPERTY_SPECS.values() if s.prove} | {KINDS["tv"].subject}
+    subjects = {KINDS[prove_kind(p, tile)].subject for p, s in PROPERTY_SPECS.items() if s.prove
+                for tile in (False, True)}
     return {**{k: "EXPR" for k in subjects}, **{k: p.flag for k, p in _prove_params().items()},
             **dict.fromkeys(("properties", "name", "kind"), "--property")}
-
-
-def prove_kind(p: str, tile: Any) -> str:
-    """The spec kind ``prove``'s flags stand for (``spec.schema.Prove.kind``): a ``layout`` is a ``tv`` map with
-    ``--tile``."""
-    from layoutcheck.spec.schema import PROPERTY_SPECS
-
-    kind = PROPERTY_SPECS[p].prove.kind
-    return "tv" if kind == "layout" and tile else kind
 
 
 def _spec_only(p: str) -> str | None:
@@ -270,7 +262,15 @@ def prove_request(args: argparse.Namespace) -> tuple[Any, Any]:
     Every value goes through the spec value parsers (``layoutcheck.spec.values``); the inputs a property needs and
     accepts are those ``spec.schema.PROPERTY_SPECS`` declares; errors name the flag.
     """
-    from layoutcheck.spec.schema import KINDS, PROPERTY_SPECS, PROVE_KEYS, Config, PropertyRequest, prove_inputs
+    from layoutcheck.spec.schema import (
+        KINDS,
+        PROPERTY_SPECS,
+        PROVE_KEYS,
+        Config,
+        PropertyRequest,
+        prove_inputs,
+        prove_kind,
+    )
     from layoutcheck.spec.values import parse_value
 
     p = args.property
@@ -282,7 +282,7 @@ def prove_request(args: argparse.Namespace) -> tuple[Any, Any]:
     for need in spec.prove.needs:
         if _missing(need, given):
             raise UsageError(f"prove: --property {p} needs {need.why}")
-    kind = prove_kind(p, args.tile)
+    kind = prove_kind(p, bool(args.tile))
     raw: dict[str, Any] = {KINDS[kind].subject: args.expr}
     for k in (k.name for k in PROVE_KEYS if k.name in given):
         v = getattr(args, _dest(inputs[k].flag))

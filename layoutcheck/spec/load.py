@@ -274,10 +274,13 @@ def _parse_config(raw: dict[str, Any], file: str, line: int, lines: dict[str, in
         except (LayoutError, ValueError, TypeError) as e:
             raise err(key, _one_line(e)) from None
     vals = dict(values)
-    if kind == "smem" and ("layout" in vals) == ("atom" in vals):
-        raise SpecError(f"{file}:{line}: {where}kind 'smem' needs exactly one of 'layout' or 'atom'")
-    if kind == "smem" and "atom" in vals and "tile" not in vals:
-        raise err("atom", "an 'atom' needs a 'tile' to repeat it over")
+    one_of = KINDS[kind].one_of
+    if one_of and sum(k in vals for k in one_of) != 1:
+        raise SpecError(f"{file}:{line}: {where}kind {kind!r} needs exactly one of "
+                        f"{' or '.join(repr(k) for k in one_of)}")
+    for key, needed, why in KINDS[kind].implies:
+        if key in vals and needed not in vals:
+            raise err(key, why)
     props = raw.get("properties")
     if not isinstance(props, list) or not props:
         raise err("properties", f"expected a non-empty list of property names or tables, found {_brief(props)}")

@@ -1,10 +1,16 @@
-"""What a spec file may say and what a loaded one is made of.
+"""What a spec file may say and what a loaded one is made of: the one registry of kinds and properties (issue #26).
 
-The schema: the format version, for each ``kind`` its keys, required keys and supported properties (``KINDS``), each
-property's parameters (``PROPERTY_PARAMS``); which function builds each kind's properties is the typed registry of
-``layoutcheck.spec.bind`` (``BINDERS``, ``PROPERTIES``). The values: ``Spec`` holds ``Config``s, each
-with its parsed key values, the line of every key, and its ``PropertyRequest``s. ``specs/README.md`` is the
-user-facing description of the same tables.
+Each ``kind`` and each property is declared here once. ``KINDS`` (``KindSpec``): what a config of the kind
+describes, its keys and required keys, the properties it supports, the name of its binder (``spec.bind``'s
+``BINDER_FUNCTIONS``) and the key holding its subject. ``PROPERTY_SPECS`` (``PropertySpec``): the claim in one
+line, its parameters (``Param``: name, TOML type, meaning, ``prove`` flag) and how ``prove`` states it from flags
+(``Prove``: the kind, the inputs it ``Need``s). The claim of a property is the constructor of the same name in
+``layoutcheck.properties`` (``spec.bind.PROPERTIES`` is keyed by the constructors' names). Generated from these:
+the loader's checks (``spec.load``), ``prove``'s flags, needs and ``--help`` (``cli``), the SARIF rules
+(``report.sarif``) and the tables of ``specs/README.md`` (``python -m layoutcheck.spec.schema --update
+specs/README.md``); ``tests/spec/test_registry.py`` checks them, and that no other module spells a kind or property
+name. The values: ``Spec`` holds ``Config``s, each with its parsed key values, the line of every key, and its
+``PropertyRequest``s.
 """
 
 from __future__ import annotations
@@ -80,6 +86,10 @@ class KindSpec:
     properties: tuple[str, ...]
     binder: str
     subject: str = ""
+    one_of: tuple[str, ...] = ()
+    """Keys of which a config gives exactly one (``smem``: its ``layout`` or a GMMA ``atom``)."""
+    implies: tuple[tuple[str, str, str], ...] = ()
+    """``(key, needed, why)``: a config that gives ``key`` must give ``needed`` too (else ``why`` on ``key``)."""
 
 
 def _int(name: str, doc: str, flag: str = "") -> Param:
@@ -164,7 +174,8 @@ KINDS: dict[str, KindSpec] = {k.name: k for k in (
     KindSpec("smem", "a shared-memory layout and how a warp accesses it",
              frozenset({"layout", "atom", "tile", "dtype", "access", "access_tv", "access_expr", "access_ranges"}),
              frozenset({"dtype"}), ("conflict_free", "wavefront_count", "injective", "bijective", "in_bounds"),
-             "bind_smem", "layout"),
+             "bind_smem", "layout", one_of=("layout", "atom"),
+             implies=(("atom", "tile", "an 'atom' needs a 'tile' to repeat it over"),)),
     KindSpec("tma", "a TMA box loading an operand tile into shared memory",
              frozenset({"box", "dtype", "swizzle", "global_shape", "global_strides", "interleave", "smem_layout",
                         "major", "tile", "modes",
@@ -234,6 +245,17 @@ def kinds_of(prop: str) -> list[str]:
     ['tma']
     """
     return [k.name for k in KINDS.values() if prop in k.properties]
+
+
+def prove_kind(prop: str, tile: bool) -> str:
+    """The spec kind ``prove``'s flags stand for when stating ``prop`` (``Prove.kind``): a ``layout`` given ``--tile``
+    is a ``tv`` map. Pre: ``PROPERTY_SPECS[prop].prove`` is set.
+
+    >>> prove_kind("injective", False), prove_kind("injective", True), prove_kind("conflict_free", True)
+    ('layout', 'tv', 'smem')
+    """
+    kind = PROPERTY_SPECS[prop].prove.kind
+    return "tv" if kind == "layout" and tile else kind
 
 
 def prove_inputs(prop: str) -> tuple[Param, ...]:

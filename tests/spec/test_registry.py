@@ -112,3 +112,13 @@ def test_the_user_documentation_names_every_kind_and_property() -> None:
     text = (ROOT / "specs" / "README.md").read_text()
     missing = [n for n in (*KINDS, *PROPERTY_SPECS) if f"`{n}`" not in text and f'"{n}"' not in text]
     assert not missing, f"specs/README.md does not name {missing}"
+
+
+def test_the_sarif_rules_are_the_registrys() -> None:
+    from layoutcheck.report.sarif import RULES, to_sarif
+
+    assert {f"layoutcheck/{n}" for n in PROPERTY_SPECS} <= set(RULES)
+    for name, spec in PROPERTY_SPECS.items():
+        assert RULES[f"layoutcheck/{name}"]["shortDescription"]["text"] == spec.doc
+    driver = to_sarif([])["runs"][0]["tool"]["driver"]
+    assert [r["id"] for r in driver["rules"]] == sorted(RULES)
