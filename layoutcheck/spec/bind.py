@@ -16,8 +16,12 @@
                 and, for ``tma_wgmma``, the ``tma`` kind's box
     ==========  ====================================================================================================
 
-The dispatch is a typed registry: ``BINDERS`` (spec kind -> binder) and ``PROPERTIES`` (property name -> its public
-constructor); a new kind or property is one entry in each. A value that does not fit the property raises
+The dispatch follows the one registry, ``spec.schema``: ``BINDERS`` (spec kind -> the binder its ``KindSpec`` names in
+``BINDER_FUNCTIONS``) and ``PROPERTIES`` (property name -> its claim's public constructor, keyed by the
+constructor's own name); a binder is called with the claim's constructor, the config and the request. A new
+property is one ``PropertySpec`` and its constructor here; a new kind one ``KindSpec`` and its binder here.
+
+A value that does not fit the property raises
 ``SpecError`` naming ``file:line``, the config and the key; a config that breaks a law of its subject (a permutation
 that is not one) raises ``Unsound``, which the check turns into a REFUTED row with that law's counterexample.
 """
