@@ -18,7 +18,10 @@ from layoutcheck.errors import (
     ShapeStrideMismatch,
     SpecError,
 )
+from layoutcheck.notebook import register as _register_notebook_pictures
 from layoutcheck.version import __version__ as __version__
+
+_register_notebook_pictures()  # the values' _repr_svg_ / _repr_html_ look their pictures up (layoutcheck.display)
 
 # name -> module that defines it; loaded on first attribute access (PEP 562)
 _LAZY = {

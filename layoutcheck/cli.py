@@ -258,110 +258,120 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 # -- prove ----------------------------------------------------------------------------------------------------------
-PROVE_FLAGS: dict[str, str] = {
-    "layout": "EXPR", "tv": "EXPR", "tile": "--tile", "dtype": "--dtype", "access": "--access", "other": "--other",
-    "codomain": "--codomain", "bound": "--bound", "width": "--width", "n": "--wavefronts", "max": "--max-wavefronts",
-    "replication": "--replication", "properties": "--property", "name": "--property", "kind": "--property",
-    "lhs": "--lhs", "rhs": "--rhs",
-}
-"""Spec key -> the ``prove`` flag that gives it (errors name the user's flag, never the internal spec)."""
+def _prove_params() -> dict[str, Any]:
+    """Each input ``prove`` takes from a flag, by spec key: the config keys of ``spec.schema.PROVE_KEYS`` and every
+    property parameter declared with a flag (one declaration per flag)."""
+    from layoutcheck.spec.schema import PROPERTY_SPECS, PROVE_KEYS
 
-_CONFIG_KEYS = ("tile", "dtype", "other", "access")  # flags that become config keys; the rest are property parameters
-_PARAM_FLAGS = {"codomain": "codomain", "bound": "bound", "width": "width", "wavefronts": "n",
-                "max_wavefronts": "max", "replication": "replication", "lhs": "lhs", "rhs": "rhs"}
-PROVE_KINDS = ("layout", "tv", "smem")
-"""The spec kinds ``prove``'s flags describe (``prove_kind``); a property of another kind needs a spec file."""
+    out = {k.name: k for k in PROVE_KEYS}
+    for spec in PROPERTY_SPECS.values():
+        for param in spec.params:
+            if param.flag:
+                out.setdefault(param.name, param)
+    return out
 
 
-def prove_kind(p: str, tile: Any) -> str:
-    """The spec kind ``prove``'s flags stand for: ``smem`` for bank claims, ``tv`` with ``--tile`` (or for
-    ``exact_cover``), else ``layout``."""
-    if p in ("conflict_free", "wavefront_count"):
-        return "smem"
-    return "tv" if tile or p == "exact_cover" else "layout"
+def _prove_flags() -> dict[str, str]:
+    """Spec key -> the ``prove`` flag that gives it (errors name the user's flag, never the internal spec)."""
+    from layoutcheck.spec.schema import KINDS, PROPERTY_SPECS, prove_kind
+
+    subjects = {KINDS[prove_kind(p, tile)].subject for p, s in PROPERTY_SPECS.items() if s.prove
+                for tile in (False, True)}
+    return {**{k: "EXPR" for k in subjects}, **{k: p.flag for k, p in _prove_params().items()},
+            **dict.fromkeys(("properties", "name", "kind"), "--property")}
 
 
 def _spec_only(p: str) -> str | None:
     """Why ``prove`` cannot state property ``p`` from flags (it needs a spec of another kind), else ``None``."""
-    from layoutcheck.spec.schema import KINDS
+    from layoutcheck.spec.schema import PROPERTY_SPECS, kinds_of
 
-    if any(p in KINDS[k]["properties"] for k in PROVE_KINDS):
+    if PROPERTY_SPECS[p].prove is not None:
         return None
-    kinds = [k for k, v in KINDS.items() if p in v["properties"]]
+    kinds = kinds_of(p)
     return (f"prove: --property {p} is a claim about a config of kind {' or '.join(repr(k) for k in kinds)}, which "
             f"prove's flags do not describe: write a spec file (kind = {kinds[0]!r}, keys in specs/README.md) and "
             f"run 'layoutcheck check FILE'")
 
 
-def property_table() -> str:
-    """``prove --help``'s list of properties, read from the registries (``spec.schema.KINDS``/``PROPERTY_PARAMS``):
-    each property, the kinds that state it, and the ``prove`` flags it takes (or that it needs a spec file)."""
-    from layoutcheck.spec.schema import ALL_PROPERTIES, KINDS, PROPERTY_PARAMS
+def _needs_text(need: Any, flags: dict[str, str]) -> str:
+    """``--lhs --rhs``, ``--bound (or --tile)``, ``(--wavefronts | --max-wavefronts)``: a ``Need`` in flags."""
+    names = [flags[k] for k in need.keys]
+    text = " ".join(names) if need.every else f"({' | '.join(names)})"
+    return f"{text} (or {flags[need.unless]})" if need.unless else text
 
+
+def property_table() -> str:
+    """``prove --help``'s list of properties, generated from ``spec.schema.PROPERTY_SPECS``: each property, the
+    ``prove`` flags it needs and [those it accepts], or the kinds of the spec files that state it."""
+    from layoutcheck.spec.schema import ALL_PROPERTIES, PROPERTY_SPECS, kinds_of, prove_inputs
+
+    flags = _prove_flags()
     lines = ["properties (NAME of --property):"]
     for p in ALL_PROPERTIES:
-        if _spec_only(p) is None:
-            flags = sorted({PROVE_FLAGS[k] for k in PROPERTY_PARAMS[p] if k in PROVE_FLAGS and k != "access"})
-            needs = {"conflict_free": "--access --dtype", "wavefront_count": "--access --dtype",
-                     "vectorizable": "--dtype --width", "exact_cover": "--tile", "composes": "--lhs --rhs",
-                     "equivalent": "--other", "in_bounds": "--bound (or --tile)"}.get(p, "")
-            what = " ".join(x for x in (needs, *(f"[{f}]" for f in flags if f not in needs)) if x)
-            lines.append(f"  {p:<22} {what or '(no flags)'}")
-        else:
-            kinds = ", ".join(k for k, v in KINDS.items() if p in v["properties"])
-            lines.append(f"  {p:<22} spec files only (kind {kinds}): layoutcheck check FILE")
+        spec = PROPERTY_SPECS[p]
+        if spec.prove is None:
+            lines.append(f"  {p:<22} spec files only (kind {', '.join(kinds_of(p))}): layoutcheck check FILE")
+            continue
+        needed = {k for n in spec.prove.needs for k in (*n.keys, n.unless) if k}
+        what = [_needs_text(n, flags) for n in spec.prove.needs]
+        what += [f"[{i.flag}]" for i in prove_inputs(p) if i.name not in needed]
+        lines.append(f"  {p:<22} {' '.join(what) or '(no flags)'}")
     return "\n".join(lines)
+
+
+def _missing(need: Any, given: set[str]) -> bool:
+    if need.unless in given:
+        return False
+    present = [k in given for k in need.keys]
+    return not all(present) if need.every else sum(present) != 1
 
 
 def prove_request(args: argparse.Namespace) -> tuple[Any, Any]:
     """The typed (config, property request) of ``prove``'s flags: the same values a spec file would hold.
 
-    Every value goes through the spec value parsers (``layoutcheck.spec.values``); errors name the flag.
+    Every value goes through the spec value parsers (``layoutcheck.spec.values``); the inputs a property needs and
+    accepts are those ``spec.schema.PROPERTY_SPECS`` declares; errors name the flag.
     """
-    from layoutcheck.spec.schema import KINDS, PROPERTY_PARAMS, Config, PropertyRequest
+    from layoutcheck.spec.schema import (
+        KINDS,
+        PROPERTY_SPECS,
+        PROVE_KEYS,
+        Config,
+        PropertyRequest,
+        prove_inputs,
+        prove_kind,
+    )
     from layoutcheck.spec.values import parse_value
 
     p = args.property
     why = _spec_only(p)
     if why is not None:
         raise UsageError(why)
-    kind = prove_kind(p, args.tile)
-    key = "tv" if kind == "tv" else "layout"
-    if kind == "tv" and not args.tile:
-        raise UsageError(f"prove: --property {p} needs --tile M N (the tile the TV layout covers)")
-    if p == "in_bounds" and kind == "layout" and args.bound is None:
-        raise UsageError("prove: --property in_bounds needs --bound N (every offset must lie in [0, N))")
-    if p == "composes" and (args.lhs is None or args.rhs is None):
-        raise UsageError("prove: --property composes needs --lhs A and --rhs B (the claim: EXPR(i) == A(B(i)) for "
-                         "every i)")
-    raw: dict[str, Any] = {key: args.expr}
-    for k in _CONFIG_KEYS:
-        v = getattr(args, k)
-        if v is not None:
-            raw[k] = list(v) if isinstance(v, list) else v
-    needs_dtype = p in ("conflict_free", "wavefront_count", "vectorizable")
-    if needs_dtype and args.dtype is None:
-        raise UsageError(f"prove: --property {p} needs --dtype (the element type, e.g. f16); it is never assumed")
-    if p in ("conflict_free", "wavefront_count") and args.access is None:
-        raise UsageError(f"prove: --property {p} needs --access (e.g. ldsm_x4, sts32)")
-    for k in raw:
-        if k not in KINDS[kind]["keys"]:
-            raise UsageError(f"prove: {PROVE_FLAGS.get(k, k)} does not apply to property {p}")
-    params: list[tuple[str, Any]] = []
-    for flag, k in _PARAM_FLAGS.items():
-        v = getattr(args, flag)
-        if v is None:
-            continue
-        if k not in PROPERTY_PARAMS[p]:
-            raise UsageError(f"prove: {PROVE_FLAGS[k]} does not apply to property {p}")
-        params.append((k, _parse_flag(parse_value, k, v)))
-    if p == "wavefront_count" and len([k for k, _ in params if k in ("n", "max")]) != 1:
-        raise UsageError("prove: --property wavefront_count needs one of --wavefronts N (the exact total over every "
-                         "instruction) or --max-wavefronts N")
+    spec, flags, inputs = PROPERTY_SPECS[p], _prove_flags(), _prove_params()
+    given = {k for k, i in inputs.items() if getattr(args, _dest(i.flag)) is not None}
+    for need in spec.prove.needs:
+        if _missing(need, given):
+            raise UsageError(f"prove: --property {p} needs {need.why}")
+    kind = prove_kind(p, bool(args.tile))
+    raw: dict[str, Any] = {KINDS[kind].subject: args.expr}
+    for k in (k.name for k in PROVE_KEYS if k.name in given):
+        v = getattr(args, _dest(inputs[k].flag))
+        raw[k] = list(v) if isinstance(v, list) else v
+    accepted = {i.name for i in prove_inputs(p)}
+    for k in sorted(given, key=list(inputs).index):
+        if k not in accepted or (k in raw and k not in KINDS[kind].keys):
+            raise UsageError(f"prove: {flags[k]} does not apply to property {p}")
+    params = [(k, _parse_flag(parse_value, k, getattr(args, _dest(inputs[k].flag))))
+              for k in sorted(given - set(raw), key=list(inputs).index)]
     values = tuple((k, _parse_flag(parse_value, k, v)) for k, v in raw.items())
     cfg = Config(name="prove", kind=kind, file="<command line>", line=0, values=values,
                  properties=(PropertyRequest(p, tuple(params)),))
     return cfg, cfg.properties[0]
+
+
+def _dest(flag: str) -> str:
+    """argparse's attribute for ``flag``: ``--max-wavefronts`` -> ``max_wavefronts``."""
+    return flag.removeprefix("--").replace("-", "_")
 
 
 def _parse_flag(parse: Callable[[str, Any], Any], key: str, value: Any) -> Any:
@@ -370,23 +380,26 @@ def _parse_flag(parse: Callable[[str, Any], Any], key: str, value: Any) -> Any:
     except LayoutcheckError as e:
         if isinstance(e, ParseError):
             raise
-        raise UsageError(f"prove: {PROVE_FLAGS.get(key, key)}: {_one_line(e)}") from None
+        raise UsageError(f"prove: {_prove_flags().get(key, key)}: {_one_line(e)}") from None
     except (ValueError, TypeError) as e:
-        raise UsageError(f"prove: {PROVE_FLAGS.get(key, key)}: {_one_line(e)}") from None
+        raise UsageError(f"prove: {_prove_flags().get(key, key)}: {_one_line(e)}") from None
 
 
 def _flag_message(row: Any) -> str:
     """An ERROR row of ``prove`` as one line naming the user's flag (not the internal config)."""
     text = re.sub(r"^config 'prove': ", "", row.reason or "")
     m = re.match(r"(?:key|parameter) '(\w+)': (.*)", text)
-    flag = PROVE_FLAGS.get(m.group(1), m.group(1)) if m else "--property"
+    flags = _prove_flags()
+    flag = flags.get(m.group(1), m.group(1)) if m else "--property"
     text = re.sub(r"^property '\w+': ", "", m.group(2) if m else text)
-    text = re.sub(r"(?:the config's )?'(\w+)'", lambda k: _FLAG_OF_KEY.get(k.group(1), k.group(0)), text)
+    text = re.sub(r"(?:the config's )?'(\w+)'", lambda k: _flag_of_key(flags, k.group(1), k.group(0)), text)
     return f"prove: {flag}{' ' + row.property if flag == '--property' else ''}: {text}"
 
 
-_FLAG_OF_KEY = {k: f for k, f in PROVE_FLAGS.items() if f.startswith("--") and k not in ("properties", "name", "kind")}
-"""A spec key quoted in a binder's message -> the ``prove`` flag that gives it."""
+def _flag_of_key(flags: dict[str, str], key: str, quoted: str) -> str:
+    """A spec key quoted in a binder's message -> the ``prove`` flag that gives it (else the quote as it was)."""
+    flag = flags.get(key, "")
+    return flag if flag.startswith("--") and flag != "--property" else quoted
 
 
 def cmd_prove(args: argparse.Namespace) -> int:
@@ -534,25 +547,27 @@ def _add_prove(sub: Any) -> None:
     pr.add_argument("expr", help='a layout in CuTe notation, e.g. "Sw<3,3,3> o (8,64):(64,1)"')
     pr.add_argument("--property", required=True, metavar="NAME", type=_property_name,
                     help="the property to prove (the list below)")
-    pr.add_argument("--lhs", help="composes: the outer layout A of EXPR == A o B")
-    pr.add_argument("--rhs", help="composes: the inner layout B of EXPR == A o B")
-    pr.add_argument("--access", help="shared-memory access (conflict_free, wavefront_count), e.g. ldsm_x4")
-    pr.add_argument("--dtype", help="element type, e.g. f16 (conflict_free, wavefront_count, vectorizable)")
-    pr.add_argument("--tile", type=_positive_int, nargs="+", metavar="N", help="tile a TV layout covers")
-    pr.add_argument("--other", help="the layout to compare with (equivalent)")
-    pr.add_argument("--width", type=_positive_int, help="vector width in bytes (vectorizable)")
-    pr.add_argument("--bound", type=_positive_int, help="exclusive offset bound (in_bounds)")
-    pr.add_argument("--codomain", type=_positive_int, help="codomain size (surjective, bijective)")
-    pr.add_argument("--replication", type=_positive_int, help="owners per tile element (exact_cover, default 1)")
-    pr.add_argument("--wavefronts", type=_positive_int, metavar="N",
-                    help="wavefront_count: the exact total over every instruction of the access")
-    pr.add_argument("--max-wavefronts", type=_positive_int, metavar="N",
-                    help="wavefront_count: an upper bound on the total over every instruction")
+    _prove_flag_args(pr)
     _engine_args(pr)
     pr.formatter_class = argparse.RawDescriptionHelpFormatter
     plain = pr.format_help
     pr.format_help = lambda: plain() + "\n" + property_table() + "\n"  # type: ignore[method-assign]
     pr.set_defaults(func=cmd_prove)
+
+
+def _prove_flag_args(pr: Any) -> None:
+    """One option per input of ``_prove_params`` (``spec.schema``): its type, and its help naming the properties that
+    take it."""
+    from layoutcheck.spec.schema import ALL_PROPERTIES, prove_inputs
+
+    for key, param in _prove_params().items():
+        users = [p for p in ALL_PROPERTIES if any(i.name == key for i in prove_inputs(p))]
+        extra: dict[str, Any] = {"type": _positive_int} if param.type.startswith("integer") else {}
+        if param.type == "integers":
+            extra |= {"nargs": "+", "metavar": "N"}
+        elif param.type == "integer" and key != param.flag.removeprefix("--"):
+            extra["metavar"] = "N"
+        pr.add_argument(param.flag, dest=_dest(param.flag), help=f"{param.doc} ({', '.join(users)})", **extra)
 
 
 def _add_calc(sub: Any) -> None:

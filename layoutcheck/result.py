@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
+from layoutcheck.display import render
 from layoutcheck.witness import Witness
 
 DEFAULT_TIMEOUT = 30.0
@@ -96,6 +97,4 @@ result.verdict is Verdict.PROVEN
 
     def _repr_html_(self) -> str:
         """Jupyter: the verdict, and for a counterexample its picture (the HTML report's)."""
-        from layoutcheck.report.html import result_html
-
-        return result_html(self)
+        return render(self, "html")

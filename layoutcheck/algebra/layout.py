@@ -45,6 +45,7 @@ from layoutcheck.algebra.inttuple import (
 )
 from layoutcheck.algebra.inttuple import depth as tuple_depth
 from layoutcheck.algebra.inttuple import rank as tuple_rank
+from layoutcheck.display import render
 from layoutcheck.errors import LayoutError, ShapeStrideMismatch
 
 
@@ -137,11 +138,9 @@ class Layout:
         return f"Layout({self})"
 
     def _repr_svg_(self) -> str | None:
-        """Jupyter: the grid ``layoutcheck show`` draws (``None``, so the text, above rank 2 or 4096 cells). The
-        picture lives in ``report.show``, imported here, when a notebook asks (tests/architecture allows it)."""
-        from layoutcheck.report.show import notebook_svg
-
-        return notebook_svg(self)
+        """Jupyter: the grid ``layoutcheck show`` draws (``None``, so the text, above rank 2 or 4096 cells), from the
+        renderer ``layoutcheck.notebook`` registers in ``layoutcheck.display``."""
+        return render(self, "svg")
 
     # -- structure ----------------------------------------------------------------------------------------------
     def __len__(self) -> int:

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
 from layoutcheck.algebra.inttuple import flatten
 from layoutcheck.algebra.layout import Layout, evaluate, offset_bounds, offset_dtype, size
+from layoutcheck.display import render
 from layoutcheck.errors import LayoutError
 
 
@@ -161,9 +162,7 @@ class ComposedLayout:
 
     def _repr_svg_(self) -> str | None:
         """Jupyter: the grid ``layoutcheck show`` draws (see ``Layout._repr_svg_``)."""
-        from layoutcheck.report.show import notebook_svg
-
-        return notebook_svg(self)
+        return render(self, "svg")
 
 
 Subject = Layout | ComposedLayout

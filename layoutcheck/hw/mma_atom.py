@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from layoutcheck.algebra.layout import Layout, size
+from layoutcheck.display import render
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,7 +46,4 @@ class MmaAtom:
 
     def _repr_html_(self) -> str:
         """Jupyter: the TV layouts of A (M x K), B (N x K) and C (M x N), as CuTe's ``print_svg`` draws them."""
-        from layoutcheck.report.show import mma_parts, tv_layouts_html
-
-        return tv_layouts_html(str(self.name), mma_parts(self.tv_layout_A, self.tv_layout_B, self.tv_layout_C,
-                                                         *self.shape_mnk))
+        return render(self, "html")

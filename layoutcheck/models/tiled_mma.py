@@ -47,6 +47,7 @@ from layoutcheck.algebra.inttuple import flatten, is_int, is_tuple, unflatten
 from layoutcheck.algebra.layout import Layout, cosize, make_layout, size
 from layoutcheck.algebra.ops import complement, composition, right_inverse
 from layoutcheck.algebra.tiling import logical_divide, zipped_divide
+from layoutcheck.display import render
 from layoutcheck.errors import LayoutError
 from layoutcheck.hw.mma import mma_atom
 from layoutcheck.hw.mma_atom import MmaAtom
@@ -298,16 +299,11 @@ class TiledMMA:
 
     def _repr_svg_(self) -> str | None:
         """Jupyter: the C TV layout over the M x N tile (``None``, so the text, above 4096 cells)."""
-        from layoutcheck.report.show import notebook_svg
-
-        return notebook_svg(self.tv_layout_C, self.tile_size_mnk[:2])
+        return render(self, "svg")
 
     def _repr_html_(self) -> str:
         """Jupyter: the TV layouts of A, B and C over the tiled MMA's tile, as CuTe's ``print_svg`` draws them."""
-        from layoutcheck.report.show import mma_parts, tv_layouts_html
-
-        return tv_layouts_html(str(self), mma_parts(self.tv_layout_A, self.tv_layout_B, self.tv_layout_C,
-                                                    *self.tile_size_mnk))
+        return render(self, "html")
 
 
 @dataclass(frozen=True, slots=True)

@@ -246,18 +246,17 @@ def formula_property(name: str, f: IndexFormula, bound: int | None = None, tile_
                      replication: int | None = None) -> Property:
     """The claim called ``name`` about the formula ``f`` (``bound``: the codomain or in_bounds extent; ``tile_size``
     and ``replication``: a TV formula's ``exact_cover``)."""
-    if name == "exact_cover":
+    if name == FormulaExactCover.name:
         if tile_size is None:
             raise LayoutError("property 'exact_cover' of a formula needs a TV map (kind 'tv' with 'tile')")
         return FormulaExactCover(f, tile_size, replication or 1)
-    if name == "injective":
+    claim = {c.name: c for c in (FormulaInjective, FormulaInBounds, FormulaSurjective, FormulaBijective)}.get(name)
+    if claim is FormulaInjective:
         return FormulaInjective(f)
-    if name == "in_bounds":
-        if bound is None:
-            raise LayoutError("property 'in_bounds' of a formula needs a 'bound' (or the config's 'codomain')")
-        return FormulaInBounds(f, bound)
-    if name in ("surjective", "bijective"):
-        return (FormulaBijective if name == "bijective" else FormulaSurjective)(f, bound)
+    if claim is FormulaInBounds and bound is None:
+        raise LayoutError("property 'in_bounds' of a formula needs a 'bound' (or the config's 'codomain')")
+    if claim is not None:
+        return claim(f, bound)
     raise LayoutError(f"property {name!r} is not defined for an index formula (use injective, surjective, "
                       "bijective, in_bounds, equivalent; conflict_free and wavefront_count under kind 'smem')")
 

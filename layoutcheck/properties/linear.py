@@ -274,8 +274,8 @@ class LinearSharedBijective(_PerCta):
 def linear_property(name: str, layout: LinearLayout) -> Property:
     """The linear-layout property called ``name`` (injective, surjective, bijective, exact_cover)."""
     shared = "offset" in layout.in_dims  # a shared-memory layout: per CTA (``LinearSharedBijective``)
-    table = {"injective": LinearSharedInjective if shared else LinearInjective, "surjective": LinearSurjective,
-             "bijective": LinearSharedBijective if shared else LinearBijective, "exact_cover": LinearExactCover}
+    table = {c.name: c for c in (LinearSharedInjective if shared else LinearInjective, LinearSurjective,
+                                 LinearSharedBijective if shared else LinearBijective, LinearExactCover)}
     if name not in table:
         raise LayoutError(f"property {name!r} is not defined for a Triton linear layout (use one of "
                           f"{', '.join(table)})")

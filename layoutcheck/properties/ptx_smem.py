@@ -263,14 +263,14 @@ def _entry_claims(text: str, name: str, cubin: bytes | None, several: bool) -> l
     if block is None and k.reqntid is None:
         return [Claim(line0, f"{tag}(PTX run)", NotModelled(name, "no block size: the kernel declares no .reqntid; "
                                                                    "give one with // layoutcheck: block=X,Y,Z",
-                                                             "conflict_free"))]
+                                                             PtxConflictFree.name))]
     run = shared_accesses(k, grid, block, scalars)
     if run.stopped:
         return [Claim(line0, f"{tag}(PTX run)", NotModelled(name, f"the PTX run stopped: {run.stopped}",
-                                                              "conflict_free"))]
+                                                              PtxConflictFree.name))]
     if not run.accesses and not run.other:  # nothing to prove is no proof
         return [Claim(line0, f"{tag}(PTX run)", NotModelled(name, "nothing checked: no shared-memory access ran",
-                                                              "conflict_free"))]
+                                                              PtxConflictFree.name))]
     differs = sass_disagreement(k, cubin) if cubin is not None else ""
     groups: dict[tuple[str, str], list[Any]] = defaultdict(list)
     firsts: dict[tuple[str, str], int] = {}
@@ -289,7 +289,7 @@ def _entry_claims(text: str, name: str, cubin: bytes | None, several: bool) -> l
         if "not modelled" in kind or differs:
             why = kind if "not modelled" in kind else differs
             claims.append(Claim(line, f"{tag}{where} {kind.split(' ')[0]} (PTX)", NotModelled(where, why,
-                                                                                              "conflict_free")))
+                                                                                              PtxConflictFree.name)))
             continue
         claims.append(Claim(line, f"{tag}{where} {kind} (PTX)", PtxConflictFree(
             f"{tag}{where}", kind, np.stack([a.addrs for a in acc]), tuple(a.warp for a in acc),
@@ -303,7 +303,7 @@ def _entry_claims(text: str, name: str, cubin: bytes | None, several: bool) -> l
             claims.append(Claim(ins.line, f"{tag}{key[0]} {ins.text} (PTX)",
                                 NotModelled(key[0], _other_reason(ins, pc in run.unplaced).removeprefix(
                                     "not counted: ") +
-                                            "; its bank traffic is not modelled", "conflict_free")))
+                                            "; its bank traffic is not modelled", PtxConflictFree.name)))
     return claims
 
 

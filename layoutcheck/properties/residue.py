@@ -75,7 +75,7 @@ class ResidueCover(Property):
     name: ClassVar[str] = "residue_cover"
 
     def __post_init__(self) -> None:
-        _check_ranges(self.sizes, len(self.tiling.dims), "residue_cover")
+        _check_ranges(self.sizes, len(self.tiling.dims), self.name)
 
     def subjects(self) -> tuple:
         return () if self.tiling.tv is None else (self.tiling.tv,)
@@ -316,7 +316,7 @@ class ScheduleBijection(Property):
     bytes_per_point: ClassVar[int] = 64
 
     def __post_init__(self) -> None:
-        _check_ranges(self.grids, 2, "schedule_bijection")
+        _check_ranges(self.grids, 2, self.name)
 
     def subjects(self) -> tuple:
         return ()
@@ -506,8 +506,8 @@ class ProblemListBijection(Property):
     bytes_per_point: ClassVar[int] = 64
 
     def __post_init__(self) -> None:
-        _check_ranges(self.sizes, 2, "schedule_bijection")
-        _check_ranges((self.problems,), 1, "schedule_bijection")
+        _check_ranges(self.sizes, 2, self.name)
+        _check_ranges((self.problems,), 1, self.name)
 
     def subjects(self) -> tuple:
         return ()

@@ -234,7 +234,7 @@ def tilelang_properties(x: TileLang) -> list[Property]:
 
 def tilelang_property(name: str, x: TileLang) -> Property:
     """The TileLang claim called ``name`` (``in_bounds``, ``injective``, ``bijective``) about ``x``."""
-    table = {"in_bounds": TileLangInBounds, "injective": TileLangInjective, "bijective": TileLangBijective}
+    table = {c.name: c for c in (TileLangInBounds, TileLangInjective, TileLangBijective)}
     if name not in table:
         raise LayoutError(f"property {name!r} is not defined for a TileLang map without a CuTe or linear form (use "
                           f"one of {', '.join(table)})")

@@ -77,7 +77,7 @@ class NotModelled(Property):
 
     encoding: str
     what: str
-    claim: str = "exact_cover"
+    claim: str = LinearExactCover.name
 
     @property  # type: ignore[misc]  # the claim's name is per instance here (a class attribute elsewhere)
     def name(self) -> str:  # type: ignore[override]
@@ -166,7 +166,8 @@ def layout_claims(imp: Imported, module: Ttgir | None = None) -> list[Claim]:
     memory) or ``bijective`` per CTA (shared memory); ``NotModelled`` where there is no layout."""
     s = _subject(imp)
     if imp.layout is None:
-        claim = "bijective" if imp.shared and not imp.encoding_kind.startswith("ttng.") else "exact_cover"
+        shared = imp.shared and not imp.encoding_kind.startswith("ttng.")
+        claim = LinearSharedBijective.name if shared else LinearExactCover.name
         enc = f"{s} (#{imp.encoding_kind})" if imp.encoding_kind else s
         return [Claim(imp.line, s, NotModelled(enc, imp.skipped or "no linear layout", claim))]
     check = consistency(imp, module) if module is not None else None
@@ -208,7 +209,7 @@ def copies(text: str) -> list[Claim]:
             prop: Property = LinearConflictFree(rl, sl, reg.elem_bits, "ld" if m.group("op") == "local_load" else "st")
             prop.vec()  # type: ignore[attr-defined]  # the access model applies (one CTA's shared layout inverts)
         except (ValueError, KeyError) as e:
-            prop = NotModelled(subject, f"the bank model of this copy ({e})", "conflict_free")
+            prop = NotModelled(subject, f"the bank model of this copy ({e})", LinearConflictFree.name)
         out.append(Claim(line, subject, prop, required=False))
     return out
 
@@ -286,14 +287,14 @@ def convert_claims(text: str) -> list[Claim]:
                             to_linear(parse_attr(b.encoding, t.aliases), b.shape))
         except (ValueError, KeyError) as e:
             out.append(Claim(line, subject, NotModelled(subject, f"the layouts of this conversion ({e})",
-                                                        "conflict_free"), required=False))
+                                                        LinearConflictFree.name), required=False))
             continue
         what = {"shared": "data crosses warps, so Triton goes through shared memory, with a scratch swizzle it picks "
                           "at lowering time (optimalSwizzling, GenericSwizzling.cpp); its wavefronts",
                 "lanes": "data moves between lanes of a warp: Triton shuffles (cvtNeedsWarpShuffle) or goes through "
                          "shared memory; which, and its wavefronts"}.get(path)
         if what is not None:
-            out.append(Claim(line, subject, NotModelled(subject, what, "conflict_free"), required=False))
+            out.append(Claim(line, subject, NotModelled(subject, what, LinearConflictFree.name), required=False))
     return out
 
 
@@ -331,12 +332,12 @@ def scratch_claims(text: str) -> list[Claim]:
             crosses = _crosses_warps(to_linear(parse_attr(u.encoding, t.aliases), u.shape), int(m.group("axis")))
         except (ValueError, KeyError) as e:
             out.append(Claim(line, subject, NotModelled(subject, f"the layout of this {m.group('op')} ({e})",
-                                                        "conflict_free"), required=False))
+                                                        LinearConflictFree.name), required=False))
             continue
         if crosses:
             what = (f"the axis spans several warps, so Triton combines them through a shared-memory scratch buffer "
                     f"(its {m.group('op')} lowering); its wavefronts")
-            out.append(Claim(line, subject, NotModelled(subject, what, "conflict_free"), required=False))
+            out.append(Claim(line, subject, NotModelled(subject, what, LinearConflictFree.name), required=False))
     return out
 
 
@@ -370,7 +371,7 @@ def unmodelled_claims(text: str) -> list[Claim]:
         where = "" if mem is None else f" {mem.encoding} {'x'.join(map(str, mem.shape))}x{mem.element}"
         subject = f"{m.group('op').split('.', 1)[1]}{where}"
         line = text.count("\n", 0, m.start()) + 1
-        out.append(Claim(line, subject, NotModelled(subject, _UNMODELLED[m.group("op")], "conflict_free"),
+        out.append(Claim(line, subject, NotModelled(subject, _UNMODELLED[m.group("op")], LinearConflictFree.name),
                          required=False))
     return out
 

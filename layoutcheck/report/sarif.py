@@ -1,6 +1,8 @@
 """The SARIF 2.1.0 report of ``layoutcheck check --sarif FILE``: code-scanning UIs annotate the spec line of every
 REFUTED row (level ``error``, rule ``layoutcheck/<property>``, the counterexample as the message) and ERROR row
 (level ``error``, rule ``layoutcheck/unreadable-config``); UNKNOWN rows are ``warning``s, PROVEN rows are not listed.
+The driver lists every rule: one per property of the registry (``spec.schema.PROPERTY_SPECS``, its claim as the
+description), the two ERROR rules, and any claim of an imported file outside the registry that a row names.
 
 The required structure (SARIF 2.1.0, OASIS standard, sections 3.13-3.28): ``version`` "2.1.0", ``$schema``, ``runs``;
 each run a ``tool.driver`` with ``name`` and ``rules``; each result a ``ruleId``, ``level``, ``message.text`` and a
@@ -74,8 +76,9 @@ def to_sarif(rows: list[Row], root: str | None = None) -> dict[str, Any]:
 
     root = os.path.abspath(root or os.getcwd())
     listed = [r for r in rows if r.status in _LEVEL]
-    rule_ids = sorted({_rule(r) for r in listed})
-    rules = [{"id": rid, "name": rid.split("/")[1], "shortDescription": {"text": _describe(rid)}} for rid in rule_ids]
+    rule_ids = sorted(set(RULES) | {_rule(r) for r in listed})
+    rules = [RULES.get(rid) or _rule_of(rid, f"the claim {rid.split('/')[1]} must hold (PROVEN by an engine)")
+             for rid in rule_ids]
     results = []
     for r in listed:
         results.append({
@@ -93,13 +96,34 @@ def to_sarif(rows: list[Row], root: str | None = None) -> dict[str, Any]:
                       "results": results}]}
 
 
-def _describe(rule_id: str) -> str:
-    name = rule_id.split("/")[1]
-    if name == "unreadable-config":
-        return "a spec config layoutcheck cannot read (syntax, unknown key, wrong type)"
-    if name == "internal-error":
-        return "a bug in layoutcheck (please report it)"
-    return f"the layout property {name} must hold (PROVEN by an engine)"
+def _rule_of(rule_id: str, text: str, full: str = "") -> dict[str, Any]:
+    rule: dict[str, Any] = {"id": rule_id, "name": rule_id.split("/")[1], "shortDescription": {"text": text}}
+    if full:
+        rule["fullDescription"] = {"text": full}
+    return rule
+
+
+def _rules() -> dict[str, dict[str, Any]]:
+    """One rule per property of the registry (``spec.schema.PROPERTY_SPECS``: its claim, the kinds that state it,
+    its parameters), and the two ERROR rules; a claim an imported file implies outside the registry gets its rule
+    when a row needs it."""
+    from layoutcheck.spec.schema import ALL_PROPERTIES, PROPERTY_SPECS, kinds_of
+
+    out = {"layoutcheck/unreadable-config": _rule_of("layoutcheck/unreadable-config", "a spec config layoutcheck "
+                                                     "cannot read (syntax, unknown key, wrong type)"),
+           "layoutcheck/internal-error": _rule_of("layoutcheck/internal-error", "a bug in layoutcheck (please report "
+                                                  "it)")}
+    for name in ALL_PROPERTIES:
+        spec = PROPERTY_SPECS[name]
+        params = ", ".join(p.name for p in spec.params) or "none"
+        out[f"layoutcheck/{name}"] = _rule_of(f"layoutcheck/{name}", spec.doc,
+                                              f"{spec.doc} (spec kinds: {', '.join(kinds_of(name))}; parameters: "
+                                              f"{params}; specs/README.md)")
+    return out
+
+
+RULES = _rules()
+"""Rule id -> its SARIF ``reportingDescriptor``, generated from the registry."""
 
 
 def write_sarif(rows: list[Row], path: str) -> None:

@@ -16,8 +16,12 @@
                 and, for ``tma_wgmma``, the ``tma`` kind's box
     ==========  ====================================================================================================
 
-The dispatch is a typed registry: ``BINDERS`` (spec kind -> binder) and ``PROPERTIES`` (property name -> its public
-constructor); a new kind or property is one entry in each. A value that does not fit the property raises
+The dispatch follows the one registry, ``spec.schema``: ``BINDERS`` (spec kind -> the binder its ``KindSpec`` names in
+``BINDER_FUNCTIONS``) and ``PROPERTIES`` (property name -> its claim's public constructor, keyed by the
+constructor's own name); a binder is called with the claim's constructor, the config and the request. A new
+property is one ``PropertySpec`` and its constructor here; a new kind one ``KindSpec`` and its binder here.
+
+A value that does not fit the property raises
 ``SpecError`` naming ``file:line``, the config and the key; a config that breaks a law of its subject (a permutation
 that is not one) raises ``Unsound``, which the check turns into a REFUTED row with that law's counterexample.
 """
@@ -59,23 +63,28 @@ from layoutcheck.properties.tmem import (
     tmem_subpartition,
 )
 from layoutcheck.properties.tv import exact_cover, vectorizable
-from layoutcheck.spec.schema import Config, PropertyRequest
+from layoutcheck.spec.bind_block_scale import bind_scale_factors
+from layoutcheck.spec.bind_datapath import bind as bind_paths
+from layoutcheck.spec.bind_tcgen05 import (
+    bind_block_scale,
+    bind_descriptor_format,
+    bind_tmem,
+    bind_umma_instr,
+    bind_umma_smem,
+)
+from layoutcheck.spec.schema import KINDS, Config, PropertyRequest
 from layoutcheck.spec.values import DTYPE_BITS, TMA_DTYPES, WGMMA_ATOM_ORDER, one_line
 
 PropertyBuilder = Callable[..., Property]
-PROPERTIES: dict[str, PropertyBuilder] = {
-    "injective": injective, "surjective": surjective, "bijective": bijective, "equivalent": equivalent,
-    "in_bounds": in_bounds, "exact_cover": exact_cover, "vectorizable": vectorizable,
-    "conflict_free": conflict_free, "wavefront_count": wavefront_count, "tma_compatible": tma_compatible,
-    "gmma_addresses": gmma_addresses, "gmma_fields": gmma_fields, "tma_wgmma": tma_wgmma,
-    "residue_cover": residue_cover, "schedule_bijection": schedule_bijection, "tile_partition": tile_partition,
-    "umma_describes": umma_describes, "descriptor_fields": descriptor_fields, "tmem_exact_cover": tmem_exact_cover,
-    "tmem_subpartition": tmem_subpartition, "tmem_allocation": tmem_allocation,
-    "tmem_packed_injective": tmem_packed_injective, "scale_ownership": scale_ownership, "composes": composes,
-    "datapath": datapath, "scale_agreement": scale_agreement, "scale_follows_tile": scale_follows_tile,
-    "pipeline_protocol": pipeline_protocol, "multicast_cover": multicast_cover,
-}
-"""Property name (as a spec writes it) -> the public constructor of its ``Property``. Add one entry per property."""
+PROPERTIES: dict[str, PropertyBuilder] = {claim.__name__: claim for claim in (
+    injective, surjective, bijective, equivalent, in_bounds, exact_cover, vectorizable, conflict_free,
+    wavefront_count, tma_compatible, gmma_addresses, gmma_fields, tma_wgmma, residue_cover, schedule_bijection,
+    tile_partition, umma_describes, descriptor_fields, tmem_exact_cover, tmem_subpartition, tmem_allocation,
+    tmem_packed_injective, scale_ownership, composes, datapath, scale_agreement, scale_follows_tile,
+    pipeline_protocol, multicast_cover,
+)}
+"""Property name -> the public constructor of its claim, which bears the property's name (``spec.schema.PROPERTY_SPECS``
+declares the property; add its constructor here)."""
 
 
 class Unsound(Exception):
@@ -174,7 +183,7 @@ def build_property(cfg: Config, req: PropertyRequest) -> Property:
     config breaks a law of its subject (the check refutes that law instead).
     """
     try:
-        return BINDERS[cfg.kind](cfg, req)
+        return BINDERS[cfg.kind](PROPERTIES[req.name], cfg, req)
     except (SpecError, Unsound):
         raise
     except LayoutError as e:
@@ -214,9 +223,9 @@ def _dtype_bytes(cfg: Config, req: PropertyRequest) -> int:
     return max(1, DTYPE_BITS[dtype] // 8)
 
 
-def _bind_layout(cfg: Config, req: PropertyRequest) -> Property:
+def bind_layout(fn: PropertyBuilder, cfg: Config, req: PropertyRequest) -> Property:
     lay = subject(cfg, req)
-    name, fn = req.name, PROPERTIES[req.name]
+    name = req.name
     if name == "equivalent":
         other = req.get("other", cfg.get("other"))
         if other is None:
@@ -269,7 +278,7 @@ def _bind_layout(cfg: Config, req: PropertyRequest) -> Property:
     return fn(lay)
 
 
-def _bind_tiled_mma(cfg: Config, req: PropertyRequest) -> Property:
+def bind_tiled_mma(fn: PropertyBuilder, cfg: Config, req: PropertyRequest) -> Property:
     """Properties of the whole CTA tile: the operand's ``(thread index, value) -> tile index`` map over every thread
     of the TiledMMA (``TiledMMA.tv_layout``: the threads the operand does not span replicate it). ``exact_cover``
     defaults to the MMA's own replication (ThrN for A, ThrM for B, 1 for C: a split-K C is a double write). A
@@ -279,7 +288,6 @@ def _bind_tiled_mma(cfg: Config, req: PropertyRequest) -> Property:
     operand = req.get("operand", cfg.get("operand", "C"))
     tile = mma_cta_tile(cfg, mma, operand)
     tv, frame = mma_thrfrg(cfg, mma, operand, tile)
-    fn = PROPERTIES[req.name]
     if req.name == "exact_cover":
         return fn(tv, tile, req.get("replication", mma.replication(operand)), frame=frame)
     if req.name == "injective":
@@ -352,9 +360,8 @@ ACCESS_EXPR_MEANING = ("access_expr is the first element of each lane's vector, 
                        "each value of the loop variables is one instruction (specs/README.md)")
 
 
-def _bind_smem(cfg: Config, req: PropertyRequest) -> Property:
+def bind_smem(fn: PropertyBuilder, cfg: Config, req: PropertyRequest) -> Property:
     lay = smem_layout(cfg)
-    fn = PROPERTIES[req.name]
     if isinstance(lay, IndexFormula) and req.name not in ("conflict_free", "wavefront_count"):
         from layoutcheck.properties.formula import formula_property
 
@@ -374,8 +381,8 @@ def _bind_smem(cfg: Config, req: PropertyRequest) -> Property:
     return fn(lay)
 
 
-def _bind_tma(cfg: Config, req: PropertyRequest) -> Property:
-    return PROPERTIES[req.name](*_tma_parts(cfg), base_address=cfg.get("base_address", 0))
+def bind_tma(fn: PropertyBuilder, cfg: Config, req: PropertyRequest) -> Property:
+    return fn(*_tma_parts(cfg), base_address=cfg.get("base_address", 0))
 
 
 def _tma_parts(cfg: Config) -> tuple[TmaBox, Any, tuple[int, ...]]:
@@ -426,11 +433,10 @@ def _blame_tma(cfg: Config, e: LayoutError) -> str:
     return "box"
 
 
-def _bind_wgmma(cfg: Config, req: PropertyRequest) -> Property:
+def bind_wgmma(fn: PropertyBuilder, cfg: Config, req: PropertyRequest) -> Property:
     """The stage layout, the layout the descriptors are built from and (``tma_wgmma``) the TMA box."""
     from dataclasses import replace
 
-    fn = PROPERTIES[req.name]
     dtype, major = cfg.get("dtype"), cfg.get("major")
 
     def stage_of(swizzle_key: str) -> Any:
@@ -461,28 +467,13 @@ def _bind_wgmma(cfg: Config, req: PropertyRequest) -> Property:
     return fn(stage, dtype, major, cfg.get("base_address", 0), *extra, written_by=writer)
 
 
-def _bind_tcgen05(cfg: Config, req: PropertyRequest) -> Property:
-    """Blackwell kinds (issue #17): the binding lives in ``layoutcheck.spec.bind_tcgen05``."""
-    from layoutcheck.spec.bind_tcgen05 import bind
-
-    return bind(PROPERTIES[req.name], cfg, req)
-
-
-def _bind_datapath(cfg: Config, req: PropertyRequest) -> Property:
-    """Whole-kernel data paths (issue #20): the binding lives in ``layoutcheck.spec.bind_datapath``."""
-    from layoutcheck.spec.bind_datapath import bind  # that module takes the config's TiledMMA from here
-
-    return bind(PROPERTIES[req.name], cfg, req, tiled_mma(cfg) if cfg.get("atom") is not None else None)
+def bind_datapath(fn: PropertyBuilder, cfg: Config, req: PropertyRequest) -> Property:
+    """Whole-kernel data paths (issue #20): the binding lives in ``layoutcheck.spec.bind_datapath``, which takes the
+    config's TiledMMA from here."""
+    return bind_paths(fn, cfg, req, tiled_mma(cfg) if cfg.get("atom") is not None else None)
 
 
-def _bind_block_scale(cfg: Config, req: PropertyRequest) -> Property:
-    """Block-scaled scale factors (issue #27): the binding lives in ``layoutcheck.spec.bind_block_scale``."""
-    from layoutcheck.spec.bind_block_scale import bind
-
-    return bind(PROPERTIES[req.name], cfg, req)
-
-
-def _bind_pipeline(cfg: Config, req: PropertyRequest) -> Property:
+def bind_pipeline(fn: PropertyBuilder, cfg: Config, req: PropertyRequest) -> Property:
     """A multi-stage ``Pipeline`` (issue #27): stages, K loops up to ``k_blocks``, buffers and the three formulas."""
     from layoutcheck.models.pipeline import FORMULAS, Pipeline
 
@@ -495,10 +486,10 @@ def _bind_pipeline(cfg: Config, req: PropertyRequest) -> Property:
             (k for k in ("stages", "k_blocks", "stage_bytes", "smem_bytes", "align") if f" {k} " in f" {e} "),
             "stages"))
         raise cfg.error(key, one_line(e)) from None
-    return PROPERTIES[req.name](p)
+    return fn(p)
 
 
-def _bind_multicast(cfg: Config, req: PropertyRequest) -> Property:
+def bind_multicast(fn: PropertyBuilder, cfg: Config, req: PropertyRequest) -> Property:
     """An operand's TMA ``Multicast`` in a cluster (issue #27): its slices, masks and tile ids."""
     from layoutcheck.models.multicast import FORMULAS, Multicast
 
@@ -509,14 +500,13 @@ def _bind_multicast(cfg: Config, req: PropertyRequest) -> Property:
         key = next((f for f in FORMULAS if f"{f} = " in str(e)), next(
             (k for k in ("cluster", "operand", "extent") if f" {k} " in f" {e} "), "cluster"))
         raise cfg.error(key, one_line(e)) from None
-    return PROPERTIES[req.name](m)
+    return fn(m)
 
 
-def _bind_residue(cfg: Config, req: PropertyRequest) -> Property:
+def bind_residue(fn: PropertyBuilder, cfg: Config, req: PropertyRequest) -> Property:
     """A ``ResidueTiling`` of the config's ``tile`` over the modes of ``sizes`` (their ranges)."""
     from layoutcheck.models import residue
 
-    fn = PROPERTIES[req.name]
     sizes = cfg.get("sizes")
     try:
         tiling = residue.ResidueTiling(tuple(k for k, _ in sizes), tuple(cfg.get("tile")),
@@ -527,11 +517,10 @@ def _bind_residue(cfg: Config, req: PropertyRequest) -> Property:
     return fn(tiling, tuple(r for _, r in sizes))
 
 
-def _bind_scheduler(cfg: Config, req: PropertyRequest) -> Property:
+def bind_scheduler(fn: PropertyBuilder, cfg: Config, req: PropertyRequest) -> Property:
     """A ``TileScheduler`` over the ``GM x GN`` tile grids of ``grids`` (two ranges)."""
     from layoutcheck.models import schedulers as sched
 
-    fn = PROPERTIES[req.name]
     grids = cfg.get("grids")
     kind = cfg.get("scheduler")
     params = {k for keys in sched.PARAMETERS.values() for k in keys}
@@ -579,11 +568,13 @@ def _bind_problem_list(cfg: Config, fn: Any, grids: Any) -> Property:
     return fn(s, tuple(r for _, r in grids), tuple(cfg.get("problems", (1, 1))))
 
 
-Binder = Callable[[Config, PropertyRequest], Property]
-BINDERS: dict[str, Binder] = {
-    "layout": _bind_layout, "tv": _bind_layout, "tiled_mma": _bind_tiled_mma, "smem": _bind_smem, "tma": _bind_tma,
-    "wgmma": _bind_wgmma, "residue": _bind_residue, "scheduler": _bind_scheduler, "datapath": _bind_datapath,
-    **{k: _bind_tcgen05 for k in ("umma_smem", "umma_instr", "descriptor_format", "tmem", "block_scale")},
-    "scale_factors": _bind_block_scale, "pipeline": _bind_pipeline, "multicast": _bind_multicast,
-}
-"""Spec kind -> the function that builds a property of that kind's subject. Add one entry per kind."""
+Binder = Callable[[PropertyBuilder, Config, PropertyRequest], Property]
+BINDER_FUNCTIONS: dict[str, Binder] = {f.__name__: f for f in (
+    bind_layout, bind_tiled_mma, bind_smem, bind_tma, bind_wgmma, bind_residue, bind_scheduler, bind_datapath,
+    bind_umma_smem, bind_umma_instr, bind_descriptor_format, bind_tmem, bind_block_scale, bind_scale_factors,
+    bind_pipeline, bind_multicast,
+)}
+"""Binder name (``spec.schema.KindSpec.binder``) -> the function that builds a property of a kind's subject from
+the property's constructor, the config and the request."""
+BINDERS: dict[str, Binder] = {kind.name: BINDER_FUNCTIONS[kind.binder] for kind in KINDS.values()}
+"""Spec kind -> its binder, as ``spec.schema.KINDS`` declares it."""

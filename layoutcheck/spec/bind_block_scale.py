@@ -25,7 +25,7 @@ _FOLLOWS_KEYS = ("operand", "scale_layout", "tile", "grids", "scheduler", "log",
                  "drop_partial_group", "reads")
 
 
-def bind(fn: Any, cfg: Config, req: PropertyRequest) -> Any:
+def bind_scale_factors(fn: Any, cfg: Config, req: PropertyRequest) -> Any:
     try:
         if req.name == "scale_agreement":
             return _agreement(fn, cfg)

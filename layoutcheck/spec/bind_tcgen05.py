@@ -18,6 +18,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import wraps
 from typing import Any
 
 from layoutcheck.algebra.layout import Layout, size
@@ -27,13 +29,19 @@ from layoutcheck.errors import LayoutError, SpecError
 from layoutcheck.spec.schema import Config, PropertyRequest
 from layoutcheck.spec.values import one_line
 
+Binder = Callable[[Any, Config, PropertyRequest], Any]
 
-def bind(fn: Any, cfg: Config, req: PropertyRequest) -> Any:
-    try:
-        return _BIND[cfg.kind](fn, cfg, req)
-    except LayoutError as e:
-        raise SpecError(f"{cfg.file}:{req.line or cfg.line}: config {cfg.name!r}: property {req.name!r}: "
-                        f"{one_line(e)}") from None
+
+def _spec_errors(binder: Binder) -> Binder:
+    """``binder`` with a ``LayoutError`` turned into a ``SpecError`` naming the config's file, line and property."""
+    @wraps(binder)
+    def bind(fn: Any, cfg: Config, req: PropertyRequest) -> Any:
+        try:
+            return binder(fn, cfg, req)
+        except LayoutError as e:
+            raise SpecError(f"{cfg.file}:{req.line or cfg.line}: config {cfg.name!r}: property {req.name!r}: "
+                            f"{one_line(e)}") from None
+    return bind
 
 
 def k_block_slices(layout: Layout | ComposedLayout, dtype_bits: int) -> list[Layout | ComposedLayout]:
@@ -64,7 +72,8 @@ def _offset(tile: Layout, off: int) -> ComposedLayout:
     return ComposedLayout(Swizzle(0, 0, 0), off, tile)
 
 
-def _umma_smem(fn: Any, cfg: Config, req: PropertyRequest) -> Any:
+@_spec_errors
+def bind_umma_smem(fn: Any, cfg: Config, req: PropertyRequest) -> Any:
     from layoutcheck.hw.tcgen05 import DTYPE_BITS
 
     dtype = cfg.get("dtype")
@@ -80,7 +89,8 @@ def _umma_smem(fn: Any, cfg: Config, req: PropertyRequest) -> Any:
                               cfg.get("written_by"))
 
 
-def _umma_instr(fn: Any, cfg: Config, req: PropertyRequest) -> Any:
+@_spec_errors
+def bind_umma_instr(fn: Any, cfg: Config, req: PropertyRequest) -> Any:
     """The MMA the config names; ``descriptor_fields`` decides whether its instruction descriptor exists and reads
     back (a shape or type combination no tcgen05.mma has is REFUTED). Only unknown type names are input errors."""
     from layoutcheck.hw.tcgen05 import DTYPE_BITS
@@ -97,14 +107,16 @@ def _umma_instr(fn: Any, cfg: Config, req: PropertyRequest) -> Any:
                                    cfg.get("cta_group", 1), cfg.get("scale_dtype"))
 
 
-def _descriptor_format(fn: Any, cfg: Config, req: PropertyRequest) -> Any:
+@_spec_errors
+def bind_descriptor_format(fn: Any, cfg: Config, req: PropertyRequest) -> Any:
     from layoutcheck.hw.bitfields import BitField
 
     fields = tuple(BitField(n, lo, w, f"{cfg.file} config {cfg.name}") for n, lo, w, _ in cfg.get("fields"))
     return fn(fields, tuple(vals for *_, vals in cfg.get("fields")), cfg.get("bits", 64))
 
 
-def _tmem(fn: Any, cfg: Config, req: PropertyRequest) -> Any:
+@_spec_errors
+def bind_tmem(fn: Any, cfg: Config, req: PropertyRequest) -> Any:
     from layoutcheck.models import tmem
 
     if req.name == "tmem_allocation":
@@ -140,13 +152,10 @@ def tmem_loads(atom: str, acc: Layout, warps: Any = None, rows: Any = None, colu
     return tmem.epilogue_loads(atom, tuple(warps or (0, 1, 2, 3)), tuple(rows), tuple(columns))
 
 
-def _block_scale(fn: Any, cfg: Config, req: PropertyRequest) -> Any:
+@_spec_errors
+def bind_block_scale(fn: Any, cfg: Config, req: PropertyRequest) -> Any:
     from layoutcheck.models.block_scale import mma_scale_layout
 
     sf = mma_scale_layout(cfg.get("operand"), cfg.get("mma_m"), cfg.get("mma_n"), cfg.get("k"), cfg.get("vec"),
                           cfg.get("cta_group", 1), cfg.get("scale_extent"))
     return fn(sf, cfg.get("vec"))
-
-
-_BIND = {"umma_smem": _umma_smem, "umma_instr": _umma_instr, "descriptor_format": _descriptor_format,
-         "tmem": _tmem, "block_scale": _block_scale}

@@ -30,7 +30,7 @@ from layoutcheck.importers.tilelang import TileLangFragment, forward, parse_tile
 from layoutcheck.importers.tilelang_tir import is_tilelang_text, tilelang_records
 from layoutcheck.importers.triton import import_ttgir, parse_ttgir
 from layoutcheck.properties.tilelang import tilelang_properties
-from layoutcheck.properties.ttgir import consistency
+from layoutcheck.properties.ttgir import consistency, layout_claims
 
 
 def _toml(s: str) -> str:
@@ -58,7 +58,7 @@ def spec_from_ttgir(text: str, source: str = "") -> str:
         name = _name(imp.encoding.lstrip("#") + "_" + shape, used)
         desc = _toml(f"line {imp.line}: {imp.kind} {shape}x{imp.element}")
         if imp.layout is None:  # kept, so that checking the spec reports it (an ERROR row naming it), never drops it
-            prop = "bijective" if imp.shared and not imp.encoding_kind.startswith("ttng.") else "exact_cover"
+            prop = layout_claims(imp)[0].prop.name  # the claim Triton relies on, as checking the .ttgir states it
             out += [f"# line {imp.line}: {imp.encoding} {shape}: not modelled ({imp.skipped})", "[[config]]",
                     f"name = {_toml(name)}", 'kind = "layout"', f"description = {desc}",
                     f"layout = {{ triton = {_toml(t.inline(imp.encoding))}, shape = {list(imp.shape)} }}",
@@ -68,7 +68,7 @@ def spec_from_ttgir(text: str, source: str = "") -> str:
         if check is not None and not check.exhaustive().holds:
             out.append(f"# line {imp.line}: {imp.encoding} {shape} contradicts its module (consistent_with_module "
                        "is refuted when the .ttgir file is checked; a spec has no module)")
-        prop = "bijective" if imp.shared and "row" not in imp.layout.in_dims else "exact_cover"
+        prop = layout_claims(imp)[0].prop.name  # without its module: the layout's own claim
         out += ["[[config]]", f"name = {_toml(name)}", 'kind = "layout"', f"description = {desc}",
                 f"layout = {{ triton = {_toml(t.inline(imp.encoding))}, shape = {list(imp.layout.out_shape)} }}",
                 f'properties = ["{prop}"]', ""]

@@ -41,7 +41,7 @@ from layoutcheck.spec.schema import (
     KINDS,
     MAX_NAME,
     NAME_PUNCTUATION,
-    PROPERTY_PARAMS,
+    PROPERTY_SPECS,
     TOP_LEVEL_KEYS,
     Config,
     PropertyRequest,
@@ -294,7 +294,7 @@ def _parse_config(raw: dict[str, Any], file: str, line: int, lines: dict[str, in
     for key in required:
         if key not in raw:
             raise SpecError(f"{file}:{line}: {where}missing key {key!r} (kind {kind!r} needs "
-                            f"{', '.join(sorted(KINDS[kind]['required']))})")
+                            f"{', '.join(sorted(KINDS[kind].required))})")
     values: list[tuple[str, Any]] = []
     for key, value in raw.items():
         if key in COMMON_KEYS:
@@ -304,10 +304,13 @@ def _parse_config(raw: dict[str, Any], file: str, line: int, lines: dict[str, in
         except (LayoutError, ValueError, TypeError) as e:
             raise err(key, _one_line(e)) from None
     vals = dict(values)
-    if kind == "smem" and ("layout" in vals) == ("atom" in vals):
-        raise SpecError(f"{file}:{line}: {where}kind 'smem' needs exactly one of 'layout' or 'atom'")
-    if kind == "smem" and "atom" in vals and "tile" not in vals:
-        raise err("atom", "an 'atom' needs a 'tile' to repeat it over")
+    one_of = KINDS[kind].one_of
+    if one_of and sum(k in vals for k in one_of) != 1:
+        raise SpecError(f"{file}:{line}: {where}kind {kind!r} needs exactly one of "
+                        f"{' or '.join(repr(k) for k in one_of)}")
+    for key, needed, why in KINDS[kind].implies:
+        if key in vals and needed not in vals:
+            raise err(key, why)
     props = raw.get("properties")
     if not isinstance(props, list) or not props:
         raise err("properties", f"expected a non-empty list of property names or tables, found {_brief(props)}")
@@ -322,7 +325,7 @@ def _parse_config(raw: dict[str, Any], file: str, line: int, lines: dict[str, in
 @cache
 def _kind_keys(kind: str) -> tuple[frozenset[str], tuple[str, ...]]:
     """The keys a config of ``kind`` may have, and those it must have (sorted), once per kind."""
-    return frozenset(KINDS[kind]["keys"] | COMMON_KEYS), tuple(sorted(KINDS[kind]["required"]))
+    return frozenset(KINDS[kind].keys | COMMON_KEYS), tuple(sorted(KINDS[kind].required))
 
 
 def _parse_property(p: Any, kind: str, file: str, line: int, text: str, where: str) -> PropertyRequest:
@@ -337,16 +340,17 @@ def _parse_property(p: Any, kind: str, file: str, line: int, text: str, where: s
     if not isinstance(name, str):
         raise SpecError(f"{file}:{line}: {where}key 'properties': a property table needs name = \"...\"")
     pline = _find_line(text, f'"{name}"', line)
-    if name not in PROPERTY_PARAMS:
-        raise SpecError(f"{file}:{pline}: {where}unknown property {name!r}{_suggest(name, PROPERTY_PARAMS)}")
-    if name not in KINDS[kind]["properties"]:
+    if name not in PROPERTY_SPECS:
+        raise SpecError(f"{file}:{pline}: {where}unknown property {name!r}{_suggest(name, PROPERTY_SPECS)}")
+    if name not in KINDS[kind].properties:
         raise SpecError(f"{file}:{pline}: {where}property {name!r} does not apply to kind {kind!r} (it supports "
-                        f"{', '.join(sorted(KINDS[kind]['properties']))})")
+                        f"{', '.join(sorted(KINDS[kind].properties))})")
     checked: list[tuple[str, Any]] = []
+    accepted = PROPERTY_SPECS[name].param_names
     for key, value in params.items():
-        if key not in PROPERTY_PARAMS[name]:
-            takes = ", ".join(sorted(PROPERTY_PARAMS[name])) or "none"
-            hint = _suggest(key, PROPERTY_PARAMS[name]) or f" (it takes {takes})"
+        if key not in accepted:
+            takes = ", ".join(sorted(accepted)) or "none"
+            hint = _suggest(key, accepted) or f" (it takes {takes})"
             raise SpecError(f"{file}:{pline}: {where}property {name!r}: unknown parameter {key!r}{hint}")
         try:
             checked.append((key, parse_value(key, value)))

@@ -15,7 +15,7 @@ PKG = Path(__file__).resolve().parents[2] / "layoutcheck"
 
 # top to bottom: a module may import its own layer and the layers above it, never one below
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("errors", "witness", "result", "version", "memo"),
+    ("errors", "display", "witness", "result", "version", "memo"),
     ("algebra",),
     ("hw",),
     ("expr",),
@@ -28,7 +28,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("report",),
     ("codegen",),
     ("gpu",),
-    ("cli", "testing", "pytest_plugin", "__main__", "__init__"),
+    ("cli", "testing", "pytest_plugin", "notebook", "__main__", "__init__"),
 )
 RANK = {name: i for i, names in enumerate(LAYERS) for name in names}
 
@@ -44,32 +44,16 @@ def _modules() -> dict[str, Path]:
 
 
 NOTEBOOK_HOOKS = {"_repr_svg_", "_repr_html_"}
-"""The one exception to "imports flow down": Jupyter asks a value for its picture by calling these methods on it, so
-a value class (``Layout``, ``MmaAtom``, ``TiledMMA``, ``Result``) imports ``layoutcheck.report.show`` (``Result``:
-``layoutcheck.report.html``, its counterexample picture) inside them, when a notebook asks; nothing else in the
-method's layer can reach the report layer through them."""
-NOTEBOOK_MODULES = {"layoutcheck.report.show", "layoutcheck.report.html"}
-
-
-def _notebook_imports(tree: ast.AST) -> set[int]:
-    """ids of the import nodes inside ``_repr_svg_`` / ``_repr_html_`` methods that import ``NOTEBOOK_MODULES``."""
-    out = set()
-    for fn in ast.walk(tree):
-        if isinstance(fn, ast.FunctionDef) and fn.name in NOTEBOOK_HOOKS:
-            out |= {id(n) for n in ast.walk(fn)
-                    if isinstance(n, ast.ImportFrom) and n.module in NOTEBOOK_MODULES}
-    return out
+"""Jupyter asks a value for its picture through these methods; they look the picture up in ``layoutcheck.display``
+(filled from the top by ``layoutcheck.notebook``), so no hook imports upwards."""
 
 
 def _imports(name: str, path: Path) -> set[str]:
     """Every ``layoutcheck`` module ``name`` imports, at top level or inside a function (a lazy import is an import
-    all the same; only the notebook hooks are left out); ``from package import module`` names the module."""
+    all the same); ``from package import module`` names the module."""
     tree = ast.parse(path.read_text())
-    hooks = _notebook_imports(tree)
     found = set()
     for node in ast.walk(tree):
-        if id(node) in hooks:
-            continue
         if isinstance(node, ast.ImportFrom) and node.level:
             raise AssertionError(f"{name}: relative import (use absolute layoutcheck.* imports)")
         if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("layoutcheck"):
@@ -95,6 +79,14 @@ def test_imports_flow_down(name: str) -> None:
     me = RANK[_layer(name)]
     for dep in _imports(name, MODULES[name]):
         assert RANK[_layer(dep)] <= me, f"{name} imports {dep}, a layer below it"
+
+
+def test_notebook_hooks_import_nothing() -> None:
+    """The values' ``_repr_svg_`` / ``_repr_html_`` import nothing: their pictures come from ``layoutcheck.display``."""
+    hooks = [f"{name}.{fn.name}" for name, path in MODULES.items() for fn in ast.walk(ast.parse(path.read_text()))
+             if isinstance(fn, ast.FunctionDef) and fn.name in NOTEBOOK_HOOKS
+             and any(isinstance(n, ast.Import | ast.ImportFrom) for n in ast.walk(fn))]
+    assert not hooks, f"notebook hooks that import: {hooks}"
 
 
 def test_no_import_cycle() -> None:

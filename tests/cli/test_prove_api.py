@@ -11,7 +11,7 @@ import layoutcheck as lc
 from layoutcheck.algebra.notation import parse_layout
 from layoutcheck.cli import main
 from layoutcheck.result import Verdict
-from layoutcheck.spec.schema import ALL_PROPERTIES, KINDS
+from layoutcheck.spec.schema import ALL_PROPERTIES, PROPERTY_SPECS, kinds_of
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -59,14 +59,10 @@ def test_a_memory_layout_that_is_not_of_the_tile_is_refuted(tmp_path, capsys):
 
 
 # -- prove: every property runs from flags or says which spec kind it needs (exit 2, never 4) ------------------------
-FLAG_KINDS = ("layout", "tv", "smem")
-
-
-@pytest.mark.parametrize("prop", [p for p in ALL_PROPERTIES
-                                  if not any(p in KINDS[k]["properties"] for k in FLAG_KINDS)])
+@pytest.mark.parametrize("prop", [p for p in ALL_PROPERTIES if PROPERTY_SPECS[p].prove is None])
 def test_spec_only_properties_exit_2_naming_their_kind(capsys, prop):
     code, out, err = run(capsys, "prove", "(8,64):(64,1)", "--property", prop)
-    kinds = [k for k, v in KINDS.items() if prop in v["properties"]]
+    kinds = kinds_of(prop)
     assert code == 2 and out == "" and "internal error" not in err
     assert f"kind {kinds[0]!r}" in err and "layoutcheck check" in err
 
@@ -128,3 +124,22 @@ def test_a_composed_layouts_domain_is_its_inner_layouts(text):
     assert (lc.size(c), lc.rank(c), lc.cosize(c), lc.depth(c)) == (
         lc.size(c.layout), lc.rank(c.layout), lc.cosize(c.layout), lc.depth(c.layout))
     assert all(lc.size(c, m) == lc.size(c.layout, m) for m in range(lc.rank(c)))
+
+
+def test_prove_flags_are_the_registrys_inputs(capsys):
+    """Every option of ``prove`` (besides --property and the engine's) is an input the registry declares, and its
+    help names the properties that take it; a flag a property does not take is refused, naming the flag."""
+    from layoutcheck.spec.schema import PROVE_KEYS, prove_inputs
+
+    code, out, _ = run(capsys, "prove", "--help")
+    declared = {p.flag for p in PROVE_KEYS} | {q.flag for s in PROPERTY_SPECS.values() for q in s.params if q.flag}
+    options = set(re.findall(r"^  (--[a-z-]+)", out.split("properties (NAME of --property):")[0], re.M))
+    assert code == 0 and options - {"--help", "--property", "--engine", "--timeout", "--memory"} == declared
+    for prop in ALL_PROPERTIES:
+        for i in prove_inputs(prop):
+            assert re.search(rf"^  {i.flag}\b.*?\(([^()]*)\)\s*$", out, re.M | re.S), i.flag
+    code, _, err = run(capsys, "prove", "(8,64):(64,1)", "--property", "injective", "--width", "16")
+    assert code == 2 and "--width does not apply to property injective" in err
+    code, _, err = run(capsys, "prove", "(8,64):(64,1)", "--property", "wavefront_count", "--dtype", "f16",
+                       "--access", "ldsm_x4")
+    assert code == 2 and "--wavefronts N" in err and "--max-wavefronts N" in err

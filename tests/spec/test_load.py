@@ -121,7 +121,7 @@ def test_every_kind_and_property_is_documented():
     for prop in ALL_PROPERTIES:
         assert f"`{prop}`" in readme, prop
     for kind, info in KINDS.items():
-        for key in info["keys"]:
+        for key in info.keys:
             assert f"`{key}`" in readme, (kind, key)
 
 
