@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CORPUS = os.path.join(ROOT, "corpus")
 
-BITS = {"f16": 16, "bf16": 16, "tf32": 32, "e4m3": 8, "e5m2": 8, "s8": 8, "f64": 64}
+BITS = {"f16": 16, "bf16": 16, "tf32": 32, "e4m3": 8, "e5m2": 8, "s8": 8, "u8": 8, "f32": 32, "f64": 64}
 SW_NAMES = ("none", "32B", "64B", "128B")  # GMMA INTER, SW32, SW64, SW128 (swizzle B = 0..3)
 
 
@@ -371,6 +371,21 @@ def sm80_configurations() -> Iterator[Configuration]:
                     "writes": fam.write}, checks)
 
 
+def generator_module():
+    """corpus/cutlass_generator.py (corpus/ is not a package): every kernel cutlass_library's generator emits."""
+    import importlib.util
+
+    sys.modules.setdefault("corpus_generate", sys.modules[__name__])
+    if "corpus_cutlass_generator" not in sys.modules:
+        spec = importlib.util.spec_from_file_location("corpus_cutlass_generator",
+                                                      os.path.join(CORPUS, "cutlass_generator.py"))
+        assert spec and spec.loader
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules["corpus_cutlass_generator"] = mod
+        spec.loader.exec_module(mod)
+    return sys.modules["corpus_cutlass_generator"]
+
+
 # -- writing --------------------------------------------------------------------------------------------------------
 def all_configurations() -> list[Configuration]:
     return list(sm80_configurations()) + list(sm90_configurations())
@@ -528,7 +543,15 @@ EXPLANATIONS = """\
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--docs", action="store_true", help="also run the checks and write docs/corpus.md")
+    ap.add_argument("--from-generator", action="store_true",
+                    help="enumerate cutlass_library's generator (SM80/SM90/SM100), write corpus/generated/, prove it "
+                         "with -j 2 and write corpus/generator_summary.json (then docs/corpus.md with --docs)")
     args = ap.parse_args(argv)
+    if args.from_generator:
+        summary = generator_module().run(ROOT)
+        print(json.dumps({a: {k: v for k, v in s.items() if k in ("kernels", "modelled", "distinct_checks",
+                                                                  "property_rows")}
+                          for a, s in summary["archs"].items()}, indent=1))
     configs = all_configurations()
     write_specs(configs)
     print(f"{len(configs)} configurations, {sum(len(c.checks) for c in configs)} checks (with repeats)")

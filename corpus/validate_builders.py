@@ -1,0 +1,307 @@
+"""Validate the restated builder logic against CUTLASS's own builders, compiled on the host.
+
+For a sample of the generator's kernels (the SM90 and SM100 ones ``corpus/cutlass_generator.py`` models), this
+writes C++17 translation units holding exactly the ``CollectiveBuilder`` instantiations cutlass_library's own emitter
+writes for each kernel (``EmitGemmUniversal3xInstance``: the ``_epilogue`` and ``_mainloop`` aliases, nothing more),
+compiles them with g++ against the wheel's headers (host only: CUDA's builtins are stubbed, ``__CUDACC_VER_MAJOR__``
+is 13 as under nvcc 13), runs them, and reads back with ``layoutcheck.importers.cute.from_cute`` what the builders
+chose: the operand smem layouts (all stages), the tiled MMA, the pipeline stage count, the TMA load atom (multicast or
+not) and, for the SM90 TMA epilogue, the epilogue tile and the D / C smem layouts. Each is compared with the checks
+the restated logic produced for the same kernel (layouts as functions over their whole domain).
+
+    python3 corpus/validate_builders.py [--per-arch 200] [--batch 20] [-j 2]
+
+Writes ``corpus/builder_validation.json`` (counts, disagreements, compile time); docs/corpus.md shows it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CUDA = "/usr/local/cuda"
+
+PRELUDE = r"""
+#define CUTLASS_SM90_COLLECTIVE_BUILDER_SUPPORTED 1
+static inline void __syncthreads() {}
+static inline void __syncwarp(unsigned = 0xffffffffu) {}
+struct lc_dim3 { unsigned x = 0, y = 0, z = 0; };
+static lc_dim3 threadIdx, blockIdx, blockDim, gridDim;
+#include <cstdio>
+#include <type_traits>
+#include <cutlass/cutlass.h>
+#include <cute/tensor.hpp>
+#include <cutlass/arch/wmma.h>
+#include <cutlass/arch/mma.h>
+#include <cutlass/gemm/gemm.h>
+// The builders' toolkit tests (KernelScheduleAuto: Cooperative / Pingpong from CUDA 12.1) read nvcc 13's version.
+#define __CUDACC_VER_MAJOR__ 13
+#define __CUDACC_VER_MINOR__ 0
+// The TMA epilogue keeps SmemLayoutC/D private: open them to this printout (host harness only).
+#define private public
+#define protected public
+#include <cutlass/gemm/collective/collective_builder.hpp>
+#include <cutlass/epilogue/collective/collective_builder.hpp>
+#include <cutlass/epilogue/thread/linear_combination.h>
+#include <cutlass/gemm/dispatch_policy.hpp>
+using namespace cute;
+template <class T, class = void> struct has_smem_d : std::false_type {};
+template <class T> struct has_smem_d<T, std::void_t<typename T::SmemLayoutD>> : std::true_type {};
+template <class T, class = void> struct has_smem_c : std::false_type {};
+template <class T> struct has_smem_c<T, std::void_t<typename T::SmemLayoutC>> : std::true_type {};
+template <class M, class E> void report(const char* name) {
+  printf("@@KERNEL %s\n@@A ", name); print(typename M::SmemLayoutA{});
+  printf("\n@@B "); print(typename M::SmemLayoutB{});
+  printf("\n@@STAGES %d\n@@MMA\n", (int)M::DispatchPolicy::Stages); print(typename M::TiledMma{});
+  printf("\n@@MCAST_A %d\n@@MCAST_B %d\n",
+         (int)(std::is_same_v<typename M::GmemTiledCopyA, SM90_TMA_LOAD_MULTICAST>),
+         (int)(std::is_same_v<typename M::GmemTiledCopyB, SM90_TMA_LOAD_MULTICAST>));
+  if constexpr (has_smem_d<E>::value) {
+    printf("@@D "); print(typename E::SmemLayoutD{}); printf("\n@@EPI "); print(typename E::EpilogueTile{});
+    printf("\n");
+  }
+  if constexpr (has_smem_c<E>::value) {
+    if constexpr (!std::is_void_v<typename E::ElementC>) {
+      printf("@@C "); print(typename E::SmemLayoutC{}); printf("\n");
+    }
+  }
+  printf("@@END\n");
+}
+"""
+
+
+def _generate_module() -> Any:
+    sys.path.insert(0, os.path.join(ROOT, "corpus"))
+    import generate as gen
+
+    sys.modules["corpus_generate"] = gen
+    return gen, gen.generator_module()
+
+
+def sample(mapped: list[Any], n: int) -> list[Any]:
+    """Up to ``n`` modelled kernels, most different facts first (one per distinct fact set, round robin)."""
+    groups: dict[str, list[Any]] = {}
+    for m in mapped:
+        if m.checks and not m.not_modelled:
+            groups.setdefault(json.dumps(m.facts, sort_keys=True), []).append(m)
+    keys = sorted(groups)
+    out: list[Any] = []
+    depth = 0
+    while len(out) < n and any(depth < len(groups[k]) for k in keys):
+        step = max(1, len(keys) // max(1, n - len(out)))
+        for k in keys[::step] if depth == 0 else keys:
+            if depth < len(groups[k]) and len(out) < n:
+                out.append(groups[k][depth])
+        depth += 1
+    return out[:n]
+
+
+def emitted(op: Any) -> str:
+    """The generator's own C++ for one kernel, cut before the kernel type (only the two collectives)."""
+    from cutlass_library.gemm_operation import EmitGemmUniversal3xInstance
+
+    text = EmitGemmUniversal3xInstance().emit(op)
+    return text.split("// Gemm operator")[0]
+
+
+def translation_unit(ops: list[Any]) -> str:
+    body = [PRELUDE]
+    calls = []
+    for i, op in enumerate(ops):
+        name = op.procedural_name()
+        body.append(f"namespace k{i} {{\n{emitted(op)}\n}}")
+        calls.append(f'  report<k{i}::{name}_mainloop, k{i}::{name}_epilogue>("{name}");')
+    body.append("int main() {\n" + "\n".join(calls) + "\n}\n")
+    return "\n".join(body)
+
+
+def compile_and_run(src: str, workdir: str, tag: str) -> tuple[str, str, float]:
+    inc = os.path.join(os.path.dirname(__import__("cutlass_library").__file__), "source", "include")
+    cpp, exe = os.path.join(workdir, f"{tag}.cpp"), os.path.join(workdir, tag)
+    with open(cpp, "w") as f:
+        f.write(src)
+    t0 = time.time()
+    r = subprocess.run(["nice", "-n", "5", "g++", "-std=c++17", "-O0", "-fpermissive", "-w", f"-I{inc}",
+                        f"-I{CUDA}/include", f"-I{CUDA}/include/cccl", cpp, "-o", exe, f"-L{CUDA}/lib64", "-lcudart"],
+                       capture_output=True, text=True)
+    dt = time.time() - t0
+    if r.returncode != 0:
+        return "", r.stderr[-4000:], dt
+    out = subprocess.run([exe], capture_output=True, text=True, env=dict(os.environ, LD_LIBRARY_PATH=f"{CUDA}/lib64"))
+    return out.stdout, out.stderr, dt
+
+
+def parse_output(text: str) -> dict[str, dict[str, str]]:
+    got: dict[str, dict[str, str]] = {}
+    for block in text.split("@@KERNEL ")[1:]:
+        name, rest = block.split("\n", 1)
+        d: dict[str, str] = {}
+        for part in re.split(r"\n?@@", "@@" + rest)[1:]:
+            key, _, val = part.partition(" ") if not part.startswith("MMA") else ("MMA", "", part[4:])
+            d[key.strip()] = val.strip()
+        got[name] = d
+    return got
+
+
+_PTR = re.compile(r"Sw<(\d+),(\d+),(\d+)> o \w*_ptr\[(\d+)b\]\(unset\)")
+
+
+def _element_swizzle(m: re.Match) -> str:
+    """CuTe prints a swizzle composed with ``smem_ptr_flag_bits<b>`` in bytes (the GMMA atoms are defined on bits
+    and upcast); on ``b``-bit elements ``Sw<B,M,S>`` is ``Sw<B, M - log2(b/8), S>``."""
+    b, mm, s, bits = (int(x) for x in m.groups())
+    return f"Sw<{b},{mm - max(0, (bits // 8).bit_length() - 1)},{s}> o 0"
+
+
+def cute_layout(text: str) -> Any:
+    from layoutcheck.importers.cute import from_cute
+
+    return from_cute(_PTR.sub(_element_swizzle, text)).layout
+
+
+def same_function(a: Any, b: Any, n: int | None = None) -> str | None:
+    """None when ``a(i) == b(i)`` for every colexicographic index (the first ``n`` if given), else the first index."""
+    from layoutcheck.algebra.layout import size
+    from layoutcheck.algebra.swizzle import inner
+
+    na, nb = size(inner(a).shape), size(inner(b).shape)
+    count = n if n is not None else na
+    if n is None and na != nb:
+        return f"sizes differ ({na} vs {nb})"
+    for i in range(count):
+        if a(i) != b(i):
+            return f"index {i}: CUTLASS {a(i)}, restated {b(i)}"
+    return None
+
+
+def spec_layout(check: Any) -> Any:
+    from layoutcheck.spec.values import _layout_text
+
+    keys = dict(check.keys)
+    text = (keys.get("layout") or keys.get("smem_layout")).strip('"')
+    return _layout_text(text)
+
+
+def compare(m: Any, got: dict[str, str]) -> list[str]:
+    """The disagreements between what the builder printed and the restated checks of the same kernel."""
+    from layoutcheck.algebra.layout import size
+    from layoutcheck.algebra.swizzle import inner
+
+    k = m.kernel
+    bad = []
+    by_role = {}
+    for c in m.checks:
+        if k.arch == "SM90" and c.kind == "layout" and c.name.endswith("_smem") and c.name.startswith("sm90_"):
+            by_role.setdefault("AB", []).append(c)
+        if k.arch == "SM100" and c.kind == "umma_smem":
+            by_role.setdefault("AB", []).append(c)
+        if c.name.startswith(("sm90_D", "sm90_C")) and c.name.endswith("_smem"):
+            by_role["D" if c.name.startswith("sm90_D") else "C"] = [c]
+    for op, ours in zip("AB", by_role.get("AB", []), strict=False):
+        theirs = cute_layout(got[op])
+        mine = spec_layout(ours)
+        n = size(inner(mine).shape)
+        if k.arch == "SM90" and size(inner(theirs).shape) != n:
+            bad.append(f"{op} smem: CUTLASS has {size(inner(theirs).shape)} elements (stages {got['STAGES']}), "
+                       f"restated {n}")
+            continue
+        diff = same_function(theirs, mine, n)
+        if diff:
+            bad.append(f"{op} smem layout: {diff}")
+    if k.arch == "SM90":
+        if m.facts.get("stages") != got["STAGES"]:
+            bad.append(f"stages: CUTLASS {got['STAGES']}, restated {m.facts.get('stages')}")
+        wg = 2 if m.facts["schedule"] == "cooperative" else 1
+        mma = next(c for c in m.checks if c.kind == "tiled_mma")
+        atom = dict(mma.keys)["atom"].strip('"')
+        shape = re.search(r"Shape_MNK:\s*\((\S+?),(\S+?),(\S+?)\)", got["MMA"])
+        thr = re.search(r"ThrLayoutVMNK:\s*\(_128,_(\d+),", got["MMA"])
+        an = int(shape.group(2).strip("_")) if shape else -1
+        if f"64x{an}x" not in atom or not thr or int(thr.group(1)) != wg:
+            theirs = (shape.groups() if shape else None, thr.group(1) if thr else None)
+            bad.append(f"tiled MMA: CUTLASS Shape_MNK {theirs[0]} x {theirs[1]} warpgroups, restated {atom} x {wg}")
+        mc = (k.cluster[1] > 1, k.cluster[0] > 1)
+        if (got["MCAST_A"] == "1", got["MCAST_B"] == "1") != mc:
+            bad.append(f"TMA atoms: CUTLASS multicast A/B {got['MCAST_A']}/{got['MCAST_B']}, restated {mc}")
+        epi = m.facts.get("epilogue", "")
+        if ("D" in got) != epi.startswith("tma"):
+            bad.append(f"epilogue: CUTLASS {'has' if 'D' in got else 'has no'} smem D, restated {epi}")
+        elif "D" in got:
+            e = re.findall(r"_(\d+)", got["EPI"])
+            if f"{e[0]}x{e[1]}" != epi.split()[1]:
+                bad.append(f"epilogue tile: CUTLASS {e[:2]}, restated {epi}")
+            for role in ("D", "C"):
+                if role in got and role in by_role:
+                    mine = spec_layout(by_role[role][0])
+                    diff = same_function(cute_layout(got[role]), mine, size(inner(mine).shape))
+                    if diff:
+                        bad.append(f"epilogue {role} smem: {diff}")
+                elif role in got or role in by_role:
+                    bad.append(f"epilogue {role}: CUTLASS {'has' if role in got else 'lacks'} it")
+    else:
+        shape = re.search(r"Shape_MNK:\s*\((\S+?),(\S+?),(\S+?)\)", got["MMA"])
+        want = m.facts["mma"].split("x")[:2]
+        if not shape or [shape.group(1).strip("_"), shape.group(2).strip("_")] != want:
+            bad.append(f"MMA shape: CUTLASS {shape.groups() if shape else None}, restated {want}")
+    return bad
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--per-arch", type=int, default=200)
+    ap.add_argument("--batch", type=int, default=20)
+    ap.add_argument("-j", type=int, default=2)
+    ap.add_argument("--arch", action="append", choices=["SM90", "SM100"])
+    args = ap.parse_args(argv)
+    _, cg = _generate_module()
+    report: dict[str, Any] = {"archs": {}}
+    t_all = time.time()
+    with tempfile.TemporaryDirectory() as work:
+        for arch in args.arch or ["SM90", "SM100"]:
+            ops = {op.procedural_name(): op for op in cg.generator_operations(arch)}
+            mapped = list(cg.map_kernels([cg._kernel(arch, op) for op in ops.values()]))
+            picked = sample(mapped, args.per_arch)
+            batches = [picked[i:i + args.batch] for i in range(0, len(picked), args.batch)]
+            jobs = [(translation_unit([ops[m.kernel.name] for m in b]), f"{arch}_{i}") for i, b in enumerate(batches)]
+            with ThreadPoolExecutor(args.j) as ex:
+                results = list(ex.map(lambda j: compile_and_run(j[0], work, j[1]), jobs))
+            agree, disagree, failed = 0, {}, {}
+            seconds = 0.0
+            for b, (out, err, dt) in zip(batches, results, strict=True):
+                seconds += dt
+                got = parse_output(out)
+                for m in b:
+                    if m.kernel.name not in got:
+                        failed[m.kernel.name] = err.strip().splitlines()[-1:] if err else ["no output"]
+                        continue
+                    try:
+                        bad = compare(m, got[m.kernel.name])
+                    except Exception as e:  # a printout we cannot read is a failure, never an agreement
+                        bad = [f"unreadable: {type(e).__name__}: {e}"]
+                    if bad:
+                        disagree[m.kernel.name] = bad
+                    else:
+                        agree += 1
+            report["archs"][arch] = {"sampled": len(picked), "agree": agree, "disagree": len(disagree),
+                                     "failed_to_build": len(failed), "compile_s": round(seconds, 1),
+                                     "translation_units": len(jobs), "disagreements": disagree,
+                                     "failures": failed}
+            print(arch, {k: v for k, v in report["archs"][arch].items() if not isinstance(v, dict)}, flush=True)
+    report["wall_s"] = round(time.time() - t_all, 1)
+    with open(os.path.join(ROOT, "corpus", "builder_validation.json"), "w") as f:
+        json.dump(report, f, indent=1, sort_keys=True)
+        f.write("\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
