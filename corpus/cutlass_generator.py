@@ -162,7 +162,11 @@ def map_sm80(k: Kernel) -> Mapped:
         out.not_modelled.append(f"complex math ({k.math_operation})")
         return out
     fam = _sm80_family(k, gen)
-    ma, mb = _majors(k)
+    # The library instantiates every 2.x row/column kernel transposed (gemm_operation.py EmitGemmUniversalInstance:
+    # DefaultGemmUniversal<B, layout_B^T, A, layout_A^T, C^T>): the kernel's first operand, with the tile's M extent,
+    # is the library's B (its majorness kept), and the second, with the N extent, is the library's A.
+    lib_a, lib_b = _majors(k)
+    ma, mb = lib_b, lib_a
     m, n, kk = k.tile
     why = []
     if _sm80_k_atom(fam, kk) is None:
@@ -191,7 +195,8 @@ def map_sm80(k: Kernel) -> Mapped:
                     f"SM80 tiled MMA {atom} x ({wm},{wn},1) warps (the generator's warp_count), tile {m}x{n}x{kk}")
     k_fam = gen.Sm80Family(**{**fam.__dict__, "k_major_atoms": {kk: _sm80_k_atom(fam, kk)}})
     out.checks = [mma, *gen.sm80_smem_checks("A", k_fam, ma, m, kk), *gen.sm80_smem_checks("B", k_fam, mb, n, kk)]
-    out.facts = {"family": fam.dtype, "majors": f"{ma},{mb}", "tile": f"{m}x{n}x{kk}", "warps": f"{wm}x{wn}",
+    out.facts = {"family": fam.dtype, "majors (kernel A,B)": f"{ma},{mb}", "tile": f"{m}x{n}x{kk}",
+                 "warps": f"{wm}x{wn}",
                  "stages": str(k.stages)}
     if k.a in ("f32", "u8"):
         out.facts["note"] = {"f32": "3xTF32: f32 in smem, read as the tf32 family (same 32-bit layouts)",
@@ -632,3 +637,116 @@ def _cutlass_version() -> str:
         return version("nvidia-cutlass")
     except PackageNotFoundError:
         return "unknown"
+
+
+# -- docs/corpus.md ---------------------------------------------------------------------------------------------------
+def docs_section(root: str) -> list[str]:
+    """The generator's kernels and the builder validation, from the two committed JSON summaries."""
+    import json
+    import os
+
+    path = os.path.join(root, "corpus", "generator_summary.json")
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        data = json.load(f)
+    meta, archs = data["meta"], data["archs"]
+    total = sum(s["kernels"] for s in archs.values())
+    modelled = sum(s["modelled"] for s in archs.values())
+    lines = ["## Every GEMM kernel of CUTLASS's own generator", "",
+             f"`python3 corpus/generate.py --from-generator` runs `cutlass_library/generator.py` (nvidia-cutlass "
+             f"{meta['cutlass_library']}) on the CPU as CUTLASS's CMake does (`--architectures 80 | 90a | 100a "
+             f"--kernels all`, the default instantiation level), takes every GEMM `GemmOperation` in its Manifest, and "
+             f"maps each with the restated builder logic below (`corpus/cutlass_generator.py`). The derived checks "
+             f"go to `corpus/generated/` (not committed; each distinct check once, named by its content) and are "
+             f"proven with `layoutcheck check corpus/generated -j 2`; the counts are in "
+             f"`corpus/generator_summary.json`.", "",
+             f"**{total} GEMM kernels; {modelled} modelled, {meta.get('distinct_checks', '?')} distinct checks, every "
+             f"property row PROVEN; every modelled kernel has all its checks PROVEN.** Times on this host (2 shared "
+             f"cores): enumerate {meta['enumerate_s']} s, map and write {meta['map_and_write_s']} s, "
+             f"`layoutcheck check -j 2` {meta.get('check_wall_s', '?')} s.", "",
+             "| arch | kernels | modelled | all PROVEN | distinct checks | property rows |",
+             "|---|---|---|---|---|---|"]
+    for arch, s in archs.items():
+        rows = ", ".join(f"{v} {k}" for k, v in s.get("property_rows", {}).items())
+        lines.append(f"| {arch} | {s['kernels']} | {s['modelled']} | {s.get('modelled_kernels_all_proven', '?')} | "
+                     f"{s['distinct_checks']} | {rows} |")
+    lines += ["", "Kernels by gemm kind, and what is not modelled (each kernel counted under its first reason; "
+              "nothing is dropped):", ""]
+    for arch, s in archs.items():
+        kinds = ", ".join(f"{k} {v}" for k, v in s["gemm_kinds"].items())
+        lines += [f"**{arch}** ({kinds}):", ""]
+        grouped: dict[str, int] = collections.Counter()
+        for reason, n in s["not_modelled"].items():
+            grouped[re.sub(r"A/B types \S+ ", "A/B types ... ", re.sub(r"with alignment \(\d+, \d+\)",
+                                                                    "with alignment < 16 B", reason))] += n
+        lines += [f"- {n}: {r}" for r, n in sorted(grouped.items(), key=lambda kv: -kv[1])]
+        lines.append("")
+    lines += ["What each modelled kernel gets:", "",
+              "- **SM80** (2.x `Universal` and `Grouped` tensor-op kernels, A = B in f16, bf16, tf32, f32 (3xTF32), "
+              "s8, u8, f64): the tiled MMA of the generator's warp count, each operand's smem layout (the CuTe "
+              "restatement of `DefaultGemm_TensorOpSm80`) with its ldmatrix/LDS reads and cp.async writes. The "
+              "library instantiates 2.x kernels transposed (`EmitGemmUniversalInstance`: `DefaultGemmUniversal<B, "
+              "B^T layout, A, A^T layout, C^T>`), so the kernel operand with the tile's M extent is the library's "
+              "B; the mapping follows that (the builder validation below caught the first version, which did not).",
+              "- **SM90** (`Universal3x` and ptr-array `GroupedUniversal3x`, equal-width A/B through the TMA "
+              "mainloop): the `CollectiveBuilder` restatement of the hand-written corpus, now with "
+              "KernelScheduleAuto resolved (Cooperative, Pingpong for 64-row tiles, cp.async below 16-byte "
+              "alignment), the stage count from `StageCountAutoCarveout<sizeof(epilogue SharedStorage)>` (the TMA "
+              "epilogue's C/D staging and C-pipeline barriers restated; the no-smem epilogue an empty struct), the "
+              "ptr-array capacity reduced by the two TMA descriptors and the grouped scheduler pipeline, and the "
+              "TMA epilogue's D and C tiles for every D/C type (stmatrix writes checked for 16-bit D only; others "
+              "store through AutoVectorizingCopy, whose banks are not modelled).",
+              "- **SM100** (`Universal3x`, `GroupedUniversal3x` with typed operands): per operand the stage "
+              "`sm100_smem_selector` picks for one CTA (the MMA tile's M / N halved for 2-SM kernels; tf32 "
+              "M/N-major takes `Layout_MN_SW128_32B_Atom`), its UMMA descriptors for every K block "
+              "(`umma_describes`), and the instruction descriptor of the kernel's MMA (`descriptor_fields`). Not "
+              "restated: the stage count and the TMEM epilogue.", ""]
+    lines += builder_validation_section(root)
+    return lines
+
+
+def builder_validation_section(root: str) -> list[str]:
+    import json
+    import os
+
+    path = os.path.join(root, "corpus", "builder_validation.json")
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        data = json.load(f)
+    lines = ["## The restated builders against CUTLASS's, compiled on the host", "",
+             "`python3 corpus/validate_builders.py` takes a sample of modelled kernels per architecture (one per "
+             "distinct set of derived facts first, then round robin), writes for each exactly what the library's "
+             "emitter writes (SM90/SM100: the `_epilogue` and `_mainloop` `CollectiveBuilder` aliases of "
+             "`EmitGemmUniversal3xInstance`; SM80: the `DefaultMma` of the transposed `DefaultGemmUniversal` "
+             "instantiation), compiles them with g++ -std=c++17 -O0 against the wheel's headers (CUDA builtins "
+             "stubbed, `__CUDACC_VER_MAJOR__` = 13 for the builders' toolkit tests), runs them, reads the printouts "
+             "back with `layoutcheck.importers.cute.from_cute` and compares them with the restated checks of the "
+             "same kernel: operand smem layouts as functions over every stage, tiled MMA atom and warpgroups, stage "
+             "count, TMA load atom (multicast or not), epilogue tile and D/C smem (SM90); MMA shape (SM100); tile, "
+             "warp tile, stages and every first-stage smem offset of CUTLASS 2.x's multiplicand layouts (SM80). "
+             "The TMA boxes are not printed (`make_tma_copy` needs the driver); they follow from the smem layouts, "
+             "which agree.", "",
+             "| arch | sampled | agree | disagree | failed to build | translation units | g++ time (s) |",
+             "|---|---|---|---|---|---|---|"]
+    for arch, s in sorted(data["archs"].items()):
+        lines.append(f"| {arch} | {s['sampled']} | {s['agree']} | {s['disagree']} | {s['failed_to_build']} | "
+                     f"{s['translation_units']} | {s['compile_s']} |")
+    lines.append("")
+    for arch, s in sorted(data["archs"].items()):
+        if s["disagreements"]:
+            kinds: dict[str, int] = collections.Counter()
+            example: dict[str, str] = {}
+            for name, bad in s["disagreements"].items():
+                for b in bad:
+                    key = re.sub(r"\d+", "N", b.split(":")[0])
+                    kinds[key] += 1
+                    example.setdefault(key, f"`{name}`: {b}")
+            lines += [f"{arch} disagreements by kind:", ""]
+            lines += [f"- {n} x {k} -- e.g. {example[k][:400]}" for k, n in kinds.most_common()]
+            lines.append("")
+        if s["failures"]:
+            lines += [f"{arch} kernels that did not build: " + "; ".join(
+                f"`{n}`: {' '.join(e)[:200]}" for n, e in list(s["failures"].items())[:5]), ""]
+    return lines

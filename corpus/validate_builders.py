@@ -79,6 +79,48 @@ template <class M, class E> void report(const char* name) {
 """
 
 
+PRELUDE80 = r"""
+#include <cstdio>
+static inline void __syncthreads() {}
+struct lc_dim3 { unsigned x = 0, y = 0, z = 0; };
+static lc_dim3 threadIdx, blockIdx, blockDim, gridDim;
+#include <cutlass/cutlass.h>
+#include <cutlass/arch/arch.h>
+namespace cutlass { namespace arch { inline int LaneId() { return 0; } inline int SmId() { return 0; } } }
+#include <cutlass/gemm/threadblock/default_mma.h>
+template <class Mma> void report80(const char* name) {
+  using SS = typename Mma::Base::SharedStorage;
+  printf("@@KERNEL %s\n@@SHAPE %d %d %d\n@@WARP %d %d %d\n@@STAGES %d\n", name, Mma::Shape::kM, Mma::Shape::kN,
+         Mma::Shape::kK, Mma::Operator::Shape::kM, Mma::Operator::Shape::kN, Mma::Operator::Shape::kK, Mma::kStages);
+  auto la = SS::LayoutA();
+  auto lb = SS::LayoutB();
+  printf("@@A");
+  for (int k = 0; k < Mma::Shape::kK; ++k)
+    for (int m = 0; m < Mma::Shape::kM; ++m) printf(" %lld", (long long)la(cutlass::MatrixCoord(m, k)));
+  printf("\n@@B");
+  for (int k = 0; k < Mma::Shape::kK; ++k)
+    for (int n = 0; n < Mma::Shape::kN; ++n) printf(" %lld", (long long)lb(cutlass::MatrixCoord(k, n)));
+  printf("\n@@END\n");
+}
+"""
+
+
+def sm80_mma(op: Any) -> str:
+    """The threadblock MMA of one 2.x kernel as the library instantiates it (gemm_operation.py
+    EmitGemmUniversalInstance: the transposed problem, B first) -- DefaultGemmUniversal's DefaultMma."""
+    from cutlass_library.library import DataTypeTag, LayoutTag, MathOperationTag, TransposedLayout
+
+    td, mi = op.tile_description, op.tile_description.math_instruction
+    warp = [td.threadblock_shape[i] // td.warp_count[i] for i in range(3)]
+    shape = "cutlass::gemm::GemmShape<{}, {}, {}>"
+    return (f"cutlass::gemm::threadblock::DefaultMma<{DataTypeTag[op.B.element]}, "
+            f"{LayoutTag[TransposedLayout[op.B.layout]]}, {op.B.alignment}, {DataTypeTag[op.A.element]}, "
+            f"{LayoutTag[TransposedLayout[op.A.layout]]}, {op.A.alignment}, {DataTypeTag[mi.element_accumulator]}, "
+            f"cutlass::layout::RowMajor, cutlass::arch::OpClassTensorOp, cutlass::arch::Sm80, "
+            f"{shape.format(*td.threadblock_shape)}, {shape.format(*warp)}, {shape.format(*mi.instruction_shape)}, "
+            f"{td.stages}, {MathOperationTag[mi.math_operation]}>::ThreadblockMma")
+
+
 def _generate_module() -> Any:
     sys.path.insert(0, os.path.join(ROOT, "corpus"))
     import generate as gen
@@ -114,6 +156,9 @@ def emitted(op: Any) -> str:
 
 
 def translation_unit(ops: list[Any]) -> str:
+    if ops and ops[0].arch == 80:
+        calls = "\n".join(f'  report80<{sm80_mma(op)}>("{op.procedural_name()}");' for op in ops)
+        return PRELUDE80 + "int main() {\n" + calls + "\n}\n"
     body = [PRELUDE]
     calls = []
     for i, op in enumerate(ops):
@@ -145,7 +190,7 @@ def parse_output(text: str) -> dict[str, dict[str, str]]:
     for block in text.split("@@KERNEL ")[1:]:
         name, rest = block.split("\n", 1)
         d: dict[str, str] = {}
-        for part in re.split(r"\n?@@", "@@" + rest)[1:]:
+        for part in re.split(r"\n@@", "\n@@" + rest)[1:]:
             key, _, val = part.partition(" ") if not part.startswith("MMA") else ("MMA", "", part[4:])
             d[key.strip()] = val.strip()
         got[name] = d
@@ -197,6 +242,8 @@ def compare(m: Any, got: dict[str, str]) -> list[str]:
     from layoutcheck.algebra.swizzle import inner
 
     k = m.kernel
+    if k.arch == "SM80":
+        return compare80(m, got)
     bad = []
     by_role = {}
     for c in m.checks:
@@ -255,18 +302,45 @@ def compare(m: Any, got: dict[str, str]) -> list[str]:
     return bad
 
 
+def compare80(m: Any, got: dict[str, str]) -> list[str]:
+    """SM80: tile, warp tile and stages, and each operand's first-stage smem offsets (CUTLASS 2.x's TensorOp
+    multiplicand layout, evaluated at every (row, k) of the tile) against the restated CuTe layout."""
+    bad = []
+    tm, tn, tk = m.kernel.tile
+    wm, wn, _ = m.kernel.warps
+    shape = [int(x) for x in got["SHAPE"].split()]
+    warp = [int(x) for x in got["WARP"].split()]
+    if shape != [tm, tn, tk] or warp[:2] != [tm // wm, tn // wn]:
+        bad.append(f"tile {shape} warp {warp}: restated {m.kernel.tile} with {wm}x{wn} warps")
+    if got["STAGES"] != m.facts.get("stages"):
+        bad.append(f"stages: CUTLASS {got['STAGES']}, restated {m.facts.get('stages')}")
+    smem = [c for c in m.checks if c.kind == "smem" and c.name.endswith("_read")]
+    for op, ours, mn in zip("AB", smem, (tm, tn), strict=True):
+        theirs = [int(x) for x in got[op].split()]
+        mine = spec_layout(ours)
+        # restated (MN, K) colexicographic: index mn + MN*k; the printout walks k outer, mn inner: the same order
+        diffs = [i for i in range(mn * tk) if mine(i) != theirs[i]]
+        if diffs:
+            i = diffs[0]
+            same_set = sorted(theirs) == sorted(mine(j) for j in range(mn * tk))
+            bad.append(f"{op} smem ({dict(ours.keys)['layout'].strip(chr(34))}): {len(diffs)} of {mn * tk} offsets "
+                       f"differ, first at (mn={i % mn}, k={i // mn}): CUTLASS {theirs[i]}, restated {mine(i)}"
+                       f"{'; same offsets, permuted' if same_set else ''}")
+    return bad
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--per-arch", type=int, default=200)
     ap.add_argument("--batch", type=int, default=20)
     ap.add_argument("-j", type=int, default=2)
-    ap.add_argument("--arch", action="append", choices=["SM90", "SM100"])
+    ap.add_argument("--arch", action="append", choices=["SM80", "SM90", "SM100"])
     args = ap.parse_args(argv)
     _, cg = _generate_module()
     report: dict[str, Any] = {"archs": {}}
     t_all = time.time()
     with tempfile.TemporaryDirectory() as work:
-        for arch in args.arch or ["SM90", "SM100"]:
+        for arch in args.arch or ["SM80", "SM90", "SM100"]:
             ops = {op.procedural_name(): op for op in cg.generator_operations(arch)}
             mapped = list(cg.map_kernels([cg._kernel(arch, op) for op in ops.values()]))
             picked = sample(mapped, args.per_arch)
@@ -281,7 +355,8 @@ def main(argv: list[str] | None = None) -> int:
                 got = parse_output(out)
                 for m in b:
                     if m.kernel.name not in got:
-                        failed[m.kernel.name] = err.strip().splitlines()[-1:] if err else ["no output"]
+                        errs = [ln for ln in err.splitlines() if "error" in ln][:2] or err.strip().splitlines()[-1:]
+                        failed[m.kernel.name] = errs or ["no output"]
                         continue
                     try:
                         bad = compare(m, got[m.kernel.name])
@@ -297,7 +372,14 @@ def main(argv: list[str] | None = None) -> int:
                                      "failures": failed}
             print(arch, {k: v for k, v in report["archs"][arch].items() if not isinstance(v, dict)}, flush=True)
     report["wall_s"] = round(time.time() - t_all, 1)
-    with open(os.path.join(ROOT, "corpus", "builder_validation.json"), "w") as f:
+    path = os.path.join(ROOT, "corpus", "builder_validation.json")
+    if os.path.exists(path):  # keep the architectures not run this time
+        with open(path) as f:
+            old = json.load(f)
+        report["archs"] = {**old.get("archs", {}), **report["archs"]}
+        report["wall_s"] = {**(old["wall_s"] if isinstance(old.get("wall_s"), dict) else {}),
+                            ",".join(args.arch or ["SM80", "SM90", "SM100"]): report["wall_s"]}
+    with open(path, "w") as f:
         json.dump(report, f, indent=1, sort_keys=True)
         f.write("\n")
     return 0
