@@ -140,10 +140,47 @@ def _sm80_family(k: Kernel, gen: Any) -> Any:
     return fam
 
 
-def _sm80_k_atom(fam: Any, k: int) -> str | None:
-    """The restated K-major atom for exactly this BLK_K (DefaultGemm_TensorOpSm80 restates one per BLK_K; tiling a
-    narrower atom along K is not what CUTLASS 2.x's crosswise layouts do, e.g. s8 BLK_K = 128)."""
-    return fam.k_major_atoms.get(k)
+def sm80_multiplicand(bits: int, major: str, mn: int, k: int, stages: int) -> str:
+    """CUTLASS 2.x's shared-memory layout of one operand of a default SM80 tensor-op kernel, over the whole staged
+    tile, as an index formula over ``mn`` (fastest), ``k`` and the stage ``s`` (CuTe's colexicographic order).
+
+    default_mma_core_sm80.h: a K-major operand is ``{Row,Column}MajorTensorOpMultiplicandCrosswise<bits, BLK_K>``
+    (contiguous = k + BLK_K*s, strided = mn, ldm = BLK_K*stages: the stages interleave along the contiguous mode);
+    an M/N-major one is ``...Congruous<bits, min(128 / bytes, BLK_MN)>`` (contiguous = mn, strided = k + BLK_K*s,
+    ldm = BLK_MN). Both are ``TensorOpMultiplicand<bits, crosswise>`` (tensor_op_multiplicand_sm75.h), except the
+    32-bit congruous layout, which has its own specialization. MmaBase::SharedStorage packs the tile
+    ``(BLK_MN, BLK_K*stages)``."""
+    cont, strd = (f"(k + {k}*s)", "mn") if major == "K" else ("mn", f"(k + {k}*s)")
+    ldm = k * stages if major == "K" else mn
+    if major == "MN" and bits == 32:  # TensorOpMultiplicandCongruous<32, Crosswise>
+        return (f"(({cont} % 32) // 4 ^ (2*({strd} % 4)))*4 + ({strd} % 4)*{ldm} + ({cont} // 32)*32 + "
+                f"({strd} // 4)*{ldm * 4} + {cont} % 4")
+    crosswise = k if major == "K" else min(128 // (bits // 8), mn)
+    epa = 128 // bits                      # kElementsPerAccess
+    tsc = 8                                # kTileShapeContiguous = 128 / (kAccessSize / 8)
+    factor = tsc * epa // crosswise        # kFactor
+    if factor < 1:
+        raise ValueError(f"TensorOpMultiplicand<{bits}, {crosswise}>: kFactor = 0")
+    tss = max(tsc // factor, 32 // tsc)    # kTileShapeStride
+    w = tsc // factor                      # TileShape::kContiguous / kFactor
+    vc, vs = f"({cont} // {epa})", f"({strd} // {factor})"
+    tcr = f"({vc} % {w} + ({strd} % {factor})*{w})"
+    tsr = f"({vs} % {tss})"
+    pv = f"(({tcr} % 4) ^ ({tsr} % 4))"
+    pp = f"(({tcr} // 4) ^ (({tsr} // 4) % 2))"
+    return f"(({vc} // {w})*{tsc} + {pp}*4 + {pv})*{epa} + {cont} % {epa} + {vs}*{ldm * factor}"
+
+
+def sm80_smem_checks(gen: Any, dtype: str, major: str, mn: int, k: int, stages: int) -> list[Any]:
+    """The 2.x staged operand tile: a bijection onto its ``BLK_MN * BLK_K * stages`` elements."""
+    bits = _bits(gen, dtype)
+    formula = sm80_multiplicand(bits, major, mn, k, stages)
+    kind = "Crosswise" if major == "K" else "Congruous"
+    layout = f'{{ formula = "{formula}", coords = {{ mn = {mn}, k = {k}, s = {stages} }} }}'
+    return [gen.Check(f"sm80x_{bits}b_{major}_{mn}x{k}x{stages}_smem", "layout", (("layout", layout),),
+                      f'["bijective", {{ name = "in_bounds", bound = {mn * k * stages} }}]',
+                      f"SM80 2.x TensorOpMultiplicand{kind}<{bits}> smem of a {major}-major {mn}x{k} operand, "
+                      f"{stages} stages (default_mma_core_sm80.h; tensor_op_multiplicand_sm75.h)")]
 
 
 def map_sm80(k: Kernel) -> Mapped:
@@ -168,24 +205,12 @@ def map_sm80(k: Kernel) -> Mapped:
     lib_a, lib_b = _majors(k)
     ma, mb = lib_b, lib_a
     m, n, kk = k.tile
-    why = []
-    if _sm80_k_atom(fam, kk) is None:
-        why.append(f"BLK_K {kk}: no restated K-major {fam.dtype} atom for it")
-    for op, major, mn in (("A", ma, m), ("B", mb, n)):
-        if major == "MN" and fam.mn_major_atom is None:
-            why.append(f"{op} is M/N-major: no restated M/N-major {fam.dtype} atom (DefaultGemm restates TN only)")
-        elif major == "MN" and mn % int(fam.mn_major_atom.split("(")[1].split(",")[0]) != 0:
-            why.append(f"{op} extent {mn} is not a multiple of the M/N-major atom")
-    if why:
-        out.not_modelled += why
+    if fam.dtype == "f64":
+        out.not_modelled.append("f64: the 2.x TensorOpMultiplicand{Congruous64b,64bCrosswise} layouts not restated")
         return out
     wm, wn, _ = k.warps
-    perm = fam.permutation
-    if fam.dtype == "f64":
-        perm = f'["({8 * wm},2):(2,1)", "({8 * wn},2):(2,1)", "_"]'
-    else:
-        pk = perm.strip("[]").split(",")[2].strip()
-        perm = f"[{16 * wm}, {16 * wn}, {pk}]"
+    pk = fam.permutation.strip("[]").split(",")[2].strip()
+    perm = f"[{16 * wm}, {16 * wn}, {pk}]"
     atom = fam.atom
     mma = gen.Check(f"sm80_{atom}_{wm}x{wn}_{perm_tag(perm)}_{m}x{n}x{kk}_mma", "tiled_mma",
                     (("atom", gen.q(atom)), ("atom_layout", gen.ints([wm, wn, 1])), ("permutation", perm),
@@ -193,8 +218,8 @@ def map_sm80(k: Kernel) -> Mapped:
                     '["exact_cover", { name = "exact_cover", operand = "A" }, '
                     '{ name = "exact_cover", operand = "B" }]',
                     f"SM80 tiled MMA {atom} x ({wm},{wn},1) warps (the generator's warp_count), tile {m}x{n}x{kk}")
-    k_fam = gen.Sm80Family(**{**fam.__dict__, "k_major_atoms": {kk: _sm80_k_atom(fam, kk)}})
-    out.checks = [mma, *gen.sm80_smem_checks("A", k_fam, ma, m, kk), *gen.sm80_smem_checks("B", k_fam, mb, n, kk)]
+    out.checks = [mma, *sm80_smem_checks(gen, k.b, ma, m, kk, k.stages),
+                  *sm80_smem_checks(gen, k.a, mb, n, kk, k.stages)]
     out.facts = {"family": fam.dtype, "majors (kernel A,B)": f"{ma},{mb}", "tile": f"{m}x{n}x{kk}",
                  "warps": f"{wm}x{wn}",
                  "stages": str(k.stages)}

@@ -190,7 +190,7 @@ def parse_output(text: str) -> dict[str, dict[str, str]]:
     for block in text.split("@@KERNEL ")[1:]:
         name, rest = block.split("\n", 1)
         d: dict[str, str] = {}
-        for part in re.split(r"\n@@", "\n@@" + rest)[1:]:
+        for part in re.split(r"\n@@", "\n" + rest)[1:]:
             key, _, val = part.partition(" ") if not part.startswith("MMA") else ("MMA", "", part[4:])
             d[key.strip()] = val.strip()
         got[name] = d
@@ -213,18 +213,44 @@ def cute_layout(text: str) -> Any:
     return from_cute(_PTR.sub(_element_swizzle, text)).layout
 
 
+def _flat(t: Any) -> list[int]:
+    return [y for x in t for y in _flat(x)] if isinstance(t, tuple) else [int(t)]
+
+
+def offsets(x: Any) -> Any:
+    """Every value of a (swizzled) layout at its colexicographic indices, as a NumPy array."""
+    import numpy as np
+
+    from layoutcheck.models.canonical import split
+
+    sw, off, lay = split(x)
+    shape, stride = _flat(lay.shape), _flat(lay.stride)
+    idx = np.arange(int(np.prod(shape)), dtype=np.int64)
+    out = np.zeros_like(idx)
+    for s, d in zip(shape, stride, strict=True):
+        out += (idx % s) * d
+        idx //= s
+    out += off
+    if sw.bits:
+        if sw.shift >= 0:
+            out ^= (out & (((1 << sw.bits) - 1) << (sw.base + sw.shift))) >> sw.shift
+        else:
+            out ^= (out & (((1 << sw.bits) - 1) << sw.base)) << -sw.shift
+    return out
+
+
 def same_function(a: Any, b: Any, n: int | None = None) -> str | None:
     """None when ``a(i) == b(i)`` for every colexicographic index (the first ``n`` if given), else the first index."""
-    from layoutcheck.algebra.layout import size
-    from layoutcheck.algebra.swizzle import inner
+    import numpy as np
 
-    na, nb = size(inner(a).shape), size(inner(b).shape)
-    count = n if n is not None else na
-    if n is None and na != nb:
-        return f"sizes differ ({na} vs {nb})"
-    for i in range(count):
-        if a(i) != b(i):
-            return f"index {i}: CUTLASS {a(i)}, restated {b(i)}"
+    va, vb = offsets(a), offsets(b)
+    if n is None and len(va) != len(vb):
+        return f"sizes differ ({len(va)} vs {len(vb)})"
+    count = n if n is not None else len(va)
+    diff = np.nonzero(va[:count] != vb[:count])[0]
+    if len(diff):
+        i = int(diff[0])
+        return f"index {i}: CUTLASS {int(va[i])}, restated {int(vb[i])}"
     return None
 
 
@@ -302,6 +328,21 @@ def compare(m: Any, got: dict[str, str]) -> list[str]:
     return bad
 
 
+def formula_offsets(text: str, mn: int, k: int, stages: int) -> Any:
+    """The index formula of a corpus ``layout = { formula = ..., coords = ... }`` at every (mn, k, s), colexicographic,
+    read by layoutcheck's own formula parser."""
+    import numpy as np
+
+    from layoutcheck.spec.values import _formula
+
+    formula = re.search(r'formula = "([^"]+)"', text).group(1)
+    f = _formula({"formula": formula, "coords": {"mn": mn, "k": k, "s": stages}}, "layout")
+    s_, k_, m_ = np.meshgrid(np.arange(stages), np.arange(k), np.arange(mn), indexing="ij")
+    from layoutcheck.expr.numpy import evaluate
+
+    return np.asarray(evaluate(f.expr, {"mn": m_.ravel(), "k": k_.ravel(), "s": s_.ravel()}), dtype=np.int64)
+
+
 def compare80(m: Any, got: dict[str, str]) -> list[str]:
     """SM80: tile, warp tile and stages, and each operand's first-stage smem offsets (CUTLASS 2.x's TensorOp
     multiplicand layout, evaluated at every (row, k) of the tile) against the restated CuTe layout."""
@@ -314,18 +355,19 @@ def compare80(m: Any, got: dict[str, str]) -> list[str]:
         bad.append(f"tile {shape} warp {warp}: restated {m.kernel.tile} with {wm}x{wn} warps")
     if got["STAGES"] != m.facts.get("stages"):
         bad.append(f"stages: CUTLASS {got['STAGES']}, restated {m.facts.get('stages')}")
-    smem = [c for c in m.checks if c.kind == "smem" and c.name.endswith("_read")]
+    smem = [c for c in m.checks if c.name.startswith("sm80x_")]
+    stages = int(got["STAGES"])
     for op, ours, mn in zip("AB", smem, (tm, tn), strict=True):
-        theirs = [int(x) for x in got[op].split()]
-        mine = spec_layout(ours)
-        # restated (MN, K) colexicographic: index mn + MN*k; the printout walks k outer, mn inner: the same order
-        diffs = [i for i in range(mn * tk) if mine(i) != theirs[i]]
-        if diffs:
-            i = diffs[0]
-            same_set = sorted(theirs) == sorted(mine(j) for j in range(mn * tk))
-            bad.append(f"{op} smem ({dict(ours.keys)['layout'].strip(chr(34))}): {len(diffs)} of {mn * tk} offsets "
-                       f"differ, first at (mn={i % mn}, k={i // mn}): CUTLASS {theirs[i]}, restated {mine(i)}"
-                       f"{'; same offsets, permuted' if same_set else ''}")
+        import numpy as np
+
+        theirs = np.array([int(x) for x in got[op].split()], dtype=np.int64)
+        mine = formula_offsets(dict(ours.keys)["layout"], mn, tk, stages)[: mn * tk]
+        # the formula's (mn, k, s) colexicographic: index mn + MN*k for stage 0; the printout walks k outer, mn inner
+        diffs = np.nonzero(mine != theirs)[0]
+        if len(diffs):
+            i = int(diffs[0])
+            bad.append(f"{op} smem ({ours.name}): {len(diffs)} of {mn * tk} offsets differ, first at "
+                       f"(mn={i % mn}, k={i // mn}): CUTLASS {theirs[i]}, restated {mine[i]}")
     return bad
 
 

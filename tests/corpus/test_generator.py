@@ -89,13 +89,21 @@ def test_sm80_operands_follow_the_transposed_instantiation() -> None:
                            tile=(256, 128, 32), warps=(4, 2, 1), stages=3, instruction=(16, 8, 16)))
     assert m.facts["majors (kernel A,B)"] == "MN,K"
     names = [c.name for c in m.checks]
-    assert "sm80_f16_AMN_256x32_read" in names and "sm80_f16_BK_128x32_read" in names
+    assert "sm80x_16b_MN_256x32x3_smem" in names and "sm80x_16b_K_128x32x3_smem" in names
+
+
+def test_sm80_multiplicand_is_cutlass_2x_layout() -> None:
+    """RowMajorTensorOpMultiplicandCrosswise<32, 32> of cutlass_tensorop_s1688gemm_tf32_128x128_32x3_tn_align4's
+    staged A tile (128 x 32*3): the offsets of (m, 0), m = 0..15, as CUTLASS printed them (g++, host)."""
+    text = cg.sm80_multiplicand(32, "K", 128, 32, 3)
+    got = vb.formula_offsets(f'formula = "{text}"', 128, 32, 3)[:16].tolist()
+    assert got == [0, 100, 200, 300, 400, 500, 600, 700, 768, 868, 968, 1068, 1168, 1268, 1368, 1468]
 
 
 def test_sm80_unrestated_shapes_are_counted() -> None:
-    m = cg.map_sm80(kernel(arch="SM80", gemm_kind="Universal", a="s8", b="s8", acc="s32",
-                           tile=(128, 128, 128), warps=(2, 2, 1), stages=3))
-    assert not m.checks and "BLK_K 128" in m.not_modelled[0]
+    m = cg.map_sm80(kernel(arch="SM80", gemm_kind="Universal", a="f64", b="f64", acc="f64",
+                           tile=(128, 128, 16), warps=(2, 2, 1), stages=3))
+    assert not m.checks and "f64" in m.not_modelled[0]
     assert cg.map_sm80(kernel(arch="SM80", gemm_kind="Sparse")).not_modelled
 
 
