@@ -432,19 +432,21 @@ SM100_TYPES = {"f16", "bf16", "tf32", "f32", "e4m3", "e5m2", "s8", "u8"}
 
 def sm100_atom(gen: Any, major: str, bits: int, mn: int, k: int) -> tuple[str, str] | None:
     """sm100_smem_selector (sm100_common.inl): as SM90's, except a 32-bit MN-major operand always takes
-    Layout_MN_SW128_32B_Atom (Swizzle<2,5,2> on bytes). Returns (layout, atom name) or None when none divides."""
+    Layout_MN_SW128_32B_Atom (Swizzle<2,5,2> on bytes); the atoms are tiled K first for an M/N-major operand
+    (``UMMA::tile_to_mma_shape(..., Step<_2,_1,_3>)``, sm100_mma_warpspecialized.hpp). Returns (layout, atom name)
+    or None when no atom divides."""
+    order = ", (2,1)" if major == "MN" else ""  # sm100_mma_warpspecialized.hpp: Step<_2,_1,_3> for M/N-major
     if major == "MN" and bits == 32:
         if mn % 32:
             return None
-        return f"make_composed_layout(Sw<2,3,2>, tile_to_shape((32,4):(1,32), ({mn},{k})))", \
-            "SW128_32B"
+        return f"make_composed_layout(Sw<2,3,2>, tile_to_shape((32,4):(1,32), ({mn},{k}){order}))", "SW128_32B"
     try:
         b = gen.ss_smem_selector(major, bits, mn, k)
     except ValueError:
         return None
     atom, _ = gen.gmma_atom(major, bits, b)
     base = atom.split(" o ")[-1]
-    tiled = f"tile_to_shape({base}, ({mn},{k}))"
+    tiled = f"tile_to_shape({base}, ({mn},{k}){order})"
     return (f"make_composed_layout({atom.split(' o ')[0]}, {tiled})" if b else tiled), gen.SW_NAMES[b]
 
 
@@ -758,7 +760,7 @@ def builder_validation_section(root: str) -> list[str]:
     for arch, s in sorted(data["archs"].items()):
         lines.append(f"| {arch} | {s['sampled']} | {s['agree']} | {s['disagree']} | {s['failed_to_build']} | "
                      f"{s['translation_units']} | {s['compile_s']} |")
-    lines.append("")
+    lines += ["", VALIDATION_FINDINGS, ""]
     for arch, s in sorted(data["archs"].items()):
         if s["disagreements"]:
             kinds: dict[str, int] = collections.Counter()
@@ -775,3 +777,28 @@ def builder_validation_section(root: str) -> list[str]:
             lines += [f"{arch} kernels that did not build: " + "; ".join(
                 f"`{n}`: {' '.join(e)[:200]}" for n, e in list(s["failures"].items())[:5]), ""]
     return lines
+
+
+VALIDATION_FINDINGS = """\
+What the validation caught on the way (each a defect of the restated corpus logic, fixed there; none in layoutcheck's
+engines, none in CUTLASS):
+
+- **SM80 smem layouts.** The first SM80 mapping reused the hand-chosen grid's CuTe restatement
+  (`DefaultGemm_TensorOpSm80`, i.e. what CUTLASS 3's SM80 collectives use). The generator's SM80 kernels are CUTLASS
+  2.x kernels, and their layouts are 2.x's `TensorOpMultiplicandCrosswise` / `Congruous`: none of 200 sampled kernels
+  agreed (K-major operands: different functions; M/N-major 16-bit operands: the same offsets, permuted). The
+  generator's SM80 kernels now carry the 2.x layouts themselves, restated from `tensor_op_multiplicand_sm75.h` as
+  index formulas over `(mn, k, stage)`, and the host agrees offset for offset. In a 2.x crosswise (K-major) tile the
+  stages interleave along K (`ldm = BLK_K * stages`), so a stage is not a contiguous block: the claim is that the
+  whole staged tile is a bijection onto `BLK_MN * BLK_K * stages` elements. The 2.x warp iterators' bank behaviour
+  (ldmatrix / LDS through these layouts) is not modelled for these kernels; the hand-chosen grid keeps its CuTe form
+  and its measured conflicts.
+- **SM80 operand roles.** The library instantiates every 2.x row/column kernel transposed
+  (`DefaultGemmUniversal<B, B^T layout, A, A^T layout, C^T>`): the operand with the tile's M extent is the library's
+  B. The first mapping gave it A's majorness; the printed smem offsets disagreed wherever A and B differ in majorness.
+- **Reading CuTe's printout.** CuTe prints `Layout_K_SW128_Atom<half_t>` staged as `Sw<3,4,3> o smem_ptr[16b](unset)
+  o ...`: a swizzle composed with `smem_ptr_flag_bits<b>` acts on bytes; on `b`-bit elements it is
+  `Sw<B, M - log2(b/8), S>` (the harness converts before comparing; `tests/corpus/test_generator.py`).
+- **KernelScheduleAuto** depends on the toolkit (`__CUDACC_VER_MAJOR__` >= 12.1: Cooperative / Pingpong; before:
+  KernelTmaWarpSpecialized). Under plain g++ the macro is undefined and the builder silently takes the old branch; the
+  harness defines it as nvcc 13 does, after the headers whose WMMA guards it would otherwise switch on."""

@@ -2,8 +2,12 @@
 
 Usage (from the repository root)::
 
-    python3 corpus/generate.py            # write corpus/sm80/*.toml and corpus/sm90/*.toml
-    python3 corpus/generate.py --docs     # also run `layoutcheck check corpus/ -j 2` and write docs/corpus.md
+    python3 corpus/generate.py                   # write corpus/sm80/*.toml and corpus/sm90/*.toml
+    python3 corpus/generate.py --from-generator  # also every GEMM kernel of cutlass_library's generator (SM80, SM90,
+                                                 # SM100): corpus/generated/ + corpus/generator_summary.json
+    python3 corpus/generate.py --docs            # run `layoutcheck check corpus/sm80 corpus/sm90 -j 2` and write
+                                                 # docs/corpus.md (with the generator's and the builder validation's
+                                                 # summaries: corpus/cutlass_generator.py, corpus/validate_builders.py)
 
 The selection logic below restates, in our own words, the choices CUTLASS makes (the files are cited in each
 function and in every generated spec); it is not CUTLASS code.

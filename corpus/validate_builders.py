@@ -32,20 +32,37 @@ CUDA = "/usr/local/cuda"
 
 PRELUDE = r"""
 #define CUTLASS_SM90_COLLECTIVE_BUILDER_SUPPORTED 1
+#define CUTLASS_ENABLE_DIRECT_CUDA_DRIVER_CALL 1
+#include <cstdio>
+#include <cuda.h>
+// Capture what make_tma_copy asks the driver to encode (no GPU, no libcuda here): the box, its element strides and
+// the swizzle, printed; the descriptor itself is left zero.
+extern "C" CUresult CUDAAPI cuTensorMapEncodeTiled(CUtensorMap*, CUtensorMapDataType, cuuint32_t rank, void*,
+    const cuuint64_t* dim, const cuuint64_t*, const cuuint32_t* box, const cuuint32_t* estride,
+    CUtensorMapInterleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill) {
+  printf("@@TMA rank=%u box=", rank);
+  for (cuuint32_t i = 0; i < rank; ++i) printf("%u%s", box[i], i + 1 < rank ? "," : "");
+  printf(" gdim=");
+  for (cuuint32_t i = 0; i < rank; ++i) printf("%llu%s", (unsigned long long)dim[i], i + 1 < rank ? "," : "");
+  printf(" swizzle=%d\n", (int)swizzle);
+  return CUDA_SUCCESS;
+}
 static inline void __syncthreads() {}
 static inline void __syncwarp(unsigned = 0xffffffffu) {}
 struct lc_dim3 { unsigned x = 0, y = 0, z = 0; };
 static lc_dim3 threadIdx, blockIdx, blockDim, gridDim;
 #include <cstdio>
 #include <type_traits>
-#include <cutlass/cutlass.h>
-#include <cute/tensor.hpp>
+// WMMA stays off (its guard reads the toolkit version and would need nvcc's <mma.h>) ...
 #include <cutlass/arch/wmma.h>
-#include <cutlass/arch/mma.h>
-#include <cutlass/gemm/gemm.h>
-// The builders' toolkit tests (KernelScheduleAuto: Cooperative / Pingpong from CUDA 12.1) read nvcc 13's version.
+// ... then the toolkit tests read nvcc 13's version: KernelScheduleAuto (Cooperative / Pingpong from CUDA 12.1) and
+// the TMA descriptor encoding (from CUDA 12).
 #define __CUDACC_VER_MAJOR__ 13
 #define __CUDACC_VER_MINOR__ 0
+#include <cutlass/cutlass.h>
+#include <cute/tensor.hpp>
+#include <cutlass/arch/mma.h>
+#include <cutlass/gemm/gemm.h>
 // The TMA epilogue keeps SmemLayoutC/D private: open them to this printout (host harness only).
 #define private public
 #define protected public
@@ -58,10 +75,32 @@ template <class T, class = void> struct has_smem_d : std::false_type {};
 template <class T> struct has_smem_d<T, std::void_t<typename T::SmemLayoutD>> : std::true_type {};
 template <class T, class = void> struct has_smem_c : std::false_type {};
 template <class T> struct has_smem_c<T, std::void_t<typename T::SmemLayoutC>> : std::true_type {};
+template <class S> S packed_stride(int mn, int k) {
+  S s{};
+  if constexpr (std::is_same_v<std::decay_t<decltype(get<1>(s))>, _1>) { get<0>(s) = k; } else { get<1>(s) = mn; }
+  get<2>(s) = int64_t(mn) * k;
+  return s;
+}
+template <class M, class = void> struct has_tma_args : std::false_type {};
+template <class M> struct has_tma_args<M, std::void_t<decltype(std::declval<typename M::Arguments>().dA)>>
+    : std::bool_constant<!std::is_pointer_v<typename M::StrideA>> {};
+template <class M> void tma_boxes() {
+  if constexpr (has_tma_args<M>::value) {
+    alignas(128) static typename M::ElementA a[64];
+    alignas(128) static typename M::ElementB b[64];
+    typename M::Arguments args{};
+    args.ptr_A = a; args.ptr_B = b;
+    args.dA = packed_stride<typename M::StrideA>(1024, 1024);
+    args.dB = packed_stride<typename M::StrideB>(1024, 1024);
+    (void)M::to_underlying_arguments(make_shape(1024, 1024, 1024, 1), args, nullptr);
+  }
+}
 template <class M, class E> void report(const char* name) {
   printf("@@KERNEL %s\n@@A ", name); print(typename M::SmemLayoutA{});
   printf("\n@@B "); print(typename M::SmemLayoutB{});
-  printf("\n@@STAGES %d\n@@MMA\n", (int)M::DispatchPolicy::Stages); print(typename M::TiledMma{});
+  printf("\n@@STAGES %d\n", (int)M::DispatchPolicy::Stages);
+  tma_boxes<M>();
+  printf("@@MMA\n"); print(typename M::TiledMma{});
   printf("\n@@MCAST_A %d\n@@MCAST_B %d\n",
          (int)(std::is_same_v<typename M::GmemTiledCopyA, SM90_TMA_LOAD_MULTICAST>),
          (int)(std::is_same_v<typename M::GmemTiledCopyB, SM90_TMA_LOAD_MULTICAST>));
@@ -130,11 +169,13 @@ def _generate_module() -> Any:
 
 
 def sample(mapped: list[Any], n: int) -> list[Any]:
-    """Up to ``n`` modelled kernels, most different facts first (one per distinct fact set, round robin)."""
+    """Up to ``n`` modelled kernels, most different first: one per distinct set of derived facts, gemm kind and
+    kernel schedule (spread evenly over the sorted sets), then round robin."""
     groups: dict[str, list[Any]] = {}
     for m in mapped:
         if m.checks and not m.not_modelled:
-            groups.setdefault(json.dumps(m.facts, sort_keys=True), []).append(m)
+            key = {**m.facts, "gemm kind": m.kernel.gemm_kind, "schedules": m.kernel.kernel_schedule}
+            groups.setdefault(json.dumps(key, sort_keys=True), []).append(m)
     keys = sorted(groups)
     out: list[Any] = []
     depth = 0
@@ -192,7 +233,8 @@ def parse_output(text: str) -> dict[str, dict[str, str]]:
         d: dict[str, str] = {}
         for part in re.split(r"\n@@", "\n" + rest)[1:]:
             key, _, val = part.partition(" ") if not part.startswith("MMA") else ("MMA", "", part[4:])
-            d[key.strip()] = val.strip()
+            key = key.strip()
+            d[key] = d[key] + "\n" + val.strip() if key in d else val.strip()  # @@TMA: one line per operand
         got[name] = d
     return got
 
@@ -262,6 +304,30 @@ def spec_layout(check: Any) -> Any:
     return _layout_text(text)
 
 
+TMA_SWIZZLE = {"none": 0, "32B": 1, "64B": 2, "128B": 3}  # CUtensorMapSwizzle
+
+
+def compare_tma(m: Any, lines: list[str]) -> list[str]:
+    """The boxes ``make_tma_copy`` encoded for A and B (SM90 mainloop) against the restated TMA checks: the swizzle,
+    the contiguous extent (one swizzle atom), and for a K-major operand the rows, split among the CTAs a multicast
+    serves (cluster N for A, cluster M for B: the restated box is the whole CTA tile, see generate.py)."""
+    bad = []
+    tmas = [c for c in m.checks if c.kind == "tma" and not c.name.startswith(("sm90_D", "sm90_C"))]
+    mcast = (m.kernel.cluster[1], m.kernel.cluster[0])
+    for op, line, ours, split in zip("AB", lines, tmas, mcast, strict=False):
+        box = [int(x) for x in re.search(r"box=([\d,]+)", line).group(1).split(",")]
+        sw = int(re.search(r"swizzle=(\d+)", line).group(1))
+        keys = dict(ours.keys)
+        want = json.loads(keys["box"])
+        want_sw = TMA_SWIZZLE[keys["swizzle"].strip('"')]
+        major = "K" if keys["modes"] == "[1, 0]" else "MN"
+        rows_ok = box[1] * split == want[1] if major == "K" else True
+        if sw != want_sw or box[0] != want[0] or not rows_ok:
+            bad.append(f"{op} TMA ({major}-major): CUTLASS box {box} swizzle {sw}, restated box {want} swizzle "
+                       f"{want_sw} (multicast over {split})")
+    return bad
+
+
 def compare(m: Any, got: dict[str, str]) -> list[str]:
     """The disagreements between what the builder printed and the restated checks of the same kernel."""
     from layoutcheck.algebra.layout import size
@@ -302,6 +368,8 @@ def compare(m: Any, got: dict[str, str]) -> list[str]:
         if f"64x{an}x" not in atom or not thr or int(thr.group(1)) != wg:
             theirs = (shape.groups() if shape else None, thr.group(1) if thr else None)
             bad.append(f"tiled MMA: CUTLASS Shape_MNK {theirs[0]} x {theirs[1]} warpgroups, restated {atom} x {wg}")
+        if "TMA" in got:
+            bad += compare_tma(m, got["TMA"].splitlines())
         mc = (k.cluster[1] > 1, k.cluster[0] > 1)
         if (got["MCAST_A"] == "1", got["MCAST_B"] == "1") != mc:
             bad.append(f"TMA atoms: CUTLASS multicast A/B {got['MCAST_A']}/{got['MCAST_B']}, restated {mc}")

@@ -112,7 +112,9 @@ def test_sm100_two_sm_splits_the_mma_tile() -> None:
     m = cg.map_sm100(kernel(arch="SM100", tile=(256, 128, 64), instruction=(256, 128, 16),
                             kernel_schedule="TmaWarpSpecialized2SmSm100", layouts=("col", "col", "row", "row")))
     names = [c.name for c in m.checks]
-    assert "sm100_f16_MN_128B_128x64_umma" in names  # A: 256/2 rows per CTA, M-major, SW128
+    assert "sm100_f16_MN_128B_128x64_umma" in names  # A: 256/2 rows per CTA, M-major, SW128, atoms K first
+    a = next(c for c in m.checks if c.name == "sm100_f16_MN_128B_128x64_umma")
+    assert "(128,64), (2,1))" in dict(a.keys)["layout"]
     assert "sm100_f16_K_128B_64x64_umma" in names    # B: 128/2
     assert "sm100_idesc_f16_f16_f32_256x128_MNK_cta2" in names
 
