@@ -105,6 +105,11 @@ def test_sm80_unrestated_shapes_are_counted() -> None:
                            tile=(128, 128, 16), warps=(2, 2, 1), stages=3))
     assert not m.checks and "f64" in m.not_modelled[0]
     assert cg.map_sm80(kernel(arch="SM80", gemm_kind="Sparse")).not_modelled
+    # ColumnMajorInterleaved<32> / RowMajorInterleaved<32> int8 kernels (``_n32t32``): counted, never read as row/col
+    inter = next(cg.map_kernels([kernel(arch="SM80", gemm_kind="Universal", a="s8", b="s8", acc="s32",
+                                        layouts=("ColumnMajorInterleaved32", "RowMajorInterleaved32", "col", "col"),
+                                        tile=(128, 128, 64), warps=(2, 2, 1), stages=3)]))
+    assert not inter.checks and "interleaved" in inter.not_modelled[0]
 
 
 # -- SM100 ---------------------------------------------------------------------------------------------------------
