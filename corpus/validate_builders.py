@@ -445,6 +445,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--batch", type=int, default=20)
     ap.add_argument("-j", type=int, default=2)
     ap.add_argument("--arch", action="append", choices=["SM80", "SM90", "SM100"])
+    ap.add_argument("--out", default=os.path.join(ROOT, "corpus", "builder_validation.json"),
+                    help="the JSON report (architectures not run this time are kept from it)")
     args = ap.parse_args(argv)
     _, cg = _generate_module()
     report: dict[str, Any] = {"archs": {}}
@@ -482,7 +484,7 @@ def main(argv: list[str] | None = None) -> int:
                                      "failures": failed}
             print(arch, {k: v for k, v in report["archs"][arch].items() if not isinstance(v, dict)}, flush=True)
     report["wall_s"] = round(time.time() - t_all, 1)
-    path = os.path.join(ROOT, "corpus", "builder_validation.json")
+    path = args.out
     if os.path.exists(path):  # keep the architectures not run this time
         with open(path) as f:
             old = json.load(f)
