@@ -1,0 +1,29 @@
+"""Tests written for the mutants of ``layoutcheck/properties`` that the suite let live (docs/soundness.md, "Mutation
+score"); each is named after the law it checks, and checks it against values computed here by brute force."""
+
+from __future__ import annotations
+
+from layoutcheck.algebra.layout import Layout, size
+from layoutcheck.algebra.swizzle import ComposedLayout, Swizzle
+from layoutcheck.properties.scan import value_bounds
+
+
+def _values(x: ComposedLayout) -> list[int]:
+    return [x.swizzle(x.offset + x.layout(i)) for i in range(size(x.layout))]
+
+
+def test_value_bounds_reach_below_minus_one_when_a_swizzle_moves_a_negative_value() -> None:
+    """``Sw<1,0,1> o (2):(-1)`` has the plain values 0, -1; the swizzle maps -1 to -2 (bit 0 flipped by bit 1), so the
+    lower bound must be at most -2, not clamped at 0 (the clamp is only for a layout with no negative value)."""
+    x = ComposedLayout(Swizzle(1, 0, 1), 0, Layout((2,), (-1,)))
+    assert _values(x) == [0, -2]
+    lo, hi = value_bounds(x)
+    assert lo <= -2 and hi >= 0
+
+
+def test_value_bounds_are_clamped_at_zero_for_a_non_negative_swizzled_layout() -> None:
+    """``Sw<1,0,1> o (2):(1)`` (values 0, 1 -> 0, 1): the swizzle may move a value down by ``zzz = 1`` but never below
+    0, so the lower bound is exactly 0 (a scan sized from -1 would mark a value no index can hit)."""
+    x = ComposedLayout(Swizzle(1, 0, 1), 0, Layout((2,), (1,)))
+    assert min(_values(x)) == 0
+    assert value_bounds(x)[0] == 0
