@@ -34,8 +34,9 @@ Sample mode (a whole package does not fit in a session on 2 cores)::
 
 A module argument may be a folder (every ``*.py`` under it) or a glob (``layoutcheck/spec/bind*.py``). ``--sample N
 --seed S`` lists every mutant of every file (ordered by module, line, column, operator, text) and draws ``N`` of
-them uniformly without replacement with ``random.Random(S)``, so the same source and seed give the same sample; the
-population is written beside the report (``<out>.sample.json``). ``--sample-table`` prints one row per sampled
+them uniformly without replacement with ``random.Random(S)``, so the same source and seed give the same sample; they
+run in the order drawn, so a run cut short has run a uniform sample of its own size. The population is written
+beside the report (``<out>.sample.json``). ``--sample-table`` prints one row per sampled
 report: the population, the sample's outcome, and the score with its exact (Clopper-Pearson) 95 % interval. In a
 sample a mutant that no test executes counts as a survivor (the suite does not notice it).
 """
@@ -226,10 +227,11 @@ def expand(root: Path, paths: list[str]) -> list[str]:
 
 def draw(root: Path, modules: list[str], n: int, seed: int) -> tuple[list[tuple[Mutant, str]], int]:
     """``n`` mutants drawn uniformly without replacement from every mutant of ``modules`` (read under ``root``),
-    with ``random.Random(seed)``; and the size of the population."""
+    with ``random.Random(seed)``, in the order drawn (so every prefix of a run cut short is itself a uniform sample);
+    and the size of the population."""
     population = [m for module in modules for m in mutants(root / module, module)]
     picked = random.Random(seed).sample(range(len(population)), min(n, len(population)))
-    return [population[i] for i in sorted(picked)], len(population)
+    return [population[i] for i in picked], len(population)
 
 
 def clopper_pearson(k: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
@@ -300,8 +302,8 @@ def _containing_lines(tree: ast.AST, line: int) -> range:
 
 
 EQUIVALENT_KEYWORDS = {
-    "strict": "equivalent: zip(..., strict=) only adds a length check, and the zipped sequences have equal lengths "
-              "by construction",
+    "strict": "equivalent: zip(..., strict=True) -> False only drops a length check, and the zipped sequences have "
+              "equal lengths by construction",
     "slots": "equivalent: __slots__ changes memory layout, not behaviour",
     "frozen": "not a verdict: a value left mutable (no code path mutates it); no test asserts immutability",
     "kind": "equivalent: a stable sort (kind=) orders equal keys the same on these arrays",
@@ -321,6 +323,8 @@ def equivalent_reason(source: str, line: int, col: int, key: str = "") -> str | 
         return listed[key]
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.keyword) and node.value.lineno == line and node.value.col_offset == col:
+            if node.arg == "strict" and not (isinstance(node.value, ast.Constant) and node.value.value is True):
+                return None  # strict=False -> True raises where the lengths differ: not equivalent by itself
             return EQUIVALENT_KEYWORDS.get(node.arg or "")
     return None
 
