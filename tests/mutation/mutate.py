@@ -51,6 +51,7 @@ import math
 import os
 import random
 import shutil
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -62,6 +63,9 @@ from typing import Any
 CMP_SWAP = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq,
             ast.NotEq: ast.Eq, ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn, ast.NotIn: ast.In}
 ARITH_SWAP = {ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.FloorDiv, ast.FloorDiv: ast.Mult}
+NICE = ["nice", "-n", os.environ.get("MUTATE_NICE", "15")]
+"""Prefix of every mutant's pytest run (``nice`` adds to the caller's niceness: ``MUTATE_NICE=0`` under ``nice -n 10``
+runs the tests at 10)."""
 PYTEST = ["-x", "-n", "0", "-p", "no:cacheprovider", "--hypothesis-seed=0", "-q", "--no-header", "-p", "no:randomly"]
 
 
@@ -200,7 +204,7 @@ def run_mutant(scratch: Path, m: Mutant, source: str, original: str, tests: set[
     shutil.rmtree(scratch / ".hypothesis", ignore_errors=True)
     target.write_text(source)
     t0 = time.monotonic()
-    cmd = ["nice", "-n", "15", sys.executable, "-m", "pytest", *_ordered(tests, m.module), *PYTEST]
+    cmd = [*NICE, sys.executable, "-m", "pytest", *_ordered(tests, m.module), *PYTEST]
     try:
         rc = subprocess.run(cmd, cwd=scratch, env=env_for(scratch), stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, timeout=timeout).returncode
@@ -458,6 +462,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--retest", nargs="+", default=None, metavar="TEST",
                     help="re-run the survivors of --out against these tests in a fresh copy of the tree")
     args = ap.parse_args(argv)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # a stopped run restores the mutated module (finally)
     if args.summary:
         for module, counts in summary(args.out).items():
             print(module, dict(sorted(counts.items())))
