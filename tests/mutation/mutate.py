@@ -208,7 +208,9 @@ def run_mutant(scratch: Path, m: Mutant, source: str, original: str, tests: set[
     try:
         rc = subprocess.run(cmd, cwd=scratch, env=env_for(scratch), stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, timeout=timeout).returncode
-        status = "survived" if rc == 0 else "killed"
+        # 1: a test failed; 2: interrupted (a collection error: the mutant broke an import). 4 (a node id not found,
+        # a usage error) and 5 (nothing collected) say nothing about the mutant: not a kill.
+        status = "survived" if rc == 0 else "killed" if rc in (1, 2) else f"selection error (pytest exit {rc})"
     except subprocess.TimeoutExpired:
         status = "killed (timeout)"
     finally:

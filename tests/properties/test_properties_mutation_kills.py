@@ -27,3 +27,16 @@ def test_value_bounds_are_clamped_at_zero_for_a_non_negative_swizzled_layout() -
     x = ComposedLayout(Swizzle(1, 0, 1), 0, Layout((2,), (1,)))
     assert min(_values(x)) == 0
     assert value_bounds(x)[0] == 0
+
+
+def test_problem_list_recheck_refuses_a_missing_tile_one_row_past_the_grid() -> None:
+    """A grouped GEMM whose walk is right (host count = the device's own total): a forged witness "tile (GM, 0) is
+    computed by no CTA" names a tile outside its problem's grid (``0 <= m < GM`` fails), so the re-check that guards
+    every engine's counterexample must refuse it."""
+    from layoutcheck.models.schedulers import ProblemListScheduler
+    from layoutcheck.properties.residue import schedule_bijection
+
+    s = ProblemListScheduler((2, 2), 3, "tiles", "(M + TM - 1) // TM * ((N + TN - 1) // TN)")
+    prop = schedule_bijection(s, ((4, 4), (4, 4)), (1, 1))  # one 4x4 problem in 2x2 tiles: GM = GN = 2
+    assert prop.recheck({"kind": "missing", "problems": [[4, 4]], "problem": 0, "tile": [1, 1]}) is False
+    assert prop.recheck({"kind": "missing", "problems": [[4, 4]], "problem": 0, "tile": [2, 0]}) is False

@@ -1,0 +1,34 @@
+"""Tests written for the mutants of ``layoutcheck/engines`` that the suite let live (docs/soundness.md, "Mutation
+score"); each is named after the law it checks, against values computed here."""
+
+from __future__ import annotations
+
+from layoutcheck import Verdict, prove
+from layoutcheck.models.schedulers import TileScheduler
+from layoutcheck.properties.residue import schedule_bijection
+
+T = "(cta + ctas*iteration)"
+
+
+def test_z3_refutes_a_loop_one_past_the_grid_naming_the_launch_outside() -> None:
+    """A persistent loop over ``GM*GN + 1`` work indices with a column-major raster: the last index ``t = GM*GN``
+    decodes to tile ``(0, GN)``, outside the grid. The z3 engine (it alone solves the formula for every grid) must
+    refute it with an ``outside`` witness naming that launch (CTA ``t % ctas`` at iteration ``t // ctas``)."""
+    s = TileScheduler("expr", ctas=4, tile_m=f"{T} % GM", tile_n=f"{T} // GM", total_expr="GM*GN + 1")
+    r = prove(schedule_bijection(s, ((2, 3), (2, 3))), engine="z3", timeout=120)
+    assert r.status is Verdict.REFUTED, r
+    w = r.counterexample.data
+    gm, gn = w["grid"]
+    cta, it = w["index"]
+    assert w["kind"] == "outside" and w["tile"] == [0, gn] and cta + 4 * it == gm * gn
+
+
+def test_unknown_reason_puts_what_the_engines_said_before_the_engines_with_no_handler() -> None:
+    """An UNKNOWN's reason says first why the engines that tried did not decide, then names (only) the engines that
+    have no handler for the claim; when none tried, every engine's line is kept."""
+    from layoutcheck.engines.prove import _NO_HANDLER, _unknown_reason
+
+    idle = f"sympy: {_NO_HANDLER}claim"
+    assert _unknown_reason(["z3: timeout after 1 s", idle]) == "z3: timeout after 1 s (no handler in sympy)"
+    assert _unknown_reason(["z3: timeout after 1 s"]) == "z3: timeout after 1 s"
+    assert _unknown_reason([idle, f"linear: {_NO_HANDLER}claim"]) == f"{idle}; linear: {_NO_HANDLER}claim"
