@@ -40,3 +40,17 @@ def test_problem_list_recheck_refuses_a_missing_tile_one_row_past_the_grid() -> 
     prop = schedule_bijection(s, ((4, 4), (4, 4)), (1, 1))  # one 4x4 problem in 2x2 tiles: GM = GN = 2
     assert prop.recheck({"kind": "missing", "problems": [[4, 4]], "problem": 0, "tile": [1, 1]}) is False
     assert prop.recheck({"kind": "missing", "problems": [[4, 4]], "problem": 0, "tile": [2, 0]}) is False
+
+
+
+def test_tile_partition_recheck_reads_a_rank_1_tv_as_one_thread() -> None:
+    """``tv = (4):(2)`` over a 4-element tile reaches indices 0, 2, 4, 6: value 2 of the one thread of a rank-1 map is
+    access 2, at tile index 4 past the tile, so that witness is true against the definition and re-checks; value 1
+    (index 2, inside) does not. (The exhaustive engine reports the unowned element 1 first -- a tv of the tile's
+    size that reaches past it leaves an element unowned -- so only the re-check reads this form.)"""
+    from layoutcheck.models.residue import ResidueTiling
+    from layoutcheck.properties.residue import tile_partition
+
+    prop = tile_partition(ResidueTiling(("M",), (4,), tv=Layout((4,), (2,))))
+    assert prop.recheck({"kind": "partition", "local": 4, "thread": 0, "value": 2})
+    assert not prop.recheck({"kind": "partition", "local": 4, "thread": 0, "value": 1})
