@@ -54,3 +54,21 @@ def test_tile_partition_recheck_reads_a_rank_1_tv_as_one_thread() -> None:
     prop = tile_partition(ResidueTiling(("M",), (4,), tv=Layout((4,), (2,))))
     assert prop.recheck({"kind": "partition", "local": 4, "thread": 0, "value": 2})
     assert not prop.recheck({"kind": "partition", "local": 4, "thread": 0, "value": 1})
+
+
+def test_tma_witness_of_a_one_dimensional_box_names_the_byte_the_box_writes() -> None:
+    """A rank-1 f32 box of 32 elements over the tile ``(64):(2)``: box ``b`` is issued at ``dst = 8 * 32 b`` (the
+    layout's byte offset of its first element) and writes its element ``j`` at ``dst + 4 j`` -- no row term in one
+    dimension -- while the layout wants element ``i`` at ``8 i``. The first misplaced element is 1 (byte 4, not 8);
+    element 33 lands at 256 + 4."""
+    from layoutcheck import Verdict, prove
+    from layoutcheck.models.tma import TmaBox
+    from layoutcheck.properties.tma import tma_compatible
+
+    prop = tma_compatible(TmaBox("float32", (64,), (), (32,)), Layout((64,), (2,)), (0,))
+    r = prove(prop)
+    assert r.status is Verdict.REFUTED and r.counterexample.data == {"kind": "place", "i": 1}
+    assert "TMA puts it at smem byte 4, the layout expects byte 8" in r.counterexample.text
+    assert prop.recheck(r.counterexample.data)
+    e = prop._element(33)
+    assert (e["dst"], e["actual"], e["expected"]) == (256, 260, 264)
