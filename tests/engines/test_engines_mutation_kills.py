@@ -32,3 +32,18 @@ def test_unknown_reason_puts_what_the_engines_said_before_the_engines_with_no_ha
     assert _unknown_reason(["z3: timeout after 1 s", idle]) == "z3: timeout after 1 s (no handler in sympy)"
     assert _unknown_reason(["z3: timeout after 1 s"]) == "z3: timeout after 1 s"
     assert _unknown_reason([idle, f"linear: {_NO_HANDLER}claim"]) == f"{idle}; linear: {_NO_HANDLER}claim"
+
+
+def test_linear_in_bounds_finds_the_maximum_when_the_offset_sets_a_pivot_bit() -> None:
+    """``Sw<1,0,1> o 2 + (2):(1)`` takes the values ``Sw(2) = 3`` and ``Sw(3) = 2``: over GF(2) the constant 3 already
+    has the basis vector's lead bit 0 set, so the greedy maximum keeps it (3) instead of XOR-ing it away (2). The
+    linear engine must refute ``in_bounds(3)`` at index 0, as brute force does."""
+    from layoutcheck.algebra.layout import Layout
+    from layoutcheck.algebra.swizzle import ComposedLayout, Swizzle
+    from layoutcheck.properties.layout import in_bounds
+
+    x = ComposedLayout(Swizzle(1, 0, 1), 2, Layout((2,), (1,)))
+    assert [x.swizzle(x.offset + x.layout(i)) for i in range(2)] == [3, 2]
+    r = prove(in_bounds(x, 3), engine="linear")
+    assert r.status is Verdict.REFUTED and r.counterexample.data == {"kind": "out", "i": 0}
+    assert prove(in_bounds(x, 4), engine="linear").status is Verdict.PROVEN
