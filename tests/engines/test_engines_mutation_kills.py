@@ -47,3 +47,19 @@ def test_linear_in_bounds_finds_the_maximum_when_the_offset_sets_a_pivot_bit() -
     r = prove(in_bounds(x, 3), engine="linear")
     assert r.status is Verdict.REFUTED and r.counterexample.data == {"kind": "out", "i": 0}
     assert prove(in_bounds(x, 4), engine="linear").status is Verdict.PROVEN
+
+
+def test_structural_collision_witness_claims_at_least_its_owner_count() -> None:
+    """The structural engine refutes ``exact_cover`` of ``((2,2),2):((1,1),1)`` over 8 elements by a collision of two
+    modes: it knows 2 owners of element 1, which in fact has 3 (indices 1, 2, 4). Its own witness (kept in the stats
+    beside the smallest one, found by enumeration) must say "at least 2" -- an exact count of 2 would be false."""
+    from layoutcheck.algebra.layout import Layout
+    from layoutcheck.properties.tv import exact_cover
+
+    tv = Layout(((2, 2), 2), ((1, 1), 1))
+    r = prove(exact_cover(tv, (8,)), engine="structural")
+    assert r.status is Verdict.REFUTED
+    w = r.stats["structural_witness"]
+    owners = [i for i in range(8) if tv(i) == w["y"]]
+    assert set(w["owners"]) <= set(owners) and len(owners) == 3 > w["count"] == 2
+    assert w["at_least"] is True
