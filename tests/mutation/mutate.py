@@ -459,6 +459,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sample", type=int, default=None, metavar="N",
                     help="run N mutants drawn uniformly from every mutant of the modules (folders, globs)")
     ap.add_argument("--seed", type=int, default=0, help="seed of --sample")
+    ap.add_argument("--resume", action="store_true", help="--sample: append to --out, skipping the mutants it has")
     ap.add_argument("--sample-table", nargs="+", default=None, metavar="REPORT",
                     help="print the markdown score rows of these sampled reports and exit")
     ap.add_argument("--retest", nargs="+", default=None, metavar="TEST",
@@ -491,7 +492,12 @@ def main(argv: list[str] | None = None) -> int:
         meta = {"package": " ".join(args.modules), "seed": args.seed, "sample": args.sample,
                 "population": population, "modules": modules}
         Path(args.out + ".sample.json").write_text(json.dumps(meta, indent=1) + "\n")
-        with open(args.out, "w") as out:
+        done = set()
+        if args.resume and Path(args.out).exists():  # continue the draw: the mutants already run are skipped
+            done = {(r["module"], r["line"], r["col"], r["op"], r["after"])
+                    for r in map(json.loads, Path(args.out).read_text().splitlines())}
+        picked = [(m, src) for m, src in picked if (m.module, m.line, m.col, m.op, m.after) not in done]
+        with open(args.out, "a" if args.resume else "w") as out:
             _mutate_sample(scratch, picked, out, args.timeout)
         return 0
     with open(args.out, "a") as out:
