@@ -25,15 +25,33 @@ Usage (from the repository root)::
 Writes one JSON record per mutant (module, line, operator, before -> after, status, the tests run) and prints the
 counts per module. ``--summary`` prints the counts of a report; ``--retest TEST...`` runs a report's survivors
 again, in a fresh copy of the tree, against tests written since (``<out>.retest.jsonl``).
+
+Sample mode (a whole package does not fit in a session on 2 cores)::
+
+    python3 tests/mutation/mutate.py layoutcheck/properties --sample 50 --seed 1 --timeout 60 \
+        --scratch /tmp/mut-pkg --reuse --out /tmp/mut-properties.jsonl
+    python3 tests/mutation/mutate.py --scratch /tmp/mut-pkg --sample-table /tmp/mut-properties.jsonl
+
+A module argument may be a folder (every ``*.py`` under it) or a glob (``layoutcheck/spec/bind*.py``). ``--sample N
+--seed S`` lists every mutant of every file (ordered by module, line, column, operator, text) and draws ``N`` of
+them uniformly without replacement with ``random.Random(S)``, so the same source and seed give the same sample; they
+run in the order drawn, so a run cut short has run a uniform sample of its own size. The population is written
+beside the report (``<out>.sample.json``). ``--sample-table`` prints one row per sampled
+report: the population, the sample's outcome, and the score with its exact (Clopper-Pearson) 95 % interval. In a
+sample a mutant that no test executes counts as a survivor (the suite does not notice it).
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
+import glob
 import json
+import math
 import os
+import random
 import shutil
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -45,6 +63,9 @@ from typing import Any
 CMP_SWAP = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq,
             ast.NotEq: ast.Eq, ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn, ast.NotIn: ast.In}
 ARITH_SWAP = {ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.FloorDiv, ast.FloorDiv: ast.Mult}
+NICE = ["nice", "-n", os.environ.get("MUTATE_NICE", "15")]
+"""Prefix of every mutant's pytest run (``nice`` adds to the caller's niceness: ``MUTATE_NICE=0`` under ``nice -n 10``
+runs the tests at 10)."""
 PYTEST = ["-x", "-n", "0", "-p", "no:cacheprovider", "--hypothesis-seed=0", "-q", "--no-header", "-p", "no:randomly"]
 
 
@@ -183,16 +204,75 @@ def run_mutant(scratch: Path, m: Mutant, source: str, original: str, tests: set[
     shutil.rmtree(scratch / ".hypothesis", ignore_errors=True)
     target.write_text(source)
     t0 = time.monotonic()
-    cmd = ["nice", "-n", "15", sys.executable, "-m", "pytest", *sorted(tests), *PYTEST]
+    cmd = [*NICE, sys.executable, "-m", "pytest", *_ordered(tests, m.module), *PYTEST]
     try:
         rc = subprocess.run(cmd, cwd=scratch, env=env_for(scratch), stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, timeout=timeout).returncode
-        status = "survived" if rc == 0 else "killed"
+        # 1: a test failed; 2: interrupted (a collection error: the mutant broke an import). 4 (a node id not found,
+        # a usage error) and 5 (nothing collected) say nothing about the mutant: not a kill.
+        status = "survived" if rc == 0 else "killed" if rc in (1, 2) else f"selection error (pytest exit {rc})"
     except subprocess.TimeoutExpired:
         status = "killed (timeout)"
     finally:
         target.write_text(original)
     return Mutant(**{**asdict(m), "status": status, "tests": len(tests), "seconds": round(time.monotonic() - t0, 1)})
+
+
+def expand(root: Path, paths: list[str]) -> list[str]:
+    """Module paths relative to ``root``: a folder gives every ``*.py`` under it, a glob its matches, in order."""
+    out: list[str] = []
+    for p in paths:
+        if (root / p).is_dir():
+            out += sorted(str(f.relative_to(root)) for f in (root / p).rglob("*.py") if "__pycache__" not in f.parts)
+        elif any(c in p for c in "*?["):
+            out += sorted(str(Path(f).relative_to(root)) for f in glob.glob(str(root / p)))
+        else:
+            out.append(p)
+    return list(dict.fromkeys(out))
+
+
+def draw(root: Path, modules: list[str], n: int, seed: int) -> tuple[list[tuple[Mutant, str]], int]:
+    """``n`` mutants drawn uniformly without replacement from every mutant of ``modules`` (read under ``root``),
+    with ``random.Random(seed)``, in the order drawn (so every prefix of a run cut short is itself a uniform sample);
+    and the size of the population."""
+    population = [m for module in modules for m in mutants(root / module, module)]
+    picked = random.Random(seed).sample(range(len(population)), min(n, len(population)))
+    return [population[i] for i in picked], len(population)
+
+
+def clopper_pearson(k: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
+    """The exact two-sided binomial interval of ``k`` successes in ``n`` trials (bisection on the binomial tail)."""
+    if n == 0:
+        return 0.0, 1.0
+    alpha = (1 - confidence) / 2
+
+    def tail_ge(p: float) -> float:  # P[X >= k]
+        return sum(math.comb(n, i) * p**i * (1 - p) ** (n - i) for i in range(k, n + 1))
+
+    def solve(f: Any, target: float) -> float:  # f increasing in p
+        lo, hi = 0.0, 1.0
+        for _ in range(60):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if f(mid) < target else (lo, mid)
+        return (lo + hi) / 2
+
+    # P[X >= k; p] = alpha gives the lower end, P[X > k; p] = 1 - alpha the upper
+    lower = 0.0 if k == 0 else solve(tail_ge, alpha)
+    upper = 1.0 if k == n else solve(lambda p: tail_ge(p) - math.comb(n, k) * p**k * (1 - p) ** (n - k), 1 - alpha)
+    return lower, upper
+
+
+def _ordered(tests: set[str], module: str) -> list[str]:
+    """The selected tests, most likely killers first (with ``-x`` a kill stops early): the test file named after the
+    module, then its package's test folder, then ``tests/semantics``, then the rest."""
+    stem, pkg = Path(module).stem, Path(module).parent.name
+
+    def rank(t: str) -> tuple[int, str]:
+        f = t.split("::", 1)[0]
+        return (0 if stem in Path(f).stem else 1 if f.startswith(f"tests/{pkg}/") else
+                2 if f.startswith("tests/semantics/") else 3, t)
+
+    return sorted(tests, key=rank)
 
 
 def _import_time_lines(tree: ast.Module) -> set[int]:
@@ -228,8 +308,8 @@ def _containing_lines(tree: ast.AST, line: int) -> range:
 
 
 EQUIVALENT_KEYWORDS = {
-    "strict": "equivalent: zip(..., strict=) only adds a length check, and the zipped sequences have equal lengths "
-              "by construction",
+    "strict": "equivalent: zip(..., strict=True) -> False only drops a length check, and the zipped sequences have "
+              "equal lengths by construction",
     "slots": "equivalent: __slots__ changes memory layout, not behaviour",
     "frozen": "not a verdict: a value left mutable (no code path mutates it); no test asserts immutability",
     "kind": "equivalent: a stable sort (kind=) orders equal keys the same on these arrays",
@@ -249,6 +329,8 @@ def equivalent_reason(source: str, line: int, col: int, key: str = "") -> str | 
         return listed[key]
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.keyword) and node.value.lineno == line and node.value.col_offset == col:
+            if node.arg == "strict" and not (isinstance(node.value, ast.Constant) and node.value.value is True):
+                return None  # strict=False -> True raises where the lengths differ: not equivalent by itself
             return EQUIVALENT_KEYWORDS.get(node.arg or "")
     return None
 
@@ -326,6 +408,40 @@ def table(scratch: Path, reports: list[str]) -> list[str]:
     return rows
 
 
+def _classify(r: dict[str, Any], later: dict[tuple[Any, ...], str], src: str) -> str:
+    """One sampled mutant's outcome: killed, new (killed by a test written since), equivalent, open, undecided."""
+    key = (r["module"], r["line"], r["col"], r["op"], r["after"])
+    if r["status"] == "killed":
+        return "killed"
+    if later.get(key, "") == "killed":
+        return "new"
+    if equivalent_reason(src, r["line"], r["col"], ":".join(map(str, (*key[:4], key[4])))):
+        return "equivalent"
+    return "undecided" if r["status"] == "killed (timeout)" else "open"  # "not executed" is a survivor here
+
+
+def sample_table(scratch: Path, reports: list[str]) -> list[str]:
+    """Markdown rows, one per sampled report: package, files, all mutants, sampled, killed, killed by a new test,
+    equivalent, open, undecided, score = (killed + new) / (killed + new + open) and its exact 95 % interval."""
+    rows = []
+    for report in reports:
+        meta = json.loads(Path(report + ".sample.json").read_text())
+        recs = [json.loads(x) for x in Path(report).read_text().splitlines()]
+        retested = Path(report + ".retest.jsonl")
+        later = {(r["module"], r["line"], r["col"], r["op"], r["after"]): r["status"]
+                 for r in map(json.loads, retested.read_text().splitlines())} if retested.exists() else {}
+        c = {k: 0 for k in ("killed", "new", "equivalent", "open", "undecided")}
+        for r in recs:
+            c[_classify(r, later, (scratch / r["module"]).read_text())] += 1
+        k, n = c["killed"] + c["new"], c["killed"] + c["new"] + c["open"]
+        lo, hi = clopper_pearson(k, n)
+        score = f"{k / n:.3f} | {lo:.2f}-{hi:.2f}" if n else "-- | --"
+        rows.append(f"| {meta['package']} (seed {meta['seed']}) | {len(meta['modules'])} | {meta['population']} | "
+                    f"{len(recs)} | {c['killed']} | {c['new']} | {c['equivalent']} | {c['open']} | "
+                    f"{c['undecided']} | {score} |")
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("modules", nargs="*", help="module paths relative to the repository root")
@@ -340,9 +456,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--summary", action="store_true", help="print the counts of --out and exit")
     ap.add_argument("--table", nargs="+", default=None, metavar="REPORT",
                     help="print the markdown score rows of these reports (sources read from --scratch) and exit")
+    ap.add_argument("--sample", type=int, default=None, metavar="N",
+                    help="run N mutants drawn uniformly from every mutant of the modules (folders, globs)")
+    ap.add_argument("--seed", type=int, default=0, help="seed of --sample")
+    ap.add_argument("--resume", action="store_true", help="--sample: append to --out, skipping the mutants it has")
+    ap.add_argument("--sample-table", nargs="+", default=None, metavar="REPORT",
+                    help="print the markdown score rows of these sampled reports and exit")
     ap.add_argument("--retest", nargs="+", default=None, metavar="TEST",
                     help="re-run the survivors of --out against these tests in a fresh copy of the tree")
     args = ap.parse_args(argv)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # a stopped run restores the mutated module (finally)
     if args.summary:
         for module, counts in summary(args.out).items():
             print(module, dict(sorted(counts.items())))
@@ -353,6 +476,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.table:
         print("\n".join(table(scratch, args.table)))
         return 0
+    if args.sample_table:
+        print("\n".join(sample_table(scratch, args.sample_table)))
+        return 0
     if args.retest:
         print(retest(root, scratch, args.out, args.retest, args.timeout))
         return 0
@@ -360,10 +486,56 @@ def main(argv: list[str] | None = None) -> int:
         copy_tree(root, scratch)
         tests = [*args.tests, *(f"--ignore={p}" for p in args.ignore)]
         collect_contexts(scratch, tests, args.workers)
+    if args.sample is not None:
+        modules = expand(root, args.modules)
+        picked, population = draw(scratch, modules, args.sample, args.seed)
+        meta = {"package": " ".join(args.modules), "seed": args.seed, "sample": args.sample,
+                "population": population, "modules": modules}
+        Path(args.out + ".sample.json").write_text(json.dumps(meta, indent=1) + "\n")
+        done = set()
+        if args.resume and Path(args.out).exists():  # continue the draw: the mutants already run are skipped
+            done = {(r["module"], r["line"], r["col"], r["op"], r["after"])
+                    for r in map(json.loads, Path(args.out).read_text().splitlines())}
+        picked = [(m, src) for m, src in picked if (m.module, m.line, m.col, m.op, m.after) not in done]
+        with open(args.out, "a" if args.resume else "w") as out:
+            _mutate_sample(scratch, picked, out, args.timeout)
+        return 0
     with open(args.out, "a") as out:
         for module in args.modules:
             _mutate_module(scratch, module, out, args.timeout)
     return 0
+
+
+def _selected(scratch: Path, module: str) -> Any:
+    """``line -> the tests to run for a mutant there`` for ``module`` (every test of the module at import-time
+    lines, else the tests that execute the innermost statement containing the line)."""
+    tree = ast.parse((scratch / module).read_text())
+    by_line = line_tests(scratch, module)
+    everyone = set().union(*by_line.values()) if by_line else set()
+    at_import = _import_time_lines(tree)
+
+    def tests(line: int) -> set[str]:
+        return everyone if line in at_import else \
+            set().union(*(by_line.get(n, set()) for n in _containing_lines(tree, line)))
+
+    return tests
+
+
+def _mutate_sample(scratch: Path, picked: list[tuple[Mutant, str]], out: Any, timeout: float) -> None:
+    """Run the drawn mutants (the sample mode); one JSON line each to ``out``; print the counts."""
+    selectors: dict[str, Any] = {}
+    counts: dict[str, int] = {}
+    for m, source in picked:
+        if m.module not in selectors:
+            selectors[m.module] = _selected(scratch, m.module)
+        original = (scratch / m.module).read_text()
+        r = run_mutant(scratch, m, source, original, selectors[m.module](m.line), timeout)
+        counts[r.status] = counts.get(r.status, 0) + 1
+        out.write(json.dumps(asdict(r)) + "\n")
+        out.flush()
+        print(f"{r.module}:{r.line} {r.op} {r.before!r} -> {r.after!r}: {r.status} ({r.tests} tests, {r.seconds} s)",
+              flush=True)
+    print(counts, flush=True)
 
 
 def _mutate_module(scratch: Path, module: str, out: Any, timeout: float) -> None:

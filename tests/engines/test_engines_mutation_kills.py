@@ -1,0 +1,65 @@
+"""Tests written for the mutants of ``layoutcheck/engines`` that the suite let live (docs/soundness.md, "Mutation
+score"); each is named after the law it checks, against values computed here."""
+
+from __future__ import annotations
+
+from layoutcheck import Verdict, prove
+from layoutcheck.models.schedulers import TileScheduler
+from layoutcheck.properties.residue import schedule_bijection
+
+T = "(cta + ctas*iteration)"
+
+
+def test_z3_refutes_a_loop_one_past_the_grid_naming_the_launch_outside() -> None:
+    """A persistent loop over ``GM*GN + 1`` work indices with a column-major raster: the last index ``t = GM*GN``
+    decodes to tile ``(0, GN)``, outside the grid. The z3 engine (it alone solves the formula for every grid) must
+    refute it with an ``outside`` witness naming that launch (CTA ``t % ctas`` at iteration ``t // ctas``)."""
+    s = TileScheduler("expr", ctas=4, tile_m=f"{T} % GM", tile_n=f"{T} // GM", total_expr="GM*GN + 1")
+    r = prove(schedule_bijection(s, ((2, 3), (2, 3))), engine="z3", timeout=120)
+    assert r.status is Verdict.REFUTED, r
+    w = r.counterexample.data
+    gm, gn = w["grid"]
+    cta, it = w["index"]
+    assert w["kind"] == "outside" and w["tile"] == [0, gn] and cta + 4 * it == gm * gn
+
+
+def test_unknown_reason_puts_what_the_engines_said_before_the_engines_with_no_handler() -> None:
+    """An UNKNOWN's reason says first why the engines that tried did not decide, then names (only) the engines that
+    have no handler for the claim; when none tried, every engine's line is kept."""
+    from layoutcheck.engines.prove import _NO_HANDLER, _unknown_reason
+
+    idle = f"sympy: {_NO_HANDLER}claim"
+    assert _unknown_reason(["z3: timeout after 1 s", idle]) == "z3: timeout after 1 s (no handler in sympy)"
+    assert _unknown_reason(["z3: timeout after 1 s"]) == "z3: timeout after 1 s"
+    assert _unknown_reason([idle, f"linear: {_NO_HANDLER}claim"]) == f"{idle}; linear: {_NO_HANDLER}claim"
+
+
+def test_linear_in_bounds_finds_the_maximum_when_the_offset_sets_a_pivot_bit() -> None:
+    """``Sw<1,0,1> o 2 + (2):(1)`` takes the values ``Sw(2) = 3`` and ``Sw(3) = 2``: over GF(2) the constant 3 already
+    has the basis vector's lead bit 0 set, so the greedy maximum keeps it (3) instead of XOR-ing it away (2). The
+    linear engine must refute ``in_bounds(3)`` at index 0, as brute force does."""
+    from layoutcheck.algebra.layout import Layout
+    from layoutcheck.algebra.swizzle import ComposedLayout, Swizzle
+    from layoutcheck.properties.layout import in_bounds
+
+    x = ComposedLayout(Swizzle(1, 0, 1), 2, Layout((2,), (1,)))
+    assert [x.swizzle(x.offset + x.layout(i)) for i in range(2)] == [3, 2]
+    r = prove(in_bounds(x, 3), engine="linear")
+    assert r.status is Verdict.REFUTED and r.counterexample.data == {"kind": "out", "i": 0}
+    assert prove(in_bounds(x, 4), engine="linear").status is Verdict.PROVEN
+
+
+def test_structural_collision_witness_claims_at_least_its_owner_count() -> None:
+    """The structural engine refutes ``exact_cover`` of ``((2,2),2):((1,1),1)`` over 8 elements by a collision of two
+    modes: it knows 2 owners of element 1, which in fact has 3 (indices 1, 2, 4). Its own witness (kept in the stats
+    beside the smallest one, found by enumeration) must say "at least 2" -- an exact count of 2 would be false."""
+    from layoutcheck.algebra.layout import Layout
+    from layoutcheck.properties.tv import exact_cover
+
+    tv = Layout(((2, 2), 2), ((1, 1), 1))
+    r = prove(exact_cover(tv, (8,)), engine="structural")
+    assert r.status is Verdict.REFUTED
+    w = r.stats["structural_witness"]
+    owners = [i for i in range(8) if tv(i) == w["y"]]
+    assert set(w["owners"]) <= set(owners) and len(owners) == 3 > w["count"] == 2
+    assert w["at_least"] is True

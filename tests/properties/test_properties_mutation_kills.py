@@ -1,0 +1,74 @@
+"""Tests written for the mutants of ``layoutcheck/properties`` that the suite let live (docs/soundness.md, "Mutation
+score"); each is named after the law it checks, and checks it against values computed here by brute force."""
+
+from __future__ import annotations
+
+from layoutcheck.algebra.layout import Layout, size
+from layoutcheck.algebra.swizzle import ComposedLayout, Swizzle
+from layoutcheck.properties.scan import value_bounds
+
+
+def _values(x: ComposedLayout) -> list[int]:
+    return [x.swizzle(x.offset + x.layout(i)) for i in range(size(x.layout))]
+
+
+def test_value_bounds_reach_below_minus_one_when_a_swizzle_moves_a_negative_value() -> None:
+    """``Sw<1,0,1> o (2):(-1)`` has the plain values 0, -1; the swizzle maps -1 to -2 (bit 0 flipped by bit 1), so the
+    lower bound must be at most -2, not clamped at 0 (the clamp is only for a layout with no negative value)."""
+    x = ComposedLayout(Swizzle(1, 0, 1), 0, Layout((2,), (-1,)))
+    assert _values(x) == [0, -2]
+    lo, hi = value_bounds(x)
+    assert lo <= -2 and hi >= 0
+
+
+def test_value_bounds_are_clamped_at_zero_for_a_non_negative_swizzled_layout() -> None:
+    """``Sw<1,0,1> o (2):(1)`` (values 0, 1 -> 0, 1): the swizzle may move a value down by ``zzz = 1`` but never below
+    0, so the lower bound is exactly 0 (a scan sized from -1 would mark a value no index can hit)."""
+    x = ComposedLayout(Swizzle(1, 0, 1), 0, Layout((2,), (1,)))
+    assert min(_values(x)) == 0
+    assert value_bounds(x)[0] == 0
+
+
+def test_problem_list_recheck_refuses_a_missing_tile_one_row_past_the_grid() -> None:
+    """A grouped GEMM whose walk is right (host count = the device's own total): a forged witness "tile (GM, 0) is
+    computed by no CTA" names a tile outside its problem's grid (``0 <= m < GM`` fails), so the re-check that guards
+    every engine's counterexample must refuse it."""
+    from layoutcheck.models.schedulers import ProblemListScheduler
+    from layoutcheck.properties.residue import schedule_bijection
+
+    s = ProblemListScheduler((2, 2), 3, "tiles", "(M + TM - 1) // TM * ((N + TN - 1) // TN)")
+    prop = schedule_bijection(s, ((4, 4), (4, 4)), (1, 1))  # one 4x4 problem in 2x2 tiles: GM = GN = 2
+    assert prop.recheck({"kind": "missing", "problems": [[4, 4]], "problem": 0, "tile": [1, 1]}) is False
+    assert prop.recheck({"kind": "missing", "problems": [[4, 4]], "problem": 0, "tile": [2, 0]}) is False
+
+
+
+def test_tile_partition_recheck_reads_a_rank_1_tv_as_one_thread() -> None:
+    """``tv = (4):(2)`` over a 4-element tile reaches indices 0, 2, 4, 6: value 2 of the one thread of a rank-1 map is
+    access 2, at tile index 4 past the tile, so that witness is true against the definition and re-checks; value 1
+    (index 2, inside) does not. (The exhaustive engine reports the unowned element 1 first -- a tv of the tile's
+    size that reaches past it leaves an element unowned -- so only the re-check reads this form.)"""
+    from layoutcheck.models.residue import ResidueTiling
+    from layoutcheck.properties.residue import tile_partition
+
+    prop = tile_partition(ResidueTiling(("M",), (4,), tv=Layout((4,), (2,))))
+    assert prop.recheck({"kind": "partition", "local": 4, "thread": 0, "value": 2})
+    assert not prop.recheck({"kind": "partition", "local": 4, "thread": 0, "value": 1})
+
+
+def test_tma_witness_of_a_one_dimensional_box_names_the_byte_the_box_writes() -> None:
+    """A rank-1 f32 box of 32 elements over the tile ``(64):(2)``: box ``b`` is issued at ``dst = 8 * 32 b`` (the
+    layout's byte offset of its first element) and writes its element ``j`` at ``dst + 4 j`` -- no row term in one
+    dimension -- while the layout wants element ``i`` at ``8 i``. The first misplaced element is 1 (byte 4, not 8);
+    element 33 lands at 256 + 4."""
+    from layoutcheck import Verdict, prove
+    from layoutcheck.models.tma import TmaBox
+    from layoutcheck.properties.tma import tma_compatible
+
+    prop = tma_compatible(TmaBox("float32", (64,), (), (32,)), Layout((64,), (2,)), (0,))
+    r = prove(prop)
+    assert r.status is Verdict.REFUTED and r.counterexample.data == {"kind": "place", "i": 1}
+    assert "TMA puts it at smem byte 4, the layout expects byte 8" in r.counterexample.text
+    assert prop.recheck(r.counterexample.data)
+    e = prop._element(33)
+    assert (e["dst"], e["actual"], e["expected"]) == (256, 260, 264)
