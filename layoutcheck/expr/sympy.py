@@ -54,18 +54,24 @@ def sympy_alu() -> dict[str, Callable[..., Any]]:
 
     bitxor, bitand = sympy_functions()
 
+    def mod(y: Any, m: Any) -> Any:
+        """``Mod(y, m)``, left unevaluated when ``y`` holds a ``Mod``: SymPy 1.14 rewrites ``Mod(k*Mod(x, n), m)``
+        wrongly (``Mod(3*Mod(i, 3), 4)`` becomes ``Mod(3*Mod(i, 3)**2, 4)``: 2 instead of 3 at ``i = 1``); numbers
+        substituted later evaluate it exactly."""
+        return sympy.Mod(y, m, evaluate=False) if getattr(y, "has", None) and y.has(sympy.Mod) else sympy.Mod(y, m)
+
     def band(y: Any, m: Any) -> Any:
         m = int(m)
         low = m & -m
         if m and ((m // low) & (m // low + 1)) == 0:  # contiguous mask: a bit field, y mod 2^h - y mod 2^l
             # (not ``Mod(floor(y / low), ...) * low``: SymPy 1.14 rewrites ``Mod(4*Mod(x, 4), 3)`` to
             # ``Mod(Mod(x, 4)**2, 3)``, which is wrong, so no product of a constant and a Mod is built here)
-            return sympy.Mod(y, m + low) - (sympy.Mod(y, low) if low > 1 else 0)
+            return mod(y, m + low) - (mod(y, low) if low > 1 else 0)
         return bitand(y, m)
 
     return {
         "add": sympy.Add, "sub": lambda a, b: a - b, "neg": lambda a: -a, "mul": lambda a, b: a * b,
-        "div": lambda a, b: sympy.floor(a / b), "mod": sympy.Mod, "xor": bitxor, "and": band,
+        "div": lambda a, b: sympy.floor(a / b), "mod": mod, "xor": bitxor, "and": band,
         "shr": lambda a, k: sympy.floor(a / 2**k), "shl": lambda a, k: a * 2**k,
         "ceil_div": lambda a, b: sympy.ceiling(a / b), "min": sympy.Min, "max": sympy.Max, "lt": sympy.Lt,
         "ite": lambda c, a, b: sympy.Piecewise((a, c), (b, True)), "land": sympy.And, "lor": sympy.Or,

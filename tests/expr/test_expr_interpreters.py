@@ -179,3 +179,13 @@ def test_sympy_bit_field_of_a_mod_is_not_rewritten_wrongly() -> None:
     e = (a & 12) % 3
     sym = to_sympy(e)
     assert [int(sym.subs({s: v for s in sym.free_symbols})) for v in range(16)] == [(v & 12) % 3 for v in range(16)]
+
+
+def test_sympy_keeps_a_mod_of_a_scaled_mod_unevaluated() -> None:
+    # Sw<1,0,1> o (3,2):(3,0): SymPy 1.14 rewrites Mod(3*Mod(i, 3), 4) to Mod(3*Mod(i, 3)**2, 4) (6 instead of 7 at
+    # i = 2); the interpreter leaves such a Mod unevaluated and numbers evaluate it exactly
+    from layoutcheck.algebra.swizzle import ComposedLayout, Swizzle
+
+    x = ComposedLayout(Swizzle(1, 0, 1), 0, Layout((3, 2), (3, 0)))
+    sym = to_sympy(index_ast(x, "i"))
+    assert [int(sym.subs({s: i for s in sym.free_symbols})) for i in range(6)] == x.offsets().tolist()
