@@ -49,6 +49,11 @@ CASES: tuple[PtxCase, ...] = (
 
 
 def _include() -> list[str]:
+    """The CUTLASS include directory: ``LAYOUTCHECK_CUTLASS_INCLUDE`` if set, else the ``nvidia-cutlass`` wheel's."""
+    import os
+
+    if os.environ.get("LAYOUTCHECK_CUTLASS_INCLUDE"):
+        return ["-I", os.environ["LAYOUTCHECK_CUTLASS_INCLUDE"]]
     try:
         import cutlass_library
 
