@@ -36,7 +36,7 @@ from layoutcheck.errors import LayoutcheckError
 from layoutcheck.importers.ptx import Kernel, WgmmaExec, parse_ptx, wgmma_executions
 from layoutcheck.importers.triton import balanced_end, from_triton, parse_ttgir, type_use
 from layoutcheck.models.gmma import GmmaDescriptor, decode_gmma_descriptor
-from layoutcheck.properties.base import Decision, Property
+from layoutcheck.properties.base import Decision, Property, Undecided
 from layoutcheck.properties.ttgir import Claim, NotModelled
 
 
@@ -109,10 +109,12 @@ class NvmmaDescriptorReads(Property):
     def domain_size(self) -> int:
         return sum(r.mn * r.k for r in self.reads)
 
-    def exhaustive(self) -> Decision:
+    def exhaustive(self) -> Decision | Undecided:  # type: ignore[override]
         origins: dict[int, tuple[int, int, int]] = {}
         for n, r in enumerate(self.reads):
             w = self._read_witness(n)
+            if w is not None and w["kind"] == "decode":  # the model has no canonical layout for it: fail closed
+                return Undecided(f"not modelled: {self.explain(w)}")
             if w is not None:
                 return Decision(False, w)
             op = self.operands[r.operand]
@@ -159,7 +161,7 @@ class NvmmaDescriptorReads(Property):
 
     def recheck(self, witness: dict[str, Any]) -> bool:
         kind = witness.get("kind")
-        if kind in ("decode", "origin", "element"):
+        if kind in ("origin", "element"):
             return self._read_witness(int(witness["read"])) == witness
         if kind == "pair":
             a, b = (self.reads[witness[x]] for x in ("a", "b"))
@@ -270,7 +272,7 @@ def dot_operands(text: str) -> list[DotOperands]:
     return out
 
 
-def _stored(name: str, use: Any, base: int, aliases: Any, is_b: bool) -> StoredOperand:
+def stored_operand(name: str, use: Any, base: int, aliases: Any, is_b: bool) -> StoredOperand:
     ll = from_triton(use.encoding, list(use.shape), aliases)
     bases = ll.bases
     if any(any(b) for b in bases.get("block", [])):
@@ -397,7 +399,7 @@ def _dot_claim(k: Kernel, d: DotOperands, executions: list[tuple[int, list[Wgmma
             p = _period(use.encoding, aliases)
             base = min(starts) // p * p
         index[o] = len(operands)
-        operands.append(_stored("AB"[o], use, base, aliases, o == 1))
+        operands.append(stored_operand("AB"[o], use, base, aliases, o == 1))
     reads, instr = [], 0
     for ex, es in executions:
         for e in es:
@@ -424,4 +426,5 @@ def _desc_start(desc: int | None) -> int:
     return 0 if desc is None else GmmaDescriptor.from_value(desc).start_address
 
 
-__all__ = ["DotOperands", "NvmmaDescriptorReads", "Read", "StoredOperand", "dot_operands", "nvmma_claims"]
+__all__ = ["DotOperands", "NvmmaDescriptorReads", "Read", "StoredOperand", "dot_operands", "nvmma_claims",
+           "stored_operand"]
