@@ -81,4 +81,4 @@ def corrupted(draw: st.DrawFn) -> Case:
         v = ((d >> lo) & 0x3FFF) + draw(st.sampled_from([-64, -8, -2, -1, 1, 2, 8, 64]))
         d = (d & ~(0x3FFF << lo)) | ((v & 0x3FFF) << lo)
     return Case(c.dtype, c.e, c.mode, c.major, c.mn_extent, c.k_extent, c.instr_mn, c.base,
-                c.descs[:i] + ((d, mn0, k0),) + c.descs[i + 1:])
+                (*c.descs[:i], (d, mn0, k0), *c.descs[i + 1:]))

@@ -914,6 +914,9 @@ def _record_wgmma(m: _Machine, st: _State, ins: Instr, where: np.ndarray) -> Non
         atype, btype = ins.mods[-2], ins.mods[-1]
         a_regs = ops[1].strip().startswith("{")
         why = "" if m.warps_per_cta % 4 == 0 else "the CTA's warps are not whole warpgroups"
+        if "sp" in ins.mods:  # sparse wgmma: metadata operands shift the others; not read here
+            m.wgmmas.append(WgmmaExec(st.pc, int(g), shape, atype, btype, unknown="a sparse wgmma (.sp)"))  # type: ignore
+            continue
         a, wa = (None, "") if a_regs else _uniform(m, st, ops[1], sel)
         b, wb = _uniform(m, st, ops[2], sel)
         trans = [0, 0]

@@ -35,7 +35,10 @@ def naive_read(desc: int, e: int, major: str, mn: int, k: int) -> int:
     if major == "K":
         r, g = mn % 8, mn // 8
         c, w = divmod(k * e, 16)
-        a = start + 16 * r + sbo * g + lbo * c + w if mode == "INTER" else start + WIDTH[mode] * r + sbo * g + 16 * c + w
+        if mode == "INTER":
+            a = start + 16 * r + sbo * g + lbo * c + w
+        else:
+            a = start + WIDTH[mode] * r + sbo * g + 16 * c + w
     else:
         q, w = divmod(mn * e, 16)
         kr, kg = k % 8, k // 8
