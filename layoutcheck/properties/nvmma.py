@@ -55,6 +55,7 @@ class StoredOperand:
     k: tuple[int, ...]
     mn_extent: int
     k_extent: int
+    placed: str = "allocation.offset"  # or "inferred" (module docstring)
 
     def element_at(self, byte: int) -> tuple[int, int, int] | None:
         """The ``(stage, mn, k)`` whose first byte is ``byte``, or ``None``."""
@@ -201,7 +202,7 @@ class NvmmaDescriptorReads(Property):
             e = op.element_at(y)
             held = "no element of the operand" if e is None else f"operand element (mn, k) = ({e[1]}, {e[2]})"
             return (f"{at}: tile element (0, 0) is read at byte {y}, which holds {held} (stored from byte "
-                    f"{op.base}): not the start of an {r.mn}x{r.k} block")
+                    f"{op.base}, {op.placed}): not the start of an {r.mn}x{r.k} block")
         i, j = witness["i"], witness["j"]
         o = op.element_at(int(got[0, 0]))
         assert o is not None
@@ -211,8 +212,8 @@ class NvmmaDescriptorReads(Property):
         held = "no element" if e is None else f"element (mn, k) = ({e[1]}, {e[2]})"
         stage = f"stage {want[0]} " if len(set(op.stage)) > 1 else ""
         return (f"{at}: operand {op.name} {stage}element (mn, k) = ({want[1]}, {want[2]}) is stored at byte {x} "
-                f"by the nvmma_shared layout, but the descriptor reads tile element ({i}, {j}) at byte {y} "
-                f"({held})")
+                f"by the nvmma_shared layout (buffer at byte {op.base}, {op.placed}), but the descriptor reads "
+                f"tile element ({i}, {j}) at byte {y} ({held})")
 
 
 # -- the TTGIR side: each dot's operands --------------------------------------------------------------------------
@@ -242,9 +243,12 @@ def _types(text: str) -> list[Any]:
     return out
 
 
-def dot_operands(text: str) -> list[DotOperands]:
-    """Every ``ttng.warp_group_dot`` with the allocation behind each memdesc operand (through ``memdesc_index``)."""
+def dot_operands(text: str, offsets: tuple[int | None, ...] = ()) -> list[DotOperands]:
+    """Every ``ttng.warp_group_dot`` with the allocation behind each memdesc operand (through ``memdesc_index``);
+    ``offsets``: Triton's ``allocation.offset`` of each ``ttg.local_alloc`` in text order, where the text has none."""
     defs = {m.group("res"): m for m in _DEF.finditer(text)}
+    allocs = [x.group("res") for x in _DEF.finditer(text) if x.group("op") == "ttg.local_alloc"]
+    order = {name: i for i, name in enumerate(allocs)}
     out = []
     for m in _DOT.finditer(text):
         line = text.count("\n", 0, m.start()) + 1
@@ -265,14 +269,19 @@ def dot_operands(text: str) -> list[DotOperands]:
                 continue
             at = _types(d.group("rest").split("->")[-1])
             off = re.search(r"allocation\.offset\s*=\s*(\d+)", d.group("rest"))
-            allocs.append((at[-1], int(off.group(1)) if off else None))
+            i = order[d.group("res")]
+            given = offsets[i] if i < len(offsets) else None
+            allocs.append((at[-1], int(off.group(1)) if off else given))
             why.append("")
         n = ts[2].shape[-1] if len(ts) > 2 and ts[2] is not None else 0
         out.append(DotOperands(line, f"warp_group_dot {m.group('res')}", tuple(allocs), tuple(why), n))
     return out
 
 
-def stored_operand(name: str, use: Any, base: int, aliases: Any, is_b: bool) -> StoredOperand:
+def stored_operand(name: str, use: Any, base: int, aliases: Any, is_b: bool, placed: str = "allocation.offset"
+                   ) -> StoredOperand:
+    """Operand ``name`` (``is_b``: a ``[K, N]`` B, else an ``[M, K]`` A) of memdesc type ``use`` stored from byte
+    ``base`` by Triton's layout of its encoding (leading dimensions: stages)."""
     ll = from_triton(use.encoding, list(use.shape), aliases)
     bases = ll.bases
     if any(any(b) for b in bases.get("block", [])):
@@ -290,7 +299,8 @@ def stored_operand(name: str, use: Any, base: int, aliases: Any, is_b: bool) -> 
     dtype = _ELEM.get(use.element, use.element)
     e = (use.elem_bits or 8) // 8
     ext = (use.shape[-1], use.shape[-2]) if is_b else (use.shape[-2], use.shape[-1])
-    return StoredOperand(name, dtype, e, base, tuple(stage.tolist()), tuple(mn.tolist()), tuple(k.tolist()), *ext)
+    return StoredOperand(name, dtype, e, base, tuple(stage.tolist()), tuple(mn.tolist()), tuple(k.tolist()), *ext,
+                         placed)
 
 
 # -- the PTX side: wgmma groups and their executions ---------------------------------------------------------------
@@ -344,12 +354,13 @@ def _period(encoding: str, aliases: Any) -> int:
     return 8 * int(a.get("swizzlingByteWidth")) if a.kind == "ttg.nvmma_shared" and a.get("swizzlingByteWidth") else 16
 
 
-def nvmma_claims(ttgir: str, ptx: str, grid: tuple[int, ...] = (1,), scalars: dict[str, int] | None = None
-                 ) -> list[Claim]:
+def nvmma_claims(ttgir: str, ptx: str, grid: tuple[int, ...] = (1,), scalars: dict[str, int] | None = None,
+                 offsets: tuple[int | None, ...] = ()) -> list[Claim]:
     """One ``nvmma_descriptor`` claim per ``ttng.warp_group_dot`` of ``ttgir`` (at its TTGIR line), decided on the
     descriptors every warpgroup executes when ``ptx`` runs on ``grid`` with ``scalars``; ``NotModelled`` rows say
-    what could not be followed."""
-    dots = dot_operands(ttgir)
+    what could not be followed. ``offsets``: the ``allocation.offset`` of each ``ttg.local_alloc`` in text order
+    (``importers.triton_kernel.allocation_offsets``), for a TTGIR printed before Triton's allocation pass."""
+    dots = dot_operands(ttgir, offsets)
     if not dots:
         return []
     aliases = parse_ttgir(ttgir).aliases
@@ -370,15 +381,15 @@ def nvmma_claims(ttgir: str, ptx: str, grid: tuple[int, ...] = (1,), scalars: di
     out = []
     for g, d in enumerate(dots):
         try:
-            prop = _dot_claim(k, d, per_group.get(g, []), aliases)
+            prop = _dot_claim(k, d, per_group.get(g, []), aliases, k.shared.get("global_smem", 0))
         except LayoutcheckError as e:
             prop = NotModelled(d.subject, str(e), "nvmma_descriptor")
         out.append(Claim(d.line, d.subject, prop, required=not isinstance(prop, NotModelled)))
     return out
 
 
-def _dot_claim(k: Kernel, d: DotOperands, executions: list[tuple[int, list[WgmmaExec]]], aliases: Any
-               ) -> Property:
+def _dot_claim(k: Kernel, d: DotOperands, executions: list[tuple[int, list[WgmmaExec]]], aliases: Any,
+               smem: int) -> Property:
     if not executions:
         return NotModelled(d.subject, "no wgmma of this dot ran in the PTX run", "nvmma_descriptor")
     if any(d.why):
@@ -393,13 +404,15 @@ def _dot_claim(k: Kernel, d: DotOperands, executions: list[tuple[int, list[Wgmma
     for o, alloc in enumerate(d.allocs):
         if alloc is None:
             continue
-        use, base = alloc
-        if base is None:
+        use, offset = alloc
+        if offset is None:
             starts = [_desc_start(e.desc_a if o == 0 else e.desc_b) for _, es in executions for e in es]
             p = _period(use.encoding, aliases)
-            base = min(starts) // p * p
+            base, placed = min(starts) // p * p, "inferred"
+        else:
+            base, placed = smem + offset, "allocation.offset"
         index[o] = len(operands)
-        operands.append(stored_operand("AB"[o], use, base, aliases, o == 1))
+        operands.append(stored_operand("AB"[o], use, base, aliases, o == 1, placed))
     reads, instr = [], 0
     for ex, es in executions:
         for e in es:

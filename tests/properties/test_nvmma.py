@@ -37,9 +37,10 @@ def _stages(which: str) -> tuple[str, str, dict[str, int]]:
     return st["ttgir"], st["ptx"], scalars
 
 
-def _verdicts(ttgir: str, ptx: str, scalars: dict[str, int]) -> list[tuple[int, str, str]]:
+def _verdicts(ttgir: str, ptx: str, scalars: dict[str, int], offsets: tuple[int | None, ...] = ()
+              ) -> list[tuple[int, str, str]]:
     out = []
-    for c in nvmma_claims(ttgir, ptx, (1, 1), scalars):
+    for c in nvmma_claims(ttgir, ptx, (1, 1), scalars, offsets):
         r = prove(c.prop)
         out.append((c.line, r.status.name, str(r.counterexample or r.reason)))
     return out
@@ -47,10 +48,27 @@ def _verdicts(ttgir: str, ptx: str, scalars: dict[str, int]) -> list[tuple[int, 
 
 @pytest.mark.parametrize("which", sorted(KERNELS))
 def test_tritons_hopper_kernels_read_their_operands_where_they_are_stored(which: str) -> None:
+    from layoutcheck.importers.triton_kernel import allocation_offsets
+
     ttgir, ptx, scalars = _stages(which)
-    got = _verdicts(ttgir, ptx, scalars)
-    assert len(got) == ttgir.count("ttng.warp_group_dot ") and got
-    assert {s for _, s, _ in got} == {"PROVEN"}, got
+    offsets = allocation_offsets(ttgir)
+    assert offsets and None not in offsets  # Triton's own allocation pass, run on the CPU
+    for given in (offsets, ()):  # at Triton's offsets, and with the buffers placed from the descriptors
+        got = _verdicts(ttgir, ptx, scalars, given)
+        assert len(got) == ttgir.count("ttng.warp_group_dot ") and got
+        assert {s for _, s, _ in got} == {"PROVEN"}, got
+
+
+def test_a_start_address_off_by_a_whole_swizzle_period_needs_the_allocation_offsets() -> None:
+    from layoutcheck.importers.triton_kernel import allocation_offsets
+
+    ttgir, ptx, scalars = _stages("fp16")
+    # B's descriptors: start address 0x100 (4096 B) and 0x180: move both by 1024 B (= 0x40 in 16-byte units)
+    moved = ptx.replace(str(0x4000004000000000), str(0x4000004000000040))
+    assert moved != ptx
+    assert [s for _, s, _ in _verdicts(ttgir, moved, scalars)] == ["PROVEN"]  # inferred placement: not seen
+    got = _verdicts(ttgir, moved, scalars, allocation_offsets(ttgir))
+    assert [s for _, s, _ in got] == ["REFUTED"] and "allocation.offset" in got[0][2], got
 
 
 def test_the_interpreter_records_every_warpgroups_descriptors() -> None:
