@@ -563,6 +563,9 @@ def _step(m: _Machine, st: _State, ins: Instr, where: np.ndarray) -> None:
         return
     if op == "cp":  # cp.async.commit_group / wait_group, bulk groups: no registers
         return
+    if op == "shfl" and ins.mods[:2] == ("sync", "idx"):
+        _shfl_idx(m, st, ins, where)
+        return
     if op in ("ld", "st") and _generic(ins):  # a generic address may point into the shared window
         _generic_access(m, st, ins, where)
         return
@@ -843,6 +846,36 @@ def _eval(m: _Machine, st: _State, ins: Instr, op: str, ops: tuple[str, ...], mo
         return [(dst, np.array([int(f"{int(x) & ((1 << bits) - 1):0{bits}b}"[::-1], 2) for x in vals[0]],
                                dtype=u64), kn, bits)]
     return None
+
+
+def _shfl_idx(m: _Machine, st: _State, ins: Instr, where: np.ndarray) -> None:
+    """``shfl.sync.idx.b32 d[|p], a, b, c, membermask`` (PTX ISA 9.7.9.7): ``segmask = c[12:8]``, ``minLane =
+    lane & segmask``, ``maxLane = minLane | (c[4:0] & ~segmask)``, ``j = minLane | (b[4:0] & ~segmask)``; ``d`` is
+    lane ``j``'s ``a`` when ``j <= maxLane`` (``p`` true), else the lane's own ``a``. Triton reads the warp id this
+    way (``shfl.sync.idx.b32 %r, %tid/32, 0, 31, -1``). A source lane outside the group or not executing, an
+    unknown operand: unknown."""
+    ops = ins.operands
+    dst, _, pred = ops[0].partition("|")
+    a, ak = m.value(st, ops[1], 32)
+    b, bk = m.value(st, ops[2], 32)
+    c, ck = m.value(st, ops[3], 32)
+    lane = m.lane_of[st.threads].astype(np.uint64)
+    seg = (c >> np.uint64(8)) & np.uint64(31)
+    min_lane = lane & seg
+    max_lane = min_lane | (c & np.uint64(31) & ~seg)
+    j = min_lane | (b & np.uint64(31) & ~seg)
+    pval = j <= max_lane
+    j = np.where(pval, j, lane)
+    warps = m.warp_of[st.threads]
+    keys = warps * 32 + m.lane_of[st.threads]
+    order = np.argsort(keys, kind="stable")
+    want = warps * 32 + j.astype(np.int64)
+    pos = np.clip(np.searchsorted(keys[order], want), 0, keys.size - 1)
+    src = order[pos]
+    found = (keys[src] == want) & where[src]
+    m.write(st, dst.strip(), a[src], ak[src] & found & bk & ck, 32, where)
+    if pred.strip():
+        m.write(st, pred.strip(), pval.astype(np.uint64), bk & ck, 1, where)
 
 
 # -- wgmma operands: the descriptors each warpgroup executes --------------------------------------------------------

@@ -281,19 +281,24 @@ def dot_operands(text: str, offsets: tuple[int | None, ...] = ()) -> list[DotOpe
 def stored_operand(name: str, use: Any, base: int, aliases: Any, is_b: bool, placed: str = "allocation.offset"
                    ) -> StoredOperand:
     """Operand ``name`` (``is_b``: a ``[K, N]`` B, else an ``[M, K]`` A) of memdesc type ``use`` stored from byte
-    ``base`` by Triton's layout of its encoding (leading dimensions: stages)."""
-    ll = from_triton(use.encoding, list(use.shape), aliases)
+    ``base`` by Triton's layout of its encoding. Leading dimensions are the stages of a multi-buffered allocation:
+    stage ``s`` (flat over them) holds a tile at ``s * R * C`` elements, as Triton's ``memdesc_index`` lowering
+    places it (the stage count need not be a power of two)."""
+    tile = list(use.shape[-2:])
+    ll = from_triton(use.encoding, tile, aliases)
     bases = ll.bases
     if any(any(b) for b in bases.get("block", [])):
         raise LayoutcheckError("an nvmma_shared layout split over CTAs")
-    size = 1 << len(bases["offset"])
-    coords = np.zeros((size, len(use.shape)), dtype=np.int64)
+    per = 1 << len(bases["offset"])
+    if per != tile[0] * tile[1]:
+        raise LayoutcheckError(f"the nvmma_shared layout of {tile} has {per} offsets, not one per element")
+    coords = np.zeros((per, 2), dtype=np.int64)
     for bit, b in enumerate(bases["offset"]):
-        on = (np.arange(size) >> bit) & 1 == 1
+        on = (np.arange(per) >> bit) & 1 == 1
         coords[on] ^= np.asarray(b, dtype=np.int64)
-    stage = np.zeros(size, dtype=np.int64)
-    for d in range(len(use.shape) - 2):
-        stage = stage * use.shape[d] + coords[:, d]
+    stages = int(np.prod(use.shape[:-2], dtype=np.int64)) if len(use.shape) > 2 else 1
+    stage = np.repeat(np.arange(stages, dtype=np.int64), per)
+    coords = np.tile(coords, (stages, 1))
     rows, cols = coords[:, -2], coords[:, -1]
     mn, k = (cols, rows) if is_b else (rows, cols)
     dtype = _ELEM.get(use.element, use.element)

@@ -25,15 +25,20 @@ KERNELS = {
             {"3": 64, "4": 64, "5": 128}),
     "attention": ("attention_fwd_kernel", {"q_ptr": "*fp16", "k_ptr": "*fp16", "v_ptr": "*fp16", "o_ptr": "*fp16",
                                            "L": "i32"}, {"BM": 128, "BN": 64, "D": 64}, {"4": 128}),
+    # two warpgroups (8 warps: Triton reads the warp id with shfl.sync.idx), and a 3-stage cp.async pipeline (tf32)
+    "bf16-w8": ("matmul_kernel", MM | {"a_ptr": "*bf16", "b_ptr": "*bf16"}, {"BM": 128, "BN": 128, "BK": 64},
+                {"3": 128, "4": 128, "5": 128}, 8),
+    "tf32-3stages": ("matmul_kernel", MM | {"a_ptr": "*fp32", "b_ptr": "*fp32"}, {"BM": 64, "BN": 64, "BK": 32},
+                     {"3": 64, "4": 64, "5": 128}),
 }
 
 
 @functools.cache
-def _stages(which: str) -> tuple[str, str, dict[str, int]]:
+def _stages(which: str) -> tuple[str, str, dict[str, int]]:  # (ttgir, ptx, scalars)
     from layoutcheck.importers.triton_kernel import KernelSpec, compile_stages
 
-    name, sig, consts, scalars = KERNELS[which]
-    st = compile_stages(KernelSpec(f"{DATA / 'tutorials.py'}::{name}", sig, consts, 4, 3, "cuda:90"))
+    name, sig, consts, scalars, *warps = KERNELS[which]
+    st = compile_stages(KernelSpec(f"{DATA / 'tutorials.py'}::{name}", sig, consts, *(warps or [4]), 3, "cuda:90"))
     return st["ttgir"], st["ptx"], scalars
 
 
@@ -119,3 +124,33 @@ def test_layoutcheck_triton_prints_the_row_at_the_dots_python_line(capsys: pytes
     rows = [ln for ln in capsys.readouterr().out.splitlines() if re.search(r"\bnvmma_descriptor +[A-Z]", ln)]
     assert len(rows) == 2 and all("PROVEN" in r for r in rows)
     assert {re.search(r"tutorials\.py:(\d+)", r).group(1) for r in rows} == {"84", "90"}  # type: ignore[union-attr]
+
+
+def test_shfl_sync_idx_follows_the_isa() -> None:
+    # Triton's warp id: every lane reads lane 0's tid/32; with a segment mask (c = 0x1f | 0x18 << 8) lane l reads
+    # lane (l & 0x18) | (b & 7): the ISA's minLane | (b & ~segmask)
+    from layoutcheck.importers.ptx import shared_accesses
+
+    body = """
+.visible .entry k(.param .u32 k_param_0)
+.reqntid 64, 1, 1
+{
+    .reg .b32 %r<9>;
+    .reg .pred %p<2>;
+    mov.u32 %r1, %tid.x;
+    shr.u32 %r2, %r1, 5;
+    shfl.sync.idx.b32 %r3, %r2, 0, 31, -1;
+    shfl.sync.idx.b32 %r4|%p1, %r1, 5, 6175, -1;
+    shl.b32 %r5, %r3, 8;
+    add.s32 %r6, %r5, %r4;
+    shl.b32 %r7, %r6, 2;
+    st.shared.b32 [%r7], %r1;
+    ret;
+}
+"""
+    run = shared_accesses(parse_ptx(".version 8.0\n.target sm_90a\n.address_size 64\n" + body))
+    assert not run.stopped, run.stopped
+    for a in run.accesses:
+        for lane, addr in enumerate(a.addrs):
+            want = (a.warp << 8) + 32 * a.warp + ((lane & 0x18) | 5)
+            assert addr == 4 * want
