@@ -163,7 +163,14 @@ class NvmmaDescriptorReads(Property):
     def recheck(self, witness: dict[str, Any]) -> bool:
         kind = witness.get("kind")
         if kind in ("origin", "element"):
-            return self._read_witness(int(witness["read"])) == witness
+            r = self.reads[int(witness["read"])]
+            op = self.operands[r.operand]
+            got = _tile_bytes(op, r)
+            o = op.element_at(int(got[0, 0]))
+            if o is None or o[1] % r.mn or o[2] % r.k:
+                return kind == "origin"
+            i, j = witness["i"], witness["j"]
+            return kind == "element" and op.element_at(int(got[i, j])) != (o[0], o[1] + i, o[2] + j)
         if kind == "pair":
             a, b = (self.reads[witness[x]] for x in ("a", "b"))
             oa = self.operands[a.operand].element_at(int(_tile_bytes(self.operands[a.operand], a)[0, 0]))
@@ -218,7 +225,7 @@ class NvmmaDescriptorReads(Property):
 
 # -- the TTGIR side: each dot's operands --------------------------------------------------------------------------
 _DOT = re.compile(r"^\s*(?P<res>%[\w.$-]+)(?::\d+)?\s*=\s*ttng\.warp_group_dot\s+(?P<a>%[\w.$-]+),\s*"
-                  r"(?P<b>%[\w.$-]+),.*?\}\s*:\s*(?P<types>.*)$", re.M)
+                  r"(?P<b>%[\w.$-]+),.*?:\s*(?P<types>(?:!ttg\.memdesc|tensor)<.*)$", re.M)
 _DEF = re.compile(r"^\s*(?P<res>%[\w.$-]+)\s*=\s*(?P<op>ttg\.local_alloc|ttg\.memdesc_index)\b(?P<rest>.*)$", re.M)
 _ELEM = {"f16": "f16", "bf16": "bf16", "f32": "tf32", "f8E4M3FN": "e4m3", "f8E5M2": "e5m2", "i8": "s8"}
 
