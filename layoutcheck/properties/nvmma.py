@@ -223,6 +223,16 @@ class NvmmaDescriptorReads(Property):
                 f"tile element ({i}, {j}) at byte {y} ({held})")
 
 
+def nvmma_descriptor_claim(dtype: str, element_bytes: int, base: int, mn_of: tuple[int, ...], k_of: tuple[int, ...],
+                           extent: tuple[int, int], descriptors: tuple[tuple[int, str, int, int], ...]
+                           ) -> NvmmaDescriptorReads:
+    """The claim for one operand stored from byte ``base`` (offset ``o`` holds element ``(mn_of[o], k_of[o])`` of an
+    ``extent = (MN, K)`` tile) and read by one execution of wgmmas, one ``(descriptor, major, MN, K)`` each."""
+    op = StoredOperand("A", dtype, element_bytes, base, (0,) * len(mn_of), mn_of, k_of, *extent)
+    reads = tuple(Read(0, 0, i, 0, 0, d, major, mn, k) for i, (d, major, mn, k) in enumerate(descriptors))
+    return NvmmaDescriptorReads("generated", (op,), reads)
+
+
 # -- the TTGIR side: each dot's operands --------------------------------------------------------------------------
 _DOT = re.compile(r"^\s*(?P<res>%[\w.$-]+)(?::\d+)?\s*=\s*ttng\.warp_group_dot\s+(?P<a>%[\w.$-]+),\s*"
                   r"(?P<b>%[\w.$-]+),.*?:\s*(?P<types>(?:!ttg\.memdesc|tensor)<.*)$", re.M)
@@ -452,4 +462,4 @@ def _desc_start(desc: int | None) -> int:
 
 
 __all__ = ["DotOperands", "NvmmaDescriptorReads", "Read", "StoredOperand", "dot_operands", "nvmma_claims",
-           "stored_operand"]
+           "nvmma_descriptor_claim", "stored_operand"]

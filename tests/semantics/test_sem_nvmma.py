@@ -13,7 +13,7 @@ import numpy as np
 from hypothesis import given
 
 from layoutcheck.engines.prove import prove
-from layoutcheck.properties.nvmma import NvmmaDescriptorReads, Read, StoredOperand
+from layoutcheck.properties.nvmma import nvmma_descriptor_claim
 from tests.strategies_sem_nvmma import WIDTH, Case, cases, corrupted, unswizzled_byte
 
 MODE_OF = {0: "INTER", 1: "SW128", 2: "SW64", 3: "SW32"}
@@ -56,7 +56,7 @@ def naive_verdict(c: Case) -> bool:
                for d, mn0, k0 in c.descs for i in range(c.instr_mn) for j in range(k_instr))
 
 
-def claim(c: Case) -> NvmmaDescriptorReads:
+def claim(c: Case) -> object:
     """The claim on the naive stored map (offset -> element), one read per descriptor."""
     n = c.mn_extent * c.k_extent
     mn = np.zeros(n, dtype=np.int64)
@@ -65,10 +65,9 @@ def claim(c: Case) -> NvmmaDescriptorReads:
         for j in range(c.k_extent):
             o = (stored_byte(c, i, j) - c.base) // c.e
             mn[o], k[o] = i, j
-    op = StoredOperand("A", c.dtype, c.e, c.base, (0,) * n, tuple(mn.tolist()), tuple(k.tolist()), c.mn_extent,
-                       c.k_extent)
-    reads = tuple(Read(0, 0, i, 0, 0, d, c.major, c.instr_mn, 32 // c.e) for i, (d, _, _) in enumerate(c.descs))
-    return NvmmaDescriptorReads("generated", (op,), reads)
+    return nvmma_descriptor_claim(c.dtype, c.e, c.base, tuple(mn.tolist()), tuple(k.tolist()),
+                                  (c.mn_extent, c.k_extent),
+                                  tuple((d, c.major, c.instr_mn, 32 // c.e) for d, _, _ in c.descs))
 
 
 @given(cases())
