@@ -179,6 +179,8 @@ def cmd_triton(args: argparse.Namespace) -> int:
                 (Path(tmp) / "kernel.cubin").write_bytes(stages["cubin"])
         rows = check_paths([path] + ([ptx_path] if ptx_path else []), args.engine, args.timeout,
                            memory=args.memory, banks=True)
+        if ptx:
+            rows = _with_nvmma_rows(rows, path, text, stages["ptx"], grid, scalars, args, spec.target)
         kernel_file = str(spec.file_and_name()[0])
         rows = (at_source([r for r in rows if r.file != ptx_path], text, kernel_file)
                 + (ptx_at_source([r for r in rows if r.file == ptx_path], ptx, kernel_file) if ptx else []))
@@ -191,6 +193,22 @@ def cmd_triton(args: argparse.Namespace) -> int:
 
         write_json(rows, args.json)
     return exit_code(rows)
+
+
+def _with_nvmma_rows(rows: list, path: str, ttgir: str, ptx: str, grid: tuple[int, ...], scalars: dict[str, int],
+                     args: argparse.Namespace, target: str) -> list:
+    """The rows plus the ``nvmma_descriptor`` row of every ``warp_group_dot`` (``properties.nvmma``: the wgmma
+    descriptors its PTX runs with, against its operands' ``nvmma_shared`` layouts at Triton's allocation offsets),
+    at the dot's TTGIR line."""
+    from layoutcheck.check import check_claim
+    from layoutcheck.importers.triton_kernel import allocation_offsets
+    from layoutcheck.properties.nvmma import nvmma_claims
+
+    if "ttng.warp_group_dot" not in ttgir:
+        return list(rows)
+    claims = nvmma_claims(ttgir, ptx, grid, scalars, allocation_offsets(ttgir, target))
+    return list(rows) + [check_claim(path, c.subject, c.prop, c.line, args.engine, args.timeout, args.memory)
+                         for c in claims]
 
 
 def _ptx_run(args: argparse.Namespace, params: list[str]) -> tuple[tuple[int, ...], dict[str, int]]:

@@ -364,6 +364,7 @@ class _Machine:
         self.accesses: list[Access] = []
         self.other: dict[int, int] = {}
         self.unplaced: set[int] = set()
+        self.wgmmas: list[WgmmaExec] | None = None  # recorded only by ``wgmma_executions``
 
     # -- operand values ------------------------------------------------------------------------------------------
     def value(self, st: _State, op: str, bits: int) -> tuple[np.ndarray, np.ndarray]:
@@ -439,6 +440,13 @@ def shared_accesses(k: Kernel, grid: tuple[int, ...] = (1,), block: tuple[int, .
         named[k.params[int(key)] if str(key).isdigit() else key] = int(val)
     ncta = grid3[0] * grid3[1] * grid3[2]
     m = _Machine(k, block3[:3], grid3[:3], list(range(ncta)) if ctas is None else ctas, named, max_steps)
+    stopped = _execute(m)
+    return Run(tuple(m.accesses), dict(m.other), stopped, m.steps, frozenset(m.unplaced))
+
+
+def _execute(m: _Machine) -> str:
+    """Run every thread of ``m`` to the end; the reason it stopped (``""``: it ran to the end)."""
+    k = m.k
     work = [_State(0, np.arange(m.n), {})]
     stopped = ""
     while work:
@@ -450,7 +458,7 @@ def shared_accesses(k: Kernel, grid: tuple[int, ...] = (1,), block: tuple[int, .
             where = f" (PTX line {ins.line}: {ins.text} {', '.join(ins.operands)})" if ins else ""
             stopped = f"{e}{where}"
             break
-    return Run(tuple(m.accesses), dict(m.other), stopped, m.steps, frozenset(m.unplaced))
+    return stopped
 
 
 def _run(m: _Machine, st: _State) -> list[_State]:
@@ -545,6 +553,8 @@ def _step(m: _Machine, st: _State, ins: Instr, where: np.ndarray) -> None:
                       or (op == "tcgen05" and bool(ins.mods) and ins.mods[0] in ("mma", "cp")))
         if moves_data:  # shared-memory data the LSU bank model does not count (synchronisation is not listed)
             m.other[st.pc] = m.other.get(st.pc, 0) + int(where.any())
+        if m.wgmmas is not None and op == "wgmma" and ins.mods[:1] in (("mma_async",), ("commit_group",)):
+            _record_wgmma(m, st, ins, where)
         if op == "mbarrier" and ins.mods and ins.mods[0] in ("try_wait", "test_wait") and ops:
             m.write(st, ops[0], np.ones(n, dtype=np.uint64), np.ones(n, dtype=bool), 1, where)
             return
@@ -552,6 +562,9 @@ def _step(m: _Machine, st: _State, ins: Instr, where: np.ndarray) -> None:
             _unknown_dsts(m, st, ops[0], where)
         return
     if op == "cp":  # cp.async.commit_group / wait_group, bulk groups: no registers
+        return
+    if op == "shfl" and ins.mods[:2] == ("sync", "idx"):
+        _shfl_idx(m, st, ins, where)
         return
     if op in ("ld", "st") and _generic(ins):  # a generic address may point into the shared window
         _generic_access(m, st, ins, where)
@@ -835,4 +848,122 @@ def _eval(m: _Machine, st: _State, ins: Instr, op: str, ops: tuple[str, ...], mo
     return None
 
 
-__all__ = ["Access", "Instr", "Kernel", "Run", "entries", "parse_ptx", "shared_accesses"]
+def _shfl_idx(m: _Machine, st: _State, ins: Instr, where: np.ndarray) -> None:
+    """``shfl.sync.idx.b32 d[|p], a, b, c, membermask`` (PTX ISA 9.7.9.7): ``segmask = c[12:8]``, ``minLane =
+    lane & segmask``, ``maxLane = minLane | (c[4:0] & ~segmask)``, ``j = minLane | (b[4:0] & ~segmask)``; ``d`` is
+    lane ``j``'s ``a`` when ``j <= maxLane`` (``p`` true), else the lane's own ``a``. Triton reads the warp id this
+    way (``shfl.sync.idx.b32 %r, %tid/32, 0, 31, -1``). A source lane outside the group or not executing, an
+    unknown operand: unknown."""
+    ops = ins.operands
+    dst, _, pred = ops[0].partition("|")
+    a, ak = m.value(st, ops[1], 32)
+    b, bk = m.value(st, ops[2], 32)
+    c, ck = m.value(st, ops[3], 32)
+    lane = m.lane_of[st.threads].astype(np.uint64)
+    seg = (c >> np.uint64(8)) & np.uint64(31)
+    min_lane = lane & seg
+    max_lane = min_lane | (c & np.uint64(31) & ~seg)
+    j = min_lane | (b & np.uint64(31) & ~seg)
+    pval = j <= max_lane
+    j = np.where(pval, j, lane)
+    warps = m.warp_of[st.threads]
+    keys = warps * 32 + m.lane_of[st.threads]
+    order = np.argsort(keys, kind="stable")
+    want = warps * 32 + j.astype(np.int64)
+    pos = np.clip(np.searchsorted(keys[order], want), 0, keys.size - 1)
+    src = order[pos]
+    found = (keys[src] == want) & where[src]
+    m.write(st, dst.strip(), a[src], ak[src] & found & bk & ck, 32, where)
+    if pred.strip():
+        m.write(st, pred.strip(), pval.astype(np.uint64), bk & ck, 1, where)
+
+
+# -- wgmma operands: the descriptors each warpgroup executes --------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class WgmmaExec:
+    """One ``wgmma.mma_async`` executed by one warpgroup (``warpgroup`` = CTA-linear warp // 4), or a
+    ``wgmma.commit_group`` (``shape == ""``): the 64-bit descriptors of A (``None``: A is in registers) and B as the
+    threads hold them, ``shape`` (``m64n64k16``), the A / B types, ``imm-trans-a`` / ``imm-trans-b`` (0: K-major;
+    1: MN-major; 0 where the type has none), and ``unknown``: why a descriptor could not be evaluated (``""``)."""
+
+    pc: int
+    warpgroup: int
+    shape: str = ""
+    atype: str = ""
+    btype: str = ""
+    desc_a: int | None = None
+    desc_b: int | None = None
+    trans_a: int = 0
+    trans_b: int = 0
+    unknown: str = ""
+
+
+@dataclass(frozen=True)
+class WgmmaRun:
+    """Every wgmma execution (and commit) in program order per warpgroup; ``stopped`` as ``Run.stopped``."""
+
+    execs: tuple[WgmmaExec, ...]
+    stopped: str = ""
+
+
+def wgmma_executions(k: Kernel, grid: tuple[int, ...] = (1,), block: tuple[int, ...] | None = None,
+                     scalars: Mapping[str, int] | None = None, ctas: list[int] | None = None,
+                     max_steps: int = 200_000) -> WgmmaRun:
+    """Run ``k`` as ``shared_accesses`` does and return the descriptors of every ``wgmma.mma_async`` each warpgroup
+    executes (PTX ISA 9.7.15.5: ``wgmma.mma_async.sync.aligned.shape.dtype.atype.btype d, a-desc|{a}, b-desc,
+    scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b``; the ``imm-trans`` operands exist for .f16 /
+    .bf16 only), with the ``wgmma.commit_group`` that close each group."""
+    block3 = (*(block or k.reqntid or ()), 1, 1, 1)
+    if not (block or k.reqntid):
+        raise ParseError(f"ptx: {k.name} declares no .reqntid: give the block size")
+    grid3 = (*grid, 1, 1, 1)
+    named = {k.params[int(key)] if str(key).isdigit() else key: int(val) for key, val in (scalars or {}).items()}
+    ncta = grid3[0] * grid3[1] * grid3[2]
+    m = _Machine(k, block3[:3], grid3[:3], list(range(ncta)) if ctas is None else ctas, named, max_steps)
+    m.wgmmas = []
+    stopped = _execute(m)
+    return WgmmaRun(tuple(m.wgmmas), stopped)
+
+
+def _uniform(m: _Machine, st: _State, op: str, sel: np.ndarray) -> tuple[int | None, str]:
+    v, kn = m.value(st, op, 64)
+    if not kn[sel].all():
+        return None, f"descriptor {op} is not known (it depends on data or an unknown parameter)"
+    vals = np.unique(v[sel])
+    if vals.size != 1:
+        return None, f"descriptor {op} differs across the threads of a warpgroup"
+    return int(vals[0]), ""
+
+
+def _record_wgmma(m: _Machine, st: _State, ins: Instr, where: np.ndarray) -> None:
+    groups = m.warp_of[st.threads] // 4
+    ops = ins.operands
+    for g in np.unique(groups[where]):
+        sel = (groups == g) & where
+        if ins.mods[0] == "commit_group":
+            m.wgmmas.append(WgmmaExec(st.pc, int(g)))  # type: ignore[union-attr]
+            continue
+        shape = next((x for x in ins.mods if re.fullmatch(r"m\d+n\d+k\d+", x)), "")
+        atype, btype = ins.mods[-2], ins.mods[-1]
+        a_regs = ops[1].strip().startswith("{")
+        why = "" if m.warps_per_cta % 4 == 0 else "the CTA's warps are not whole warpgroups"
+        if "sp" in ins.mods:  # sparse wgmma: metadata operands shift the others; not read here
+            m.wgmmas.append(WgmmaExec(st.pc, int(g), shape, atype, btype, unknown="a sparse wgmma (.sp)"))  # type: ignore
+            continue
+        a, wa = (None, "") if a_regs else _uniform(m, st, ops[1], sel)
+        b, wb = _uniform(m, st, ops[2], sel)
+        trans = [0, 0]
+        if atype in ("f16", "bf16"):
+            imms = ops[6:] if not a_regs else ("0", *ops[6:])
+            for i, t in enumerate(imms[:2]):
+                lit = _literal(t.strip())
+                if lit is None:
+                    why = why or f"imm-trans operand {t!r} is not an integer"
+                else:
+                    trans[i] = lit
+        m.wgmmas.append(WgmmaExec(st.pc, int(g), shape, atype, btype, a, b, trans[0], trans[1],  # type: ignore
+                                  why or wa or wb))
+
+
+__all__ = ["Access", "Instr", "Kernel", "Run", "WgmmaExec", "WgmmaRun", "entries", "parse_ptx", "shared_accesses",
+           "wgmma_executions"]

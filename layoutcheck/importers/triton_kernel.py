@@ -229,5 +229,47 @@ def _value(text: str) -> Any:
     return text
 
 
-__all__ = ["TARGETS", "KernelSpec", "compile_kernel", "compile_stages", "load_kernel", "parse_assignments",
-           "runtime_params", "source_lines"]
+_LOCAL_ALLOC = re.compile(r"\bttg\.local_alloc\b[^\n]*")
+_OFFSET = re.compile(r"allocation\.offset\s*=\s*(\d+)")
+
+
+def allocation_offsets(ttgir: str, target: str = "cuda:90") -> tuple[int | None, ...]:
+    """The byte offset Triton's shared-memory allocation gives every ``ttg.local_alloc`` of ``ttgir``, in text order
+    (``allocation.offset``): the passes ``make_llir`` runs up to ``allocate_shared_memory_nv`` (Triton's
+    ``backends/nvidia/compiler.py``), on the CPU. ``()`` when they cannot run or the allocations do not pair up
+    one to one with the text's (a caller then does not know the offsets)."""
+    try:
+        from triton._C.libtriton import ir, nvidia, passes
+        from triton.backends.nvidia.compiler import CUDAOptions, get_ptx_version_from_options
+
+        arch = TARGETS[target][1]
+        ctx = ir.context()
+        ir.load_dialects(ctx)
+        nvidia.load_dialects(ctx)
+        with tempfile.TemporaryDirectory(prefix="layoutcheck-triton-") as d:
+            path = Path(d) / "kernel.ttgir"
+            path.write_text(ttgir)
+            mod = ir.parse_mlir_module(str(path), ctx)
+        pm = ir.pass_manager(ctx)
+        passes.ttgpuir.add_combine_tensor_select_and_if(pm)
+        passes.ttgpuir.add_allocate_warp_groups(pm, False)
+        passes.convert.add_scf_to_cf(pm)
+        passes.gluon.add_inliner(pm)
+        nvidia.passes.ttgpuir.add_allocate_shared_memory_nv(pm, arch, get_ptx_version_from_options(CUDAOptions(),
+                                                                                                   arch))
+        pm.run(mod, "layoutcheck_allocation")
+        allocated = str(mod)
+    except Exception:  # Triton's passes refusing the module: the offsets are not known
+        return ()
+    mine, theirs = _LOCAL_ALLOC.findall(ttgir), _LOCAL_ALLOC.findall(allocated)
+    if len(mine) != len(theirs):
+        return ()
+    out = []
+    for a in theirs:
+        m = _OFFSET.search(a)
+        out.append(int(m.group(1)) if m else None)
+    return tuple(out)
+
+
+__all__ = ["TARGETS", "KernelSpec", "allocation_offsets", "compile_kernel", "compile_stages", "load_kernel",
+           "parse_assignments", "runtime_params", "source_lines"]

@@ -346,8 +346,9 @@ _UNMODELLED = {
                                       "from the pointer's contiguity and alignment)",
     "ttng.async_tma_copy_global_to_local": "a TMA load writes through the async proxy; its bank traffic",
     "ttng.async_tma_copy_local_to_global": "a TMA store reads through the async proxy; its bank traffic",
-    "ttng.warp_group_dot": "wgmma reads its shared-memory operands through descriptors; the agreement of their "
-                           "nvmma_shared swizzle with the descriptor, and the reads' wavefronts",
+    "ttng.warp_group_dot": "wgmma reads its shared-memory operands through descriptors; the reads' wavefronts, "
+                           "and here the agreement of their nvmma_shared swizzle with the descriptor (decided from "
+                           "the PTX by 'layoutcheck triton': its nvmma_descriptor row)",
     "ttng.tc_gen5_mma": "tcgen05.mma reads its shared-memory operands through descriptors; the agreement of their "
                         "nvmma_shared swizzle with the descriptor, and the reads' wavefronts",
 }
