@@ -890,6 +890,60 @@ class MulticastWrite(Witness):
     kind: ClassVar[str] = "multicast"
 
 
+
+# -- a Triton dot's wgmma descriptors against its nvmma_shared layout (properties.nvmma) ------------------------------
+@witness
+@dataclass(frozen=True, slots=True, eq=False)
+class DescriptorPair(Witness):
+    """Reads ``a`` (operand A) and ``b`` (operand B) of one wgmma take different K blocks."""
+
+    a: int
+    b: int
+    kind: ClassVar[str] = "pair"
+
+
+@witness
+@dataclass(frozen=True, slots=True, eq=False)
+class DescriptorDecode(Witness):
+    """Read ``read``'s descriptor has no canonical layout in the model (``message``): not modelled."""
+
+    read: int
+    message: str
+    kind: ClassVar[str] = "decode"
+
+
+@witness
+@dataclass(frozen=True, slots=True, eq=False)
+class DescriptorOrigin(Witness):
+    """Read ``read``'s first element is no element of its operand at a block boundary."""
+
+    read: int
+    kind: ClassVar[str] = "origin"
+
+
+@witness
+@dataclass(frozen=True, slots=True, eq=False)
+class DescriptorElement(Witness):
+    """Element ``(i, j)`` of read ``read``'s block is read from a byte that holds another element."""
+
+    read: int
+    i: int
+    j: int
+    kind: ClassVar[str] = "element"
+
+
+@witness
+@dataclass(frozen=True, slots=True, eq=False)
+class DescriptorCover(Witness):
+    """Block ``(mn, k)`` of ``operand`` is read by no wgmma of execution ``execution`` of the dot."""
+
+    operand: int
+    execution: int
+    mn: int
+    k: int
+    kind: ClassVar[str] = "cover"
+
+
 __all__ = [
     "KINDS",
     "PATH_FAULTS",
@@ -897,6 +951,11 @@ __all__ = [
     "Collision",
     "Conflict",
     "Count",
+    "DescriptorCover",
+    "DescriptorDecode",
+    "DescriptorElement",
+    "DescriptorOrigin",
+    "DescriptorPair",
     "Differ",
     "LinearCount",
     "Misaligned",

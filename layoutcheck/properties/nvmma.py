@@ -38,6 +38,14 @@ from layoutcheck.importers.triton import balanced_end, from_triton, parse_ttgir,
 from layoutcheck.models.gmma import GmmaDescriptor, decode_gmma_descriptor
 from layoutcheck.properties.base import Decision, Property, Undecided
 from layoutcheck.properties.ttgir import Claim, NotModelled
+from layoutcheck.witness import (
+    DescriptorCover,
+    DescriptorDecode,
+    DescriptorElement,
+    DescriptorOrigin,
+    DescriptorPair,
+    Witness,
+)
 
 
 # -- the operand as Triton stores it -------------------------------------------------------------------------------
@@ -127,27 +135,27 @@ class NvmmaDescriptorReads(Property):
             if len(pair) == 2:
                 a, b = (pair[i] for i in sorted(pair))
                 if origins[a][2] != origins[b][2]:
-                    return Decision(False, {"kind": "pair", "a": a, "b": b})
+                    return Decision(False, DescriptorPair(a, b))
         w = self._cover_witness(origins)
         return Decision(True, stats={"reads": len(self.reads)}) if w is None else Decision(False, w)
 
-    def _read_witness(self, n: int) -> dict[str, Any] | None:
+    def _read_witness(self, n: int) -> Witness | None:
         r = self.reads[n]
         op = self.operands[r.operand]
         try:
             got = _tile_bytes(op, r)
         except LayoutcheckError as e:
-            return {"kind": "decode", "read": n, "message": str(e)}
+            return DescriptorDecode(n, str(e))
         o = op.element_at(int(got[0, 0]))
         if o is None or o[1] % r.mn or o[2] % r.k:
-            return {"kind": "origin", "read": n}
+            return DescriptorOrigin(n)
         for i in range(r.mn):
             for j in range(r.k):
                 if op.element_at(int(got[i, j])) != (o[0], o[1] + i, o[2] + j):
-                    return {"kind": "element", "read": n, "i": i, "j": j}
+                    return DescriptorElement(n, i, j)
         return None
 
-    def _cover_witness(self, origins: dict[int, tuple[int, int, int]]) -> dict[str, Any] | None:
+    def _cover_witness(self, origins: dict[int, tuple[int, int, int]]) -> Witness | None:
         seen: dict[tuple[int, int], set[tuple[int, int]]] = {}
         for n, r in enumerate(self.reads):
             seen.setdefault((r.operand, r.execution), set()).add(origins[n][1:])
@@ -157,7 +165,7 @@ class NvmmaDescriptorReads(Property):
             for mn in range(0, op.mn_extent, r.mn):
                 for k in range(0, op.k_extent, r.k):
                     if (mn, k) not in blocks:
-                        return {"kind": "cover", "operand": o, "execution": ex, "mn": mn, "k": k}
+                        return DescriptorCover(o, ex, mn, k)
         return None
 
     def recheck(self, witness: dict[str, Any]) -> bool:
