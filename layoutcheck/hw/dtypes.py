@@ -92,4 +92,20 @@ def bits_of(names: Iterable[str]) -> dict[str, int]:
     return {n: bits(n) for n in names}
 
 
-__all__ = ["DTYPES", "Dtype", "bits", "bits_of", "dtype", "nbytes"]
+MLIR_NAMES: dict[str, str] = {"f16": "f16", "bf16": "bf16", "f32": "f32", "tf32": "tf32", "f64": "f64", "i8": "s8",
+                               "ui8": "u8", "i16": "s16", "i32": "s32", "i64": "s64", "f8E4M3FN": "e4m3",
+                               "f8E5M2": "e5m2"}
+"""MLIR's element type names (TTGIR, the CuTe DSL's IR) -> the dtype names of ``DTYPES`` (MLIR builtin types:
+``iN`` signless integers, read as signed; ``f8E4M3FN`` / ``f8E5M2`` the OCP FP8 formats)."""
+
+
+def mlir_dtype(name: str) -> str | None:
+    """The dtype an MLIR element type names, or ``None``.
+
+    >>> mlir_dtype("f8E4M3FN"), mlir_dtype("i8"), mlir_dtype("index")
+    ('e4m3', 's8', None)
+    """
+    return MLIR_NAMES.get(name)
+
+
+__all__ = ["DTYPES", "MLIR_NAMES", "Dtype", "bits", "bits_of", "dtype", "mlir_dtype", "nbytes"]

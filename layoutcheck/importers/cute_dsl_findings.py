@@ -40,15 +40,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from layoutcheck.errors import LayoutcheckError
+from layoutcheck.hw.dtypes import mlir_dtype
 from layoutcheck.hw.swizzle_modes import mode_of_bits
 from layoutcheck.importers.cute import from_cute
 from layoutcheck.importers.cute_dsl_ir import Op, operations, split_top
 from layoutcheck.importers.cute_dsl_kernel import Capture, TiledCopyRecord, TiledMmaRecord, same_file
 from layoutcheck.importers.triton_kernel import source_lines
-
-_MLIR_DTYPES = {"f16": "f16", "bf16": "bf16", "f32": "f32", "tf32": "tf32", "f64": "f64", "i8": "s8", "ui8": "u8",
-                "i16": "s16", "i32": "s32", "i64": "s64", "f8E4M3FN": "e4m3", "f8E5M2": "e5m2"}
-"""MLIR element types -> the spec's dtype names (``spec.values.DTYPE_BITS``)."""
 
 
 # -- what the kernel builds -------------------------------------------------------------------------------------------
@@ -303,7 +300,7 @@ def _tma_keys(gmem: str, smem_type: str, smem: str, vmap: str, basis: str) -> tu
     if g is None or not smem:
         raise ValueError(f"TMA operands {gmem} and {smem_type}")
     dt = g.group("dt")
-    dtype, bits = _MLIR_DTYPES.get(dt), element_bits(dt)
+    dtype, bits = mlir_dtype(dt), element_bits(dt)
     if dtype is None or not bits or bits % 8:
         raise ValueError(f"TMA of element type {dt}")
     box = _unit_bases(basis, "the TMA basis")  # box dim i: extent along global mode k_i

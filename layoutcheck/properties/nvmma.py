@@ -33,6 +33,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from layoutcheck.errors import LayoutcheckError
+from layoutcheck.hw.dtypes import mlir_dtype
 from layoutcheck.importers.ptx import Kernel, WgmmaExec, parse_ptx, wgmma_executions
 from layoutcheck.importers.triton import balanced_end, from_triton, parse_ttgir, type_use
 from layoutcheck.models.gmma import GmmaDescriptor, decode_gmma_descriptor
@@ -245,7 +246,6 @@ def nvmma_descriptor_claim(dtype: str, element_bytes: int, base: int, mn_of: tup
 _DOT = re.compile(r"^\s*(?P<res>%[\w.$-]+)(?::\d+)?\s*=\s*ttng\.warp_group_dot\s+(?P<a>%[\w.$-]+),\s*"
                   r"(?P<b>%[\w.$-]+),.*?:\s*(?P<types>(?:!ttg\.memdesc|tensor)<.*)$", re.M)
 _DEF = re.compile(r"^\s*(?P<res>%[\w.$-]+)\s*=\s*(?P<op>ttg\.local_alloc|ttg\.memdesc_index)\b(?P<rest>.*)$", re.M)
-_ELEM = {"f16": "f16", "bf16": "bf16", "f32": "tf32", "f8E4M3FN": "e4m3", "f8E5M2": "e5m2", "i8": "s8"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -326,7 +326,8 @@ def stored_operand(name: str, use: Any, base: int, aliases: Any, is_b: bool, pla
     coords = np.tile(coords, (stages, 1))
     rows, cols = coords[:, -2], coords[:, -1]
     mn, k = (cols, rows) if is_b else (rows, cols)
-    dtype = _ELEM.get(use.element, use.element)
+    dtype = mlir_dtype(use.element) or use.element
+    dtype = "tf32" if dtype == "f32" else dtype  # a wgmma reads an f32 operand as tf32
     e = (use.elem_bits or 8) // 8
     ext = (use.shape[-1], use.shape[-2]) if is_b else (use.shape[-2], use.shape[-1])
     return StoredOperand(name, dtype, e, base, tuple(stage.tolist()), tuple(mn.tolist()), tuple(k.tolist()), *ext,
