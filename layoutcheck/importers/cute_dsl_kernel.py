@@ -24,7 +24,6 @@ it, and a kernel the DSL rejects is a ``LayoutError`` with the DSL's own message
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import os
 import re
 import sys
@@ -35,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from layoutcheck.errors import LayoutcheckError, LayoutError, UsageError
+from layoutcheck.importers.user_file import import_user_file
 
 ARCHS = ("sm_80", "sm_86", "sm_89", "sm_90a", "sm_100a", "sm_101a", "sm_103a", "sm_120a")
 """``--arch`` choices, passed to the DSL as ``--gpu-arch`` (its own default is sm_100a)."""
@@ -127,15 +127,10 @@ STREAM = "stream"
 def load_host(spec: KernelSpec) -> Any:
     """The ``HOST`` of ``FILE.py`` (the file is imported: it is the user's own code)."""
     path, name = spec.file_and_name()
-    if not path.is_file():
-        raise UsageError(f"cute-dsl: no such file {str(path)!r}")
-    mod_name = f"_layoutcheck_cute_dsl_{abs(hash(str(path.resolve())))}"
-    module_spec = importlib.util.spec_from_file_location(mod_name, path)
-    assert module_spec is not None and module_spec.loader is not None
-    module = importlib.util.module_from_spec(module_spec)
-    sys.modules[mod_name] = module
     try:
-        module_spec.loader.exec_module(module)
+        module = import_user_file(path, "cute_dsl", "cute-dsl")
+    except UsageError:
+        raise
     except Exception as e:  # the user's file does not import: their input, in one line
         raise LayoutError(f"cute-dsl: importing {path} failed: {type(e).__name__}: {_last_line(e)}") from e
     host = getattr(module, name, None)

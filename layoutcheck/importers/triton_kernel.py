@@ -17,10 +17,8 @@ This is the one importer that runs the tool it reads: Triton is imported inside 
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import re
-import sys
 import tempfile
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -29,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from layoutcheck.errors import LayoutError, UsageError
+from layoutcheck.importers.user_file import import_user_file
 
 TARGETS = {"cuda:80": ("cuda", 80), "cuda:90": ("cuda", 90), "cuda:100": ("cuda", 100)}
 """``--target`` -> Triton's ``GPUTarget(backend, arch, 32)`` (sm_80 mma.sync, sm_90 wgmma/TMA, sm_100 tcgen05)."""
@@ -58,14 +57,7 @@ def load_kernel(spec: KernelSpec) -> Any:
     """The ``@triton.jit`` (or ``@gluon.jit``) function ``KERNEL`` of ``FILE.py`` (the file is imported: it is the
     user's own code, as the launcher would import it)."""
     path, name = spec.file_and_name()
-    if not path.is_file():
-        raise UsageError(f"triton: no such file {str(path)!r}")
-    mod_name = f"_layoutcheck_kernel_{abs(hash(str(path.resolve())))}"
-    module_spec = importlib.util.spec_from_file_location(mod_name, path)
-    assert module_spec is not None and module_spec.loader is not None
-    module = importlib.util.module_from_spec(module_spec)
-    sys.modules[mod_name] = module  # Triton's JIT looks its globals up through the module
-    module_spec.loader.exec_module(module)
+    module = import_user_file(path, "kernel", "triton")  # Triton's JIT looks its globals up through the module
     fn = getattr(module, name, None)
     if fn is None or not hasattr(fn, "arg_names"):
         raise UsageError(f"triton: {path} has no @triton.jit or @gluon.jit function {name!r}")
