@@ -2,9 +2,12 @@
 
 Each ``kind`` and each property is declared here once. ``KINDS`` (``KindSpec``): what a config of the kind
 describes, its keys and required keys, the properties it supports, the name of its binder (``spec.bind``'s
-``BINDER_FUNCTIONS``) and the key holding its subject. ``PROPERTY_SPECS`` (``PropertySpec``): the claim in one
-line, its parameters (``Param``: name, TOML type, meaning, ``prove`` flag) and how ``prove`` states it from flags
-(``Prove``: the kind, the inputs it ``Need``s). The claim of a property is the constructor of the same name in
+``BINDER_FUNCTIONS``), the key holding its subject and the name of its ownership TV map (``spec.ownership``'s
+``OWNER_MAPS``: ownership vectors and kernels). ``PROPERTY_SPECS`` (``PropertySpec``): the claim in one line, its
+parameters (``Param``: name, TOML type, meaning, ``prove`` flag), how ``prove`` states it from flags (``Prove``: the
+kind, the inputs it ``Need``s), the picture of its counterexample (``report.html``'s ``PICTURES``) and how the GPU
+reproduces a refutation (``codegen.refuted_cases``' ``REPRODUCTIONS``); a module that acts per kind or property
+reads these columns, never the names. The claim of a property is the constructor of the same name in
 ``layoutcheck.properties`` (``spec.bind.PROPERTIES`` is keyed by the constructors' names). Generated from these:
 the loader's checks (``spec.load``), ``prove``'s flags, needs and ``--help`` (``cli``), the SARIF rules
 (``report.sarif``) and the tables of ``specs/README.md`` (``python -m layoutcheck.spec.schema --update
