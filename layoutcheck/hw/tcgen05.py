@@ -78,10 +78,13 @@ UMMA_SMEM_DESCRIPTOR = DescriptorFormat(
 """(64-bit word) -> start address, LBO, SBO (all >> 4), version 0b001, base offset, LBO mode, 0, layout type."""
 
 _IDESC = f"{_PTX_IDESC}; {_CUTLASS_DESC} union InstrDescriptor"
+_DIM_UNITS = {"n_dim": 8, "m_dim": 16}
+"""The instruction descriptors store N >> 3 and M >> 4 (PTX ISA instruction-descriptor table; CUTLASS
+``make_instr_desc``: ``n_dim_ = N >> 3``, ``m_dim_ = M >> 4``)."""
 _IDESC_BS = f"{_PTX_IDESC}; {_CUTLASS_DESC} union InstrDescriptorBlockScaled"
 UMMA_INSTR_DESCRIPTOR = DescriptorFormat(
     "tcgen05 instruction descriptor (kind::f16/tf32/f8f6f4/i8)", 32,
-    tuple(_f(n, lo, w, _IDESC, reserved=n.startswith("reserved")) for n, lo, w in (
+    tuple(_f(n, lo, w, _IDESC, reserved=n.startswith("reserved"), unit=_DIM_UNITS.get(n, 1)) for n, lo, w in (
         ("sparse_id2", 0, 2), ("sparse_flag", 2, 1), ("saturate", 3, 1), ("c_format", 4, 2), ("reserved_6", 6, 1),
         ("a_format", 7, 3), ("b_format", 10, 3), ("a_negate", 13, 1), ("b_negate", 14, 1), ("a_major", 15, 1),
         ("b_major", 16, 1), ("n_dim", 17, 6), ("reserved_23", 23, 1), ("m_dim", 24, 5), ("reserved_29", 29, 1),
@@ -91,7 +94,7 @@ UMMA_INSTR_DESCRIPTOR = DescriptorFormat(
 
 UMMA_INSTR_DESCRIPTOR_BLOCK_SCALED = DescriptorFormat(
     "tcgen05 instruction descriptor (kind::mxf8f6f4/mxf4/mxf4nvf4)", 32,
-    tuple(_f(n, lo, w, _IDESC_BS, reserved=n.startswith("reserved")) for n, lo, w in (
+    tuple(_f(n, lo, w, _IDESC_BS, reserved=n.startswith("reserved"), unit=_DIM_UNITS.get(n, 1)) for n, lo, w in (
         ("sparse_id2", 0, 2), ("sparse_flag", 2, 1), ("reserved_3", 3, 1), ("b_sf_id", 4, 2), ("reserved_6", 6, 1),
         ("a_format", 7, 3), ("b_format", 10, 3), ("a_negate", 13, 1), ("b_negate", 14, 1), ("a_major", 15, 1),
         ("b_major", 16, 1), ("n_dim", 17, 6), ("scale_format", 23, 1), ("m_dim", 24, 5), ("a_sf_id", 29, 2),
