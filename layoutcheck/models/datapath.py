@@ -56,7 +56,7 @@ it at 256 (byte 512); ``first_fault`` names that hop and that element, the small
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
@@ -141,10 +141,21 @@ class TmemRead:
 
 
 @dataclass(frozen=True, slots=True)
+class PeerCopy:
+    """A ``cta_group::2`` operand: peer CTA ``p``'s TMA loads the box of global MN rows ``rows[p] ..`` (its half of
+    the pair's tile) and writes it into the shared memory of CTA ``cta[p]`` of the pair (``hw.tcgen05.PEER_SPLITS``:
+    the MMA reads rows ``p * MN/2 ..`` from CTA ``p``)."""
+
+    rows: tuple[int, int]
+    cta: tuple[int, int]
+
+
+@dataclass(frozen=True, slots=True)
 class OperandPath:
     """``global -> load -> smem -> read -> the MMA's operand fragment``; ``smem`` is the ``(MN, K)`` layout declared
     for the stage buffer, ``tile`` = ``(MN, K)`` of the CTA tile; ``mma`` is ``None`` for a tcgen05.mma
-    (``UmmaRead``: the operand is its ``(MN, K)`` coordinate)."""
+    (``UmmaRead``: the operand is its ``(MN, K)`` coordinate). With ``pair`` (``cta_group::2``) ``tile`` is the pair's
+    ``(MN, K)`` and ``smem``, ``load`` describe one CTA's half ``(MN/2, K)``, the same in both CTAs."""
 
     operand: str
     mma: TiledMMA | None
@@ -154,6 +165,7 @@ class OperandPath:
     smem: Subject
     load: ThreadCopy | TmaCopy
     read: MatrixCopy | WgmmaRead | UmmaRead
+    pair: PeerCopy | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,6 +229,7 @@ class Hop:
     element: np.ndarray
     element_space: str  # "global", "regs" or "operand"
     accesses: tuple[Accesses, ...] = ()  # its memory instructions' addresses (``address_fault``)
+    peer: np.ndarray | None = None  # cta_group::2: the CTA of the pair that issues (load) or supplies (read) move i
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -563,12 +576,14 @@ def hops(path: Path) -> tuple[Hop, ...]:
     out = _hops(path)
     for hop in out:
         for a in (hop.src, hop.dst, hop.want_src, hop.want_dst, hop.element,
-                  *(x for acc in hop.accesses for x in (acc.move, acc.start))):
+                  *(x for acc in hop.accesses for x in (acc.move, acc.start)), *(() if hop.peer is None else (hop.peer,))):
             a.setflags(write=False)
     return out
 
 
 def _hops(path: Path) -> tuple[Hop, ...]:
+    if isinstance(path, OperandPath) and path.pair is not None:
+        return _pair_hops(path)
     umma = isinstance(path, OperandPath) and isinstance(path.read, UmmaRead)
     if isinstance(path, OperandPath) and not umma and path.mma is None:
         raise LayoutError(f"the {path.operand} path needs the tiled MMA (the config's 'atom')")
@@ -590,6 +605,79 @@ def _hops(path: Path) -> tuple[Hop, ...]:
     if path.tmem is not None:
         return _tmem_hop(path.tmem, frag), write, store
     return write, store
+
+
+# -- cta_group::2: the pair of peer CTAs ------------------------------------------------------------------------
+def peer_span(path: OperandPath) -> int:
+    """Bytes between the two CTAs' shared memory in the ``peer_smem`` space: one CTA's stage buffer rounded up to
+    1024 (location ``cta * span + byte``)."""
+    es = max(1, path.dtype_bits // 8)
+    return -(-_buffer_bytes(path.smem, es) // 1024) * 1024
+
+
+def peer_tables(path: OperandPath) -> tuple[np.ndarray, np.ndarray]:
+    """``(own[p, l], act[p, l])``: the pair-tile index of local index ``l`` (``m' + MN/2 * k``) of peer ``p`` as the
+    MMA reads it (``hw.tcgen05.PEER_SPLITS``) and as peer ``p``'s TMA loads it (rows ``pair.rows[p] ..``; -1 outside
+    the tile)."""
+    from layoutcheck.hw.tcgen05 import PEER_SPLITS
+
+    mn, k = path.tile
+    half, n = mn // 2, (mn // 2) * k
+    own = PEER_SPLITS[path.operand].layout(mn, k).offsets(np.int64).reshape(n, 2).T
+    local = np.arange(n, dtype=np.int64)
+    rows = np.asarray(path.pair.rows, dtype=np.int64)[:, None] + local % half  # type: ignore[union-attr]
+    act = np.where((rows >= 0) & (rows < mn), rows + mn * (local // half), -1)
+    return own, act
+
+
+def _lift(a: np.ndarray, table: np.ndarray | None, offset: int | np.ndarray) -> np.ndarray:
+    """A local location ``a`` (-1: none) in the pair: ``table[a]`` (a tile index) or ``offset + a`` (a CTA's byte)."""
+    if table is not None:
+        return np.where(a >= 0, table[np.maximum(a, 0)], -1)
+    return np.where(a >= 0, offset + a, -1)
+
+
+def _lift_accesses(parts: list[tuple[Accesses, ...]], moves: int) -> tuple[Accesses, ...]:
+    """Each peer's accesses, moves renumbered peer after peer (addresses stay each CTA's own)."""
+    out = []
+    for j, acc in enumerate(parts[0]):
+        accs = [p[j] for p in parts]
+        out.append(Accesses(acc.space, np.concatenate([a.move + q * moves for q, a in enumerate(accs)]),
+                            np.concatenate([a.start for a in accs]), acc.size, acc.align, acc.limit, acc.source))
+    return tuple(out)
+
+
+def _pair_hops(path: OperandPath) -> tuple[Hop, ...]:
+    """The two peers' hops over the pair: peer ``p``'s TMA moves global ``act[p, l]`` to CTA ``pair.cta[p]`` (the
+    layouts: ``own[p, l]`` to CTA ``p``); the MMA reads operand ``own[p, l]`` from CTA ``p``'s shared memory."""
+    if not isinstance(path.read, UmmaRead) or not isinstance(path.load, TmaCopy):
+        raise LayoutError("a cta_group::2 operand is loaded by TMA (load = \"tma\") and read by tcgen05.mma "
+                          "(read = \"umma\")")
+    mn, k = path.tile
+    if mn % 2:
+        raise LayoutError(f"a cta_group::2 MMA splits the {mn} {path.operand} rows over two CTAs: {mn} is odd")
+    local = _hops(replace(path, tile=(mn // 2, k), pair=None))
+    load, read = local
+    own, act = peer_tables(path)
+    span, n = peer_span(path), own.shape[1]
+    peers = np.repeat(np.arange(2, dtype=np.int64), n)
+    cta = path.pair.cta  # type: ignore[union-attr]
+    cat = np.concatenate
+    tma = Hop(load.stage, load.instr, ("global", "peer_smem"),
+              cat([_lift(load.src, act[p], 0) for p in (0, 1)]),
+              cat([_lift(load.dst, None, cta[p] * span) for p in (0, 1)]),
+              cat([_lift(load.want_src, own[p], 0) for p in (0, 1)]),
+              cat([_lift(load.want_dst, None, p * span) for p in (0, 1)]),
+              cat([_lift(load.element, own[p], 0) for p in (0, 1)]), "global",
+              _lift_accesses([load.accesses, load.accesses], n), peers)
+    umma = Hop(read.stage, read.instr, ("peer_smem", "operand"),
+               cat([_lift(read.src, None, p * span) for p in (0, 1)]),
+               cat([_lift(read.dst, own[p], 0) for p in (0, 1)]),
+               cat([_lift(read.want_src, None, p * span) for p in (0, 1)]),
+               cat([_lift(read.want_dst, own[p], 0) for p in (0, 1)]),
+               cat([_lift(read.element, own[p], 0) for p in (0, 1)]), "operand",
+               _lift_accesses([read.accesses, read.accesses], n), peers)
+    return tma, umma
 
 
 # -- composition -----------------------------------------------------------------------------------------------
@@ -733,6 +821,7 @@ def first_fault(path: Path) -> dict[str, Any] | None:
 
 __all__ = [
     "CONFLICT", "UNWRITTEN", "Accesses", "EpiloguePath", "Fragment", "Hop", "MatrixCopy", "OperandPath", "Path",
+    "PeerCopy", "peer_span", "peer_tables",
     "ThreadCopy", "TmaCopy", "TmemRead", "Trace", "UmmaRead", "WgmmaRead", "address_fault", "copy_tv", "end_to_end_ok",
     "expected_tokens", "first_fault", "fragment", "hops", "initial_tokens", "operand_fragment", "path_fragment",
     "row_addresses", "tmem_fragment", "trace",

@@ -57,6 +57,7 @@ from layoutcheck.models.datapath import (
     hops,
     initial_tokens,
     path_fragment,
+    peer_span,
     trace,
 )
 from layoutcheck.properties.base import Decision, Property
@@ -148,10 +149,10 @@ class DataPathClaim(Property):
         hop = hops(p)[w["stage"]]
         i = int(w["i"])
         if w["kind"] in ("missed", "wrong", "outside"):
-            return p.smem, min(i, p.tile[0] * p.tile[1] - 1)
+            return p.smem, _local(p, min(i, p.tile[0] * p.tile[1] - 1))
         if hop.element_space == "regs":
             return p.smem, int(path_fragment(p).tile.ravel()[int(hop.element[i])])
-        return p.smem, int(hop.element[i])  # a global or operand element: its tile index
+        return p.smem, _local(p, int(hop.element[i]))  # a global or operand element: its tile index
 
     def explain(self, w: dict[str, Any]) -> str:
         p = self._path(w)
@@ -180,6 +181,12 @@ class DataPathClaim(Property):
         if kind == "unwritten":
             return f"{head}: {what} reads {_loc(p, hop.spaces[0], hop.src[i])}, which no earlier stage wrote"
         prev = tr.tokens[k - 1] if k else initial_tokens(p)
+        if hop.peer is not None and hop.element_space == "global" and hop.src[i] != hop.want_src[i]:
+            peer, half = int(hop.peer[i]), p.tile[0] // 2
+            return (f"{head}: CTA {peer}'s TMA loads {_loc(p, 'global', hop.src[i])} into "
+                    f"{_loc(p, hop.spaces[1], hop.dst[i])}, where the MMA reads {_loc(p, 'global', hop.want_src[i])} "
+                    f"(cta_group::2: CTA {peer} of the pair holds rows {peer * half}..{(peer + 1) * half - 1} of "
+                    f"{p.operand})")
         if hop.src[i] != hop.want_src[i]:
             held = _held(p, prev, int(hop.src[i]))
             return (f"{head}: {what} comes from {_loc(p, hop.spaces[0], hop.src[i])}{held}; the layouts put it at "
@@ -207,6 +214,14 @@ def _access(hop: Hop, w: dict[str, Any]) -> Any:
     return None
 
 
+def _local(p: Path, idx: int) -> int:
+    """A tile index of the pair's tile (``cta_group::2``) as the index into its CTA's half (what ``smem`` lays out)."""
+    if not isinstance(p, OperandPath) or p.pair is None:
+        return idx
+    mn = p.tile[0]
+    return (idx % mn) % (mn // 2) + (mn // 2) * (idx // mn)
+
+
 def _crd(p: Path, idx: int) -> str:
     if idx < 0:
         return f"{_COORD[p.operand]} = none (outside the accumulator the epilogue assumes)"
@@ -215,7 +230,11 @@ def _crd(p: Path, idx: int) -> str:
 
 
 def _element(p: Path, hop: Hop, i: int) -> str:
-    """Move ``i`` of ``hop`` in CuTe coordinates."""
+    """Move ``i`` of ``hop`` in CuTe coordinates (with ``cta_group::2``: the CTA that issues or supplies it)."""
+    if hop.peer is not None:
+        who = f"CTA {int(hop.peer[i])}'s TMA" if hop.element_space == "global" else f"CTA {int(hop.peer[i])}"
+        what = "global" if hop.element_space == "global" else f"the MMA's {p.operand} operand"
+        return f"{what} {_crd(p, int(hop.element[i]))} ({who})"
     if hop.element_space == "operand":
         return f"the MMA's {p.operand} operand {_crd(p, int(hop.element[i]))}"
     if hop.element_space == "regs":
@@ -237,6 +256,11 @@ def _loc(p: Path, space: str, loc: int) -> str:
         return f"TMEM (lane {loc % 128}, column {loc // 128})" if loc >= 0 else "no TMEM cell"
     if space == "smem":
         return "no smem byte (no descriptor describes the layout)" if loc < 0 else f"smem byte {loc}"
+    if space == "peer_smem":
+        if loc < 0:
+            return "no smem byte (no descriptor describes the layout)"
+        span = peer_span(p)  # type: ignore[arg-type]
+        return f"CTA {loc // span} smem byte {loc % span}"
     if space == "operand":
         return f"operand {_crd(p, loc)}"
     if space == "global":

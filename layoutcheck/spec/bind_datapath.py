@@ -14,6 +14,10 @@ the operands' ``dtype``, and one table per path (``A``, ``B``, ``C``; those give
                                       ``descriptor_smem``: from that layout)
            read = "umma"              SM100: tcgen05.mma's UMMA descriptors of the stage, one per 256-bit K block
                                       (``descriptor_swizzle`` / ``descriptor_smem`` as for wgmma); no ``atom`` needed
+           cta_group = 2              a 2-SM MMA (``SM100_MMA_*_2x1SM_SS``): ``tile`` is the pair's, ``smem`` / ``box``
+                                      one CTA's half (MN/2, K); peer_rows (default "peer * (MN / 2)": the first MN row
+                                      each peer's TMA loads) and peer_cta (default "peer": the CTA it writes into),
+                                      two integers or a formula of ``peer`` and ``MN``; needs load = "tma", read = "umma"
     C      smem | swizzle             the (M, N) epilogue layout (``swizzle``: N-contiguous GMMA atoms); dtype
            tmem_atom                  accumulators in tensor memory, read by tcgen05.ld first: data_path (the MMA's
                                       letter, default D), assumed_data_path (the epilogue's belief), warps, rows,
@@ -27,6 +31,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from layoutcheck.algebra.inttuple import flatten, prefix_product
 from layoutcheck.algebra.layout import Layout, size
 from layoutcheck.algebra.swizzle import ComposedLayout, inner
@@ -37,6 +43,7 @@ from layoutcheck.models.datapath import (
     MatrixCopy,
     OperandPath,
     Path,
+    PeerCopy,
     ThreadCopy,
     TmaCopy,
     TmemRead,
@@ -130,7 +137,11 @@ def _operand(cfg: Config, mma: TiledMMA | None, tile: tuple[int, ...], name: str
         raise LayoutError(f"the {name} path needs the config's tiled MMA ('atom')")
     dtype = cfg.get("dtype")
     m, n, k = tile
-    shape = (m if name == "A" else n, k)
+    pair_shape = (m if name == "A" else n, k)
+    pair = _peer_copy(t, pair_shape[0]) if t.get("cta_group", 1) == 2 else None
+    if t.get("cta_group", 1) not in (1, 2):
+        raise LayoutError(f"cta_group = {t.get('cta_group')!r}: a tcgen05.mma runs on cta_group 1 or 2")
+    shape = (pair_shape[0] // 2, k) if pair is not None else pair_shape
     major = t.get("major", "K")
     smem = _stage_layout(t, major, TMA_DTYPES[dtype], shape, name)
     if len(inner(smem)) != 2 or size(inner(smem)[0]) != shape[0] or size(inner(smem)[1]) != shape[1]:
@@ -157,7 +168,36 @@ def _operand(cfg: Config, mma: TiledMMA | None, tile: tuple[int, ...], name: str
             mma = None  # a tcgen05.mma reads both operands from its descriptors: the operand is its (MN, K) tile
     else:
         read = MatrixCopy(rd, t.get("read_smem"))
-    return OperandPath(name, mma, shape, DTYPE_BITS[dtype], dtype, smem, load, read)
+    if pair is not None and not isinstance(read, UmmaRead):
+        raise LayoutError("cta_group = 2 is a tcgen05.mma's pair of peer CTAs: the path needs read = \"umma\"")
+    return OperandPath(name, mma, pair_shape, DTYPE_BITS[dtype], dtype, smem, load, read, pair)
+
+
+def _peer_values(t: dict[str, Any], key: str, default: str, mn: int) -> tuple[int, int]:
+    """``key`` of a cta_group::2 table for peers 0 and 1: two integers, or one formula of ``peer`` (0, 1) and ``MN``
+    (the pair's rows) as the kernel computes it (``"peer * (MN / 2)"``)."""
+    from layoutcheck.expr.numpy import evaluate
+    from layoutcheck.expr.parse import parse
+
+    v = t.get(key, default)
+    if isinstance(v, str):
+        e = parse(v, {"peer": 2, "MN": mn + 1})
+        got = tuple(int(evaluate(e, {"peer": np.array([p]), "MN": np.array([mn])})[0]) for p in (0, 1))
+    elif isinstance(v, (list, tuple)) and len(v) == 2 and all(isinstance(x, int) for x in v):
+        got = (int(v[0]), int(v[1]))
+    else:
+        raise LayoutError(f"{key} = {v!r}: expected two integers (peer 0, peer 1) or a formula of 'peer' and 'MN'")
+    return got  # type: ignore[return-value]
+
+
+def _peer_copy(t: dict[str, Any], mn: int) -> PeerCopy:
+    """``peer_rows`` (default ``peer * (MN / 2)``): the first MN row each peer's TMA loads; ``peer_cta`` (default
+    ``peer``): the CTA of the pair whose shared memory it writes."""
+    rows = _peer_values(t, "peer_rows", "peer * (MN / 2)", mn)
+    cta = _peer_values(t, "peer_cta", "peer", mn)
+    if min(cta) < 0:
+        raise LayoutError(f"peer_cta = {list(cta)}: a CTA of the cluster is numbered from 0")
+    return PeerCopy(rows, cta)
 
 
 def _tmem_read(t: dict[str, Any], n: int) -> TmemRead:
