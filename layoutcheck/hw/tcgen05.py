@@ -424,9 +424,10 @@ def data_path(mma_m: int, cta_group: int, ws: bool = False, sparse: bool = False
                       f"{' sparse' if sparse else ''} (PTX ISA 9.7.16.10.5 defines layouts A-G)")
 
 
-# -- cta_group::2: the peer CTA pair -----------------------------------------------------------------------------------
-_CUTLASS_2SM = ("CUTLASS include/cute/atom/mma_traits_sm100.hpp MMA_Traits<SM100_MMA_{F16BF16,TF32,F8F6F4,S8}_2x1SM_SS>:"
-                " ThrID = Layout<_2>; ALayout (2,(M/2,K)):(M/2,(1,M)), BLayout (2,(N/2,K)):(N/2,(1,N)), "
+# -- cta_group::2: the peer CTA pair ------------------------------------------------------------------------------
+_CUTLASS_2SM = ("CUTLASS include/cute/atom/mma_traits_sm100.hpp "
+                "MMA_Traits<SM100_MMA_{F16BF16,TF32,F8F6F4,S8}_2x1SM_SS>: ThrID = Layout<_2>; "
+                "ALayout (2,(M/2,K)):(M/2,(1,M)), BLayout (2,(N/2,K)):(N/2,(1,N)), "
                 "CLayout (2,(M/2,N)):(M/2,(1,M))")
 _PTX_PAIR = ("PTX ISA 9.7.16.1 / 9.7.16.10 (tcgen05 .cta_group::2: the MMA reads A and B from the shared memory of "
              "both CTAs of the peer pair and writes each CTA's part of D to its own tensor memory; CTA 0 of the pair "
@@ -459,10 +460,11 @@ PEER_SPLITS: dict[str, PeerSplit] = {s.operand: s for s in (
 second; ``(2,(M/2,K)):(M/2,(1,M))`` for A (CUTLASS ``MMA_Traits<SM100_MMA_*_2x1SM_SS>``)."""
 
 
-# -- tcgen05.cp: shared memory -> tensor memory -------------------------------------------------------------------------
+# -- tcgen05.cp: shared memory -> tensor memory ------------------------------------------------------------------
 _PTX_CP = ("PTX ISA 9.7.16.9.2 'tcgen05.cp' (.shape .128x256b, .4x256b, .128x128b, .64x128b with .warpx2::02_13 / "
            ".warpx2::01_23, .32x128b with .warpx4)")
-_CUTLASS_CP = "CUTLASS include/cute/atom/copy_traits_sm100.hpp Copy_Traits<SM100_UTCCP_*> (ValID: bit -> TMEM bit address)"
+_CUTLASS_CP = ("CUTLASS include/cute/atom/copy_traits_sm100.hpp Copy_Traits<SM100_UTCCP_*> "
+               "(ValID: bit -> TMEM bit address)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -534,7 +536,7 @@ def tmem_copy_shape(name: str) -> TmemCopyShape:
                       f"{', '.join(s.ptx for s in TMEM_COPY_SHAPES.values())} (or CUTLASS's SM100_UTCCP_* names)")
 
 
-# -- TMEM_LOAD_STAT: tcgen05.ld.red (SM103) ---------------------------------------------------------------------------
+# -- TMEM_LOAD_STAT: tcgen05.ld.red (SM103) ----------------------------------------------------------------------
 _CUTLASS_STAT = ("CUTLASS include/cute/arch/copy_sm100.hpp SM100::TMEM::LOAD_STAT (tcgen05.ld.red.sync.aligned"
                  ".32x32b.x{32,128}.max.f32, CUTE_ARCH_TCGEN05_TMEM_STAT_ENABLED: SM103a/f only); "
                  "include/cute/atom/copy_traits_sm100.hpp Copy_Traits<SM100_TMEM_LOAD_STAT_32dp32b{32,128}x> "

@@ -576,7 +576,8 @@ def hops(path: Path) -> tuple[Hop, ...]:
     out = _hops(path)
     for hop in out:
         for a in (hop.src, hop.dst, hop.want_src, hop.want_dst, hop.element,
-                  *(x for acc in hop.accesses for x in (acc.move, acc.start)), *(() if hop.peer is None else (hop.peer,))):
+                  *(x for acc in hop.accesses for x in (acc.move, acc.start)),
+                  *(() if hop.peer is None else (hop.peer,))):
             a.setflags(write=False)
     return out
 
@@ -820,9 +821,35 @@ def first_fault(path: Path) -> dict[str, Any] | None:
 
 
 __all__ = [
-    "CONFLICT", "UNWRITTEN", "Accesses", "EpiloguePath", "Fragment", "Hop", "MatrixCopy", "OperandPath", "Path",
-    "PeerCopy", "peer_span", "peer_tables",
-    "ThreadCopy", "TmaCopy", "TmemRead", "Trace", "UmmaRead", "WgmmaRead", "address_fault", "copy_tv", "end_to_end_ok",
-    "expected_tokens", "first_fault", "fragment", "hops", "initial_tokens", "operand_fragment", "path_fragment",
-    "row_addresses", "tmem_fragment", "trace",
+    "CONFLICT",
+    "UNWRITTEN",
+    "Accesses",
+    "EpiloguePath",
+    "Fragment",
+    "Hop",
+    "MatrixCopy",
+    "OperandPath",
+    "Path",
+    "PeerCopy",
+    "ThreadCopy",
+    "TmaCopy",
+    "TmemRead",
+    "Trace",
+    "UmmaRead",
+    "WgmmaRead",
+    "address_fault",
+    "copy_tv",
+    "end_to_end_ok",
+    "expected_tokens",
+    "first_fault",
+    "fragment",
+    "hops",
+    "initial_tokens",
+    "operand_fragment",
+    "path_fragment",
+    "peer_span",
+    "peer_tables",
+    "row_addresses",
+    "tmem_fragment",
+    "trace",
 ]

@@ -17,7 +17,8 @@ the operands' ``dtype``, and one table per path (``A``, ``B``, ``C``; those give
            cta_group = 2              a 2-SM MMA (``SM100_MMA_*_2x1SM_SS``): ``tile`` is the pair's, ``smem`` / ``box``
                                       one CTA's half (MN/2, K); peer_rows (default "peer * (MN / 2)": the first MN row
                                       each peer's TMA loads) and peer_cta (default "peer": the CTA it writes into),
-                                      two integers or a formula of ``peer`` and ``MN``; needs load = "tma", read = "umma"
+                                      two integers or a formula of ``peer`` and ``MN``; needs load = "tma" and
+                                      read = "umma"
     C      smem | swizzle             the (M, N) epilogue layout (``swizzle``: N-contiguous GMMA atoms); dtype
            tmem_atom                  accumulators in tensor memory, read by tcgen05.ld first: data_path (the MMA's
                                       letter, default D), assumed_data_path (the epilogue's belief), warps, rows,
