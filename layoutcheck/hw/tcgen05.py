@@ -490,10 +490,11 @@ class TmemCopyShape:
         for r in range(self.rows):
             for b in range(self.row_bits):
                 for j in range(self.copies):
-                    out.append((r, b, self.val_id(*self._logical(r, b, j))))
+                    out.append((r, b, self.val_id(*self.logical(r, b, j))))
         return out
 
-    def _logical(self, r: int, b: int, j: int) -> tuple[Any, ...]:
+    def logical(self, r: int, b: int, j: int) -> tuple[Any, ...]:
+        """The logical bit coordinate of source row ``r``, bit ``b``, copy ``j`` in ``val_id``'s modes."""
         if self.cutlass == "2x64dp128bitlw0123":  # rows 32r1 + r0 -> ((r0, b, r1, copy))
             return (r % 32, b, r // 32, j)
         if self.copies == 1:
