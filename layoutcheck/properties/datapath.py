@@ -183,7 +183,12 @@ class DataPathClaim(Property):
         prev = tr.tokens[k - 1] if k else initial_tokens(p)
         if hop.peer is not None and hop.element_space == "global" and hop.src[i] != hop.want_src[i]:
             peer, half = int(hop.peer[i]), p.tile[0] // 2
-            return (f"{head}: CTA {peer}'s TMA loads {_loc(p, 'global', hop.src[i])} into "
+            loaded = _loc(p, 'global', hop.src[i])
+            if hop.src[i] < 0:  # a row outside the pair's tile: name it
+                local = i - peer * half * p.tile[1]
+                row = p.pair.rows[peer] + local % half  # type: ignore[union-attr]
+                loaded = f"global {_COORD[p.operand]} = ({row},{local // half}), outside the {p.tile[0]}-row tile"
+            return (f"{head}: CTA {peer}'s TMA loads {loaded} into "
                     f"{_loc(p, hop.spaces[1], hop.dst[i])}, where the MMA reads {_loc(p, 'global', hop.want_src[i])} "
                     f"(cta_group::2: CTA {peer} of the pair holds rows {peer * half}..{(peer + 1) * half - 1} of "
                     f"{p.operand})")

@@ -183,7 +183,8 @@ def _peer_values(t: dict[str, Any], key: str, default: str, mn: int) -> tuple[in
     v = t.get(key, default)
     if isinstance(v, str):
         e = parse(v, {"peer": 2, "MN": mn + 1})
-        got = tuple(int(evaluate(e, {"peer": np.array([p]), "MN": np.array([mn])})[0]) for p in (0, 1))
+        vals = np.broadcast_to(np.asarray(evaluate(e, {"peer": np.array([0, 1]), "MN": np.array([mn, mn])})), (2,))
+        got = (int(vals[0]), int(vals[1]))
     elif isinstance(v, (list, tuple)) and len(v) == 2 and all(isinstance(x, int) for x in v):
         got = (int(v[0]), int(v[1]))
     else:
