@@ -69,6 +69,7 @@ from layoutcheck.algebra.tiling import zipped_divide
 from layoutcheck.algebra.tv import make_layout_tv
 from layoutcheck.errors import DescriptorError, LayoutError
 from layoutcheck.hw.copy import CopyAtom, address_rule, copy_atom, in_elements
+from layoutcheck.hw.tcgen05 import TMEM as TMEM_GEOMETRY
 from layoutcheck.hw.tma import LIMITS as TMA_LIMITS
 from layoutcheck.models.gmma import block_index, descriptor_reads
 from layoutcheck.models.tiled_mma import TiledMMA
@@ -172,7 +173,9 @@ class OperandPath:
 class EpiloguePath:
     """``accumulators -> write -> smem -> store -> global C``; ``smem`` is the declared ``(M, N)`` epilogue layout.
     With ``tmem`` the accumulators are in tensor memory and ``tcgen05.ld`` brings them to registers first (``mma``
-    unused: the registers hold what the loads deliver)."""
+    unused: the registers hold what the loads deliver). With ``pair`` (``cta_group::2``) each CTA of the pair runs
+    the epilogue on its own accumulator, C rows ``p * M/2 ..`` (``hw.tcgen05.PEER_SPLITS["C"]``), and its TMA store
+    writes them to the global rows ``pair.rows[p] ..`` (``pair.cta`` unused)."""
 
     mma: TiledMMA | None
     tile: tuple[int, int]
@@ -181,6 +184,7 @@ class EpiloguePath:
     write: MatrixCopy
     store: ThreadCopy | TmaCopy
     tmem: TmemRead | None = None
+    pair: PeerCopy | None = None  # cta_group::2: tile is the pair's (M, N), the rest one CTA's (M/2, N)
 
     @property
     def operand(self) -> str:
@@ -585,6 +589,8 @@ def hops(path: Path) -> tuple[Hop, ...]:
 def _hops(path: Path) -> tuple[Hop, ...]:
     if isinstance(path, OperandPath) and path.pair is not None:
         return _pair_hops(path)
+    if isinstance(path, EpiloguePath) and path.pair is not None:
+        return _pair_epilogue_hops(path)
     umma = isinstance(path, OperandPath) and isinstance(path.read, UmmaRead)
     if isinstance(path, OperandPath) and not umma and path.mma is None:
         raise LayoutError(f"the {path.operand} path needs the tiled MMA (the config's 'atom')")
@@ -609,14 +615,19 @@ def _hops(path: Path) -> tuple[Hop, ...]:
 
 
 # -- cta_group::2: the pair of peer CTAs ------------------------------------------------------------------------
-def peer_span(path: OperandPath) -> int:
-    """Bytes between the two CTAs' shared memory in the ``peer_smem`` space: one CTA's stage buffer rounded up to
-    1024 (location ``cta * span + byte``)."""
+def peer_span(path: Path, space: str = "peer_smem") -> int:
+    """Locations between the two CTAs' copies of ``space`` (location ``cta * span + local``): ``peer_smem`` one CTA's
+    stage buffer rounded up to 1024 bytes, ``peer_tmem`` TMEM's virtual addresses (``lane + 128 * column``),
+    ``peer_regs`` one CTA's epilogue registers."""
+    if space == "peer_tmem":
+        return TMEM_GEOMETRY.lanes * TMEM_GEOMETRY.columns
+    if space == "peer_regs":
+        return int(path_fragment(path).tile.size)
     es = max(1, path.dtype_bits // 8)
     return -(-_buffer_bytes(path.smem, es) // 1024) * 1024
 
 
-def peer_tables(path: OperandPath) -> tuple[np.ndarray, np.ndarray]:
+def peer_tables(path: Path) -> tuple[np.ndarray, np.ndarray]:
     """``(own[p, l], act[p, l])``: the pair-tile index of local index ``l`` (``m' + MN/2 * k``) of peer ``p`` as the
     MMA reads it (``hw.tcgen05.PEER_SPLITS``) and as peer ``p``'s TMA loads it (rows ``pair.rows[p] ..``; -1 outside
     the tile)."""
@@ -681,6 +692,49 @@ def _pair_hops(path: OperandPath) -> tuple[Hop, ...]:
     return tma, umma
 
 
+def _lift_global(a: np.ndarray, table: np.ndarray, past: int) -> np.ndarray:
+    """A store's local global location in the pair: a C index through ``table``, a location past the local tile
+    (``n_local + offset``) past the pair's tile and its peers' outside rows (``past + offset``)."""
+    inside = (a >= 0) & (a < table.size)
+    return np.where(inside, table[np.clip(a, 0, table.size - 1)], np.where(a >= 0, past + a, -1))
+
+
+def _pair_epilogue_hops(path: EpiloguePath) -> tuple[Hop, ...]:
+    """Each CTA's epilogue hops over the pair: TMEM, registers and shared memory are the CTA's own (``peer_*``
+    spaces); the TMA store of CTA ``p`` writes local C element ``l`` to global ``act[p, l]``, where the layouts put
+    ``own[p, l]`` (the accumulator rows CTA ``p`` holds)."""
+    if path.tmem is None or not isinstance(path.store, TmaCopy):
+        raise LayoutError("a cta_group::2 epilogue reads its accumulator from tensor memory (tmem_atom) and stores it "
+                          "with TMA (store = \"tma\")")
+    m, n = path.tile
+    if m % 2:
+        raise LayoutError(f"a cta_group::2 MMA splits the {m} C rows over two CTAs: {m} is odd")
+    local = _hops(replace(path, tile=(m // 2, n), pair=None))
+    own, act = peer_tables(path)
+    n_pair, n_local = m * n, own.shape[1]
+    outside = np.arange(n_local, dtype=np.int64)
+    act = np.where(act >= 0, act, n_pair + outside[None, :] + n_local * np.arange(2)[:, None])
+    cat = np.concatenate
+    out = []
+    for hop in local:
+        sides = []
+        for space, arrays in ((hop.spaces[0], (hop.src, hop.want_src)), (hop.spaces[1], (hop.dst, hop.want_dst))):
+            if space == "global":  # the store's destination: local C index -> the pair's (outside: past the tile)
+                sides.append(tuple(cat([_lift_global(a, t[p], n_pair + 2 * n_local) for p in (0, 1)])
+                                   for a, t in zip(arrays, (act, own), strict=True)))
+            else:
+                span = peer_span(path, f"peer_{space}")
+                sides.append(tuple(cat([_lift(a, None, p * span) for p in (0, 1)]) for a in arrays))
+        moves = int(hop.src.size)
+        el = (cat([_lift(hop.element, own[p], 0) for p in (0, 1)]) if hop.element_space == "global"
+              else cat([_lift(hop.element, None, p * moves) for p in (0, 1)]))
+        spaces = tuple(x if x == "global" else f"peer_{x}" for x in hop.spaces)
+        out.append(Hop(hop.stage, hop.instr, spaces, sides[0][0], sides[1][0], sides[0][1], sides[1][1], el,  # type: ignore[arg-type]
+                       hop.element_space, _lift_accesses([hop.accesses, hop.accesses], moves),
+                       np.repeat(np.arange(2, dtype=np.int64), moves)))
+    return tuple(out)
+
+
 # -- composition -----------------------------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True, eq=False)
 class Trace:
@@ -715,6 +769,14 @@ def initial_tokens(path: Path) -> np.ndarray:
     holds (C)."""
     if isinstance(path, OperandPath):
         return np.arange(path.tile[0] * path.tile[1], dtype=np.int64)
+    if path.tmem is not None and path.pair is not None:  # CTA p's cells hold the pair's C rows p * M/2 ..
+        own, _ = peer_tables(path)
+        inv = _inverse(path.tmem.accumulator)
+        span = peer_span(path, "peer_tmem")
+        out = np.full(2 * span, UNWRITTEN, dtype=np.int64)
+        for p in (0, 1):
+            out[p * span:p * span + inv.size] = _lift(inv, own[p], 0)
+        return out
     if path.tmem is not None:  # each TMEM cell of the accumulator holds its C element
         return _inverse(path.tmem.accumulator)
     return path_fragment(path).tile.ravel().astype(np.int64)

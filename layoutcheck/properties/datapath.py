@@ -58,6 +58,7 @@ from layoutcheck.models.datapath import (
     initial_tokens,
     path_fragment,
     peer_span,
+    peer_tables,
     trace,
 )
 from layoutcheck.properties.base import Decision, Property
@@ -151,7 +152,8 @@ class DataPathClaim(Property):
         if w["kind"] in ("missed", "wrong", "outside"):
             return p.smem, _local(p, min(i, p.tile[0] * p.tile[1] - 1))
         if hop.element_space == "regs":
-            return p.smem, int(path_fragment(p).tile.ravel()[int(hop.element[i])])
+            tile = path_fragment(p).tile.ravel()
+            return p.smem, int(tile[int(hop.element[i]) % tile.size])
         return p.smem, _local(p, int(hop.element[i]))  # a global or operand element: its tile index
 
     def explain(self, w: dict[str, Any]) -> str:
@@ -221,7 +223,7 @@ def _access(hop: Hop, w: dict[str, Any]) -> Any:
 
 def _local(p: Path, idx: int) -> int:
     """A tile index of the pair's tile (``cta_group::2``) as the index into its CTA's half (what ``smem`` lays out)."""
-    if not isinstance(p, OperandPath) or p.pair is None:
+    if p.pair is None:
         return idx
     mn = p.tile[0]
     return (idx % mn) % (mn // 2) + (mn // 2) * (idx // mn)
@@ -237,9 +239,17 @@ def _crd(p: Path, idx: int) -> str:
 def _element(p: Path, hop: Hop, i: int) -> str:
     """Move ``i`` of ``hop`` in CuTe coordinates (with ``cta_group::2``: the CTA that issues or supplies it)."""
     if hop.peer is not None:
-        who = f"CTA {int(hop.peer[i])}'s TMA" if hop.element_space == "global" else f"CTA {int(hop.peer[i])}"
-        what = "global" if hop.element_space == "global" else f"the MMA's {p.operand} operand"
-        return f"{what} {_crd(p, int(hop.element[i]))} ({who})"
+        cta = int(hop.peer[i])
+        if hop.element_space == "global":
+            return f"global {_crd(p, int(hop.element[i]))} (CTA {cta}'s TMA)"
+        if hop.element_space == "operand":
+            return f"the MMA's {p.operand} operand {_crd(p, int(hop.element[i]))} (CTA {cta})"
+        frag = path_fragment(p)  # one CTA's registers: the move's local index, its C element in the pair
+        row, v = divmod(i - cta * (hop.src.size // 2), frag.values)
+        own, _ = peer_tables(p)
+        local = int(frag.tile[row, v])
+        return (f"CTA {cta}, thread {int(frag.threads[row])}, value {v} (accumulator "
+                f"{_crd(p, int(own[cta, local]) if local >= 0 else -1)})")
     if hop.element_space == "operand":
         return f"the MMA's {p.operand} operand {_crd(p, int(hop.element[i]))}"
     if hop.element_space == "regs":
@@ -261,11 +271,11 @@ def _loc(p: Path, space: str, loc: int) -> str:
         return f"TMEM (lane {loc % 128}, column {loc // 128})" if loc >= 0 else "no TMEM cell"
     if space == "smem":
         return "no smem byte (no descriptor describes the layout)" if loc < 0 else f"smem byte {loc}"
-    if space == "peer_smem":
+    if space.startswith("peer_"):  # cta_group::2: a location in one CTA of the pair
         if loc < 0:
-            return "no smem byte (no descriptor describes the layout)"
-        span = peer_span(p)  # type: ignore[arg-type]
-        return f"CTA {loc // span} smem byte {loc % span}"
+            return _loc(p, space.removeprefix("peer_"), loc)
+        cta, local = divmod(loc, peer_span(p, space))
+        return f"CTA {cta} {_loc(p, space.removeprefix('peer_'), local)}"
     if space == "operand":
         return f"operand {_crd(p, loc)}"
     if space == "global":

@@ -215,7 +215,11 @@ def _tmem_read(t: dict[str, Any], n: int) -> TmemRead:
 
 
 def _epilogue(mma: TiledMMA | None, tile: tuple[int, ...], t: dict[str, Any]) -> EpiloguePath:
-    m, n, _ = tile
+    m_pair, n, _ = tile
+    if t.get("cta_group", 1) not in (1, 2):
+        raise LayoutError(f"cta_group = {t.get('cta_group')!r}: a tcgen05.mma runs on cta_group 1 or 2")
+    pair = _peer_copy(t, m_pair) if t.get("cta_group", 1) == 2 else None
+    m = m_pair // 2 if pair is not None else m_pair
     dtype = t.get("dtype", "f16")
     smem = t["smem"] if t.get("smem") is not None else _stage_layout(t, "K", TMA_DTYPES[dtype], (m, n), "C")
     if len(inner(smem)) != 2 or size(inner(smem)[0]) != m or size(inner(smem)[1]) != n:
@@ -238,7 +242,13 @@ def _epilogue(mma: TiledMMA | None, tile: tuple[int, ...], t: dict[str, Any]) ->
     if tmem is not None and size(tmem.accumulator[0]) != m:
         raise LayoutError(f"data path {t.get('data_path', 'D')} holds {size(tmem.accumulator[0])} rows per CTA, the "
                           f"tile has M = {m}")
-    return EpiloguePath(mma, (m, n), DTYPE_BITS[dtype], smem, write, store, tmem)
+    if tmem is not None and tmem.assumed is not None and size(tmem.assumed[0]) != m:
+        raise LayoutError(f"assumed_data_path {t.get('assumed_data_path')} holds {size(tmem.assumed[0])} rows per CTA, "
+                          f"the tile has M = {m}")
+    if pair is not None and (tmem is None or not isinstance(store, TmaCopy)):
+        raise LayoutError("cta_group = 2 in the C path needs the accumulator in tensor memory ('tmem_atom') and "
+                          "store = \"tma\"")
+    return EpiloguePath(mma, (m_pair, n), DTYPE_BITS[dtype], smem, write, store, tmem, pair)
 
 
 __all__ = ["CP_ASYNC", "bind"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -91,3 +93,23 @@ def test_load_stat_atoms_move_the_cells_of_the_load_they_extend(name: str) -> No
     assert stat.ptx.startswith("tcgen05.ld.red") and stat.val_id == like.val_id
     a, b = load_cells(TmemLoad(name, 1, 32, 0)), load_cells(TmemLoad(like.name, 1, 32, 0))
     assert all(np.array_equal(a[k], b[k]) for k in a)
+
+
+def test_pair_epilogue_follows_each_ctas_accumulator_rows() -> None:
+    from layoutcheck.spec.bind import build_property
+    from layoutcheck.spec.load import parse_spec
+
+    body = ('format = 1\n[[config]]\nname = "c"\nkind = "datapath"\ntile = [256, 128, 64]\ndtype = "f16"\n'
+            'properties = [{ name = "datapath", operand = "C" }]\n[config.C]\ncta_group = 2\ndtype = "f16"\n'
+            'tmem_atom = "SM100_TMEM_LOAD_32dp32b32x"\ndata_path = "A"\nswizzle = "128B"\n'
+            'write = "UniversalCopy<uint128_t>"\nstore = "tma"\nbox = [64, 128]\npeer_rows = [0, 0]\n')
+    cfg = parse_spec(body).configs[0]
+    claim = build_property(cfg, cfg.properties[0])
+    (path,) = claim.paths
+    tmem, write, store = hops(path)
+    assert (tmem.spaces, write.spaces, store.spaces) == (("peer_tmem", "peer_regs"), ("peer_regs", "peer_smem"),
+                                                         ("peer_smem", "global"))
+    d = claim.exhaustive()
+    assert not d.holds and d.witness["stage"] == 2 and claim.recheck(d.witness)
+    assert "(CTA 1's TMA) lands at global (m,n) = (0,0)" in claim.explain(d.witness)
+    assert first_fault(replace(path, pair=PeerCopy((0, 128), (0, 1)))) is None

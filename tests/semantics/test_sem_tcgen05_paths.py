@@ -5,7 +5,8 @@ both CTAs of the pair) and CUTLASS's ``MMA_Traits<SM100_MMA_*_2x1SM_SS>`` (``ALa
 CTA ``p`` supplies rows ``p*MN/2 ..`` of the operand; BLayout likewise over N). The naive side tracks rows: peer
 ``p``'s TMA writes global row ``peer_rows[p] + i`` to local row ``i`` of CTA ``peer_cta[p]``; the path is right iff
 local row ``i`` of CTA ``c`` (c = 0, 1) receives exactly one write, of row ``c*MN/2 + i``, and nothing lands in
-another CTA or comes from outside the operand (the per-CTA stage is a right one: SW128 K-major, its box).
+another CTA or comes from outside the operand (the per-CTA stage is a right one: SW128 K-major, its box). The C
+side: CTA ``c`` holds accumulator rows ``c*M/2 ..`` (``CLayout``) and stores its row ``i`` at ``peer_rows[c] + i``.
 
 tcgen05.cp: the PTX ISA's words for each ``.shape`` (9.7.16.9.2): ``.128x256b`` / ``.128x128b`` row ``r`` to lane
 ``r``; ``.4x256b`` row ``r`` to lane ``32 r``; ``.64x128b.warpx2::02_13`` to lanes ``r`` and ``64 + r``;
@@ -56,6 +57,36 @@ def test_pair_verdict_equals_the_naive_row_walk(p) -> None:
             peer, i = divmod(w["i"], half * 64)
             local = i % half
             assert (p["peer_rows"][peer] + local, p["peer_cta"][peer]) != (peer * half + local, peer), (w, p)
+
+
+def naive_epilogue_pair_holds(p: dict) -> bool:
+    """C: CTA ``c`` holds accumulator rows ``c*M/2 + i`` (CLayout) and stores its row ``i`` to global row
+    ``peer_rows[c] + i``; right iff every row is stored once, by the CTA that holds it, and nothing outside."""
+    mn, half = p["mn"], p["mn"] // 2
+    got: dict[int, list[int]] = {}
+    for c in (0, 1):
+        for i in range(half):
+            r = p["peer_rows"][c] + i
+            if not 0 <= r < mn:
+                return False
+            got.setdefault(r, []).append(c * half + i)
+    return all(got.get(r) == [r] for r in range(mn))
+
+
+def _epilogue_spec(p: dict) -> str:
+    mn, half = p["mn"], p["mn"] // 2
+    path = "A" if mn == 256 else "B"
+    return (f'[[config]]\nname = "c"\nkind = "datapath"\ntile = [{mn}, 128, 64]\ndtype = "f16"\n'
+            f'properties = [{{ name = "datapath", operand = "C" }}]\n\n[config.C]\ncta_group = 2\ndtype = "f16"\n'
+            f'tmem_atom = "SM100_TMEM_LOAD_32dp32b32x"\ndata_path = "{path}"\nswizzle = "128B"\n'
+            f'write = "UniversalCopy<uint128_t>"\nstore = "tma"\nbox = [64, {half}]\n'
+            f'peer_rows = {p["peer_rows"]}\n')
+
+
+@given(pairs())
+def test_pair_epilogue_verdict_equals_the_naive_row_walk(p) -> None:
+    want = naive_epilogue_pair_holds(p)
+    agree(spec_rows(_epilogue_spec(p), ("auto",)), want, f"C pair {p}")
 
 
 def test_the_consistent_double_swap_is_right() -> None:
