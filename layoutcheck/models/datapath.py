@@ -10,6 +10,8 @@ A data path is a sequence of *hops*; each hop moves elements from the locations 
     tmem     a tensor-memory cell ``lane + 128 * column`` (``layoutcheck.models.tmem``)
 
     operand  ``mn + MN*k``: the coordinate of the MMA's A / B operand a tcgen05.mma reads (SM100: no registers)
+    peer_*   cta_group::2: ``cta * span + location`` -- the smem, tmem or regs of CTA ``cta`` of the pair
+             (``peer_span``); global and operand indices are then over the pair's tile
 
     mainloop (A, B):  global --(cp.async | TMA box)--> smem --(ldmatrix | wgmma descriptors)--> regs
     SM100 mainloop:   global --TMA box--> smem --UMMA descriptors--> operand
@@ -30,6 +32,12 @@ layouts, nothing is tabled here:
   descriptor advanced, decoded by ``decode_umma_descriptor``) into operand coordinate ``(mn, k)``;
 - a tcgen05.ld moves the cells ``layoutcheck.models.tmem.load_cells`` says; the epilogue believes each register holds
   the element its *assumed* data path puts in that cell, the MMA wrote its own (apache/tvm#20075 mixes them up).
+
+A ``cta_group::2`` path (``pair``) is the single-CTA path of one CTA's half, lifted over the pair: peer ``p``'s
+hops act on CTA ``p``'s locations; its TMA moves the global rows it loads (``pair.rows``) into CTA ``pair.cta[p]``,
+where the layouts want the rows ``p * MN/2 ..`` the MMA reads from CTA ``p`` (``hw.tcgen05.PEER_SPLITS``: CUTLASS's
+2x1SM ``ALayout`` / ``BLayout`` / ``CLayout``); an epilogue's TMA store writes CTA ``p``'s accumulator rows to the
+global rows ``pair.rows[p] ..``.
 
 A copy atom is applied as CuTe's ``make_tiled_copy_A/B/C`` (and ``retile``) apply it to an MMA fragment: thread
 ``t`` is lane ``t % 32`` of its warp, and each instruction takes the next ``Va`` values of the thread's fragment in

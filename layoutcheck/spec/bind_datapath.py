@@ -26,6 +26,8 @@ the operands' ``dtype``, and one table per path (``A``, ``B``, ``C``; those give
            write = <copy atom>        stmatrix / UniversalCopy (st.shared); write_smem
            store = "tma"              box, tma_swizzle, modes (default (1, 0): N is the contiguous dim)
            store = <copy atom>        threads + values or tv; gmem (default row-major (M, N)); read_smem
+           cta_group = 2              with tmem_atom and store = "tma": ``tile`` is the pair's, each CTA's accumulator
+                                      holds C rows p * M/2 ..; peer_rows: the global rows its TMA store writes
 """
 
 from __future__ import annotations
