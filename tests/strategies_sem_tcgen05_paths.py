@@ -20,9 +20,11 @@ SHAPES = [".128x256b", ".128x128b", ".4x256b", ".64x128b.warpx2::02_13", ".64x12
 def pairs(draw) -> dict:
     mn = draw(st.sampled_from([128, 256]))
     half = mn // 2
-    rows = draw(st.sampled_from([[0, half], [half, 0], [0, 0], [half, half], [0, mn], [-half, 0], [0, 64],
-                                 [half // 2, half]]))
-    cta = draw(st.sampled_from([[0, 1], [1, 0], [0, 0], [1, 1], [0, 2]]))
+    right = draw(st.booleans())  # half the cases start from the right split (then the double swap, or one change)
+    rows = [0, half] if right else draw(st.sampled_from([[half, 0], [0, 0], [half, half], [0, mn], [-half, 0],
+                                                         [0, 64], [half // 2, half]]))
+    cta = [0, 1] if right and draw(st.booleans()) else draw(st.sampled_from([[0, 1], [1, 0], [0, 0], [1, 1],
+                                                                             [0, 2]]))
     return {"operand": draw(st.sampled_from(["A", "B"])), "mn": mn, "peer_rows": rows, "peer_cta": cta}
 
 
