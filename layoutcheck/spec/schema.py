@@ -178,6 +178,9 @@ PROPERTY_SPECS: dict[str, PropertySpec] = {p.name: p for p in (
                                       "demands, for every K loop up to k_blocks"),
     PropertySpec("multicast_cover", "every row of every CTA's operand tile is written exactly once, by a TMA that "
                                     "carries that CTA's tile"),
+    # tcgen05.cp (issue #27): binder in layoutcheck.spec.bind_tcgen05
+    PropertySpec("tmem_copy_image", "one tcgen05.cp writes every element of its shared-memory rows to exactly the "
+                                    "tensor-memory cells the kernel's image names"),
 )}
 """Property name -> its declaration; the one place a property is named (``tests/spec/test_registry.py``)."""
 
@@ -259,6 +262,10 @@ KINDS: dict[str, KindSpec] = {k.name: k for k in (
     KindSpec("multicast", "TMA multicast in a thread-block cluster: which CTA's TMA writes which rows into which CTAs",
              frozenset({"cluster", "operand", "extent", "slice_start", "slice_rows", "mask", "needs"}),
              frozenset({"cluster", "operand", "extent"}), ("multicast_cover",), "bind_multicast"),
+    # tcgen05.cp shapes (issue #27): which TMEM lanes and columns a shared-memory -> tensor-memory copy writes
+    KindSpec("tmem_copy", "a tcgen05.cp shared-memory -> tensor-memory copy (block-scale factors) and the TMEM image "
+                          "the kernel expects", frozenset({"shape", "bits", "column", "read_column", "layout"}),
+             frozenset({"shape", "layout"}), ("tmem_copy_image",), "bind_tmem_copy", "layout"),
 )}
 """Spec kind -> its declaration; the one place a kind is named (``tests/spec/test_registry.py``)."""
 
