@@ -329,6 +329,8 @@ class ScheduleBijection(Property):
         if self.scheduler.kind == "persistent":  # the grid rounded up to swizzle * cluster (at most 8 * cluster)
             sw = max(self.scheduler.swizzle_size, 8 if self.scheduler.max_swizzle >= 8 else self.scheduler.max_swizzle)
             b, d = b + sw * self.scheduler.cluster[0], d + sw * self.scheduler.cluster[1]
+        if self.scheduler.kind == "clc":  # the grid rounded up to the cluster
+            b, d = b + self.scheduler.cluster[0], d + self.scheduler.cluster[1]
         return (b * (b + 1) // 2 - (a - 1) * a // 2) * (d * (d + 1) // 2 - (c - 1) * c // 2) * 2
 
     def exhaustive(self) -> Decision:
@@ -459,7 +461,7 @@ class ScheduleBijection(Property):
                     == self.computes(tuple(w["other"]), gm, gn))
         if w["kind"] != "missing" or not inside:
             return False
-        if self.scheduler.kind in ("persistent", "expr"):  # no inverse, or one only the tests vouch for: enumerate
+        if self.scheduler.kind in ("persistent", "expr", "clc"):  # no inverse, or one only the tests vouch for
             return self._missing_in(gm, gn, tile)
         idx = tuple(int(i) for i in self.scheduler.index(tile[0], tile[1], gm, gn))
         return self.computes(idx, gm, gn) != tile
@@ -488,6 +490,8 @@ class ScheduleBijection(Property):
         """A launch index in the scheduler's own terms: ``CTA c, iteration i`` for a persistent loop."""
         if self.scheduler.kind in ("grouped", "persistent", "expr"):
             return f"CTA {idx[0]} at iteration {idx[1]}"
+        if self.scheduler.kind == "clc":
+            return f"CLC CTA id ({idx[0]},{idx[1]})"
         if self.scheduler.kind == "split_k":
             return f"split {idx[0]}, k-tile {idx[1]} of its slice, column {idx[2]}"
         return "CTA (" + ",".join(map(str, idx)) + ")"

@@ -539,7 +539,8 @@ def bind_scheduler(fn: PropertyBuilder, cfg: Config, req: PropertyRequest) -> Pr
                                 cfg.get("max_swizzle", 1), cfg.get("swizzle_size", 0),
                                 cfg.get("raster", "heuristic"), cfg.get("device_raster", ""),
                                 cfg.get("round_to_cluster", True), cfg.get("tile_m", ""), cfg.get("tile_n", ""),
-                                cfg.get("total", "GM*GN"))
+                                cfg.get("total", "GM*GN"), swizzle_residual=cfg.get("swizzle_residual", False),
+                                serpentine=cfg.get("serpentine", ""))
     except LayoutError as e:  # an expression that does not parse: its key; else the scheduler's
         at = "scheduler"
         if kind == "expr":
