@@ -100,10 +100,8 @@ def naive_clc(s, gm: int, gn: int) -> list[tuple[tuple[int, int], tuple[int, int
     cm, cn = s.cluster
     pm, pn = _round_up(gm, cm), _round_up(gn, cn)
     tiles_m, tiles_n = pm // cm, pn // cn
-    if s.raster == "heuristic":
-        along_n = not tiles_n > tiles_m and tiles_m * cn <= (1 << 16) - 1
-    else:
-        along_n = s.raster == "n"
+    heuristic_n = not tiles_n > tiles_m and tiles_m * cn <= (1 << 16) - 1  # grid.y's limit
+    along_n = heuristic_n if s.raster == "heuristic" else s.raster == "n"
     gx, gy = (tiles_n * cm, tiles_m * cn) if along_n else (pm, pn)
     size = s.max_swizzle if s.max_swizzle > 1 else 0
     out = []
