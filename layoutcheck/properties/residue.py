@@ -251,6 +251,8 @@ class ResidueCover(Property):
         dims = self.tiling.dims
         at = " x ".join(f"{k}={s}" for k, s in zip(dims, w["sizes"], strict=True))
         crd = "(" + ",".join(map(str, w["coord"])) + ")"
+        if self.tiling.threads:
+            return self._explain_copy(w, at, crd)
         if w["kind"] == "oob":
             return f"problem {at}: the access at {crd} is performed but out of bounds"
         tile, local = self.tiling.owner(tuple(w["coord"]))
@@ -258,6 +260,23 @@ class ResidueCover(Property):
         how = "no performed access" if n == 0 else f"{n} performed accesses"
         return (f"problem {at}: element {crd} (tile {tile}, local {local}) has {how}; grid "
                 f"{self.tiling.grid(tuple(w['sizes']))} ({self.tiling.count})")
+
+
+    def _explain_copy(self, w: dict[str, Any], at: str, crd: str) -> str:
+        """A tiled copy's witness in its own terms: the copied tile's extents, the element in tile coordinates, and
+        the (thread, value) of the copy tile (``zipped_divide``'s rest coordinate) that reads or misses it."""
+        t = self.tiling
+        tiler = "x".join(map(str, t.tile))
+        grid = "x".join(str(int(g)) for g in t.grid(tuple(w["sizes"])))
+        if w["kind"] == "oob":
+            tile, k = t.access_of(tuple(w["coord"]))
+            who = f"thread {k % t.threads}, value {k // t.threads} of copy tile (" + ",".join(map(str, tile)) + ")"
+            return (f"tile {at}: {who} copies element {crd}, outside the tile (copy tiler {tiler}, {grid} copy tiles, "
+                    f"predicate {t.predicate})")
+        n = w.get("count", 0)
+        how = "no thread copies" if n == 0 else f"{n} (thread, value) pairs copy"
+        return (f"tile {at}: {how} element {crd} (copy tiler {tiler}, {grid} copy tiles by {t.count}, "
+                f"predicate {t.predicate})")
 
 
 @dataclass(frozen=True, slots=True)

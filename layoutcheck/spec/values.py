@@ -352,6 +352,8 @@ _CHECKERS: dict[str, Any] = {
     # SM100 CLC scheduler variants (issue #27)
     "swizzle_residual": _bool,
     "serpentine": lambda v, k: _lower_choice(v, k, ("header_comment", "reflect")),
+    # tiled copies (make_tiled_copy's thread and value layouts), issue #27
+    "threads": _layout, "values": _layout,
 }
 
 
