@@ -638,11 +638,16 @@ def tile_partition(tiling: ResidueTiling, sizes: Ranges | None = None) -> TilePa
     return TilePartition(tiling)
 
 
-def schedule_bijection(scheduler: TileScheduler | ProblemListScheduler, grids: Ranges,
-                       problems: tuple[int, int] | None = None) -> ScheduleBijection | ProblemListBijection:
-    """``ScheduleBijection`` for every ``GM x GN`` tile grid in ``grids``; for a ``ProblemListScheduler``,
+def schedule_bijection(scheduler: Any, grids: Ranges, problems: tuple[int, int] | None = None) -> Property:
+    """``ScheduleBijection`` for every ``GM x GN`` tile grid in ``grids``; for a ``StreamKScheduler``,
+    ``properties.stream_k.StreamKCover`` for every ``(tiles, k_tiles)`` in ``grids``; for a ``ProblemListScheduler``,
     ``ProblemListBijection`` for every list of ``problems`` (a range of lengths) problems whose ``(M, N)`` lie in
     ``grids``."""
+    from layoutcheck.models.stream_k import StreamKScheduler
+    from layoutcheck.properties.stream_k import stream_k_cover
+
+    if isinstance(scheduler, StreamKScheduler):
+        return stream_k_cover(scheduler, grids)
     if isinstance(scheduler, ProblemListScheduler):
         return ProblemListBijection(scheduler, tuple(problems or (1, 1)), tuple(tuple(r) for r in grids))
     return ScheduleBijection(scheduler, tuple(tuple(r) for r in grids))

@@ -563,6 +563,8 @@ def bind_scheduler(fn: PropertyBuilder, cfg: Config, req: PropertyRequest) -> Pr
         raise cfg.error("grids", f"expected two ranges (GM, GN), found {len(grids)}")
     if kind == "problems":
         return _bind_problem_list(cfg, fn, grids)
+    if kind == "stream_k":
+        return _bind_stream_k(cfg, fn, grids)
     try:
         s = sched.TileScheduler(cfg.get("scheduler"), cfg.get("log", 0), cfg.get("group", 8), cfg.get("ctas", 1),
                                 cfg.get("drop_partial_group", False), cfg.get("splits", 1),
@@ -577,6 +579,19 @@ def bind_scheduler(fn: PropertyBuilder, cfg: Config, req: PropertyRequest) -> Pr
         if kind == "expr":
             at = next((k for k in ("tile_m", "tile_n", "total") if sched.expression_error(k, cfg.get(k))), at)
         raise cfg.error(at, one_line(e)) from None
+    return fn(s, tuple(r for _, r in grids))
+
+
+def _bind_stream_k(cfg: Config, fn: Any, grids: Any) -> Property:
+    """CUTLASS's SM90 stream-K scheduler (``scheduler = "stream_k"``): problems of ``tiles x k_tiles`` in ``grids``."""
+    from layoutcheck.models.stream_k import StreamKScheduler
+
+    try:
+        s = StreamKScheduler(cfg.get("ctas", 1), cfg.get("max_groups", 1), cfg.get("decomposition", "heuristic"),
+                             cfg.get("splits", 1), cfg.get("alignment", 1), cfg.get("big_units", True),
+                             cfg.get("end_adjust", True))
+    except LayoutError as e:
+        raise cfg.error("scheduler", one_line(e)) from None
     return fn(s, tuple(r for _, r in grids))
 
 
