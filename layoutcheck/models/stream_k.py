@@ -29,11 +29,12 @@ split, ``is_final_split``) waits for its peers' partials and computes the epilog
 stores the first partial; the others add theirs.
 
 Worked example (``decomposition = "stream_k"``; the heuristic keeps it data-parallel, its tail wave half full):
-``T = 3`` tiles, ``K = 16``, ``ctas = 2``: one partial wave, ``sk_tiles = 3``, 48 iterations, ``sk_units = 2``, 24 each: unit 0 takes ``[0, 24)`` -- tile 0 whole and ``K_idx 0..7`` of tile 1 -- but 8 is not
-within 8 of tile 1's start (``< 8``) nor its end (``> 16 - 8``), so it stays; unit 1 takes ``[24, 48)``: tile 1's
-``8..15`` (the final split: the epilogue) and tile 2 whole.
+``T = 3`` tiles, ``K = 16``, ``ctas = 2``: one partial wave, ``sk_tiles = 3``, 48 iterations, ``sk_units = 2``, 24
+each: unit 0 takes ``[0, 24)`` -- tile 0 whole and ``K_idx 0..7`` of tile 1 -- and 8 is neither within 8 of tile 1's
+start (``< 8``) nor of its end (``> 16 - 8``), so it stays; unit 1 takes ``[24, 48)``: tile 1's ``8..15`` (the final
+split: the epilogue) and tile 2 whole.
 
-Not modelled (``unmodelled``): clusters other than 1x1 (the units then move in cluster-sized groups), the separate
+Not modelled: clusters other than 1x1 (the units then move in cluster-sized groups), the separate
 reduction units (disabled in CUTLASS: ``should_perform_separate_reduction`` returns false), batches (L).
 The user variants ``big_units = false`` (the remainder iterations of a group not given to big units) and
 ``end_adjust = false`` (a unit's start moved to the tile boundary but not its neighbour's end) change exactly the
