@@ -72,7 +72,8 @@ PARAMETERS: dict[str, tuple[str, ...]] = {
     "expr": ("ctas", "tile_m", "tile_n", "total"),
     "problems": ("ctas", "problems", "tile", "host_count", "device_tiles"),
     "clc": ("cluster", "max_swizzle", "raster", "swizzle_residual", "serpentine"),
-    "stream_k": ("ctas", "max_groups", "decomposition", "splits", "alignment", "big_units", "end_adjust"),
+    "stream_k": ("ctas", "max_groups", "decomposition", "splits", "alignment", "big_units", "end_adjust",
+                 "reduction"),
 }
 RASTERS = ("m", "n", "heuristic")
 SERPENTINES = ("", "header_comment", "reflect")

@@ -36,7 +36,11 @@ split: the epilogue) and tile 2 whole.
 
 Not modelled: clusters other than 1x1 (the units then move in cluster-sized groups), the separate
 reduction units (disabled in CUTLASS: ``should_perform_separate_reduction`` returns false), batches (L).
-The user variants ``big_units = false`` (the remainder iterations of a group not given to big units) and
+The fixup (``fixup_helper``): a non-final peer adds its ``k_tile_count`` to the tile's lock after storing (the
+first) or adding its partial; the final split proceeds once the lock equals its ``K_idx``. The non-final peers'
+counts are positive and sum to that ``K_idx`` exactly when the cover is exact, so it proceeds only after every peer.
+The user variants ``reduction = "final_waits_first"`` (NVIDIA/cutlass#2027: the final split waits only for the
+first peer's store), ``big_units = false`` (the remainder iterations of a group not given to big units) and
 ``end_adjust = false`` (a unit's start moved to the tile boundary but not its neighbour's end) change exactly the
 line they name.
 """
@@ -51,6 +55,10 @@ import numpy as np
 from layoutcheck.errors import LayoutError
 
 DECOMPOSITIONS = ("heuristic", "stream_k", "data_parallel", "split_k")
+REDUCTIONS = ("deterministic", "nondeterministic", "final_waits_first")
+"""``ReductionMode``: ``deterministic`` (each peer waits for the lock to reach its ``K_idx``), ``nondeterministic``
+(a middle peer waits only for the first's store), both with the final split waiting for ``lock == K_idx``;
+``final_waits_first``: the fixup of NVIDIA/cutlass#2027, whose final split waited only for the first peer."""
 MIN_ITERS = 8
 """``PersistentTileSchedulerSm90StreamKParams::min_iters_per_sk_unit_`` (``tile_scheduler_params.h``)."""
 MAX_GROUPS = 8
@@ -89,6 +97,7 @@ class StreamKScheduler:
     alignment: int = 1
     big_units: bool = True
     end_adjust: bool = True
+    reduction: str = "deterministic"
 
     def __post_init__(self) -> None:
         if self.ctas < 1 or self.splits < 1 or not 1 <= self.max_groups <= MAX_GROUPS:
@@ -97,6 +106,9 @@ class StreamKScheduler:
         if self.decomposition not in DECOMPOSITIONS:
             raise LayoutError(f"stream-K scheduler: decomposition must be one of {', '.join(DECOMPOSITIONS)}, found "
                               f"{self.decomposition!r}")
+        if self.reduction not in REDUCTIONS:
+            raise LayoutError(f"stream-K scheduler: reduction must be one of {', '.join(REDUCTIONS)}, found "
+                              f"{self.reduction!r}")
         if self.alignment not in (1, 2):
             raise LayoutError(f"stream-K scheduler: alignment (ktile_start_alignment_count) must be 1 or 2, found "
                               f"{self.alignment}")
@@ -267,7 +279,8 @@ class StreamKScheduler:
                          f", splits={self.splits}" if self.splits > 1 else "",
                          f", alignment={self.alignment}" if self.alignment > 1 else "",
                          "" if self.big_units else ", big_units=false",
-                         "" if self.end_adjust else ", end_adjust=false"])
+                         "" if self.end_adjust else ", end_adjust=false",
+                         "" if self.reduction == "deterministic" else f", reduction={self.reduction}"])
         return f"stream_k(ctas={self.ctas}, {self.decomposition}{extra})"
 
 

@@ -24,7 +24,7 @@ import numpy as np
 from layoutcheck.errors import LayoutError
 from layoutcheck.models.stream_k import Piece, StreamKScheduler
 from layoutcheck.properties.base import Decision, Property
-from layoutcheck.witness import TileDuplicate, TileMissing, TileOutside
+from layoutcheck.witness import StreamKFixup, TileDuplicate, TileMissing, TileOutside
 
 Ranges = tuple[tuple[int, int], ...]
 
@@ -82,7 +82,7 @@ class StreamKCover(Property):
         h = s.host(tiles, k_tiles)
         if h["mode"] == "data_parallel":
             return True
-        if h["mode"] != "stream_k":
+        if h["mode"] != "stream_k" or s.reduction == "final_waits_first":
             return False
         group, start, count = s.unit_ranges(tiles, k_tiles)
         if (count < 0).any():
@@ -147,6 +147,8 @@ class StreamKCover(Property):
         if len(finals) != 1 or len(firsts) != 1:  # implied by the exact cover (module docstring)
             raise AssertionError(f"stream-K: tile {t} of {grid} covered once, yet {len(finals)} final and "
                                  f"{len(firsts)} first pieces")
+        if s.reduction == "final_waits_first" and len(ps) >= 3:  # the final proceeds at lock >= 1: the first's
+            return StreamKFixup(grid, t, ps[1].k, _where(s, ps[-1]), _where(s, ps[1]))  # store, not the second's
         return None
 
     def _covering(self, tiles: int, k_tiles: int, tile: int, k: int) -> list[Piece]:
@@ -158,6 +160,8 @@ class StreamKCover(Property):
         (a, b), (c, d) = self.grids
         if not (a <= tiles <= b and c <= k_tiles <= d):
             return False
+        if w["kind"] == "fixup":
+            return self._fixup_holds(tiles, k_tiles, w)
         tile, k = w["tile"]
         s = self.scheduler
         if w["kind"] == "outside":
@@ -170,8 +174,25 @@ class StreamKCover(Property):
         named = [list(w["index"]), list(w["other"])]
         return inside and len(hits) >= 2 and all(any(_where(s, p) == n for p in hits) for n in named)
 
+    def _fixup_holds(self, tiles: int, k_tiles: int, w: dict[str, Any]) -> bool:
+        """The final split's wait (``lock >= 1`` under ``final_waits_first``) is met by the first peer's arrival
+        alone, while peer ``other`` (from ``k``, neither first nor final) has not arrived."""
+        s = self.scheduler
+        ps = sorted((p for p in s.pieces(tiles, k_tiles) if p.tile == w["tile"]), key=lambda p: p.k)
+        final = [p for p in ps if p.final(k_tiles) and _where(s, p) == list(w["index"])]
+        peer = [p for p in ps if p.k == w["k"] and _where(s, p) == list(w["other"])]
+        first = [p for p in ps if p.k == 0 and not p.final(k_tiles)]
+        return (s.reduction == "final_waits_first" and bool(final and peer and first) and peer[0].k > 0
+                and not peer[0].final(k_tiles) and first[0].count >= 1)
+
     def explain(self, w: dict[str, Any]) -> str:
         tiles, k_tiles = w["grid"]
+        if w["kind"] == "fixup":
+            c, i = w["index"]
+            oc, oi = w["other"]
+            return (f"{tiles} tiles x {k_tiles} k-tiles ({self.scheduler.describe()}): tile {w['tile']}'s final split "
+                    f"(CTA {c} at iteration {i}) waits only for the first partial, so it may reduce and store the "
+                    f"tile before the partial of k-iterations from {w['k']} (CTA {oc} at iteration {oi}) is added")
         tile, k = w["tile"]
         s = self.scheduler
         h = s.host(tiles, k_tiles)

@@ -589,7 +589,7 @@ def _bind_stream_k(cfg: Config, fn: Any, grids: Any) -> Property:
     try:
         s = StreamKScheduler(cfg.get("ctas", 1), cfg.get("max_groups", 1), cfg.get("decomposition", "heuristic"),
                              cfg.get("splits", 1), cfg.get("alignment", 1), cfg.get("big_units", True),
-                             cfg.get("end_adjust", True))
+                             cfg.get("end_adjust", True), cfg.get("reduction", "deterministic"))
     except LayoutError as e:
         raise cfg.error("scheduler", one_line(e)) from None
     return fn(s, tuple(r for _, r in grids))

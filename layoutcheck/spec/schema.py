@@ -201,7 +201,8 @@ KINDS: dict[str, KindSpec] = {k.name: k for k in (
                         "cluster", "max_swizzle", "swizzle_size", "raster", "device_raster", "round_to_cluster",
                         "tile_m", "tile_n", "total", "problems", "tile", "host_count", "device_tiles",
                         "swizzle_residual", "serpentine",  # SM100 CLC (issue #27)
-                        "max_groups", "decomposition", "alignment", "big_units", "end_adjust"}),  # SM90 stream-K
+                        "max_groups", "decomposition", "alignment", "big_units", "end_adjust",
+                        "reduction"}),  # SM90 stream-K
              frozenset({"scheduler", "grids"}), ("schedule_bijection",), "bind_scheduler"),
     # Blackwell (tcgen05), issue #17: binders in layoutcheck.spec.bind_tcgen05
     KindSpec("umma_smem", "a shared-memory operand tile and its tcgen05 descriptors",

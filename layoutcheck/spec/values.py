@@ -355,6 +355,7 @@ _CHECKERS: dict[str, Any] = {
     # CUTLASS SM90 stream-K scheduler (issue #27)
     "max_groups": _int, "alignment": _int, "big_units": _bool, "end_adjust": _bool,
     "decomposition": lambda v, k: _lower_choice(v, k, ("heuristic", "stream_k", "data_parallel", "split_k")),
+    "reduction": lambda v, k: _lower_choice(v, k, ("deterministic", "nondeterministic", "final_waits_first")),
     # tiled copies (make_tiled_copy's thread and value layouts), issue #27
     "threads": _layout, "values": _layout,
 }
