@@ -960,7 +960,6 @@ class DescriptorCover(Witness):
 
 
 __all__ = [
-    "StreamKFixup",
     "KINDS",
     "PATH_FAULTS",
     "Base",
@@ -985,6 +984,7 @@ __all__ = [
     "SameThread",
     "SizeMismatch",
     "Split",
+    "StreamKFixup",
     "TvCount",
     "Vector",
     "WavefrontTotal",
