@@ -8,7 +8,9 @@ Authority: CUTLASS 3.x, transliterated here line by line from the C++ (1x1 clust
 ``set_params_stream_k``) and ``PersistentTileSchedulerSm90StreamK`` (``sm90_tile_scheduler_stream_k.hpp``:
 ``get_current_work_for_linear_idx``, ``assign_work``,
 ``get_current_work_iter_start_possible_update_work_tile_k_remaining``, ``update_output_tile_id_and_work_tile_k``,
-``continue_current_work_for_linear_idx``, ``WorkTileInfo::is_valid`` / ``is_final_split``), and the kernel's loop
+``continue_current_work_for_linear_idx``, ``WorkTileInfo::is_valid`` / ``is_final_split``, ``fixup_helper``'s
+lock: the final split's ``wait_eq(lock, K_idx)``, or NVIDIA/cutlass#2027's wait for the first store), and the
+kernel's loop
 (``sm90_gemm_tma_warpspecialized_cooperative.hpp``: ``while (work_tile_info.is_valid())``, ``fetch_next_work``,
 ``advance_to_next_work`` by the grid size). Every CTA of the persistent grid is run; each work tile it computes is
 recorded as ``(tile, K_idx, k_tile_count)``; ``uint32`` arithmetic wraps as in C++.
@@ -168,14 +170,40 @@ def naive_walk(s, tiles: int, k: int) -> list[tuple[int, int, int, int]]:
     return out
 
 
+def naive_early_final(s, walk, k: int) -> tuple[int, int] | None:
+    """``(tile, K_idx)`` of a peer whose partial a final split may miss: ``fixup_helper``'s lock played out. The
+    non-final peers arrive in ``K_idx`` order (each waits for the lock to reach its ``K_idx``, or for the first's
+    store), adding ``k_tile_count``; the final split proceeds at ``lock == K_idx`` (both reduction modes) or, in
+    NVIDIA/cutlass#2027's code, at ``lock >= 1``."""
+    by_tile: dict = {}
+    for _, tile, k0, n in walk:
+        by_tile.setdefault(tile, []).append((k0, n))
+    for tile, pieces in sorted(by_tile.items()):
+        pieces.sort()
+        final = [k0 for k0, n in pieces if k0 + n == k]
+        peers = [(k0, n) for k0, n in pieces if k0 + n != k]
+        if len(final) != 1 or not peers:
+            continue
+        lock = 0
+        for j, (_, n) in enumerate(peers):
+            lock += n
+            ready = lock >= 1 if s.reduction == "final_waits_first" else lock == final[0]
+            if ready and j + 1 < len(peers):
+                return tile, peers[j + 1][0]
+    return None
+
+
 def naive_fault(s, tiles: int, k: int) -> bool:
     hits: Counter = Counter()
-    for _, tile, k0, n in naive_walk(s, tiles, k):
+    walk = naive_walk(s, tiles, k)
+    for _, tile, k0, n in walk:
         if not (0 <= tile < tiles and k0 >= 0 and k0 + n <= k):
             return True
         for x in range(k0, k0 + n):
             hits[(tile, x)] += 1
-    return any(hits[(t, x)] != 1 for t in range(tiles) for x in range(k)) or len(hits) != tiles * k
+    if any(hits[(t, x)] != 1 for t in range(tiles) for x in range(k)) or len(hits) != tiles * k:
+        return True
+    return naive_early_final(s, walk, k) is not None
 
 
 def naive_first(prop) -> tuple[int, int] | None:
@@ -199,8 +227,11 @@ def test_stream_k_is_cutlass(prop) -> None:
         return
     w = r.counterexample.data
     assert tuple(w["grid"]) == first
-    tile, k = w["tile"]
     walk = naive_walk(prop.scheduler, *first)
+    if w["kind"] == "fixup":
+        assert naive_early_final(prop.scheduler, walk, first[1]) == (w["tile"], w["k"])
+        return
+    tile, k = w["tile"]
     hits = [c for c, t, k0, n in walk if t == tile and k0 <= k < k0 + n]
     if w["kind"] == "missing":
         assert not hits
