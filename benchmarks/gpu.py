@@ -10,6 +10,11 @@ The compare is timed two ways: ``compare`` is the whole ``case.compare`` call (l
 the count its last CTA wrote to host-mapped memory), ``compare_kernel`` the fused kernel alone between two events.
 ``--sweep`` also times the kernel for other unroll factors (``-DLC_UNROLL``) and grid sizes.
 
+The whole call cannot beat its fixed cost: ``roundtrip_s`` is the same call on an empty map (``n = 0``: the launch of
+the full grid, the last CTA's report, the stream synchronisation and the mapped read), and ``call_bound_vs_peak`` the
+best whole-call ratio a compare streaming at copy speed could reach, ``8n / (8n / copy + roundtrip) / peak``. The
+whole call is also timed on the host (``perf_counter`` around it), once per repeat (``compare_runs_vs_peak``).
+
 Usage: ``python benchmarks/gpu.py [N] [--repeats R] [--sweep]``; prints one JSON line.
 """
 
@@ -87,6 +92,12 @@ def main(argv: list[str] | None = None) -> int:
     out = case.inputs(cupy)
     fn((case.grid,), (case.block,), tuple(out))
     fused = _median_s(lambda: case.compare(out, cupy), args.repeats)
+    host_runs = []
+    for _ in range(args.repeats):
+        cupy.cuda.runtime.deviceSynchronize()
+        t0 = time.perf_counter()
+        case.compare(out, cupy)
+        host_runs.append(time.perf_counter() - t0)
     host_oracle = _median_s(lambda: case.compare(out, _WithoutRawKernel(cupy)), args.repeats)
     src, dst = cupy.empty(2 * checked, cupy.uint32), cupy.empty(2 * checked, cupy.uint32)
     copy = _median_s(lambda: dst.data.copy_from_device(src.data, 8 * checked), args.repeats)
@@ -104,6 +115,14 @@ def main(argv: list[str] | None = None) -> int:
 
     wave = compare_grid(cupy)
     kern_only = kernel_s(None, wave)
+    k0 = cupy.RawKernel(case.compare_source, f"{case.name}_compare", options=("-std=c++17",))
+
+    def empty_call() -> None:
+        k0((wave,), (COMPARE_BLOCK,), (out[0], out[1], np.uint32(0), state, result.device_pointer))
+        result.read_after(cupy.cuda.get_current_stream())
+
+    roundtrip = _median_s(empty_call, max(args.repeats, 21))
+    bound = 8 * checked / (8 * checked / copy_bw + roundtrip) / peak
     sweep = {}
     if args.sweep:
         for unroll in (1, 2, 4):
@@ -116,6 +135,8 @@ def main(argv: list[str] | None = None) -> int:
            "compare_kernel_vs_peak": round(8 * checked / kern_only / peak, 2), "grid": wave,
            "copy_GBps_reference": round(copy_bw / 1e9, 1), "compare_vs_copy": round(compare_bw / copy_bw, 2),
            "hbm_peak_GBps": round(peak / 1e9, 1), "compare_vs_peak": round(compare_bw / peak, 2),
+           "compare_runs_vs_peak": [round(8 * checked / t / peak, 3) for t in host_runs],
+           "roundtrip_s": round(roundtrip, 7), "call_bound_vs_peak": round(bound, 3),
            "previous_compare_s": round(host_oracle, 5), "speedup_vs_previous": round(host_oracle / fused, 1),
            "generate_s": round(gen_s, 3), "device": props["name"].decode(), "sweep_GBps": sweep,
            "pass": bad == 0 and wall < 2.0 and compare_bw >= 0.8 * peak}

@@ -996,3 +996,20 @@ __all__ = [
     "with_fields",
     "witness",
 ]
+
+
+# -- tcgen05.cp (properties.tmem_copy) -----------------------------------------------------------------------------
+@witness
+@dataclass(frozen=True, slots=True, eq=False, kw_only=True)
+class TmemCopyElement(Witness):
+    """Source element ``(row, element)`` of a tcgen05.cp breaks ``rule`` (``outside``: a cell past TMEM's 512
+    columns; ``misplaced``: the cells it is ``written`` to differ from the ones the ``declared`` image names;
+    ``uncopied``: the declared image names an element the shape does not copy): TMEM slot addresses
+    ``lane + 128 * (column * 32/bits + slot)``."""
+
+    rule: str
+    row: int
+    element: int
+    written: list[int]
+    declared: list[int]
+    kind: ClassVar[str] = "tmem_copy"

@@ -39,6 +39,7 @@ from functools import reduce
 import numpy as np
 
 from layoutcheck.algebra.gf2 import inverse as gf2_inverse
+from layoutcheck.algebra.inttuple import idx2crd
 from layoutcheck.algebra.layout import Layout, flat_modes
 from layoutcheck.algebra.swizzle import ComposedLayout, Subject, Swizzle, inner
 from layoutcheck.errors import LayoutError
@@ -215,12 +216,8 @@ class LinearLayout:
         return out
 
     def unflatten_out(self, y: int) -> tuple[int, ...]:
-        """Flat output -> coordinates (``dim0`` fastest)."""
-        out = []
-        for s in self.out_shape:
-            out.append(y % s)
-            y //= s
-        return tuple(out)
+        """Flat output -> coordinates (``dim0`` fastest: colex, ``idx2crd``). Pre: ``0 <= y < out_size``."""
+        return tuple(idx2crd(y, tuple(self.out_shape)))
 
     def flatten_out(self, coords: Sequence[int]) -> int:
         return sum(c << s for c, s in zip(coords, _shifts(self.out_shape), strict=True))

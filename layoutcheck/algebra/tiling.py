@@ -175,16 +175,24 @@ def zipped_divide(a: Layout, tiler: Tiler) -> Layout:
     return _tile_unzip(logical_divide, as_layout(a), tiler, "zipped_divide")
 
 
+def _tiled(z: Layout) -> Layout:
+    """``((tile), (rest0, rest1, ...))`` -> ``((tile), rest0, rest1, ...)`` (CuTe's ``tiled_*``)."""
+    return _concat([_mode(z, 0), *_modes(_mode(z, 1))])
+
+
+def _flat(z: Layout) -> Layout:
+    """``((tile0, ...), (rest0, ...))`` -> ``(tile0, ..., rest0, ...)`` (CuTe's ``flat_*``)."""
+    return _concat(_modes(_mode(z, 0)) + _modes(_mode(z, 1)))
+
+
 def tiled_divide(a: Layout, tiler: Tiler) -> Layout:
     """``((tile modes), rest0, rest1, ...)`` (``None`` in the tiler as in ``zipped_divide``)."""
-    z = _tile_unzip(logical_divide, as_layout(a), tiler, "tiled_divide")
-    return _concat([_mode(z, 0), *_modes(_mode(z, 1))])
+    return _tiled(_tile_unzip(logical_divide, as_layout(a), tiler, "tiled_divide"))
 
 
 def flat_divide(a: Layout, tiler: Tiler) -> Layout:
     """``(tile0, tile1, ..., rest0, rest1, ...)`` (``None`` in the tiler as in ``zipped_divide``)."""
-    z = _tile_unzip(logical_divide, as_layout(a), tiler, "flat_divide")
-    return _concat(_modes(_mode(z, 0)) + _modes(_mode(z, 1)))
+    return _flat(_tile_unzip(logical_divide, as_layout(a), tiler, "flat_divide"))
 
 
 def zipped_product(a: Layout, tiler: Tiler) -> Layout:
@@ -194,13 +202,11 @@ def zipped_product(a: Layout, tiler: Tiler) -> Layout:
 
 
 def tiled_product(a: Layout, tiler: Tiler) -> Layout:
-    z = _tile_unzip(logical_product, as_layout(a), tiler, "tiled_product")
-    return _concat([_mode(z, 0), *_modes(_mode(z, 1))])
+    return _tiled(_tile_unzip(logical_product, as_layout(a), tiler, "tiled_product"))
 
 
 def flat_product(a: Layout, tiler: Tiler) -> Layout:
-    z = _tile_unzip(logical_product, as_layout(a), tiler, "flat_product")
-    return _concat(_modes(_mode(z, 0)) + _modes(_mode(z, 1)))
+    return _flat(_tile_unzip(logical_product, as_layout(a), tiler, "flat_product"))
 
 
 def _modes(l: Layout) -> list[Layout]:

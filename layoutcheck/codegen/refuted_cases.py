@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from layoutcheck.algebra.layout import Layout, size
-from layoutcheck.codegen.cases import KernelCase, _ownership_case, tiled_c_tv
+from layoutcheck.codegen.cases import KernelCase, _ownership_case
 
 MAX_THREADS = 1024  # threads per CTA (CUDA C++ Programming Guide, "Compute Capabilities")
 
@@ -130,16 +130,12 @@ def _ownership(row: Any, cfg: Any) -> RefutedCase:
     """The ownership kernel of a REFUTED ``exact_cover`` row, or why not."""
     from layoutcheck.check import check_claim
     from layoutcheck.properties.tv import exact_cover
-    from layoutcheck.spec.bind import mma_cta_tile, tiled_mma
+    from layoutcheck.spec.ownership import owner_map
 
     base = dict(file=row.file, line=row.line, config=row.config, property=row.property,
                 counterexample=row.counterexample or "", witness=dict(row.counterexample_data or {}))
-    if cfg.kind == "tv":
-        tv, tile = cfg.get("tv"), tuple(cfg.get("tile"))
-    else:
-        mma = tiled_mma(cfg)
-        tile = mma_cta_tile(cfg, mma, "C")
-        tv = tiled_c_tv(mma, tile)
+    m = owner_map(cfg)  # a tiled MMA: the C partition
+    tv, tile = m.tv, m.tile
     if not isinstance(tv, Layout) or len(tile) != 2:
         return RefutedCase(**base, reason="needs a plain TV layout over a 2-D tile")
     if size(tv[0]) > MAX_THREADS:
@@ -297,11 +293,56 @@ def confirm_readout(rc: RefutedCase, c: np.ndarray) -> tuple[bool, str]:
     return True, f"{wrong_pred} of {stored.size} elements read wrong, each where and what the model says"
 
 
-def refuted_cases(paths: list[str]) -> list[RefutedCase]:
-    """A ``RefutedCase`` for every REFUTED row of ``paths`` (read with ``include_broken``), instantiated or not."""
-    from layoutcheck.check import IMPORTED_ROADS, _planned_config, plan, row_property, run_unit
+def _ownership_row(row: Any, cfg: Any, base: dict[str, Any]) -> RefutedCase | None:
+    """``silicon = "ownership"``: the ownership kernel of a config that has an ownership TV map."""
     from layoutcheck.errors import LayoutcheckError
     from layoutcheck.spec.bind import Unsound
+    from layoutcheck.spec.ownership import has_owner_map
+
+    if cfg is None or not has_owner_map(cfg):
+        return None
+    try:
+        return _ownership(row, cfg)
+    except LayoutcheckError as e:
+        return RefutedCase(**base, reason=f"cannot build the kernel: {' '.join(str(e).split())}")
+    except Unsound as e:  # the config breaks a law before the partition exists: nothing to launch
+        return RefutedCase(**base, reason=f"no kernel: {' '.join(str(e).split())}")
+
+
+def _readout_row(row: Any, cfg: Any, base: dict[str, Any]) -> RefutedCase | None:
+    """``silicon = "readout"``: the wgmma read-out kernel of a config of the property's own kind."""
+    from layoutcheck.spec.schema import kinds_of
+
+    return _readout(row, base) if cfg is not None and cfg.kind in kinds_of(row.property) else None
+
+
+def _tma_readout_row(row: Any, cfg: Any, base: dict[str, Any]) -> RefutedCase | None:
+    """``silicon = "tma_readout"``: the TMA -> smem -> wgmma kernel of the config."""
+    return _tma_readout(row, cfg, base) if cfg is not None else None
+
+
+def _banks_row(row: Any, cfg: Any, base: dict[str, Any]) -> RefutedCase:
+    """``silicon = "banks"``: each instruction's lane addresses of the rebuilt claim on the bank probe."""
+    from layoutcheck.check import row_property
+    from layoutcheck.errors import LayoutcheckError
+
+    try:
+        pats, why = bank_patterns(row_property(row), base["witness"])
+    except (LayoutcheckError, LookupError) as e:
+        pats, why = (), f"cannot rebuild the claim: {' '.join(str(e).split())}"
+    return RefutedCase(**base, bank_patterns=pats, reason=why)
+
+
+REPRODUCTIONS: dict[str, Any] = {"ownership": _ownership_row, "readout": _readout_row,
+                                 "tma_readout": _tma_readout_row, "banks": _banks_row}
+"""``PropertySpec.silicon`` -> how a REFUTED row of that property is instantiated: ``(row, config or None, base
+fields) -> RefutedCase``, or ``None`` when the row's config is not one it instantiates."""
+
+
+def refuted_cases(paths: list[str]) -> list[RefutedCase]:
+    """A ``RefutedCase`` for every REFUTED row of ``paths`` (read with ``include_broken``), instantiated or not."""
+    from layoutcheck.check import IMPORTED_ROADS, _planned_config, plan, run_unit
+    from layoutcheck.spec.schema import PROPERTY_SPECS
 
     out: list[RefutedCase] = []
     for unit in plan(paths, include_broken=True).units:
@@ -312,24 +353,10 @@ def refuted_cases(paths: list[str]) -> list[RefutedCase]:
         for row in rows:
             base = dict(file=row.file, line=row.line, config=row.config, property=row.property,
                         counterexample=row.counterexample or "", witness=dict(row.counterexample_data or {}))
-            if cfg is not None and row.property == "exact_cover" and cfg.kind in ("tv", "tiled_mma"):
-                try:
-                    out.append(_ownership(row, cfg))
-                except LayoutcheckError as e:
-                    out.append(RefutedCase(**base, reason=f"cannot build the kernel: {' '.join(str(e).split())}"))
-                except Unsound as e:  # the config breaks a law before the partition exists: nothing to launch
-                    out.append(RefutedCase(**base, reason=f"no kernel: {' '.join(str(e).split())}"))
-            elif row.property in ("gmma_addresses", "gmma_fields") and cfg is not None and cfg.kind == "wgmma":
-                out.append(_readout(row, base))
-            elif row.property == "tma_wgmma" and cfg is not None:
-                out.append(_tma_readout(row, cfg, base))
-            elif row.property == "conflict_free":
-                try:
-                    pats, why = bank_patterns(row_property(row), base["witness"])
-                except (LayoutcheckError, LookupError) as e:
-                    pats, why = (), f"cannot rebuild the claim: {' '.join(str(e).split())}"
-                out.append(RefutedCase(**base, bank_patterns=pats, reason=why))
-            else:
+            how = PROPERTY_SPECS[row.property].silicon if row.property in PROPERTY_SPECS else ""
+            got = REPRODUCTIONS[how](row, cfg, base) if how else None
+            if got is None:
                 kind = cfg.kind if cfg is not None else unit.road
-                out.append(RefutedCase(**base, reason=f"no refutation kernel for {row.property} ({kind}) yet"))
+                got = RefutedCase(**base, reason=f"no refutation kernel for {row.property} ({kind}) yet")
+            out.append(got)
     return out

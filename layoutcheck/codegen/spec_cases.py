@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from layoutcheck.algebra.layout import Layout, size
-from layoutcheck.codegen.cases import KernelCase, _ownership_case, tiled_c_tv
+from layoutcheck.codegen.cases import KernelCase, _ownership_case
 from layoutcheck.errors import LayoutcheckError, SpecError
 
 MAX_THREADS = 1024  # threads per CTA (CUDA C++ Programming Guide, "Compute Capabilities", all sm_70+)
@@ -53,18 +53,14 @@ def _case(cfg: Any) -> KernelCase | Skipped:
     """The ownership kernel of one config, or why it has none."""
     from layoutcheck.check import check_claim
     from layoutcheck.properties.tv import exact_cover
-    from layoutcheck.spec.bind import mma_cta_tile, tiled_mma
+    from layoutcheck.spec.ownership import has_owner_map, owner_map
 
     label = f"{cfg.file}:{cfg.line} {cfg.name}"
     try:
-        if cfg.kind == "tv":
-            tv, tile = cfg.get("tv"), tuple(cfg.get("tile"))
-        elif cfg.kind == "tiled_mma":
-            mma = tiled_mma(cfg)
-            tile = mma_cta_tile(cfg, mma, "C")
-            tv = tiled_c_tv(mma, tile)  # the C partition, as the bundled MMA kernels derive it
-        else:
+        if not has_owner_map(cfg):
             return Skipped(label, f"kind {cfg.kind!r} has no ownership kernel")
+        m = owner_map(cfg)  # a tiled MMA: the C partition, as the bundled MMA kernels derive it
+        tv, tile = m.tv, m.tile
         if hasattr(tv, "coords") and hasattr(tv, "expr"):  # tv = { formula, coords }: not instantiated yet
             return Skipped(label, "a TV map written as an index formula has no ownership kernel")
         if not isinstance(tv, Layout) or len(tile) != 2:

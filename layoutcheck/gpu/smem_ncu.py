@@ -259,6 +259,7 @@ def corpus_claims(paths: tuple[str, ...] = CORPUS_SPECS) -> list[dict[str, Any]]
     total (``n``, or the ideal for ``conflict_free``)."""
     from layoutcheck.models.banks.access import byte_addresses
     from layoutcheck.models.banks.model import ideal_batch, wavefronts_batch
+    from layoutcheck.properties.banks import ConflictFree, WavefrontCount
     from layoutcheck.spec.bind import build_property
     from layoutcheck.spec.load import load_spec
 
@@ -266,15 +267,16 @@ def corpus_claims(paths: tuple[str, ...] = CORPUS_SPECS) -> list[dict[str, Any]]
     for path in paths:
         for cfg in load_spec(str(ROOT / path)).configs:
             for req in cfg.properties:
-                if cfg.kind != "smem" or req.name not in ("conflict_free", "wavefront_count"):
-                    continue
                 prop = build_property(cfg, req)
+                if not isinstance(prop, ConflictFree | WavefrontCount):  # the bank claims, by class
+                    continue
                 addrs = byte_addresses(prop.smem, prop.access)
                 kind = prop.access.kind.name
                 model = int(wavefronts_batch(kind, addrs).sum())
-                claimed = req.get("n") if req.name == "wavefront_count" else int(ideal_batch(kind, addrs).sum())
+                total = isinstance(prop, WavefrontCount)
+                claimed = prop.n if total else int(ideal_batch(kind, addrs).sum())
                 claims.append({"config": cfg.name, "claim": req.name, "kind": kind, "addrs": addrs,
-                               "model": model, "claimed": claimed})
+                               "model": model, "claimed": claimed, "total": total})
     return claims
 
 
@@ -304,6 +306,6 @@ def section_corpus_ncu(out: Path) -> dict[str, Any]:
               f"{c['model']:>4} ncu {measured:>4} per-instruction {rows[-1]['per_instruction_match']}/{n}")
     (out / "corpus_ncu.json").write_text(json.dumps(rows, indent=1))
     return {"ok": bool(rows) and all(r["ok"] for r in rows), "claims": len(rows), "instructions": len(pats),
-            "conflicted": [{k: r[k] for k in ("config", "kind", "claimed", "model", "ncu")} for r in rows
-                           if r["claim"] == "wavefront_count"],
+            "conflicted": [{k: r[k] for k in ("config", "kind", "claimed", "model", "ncu")}
+                           for c, r in zip(claims, rows, strict=True) if c["total"]],
             "mismatched_claims": sum(not r["ok"] for r in rows)}

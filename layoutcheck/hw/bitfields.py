@@ -1,5 +1,16 @@
 """One bit-field codec for every descriptor word (wgmma, tcgen05 shared-memory and instruction descriptors).
 
+A field carries its *unit*: what one LSB counts (16 for a byte quantity stored without its 4 low bits, as PTX's
+``matrix-descriptor-encode(x) = (x & 0x3FFFF) >> 4``; 16 for tcgen05's ``M >> 4``, 8 for ``N >> 3``). ``pack`` /
+``unpack`` / ``issues`` read and write the *stored* values; ``encode`` / ``decode`` / ``advance`` the *quantities*
+(bytes, rows), so no caller shifts a field by hand::
+
+    >>> from layoutcheck.hw.wgmma import GMMA_DESCRIPTOR
+    >>> hex(GMMA_DESCRIPTOR.encode({"start_address": 0x400, "stride_byte_offset": 1024, "layout_type": 1}))
+    '0x4000004000000040'
+    >>> GMMA_DESCRIPTOR.decode(0x4000004000000040)["stride_byte_offset"]
+    1024
+
 A ``DescriptorFormat`` declares *every* bit of its word once: a field is a value (``start_address``), a fixed
 constant the authority requires (tcgen05's bits 46-48 = ``0b001``, bits 53-60 = 0), an enumerated code with its
 defined values (tcgen05's layout type: 0, 1, 2, 4, 6), or a reserved range the authority does not define. Bits no
@@ -51,6 +62,43 @@ class BitField:
 
     def fits(self, value: int) -> bool:
         return 0 <= value < (1 << self.width)
+
+    def stored(self, quantity: int) -> int:
+        """The value the field holds for ``quantity`` (its unit's low bits dropped, as the hardware's encode does)."""
+        return quantity // self.unit
+
+    def quantity_of(self, value: int) -> int:
+        """What a stored ``value`` counts (bytes for a byte offset): ``value * unit``."""
+        return value * self.unit
+
+    def quantity(self, word: int) -> int:
+        """What the field of ``word`` counts: ``quantity_of(get(word))``."""
+        return self.quantity_of(self.get(word))
+
+    def quantity_issues(self, quantity: int) -> tuple[tuple[str, str], ...]:
+        """``(law, message)`` for each reason ``quantity`` cannot be stored exactly: ``align`` (not a multiple of the
+        unit), ``range`` (too wide after the shift); empty when ``encode`` holds it.
+
+        >>> BitField("lbo", 16, 14, "x", unit=16).quantity_issues(8)
+        (('align', 'lbo = 8 is not a multiple of 16 bytes'),)
+        """
+        out = []
+        if quantity % self.unit:
+            out.append(("align", f"{self.name} = {quantity} is not a multiple of {self.unit} bytes"))
+        if not self.fits(self.stored(quantity)):
+            shift = self.unit.bit_length() - 1
+            out.append(("range", f"{self.name} = {quantity} does not fit {self.width} bits"
+                                 + (f" after >> {shift} (max {((1 << self.width) - 1) * self.unit})" if self.unit > 1
+                                    else f" (max {(1 << self.width) - 1})")))
+        return tuple(out)
+
+    def encode(self, quantity: int) -> int:
+        """``stored(quantity) << lo``. Pre: ``quantity_issues(quantity) == ()`` (else ``LayoutError`` saying why)."""
+        bad = self.quantity_issues(quantity)
+        if bad:
+            raise LayoutError(f"descriptor field {self.name} [{self.lo},{self.hi}): "
+                              + "; ".join(m for _, m in bad))
+        return self.put(self.stored(quantity))
 
     def put(self, value: int) -> int:
         """``value << lo``. Pre: ``0 <= value < 2**width`` (else ``LayoutError`` naming the field)."""
@@ -110,6 +158,40 @@ class DescriptorFormat:
     def unpack(self, word: int) -> dict[str, int]:
         """Every field's value in ``word`` (reserved ranges included)."""
         return {f.name: f.get(word) for f in self.fields}
+
+    def encode(self, quantities: dict[str, int]) -> int:
+        """The word holding ``quantities`` (each in its field's unit's terms: bytes, rows; missing fields as in
+        ``pack``); ``LayoutError`` naming the field whose quantity is not a multiple of its unit or does not fit.
+
+        Post: ``decode(encode(q))[n] == q[n]`` for every given field ``n``.
+        """
+        unknown = set(quantities) - {f.name for f in self.fields}
+        if unknown:
+            raise LayoutError(f"{self.name} has no field {sorted(unknown)[0]!r}")
+        word = 0
+        for f in self.fields:
+            word |= f.encode(quantities[f.name]) if f.name in quantities else f.put(f.fixed or 0)
+        return word
+
+    def decode(self, word: int) -> dict[str, int]:
+        """Every field's quantity in ``word`` (``unpack`` times each field's unit)."""
+        return {f.name: f.quantity(word) for f in self.fields}
+
+    def advance(self, word: int, field: str, quantity: int, low_bits: int = 32) -> int:
+        """``word`` moved on by ``quantity`` (bytes) in ``field``, as CUTLASS's ``DescriptorIterator + offset`` does:
+        ``stored(quantity)`` added to the low ``low_bits`` bits (a carry past them is lost, the high bits kept).
+
+        Pre: ``quantity`` is a multiple of the field's unit and the field starts at bit 0 (else ``LayoutError``).
+
+        >>> from layoutcheck.hw.wgmma import GMMA_DESCRIPTOR
+        >>> hex(GMMA_DESCRIPTOR.advance(0x4000004000000040, "start_address", 32))
+        '0x4000004000000042'
+        """
+        f = self.field(field)
+        if f.lo or quantity % f.unit:
+            raise LayoutError(f"{self.name}: {field} advances in {f.unit}-byte units from bit 0, not by {quantity}")
+        low = (1 << low_bits) - 1
+        return (word & ~low) | ((word + f.stored(quantity)) & low)
 
     def declared_mask(self) -> int:
         m = 0

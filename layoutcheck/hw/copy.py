@@ -223,7 +223,17 @@ def _tmem_atoms() -> list[CopyAtom]:
         src, dst = (tmem, reg) if load else (reg, tmem)
         out.append(CopyAtom(name, ptx, Layout(32), src, dst, ("tmem_ld" if load else "tmem_st",), "none", (0,),
                             s.row_bits * reps // 8, False, s.source, tmem_val_id(fam, reps, p16)))
-    return out
+    return out + _tmem_load_stat_atoms({a.name: a for a in out})
+
+
+def _tmem_load_stat_atoms(tmem: dict[str, CopyAtom]) -> list[CopyAtom]:
+    """``SM100_TMEM_LOAD_STAT_*`` (tcgen05.ld.red): the cells and registers of the load they extend
+    (``hw.tcgen05.TMEM_LOAD_STATS``), plus a per-thread reduction the layouts do not carry."""
+    from dataclasses import replace
+
+    from layoutcheck.hw.tcgen05 import TMEM_LOAD_STATS
+
+    return [replace(tmem[s.like], name=s.name, ptx=s.ptx, source=s.source) for s in TMEM_LOAD_STATS.values()]
 
 
 @cache

@@ -78,10 +78,13 @@ UMMA_SMEM_DESCRIPTOR = DescriptorFormat(
 """(64-bit word) -> start address, LBO, SBO (all >> 4), version 0b001, base offset, LBO mode, 0, layout type."""
 
 _IDESC = f"{_PTX_IDESC}; {_CUTLASS_DESC} union InstrDescriptor"
+_DIM_UNITS = {"n_dim": 8, "m_dim": 16}
+"""The instruction descriptors store N >> 3 and M >> 4 (PTX ISA instruction-descriptor table; CUTLASS
+``make_instr_desc``: ``n_dim_ = N >> 3``, ``m_dim_ = M >> 4``)."""
 _IDESC_BS = f"{_PTX_IDESC}; {_CUTLASS_DESC} union InstrDescriptorBlockScaled"
 UMMA_INSTR_DESCRIPTOR = DescriptorFormat(
     "tcgen05 instruction descriptor (kind::f16/tf32/f8f6f4/i8)", 32,
-    tuple(_f(n, lo, w, _IDESC, reserved=n.startswith("reserved")) for n, lo, w in (
+    tuple(_f(n, lo, w, _IDESC, reserved=n.startswith("reserved"), unit=_DIM_UNITS.get(n, 1)) for n, lo, w in (
         ("sparse_id2", 0, 2), ("sparse_flag", 2, 1), ("saturate", 3, 1), ("c_format", 4, 2), ("reserved_6", 6, 1),
         ("a_format", 7, 3), ("b_format", 10, 3), ("a_negate", 13, 1), ("b_negate", 14, 1), ("a_major", 15, 1),
         ("b_major", 16, 1), ("n_dim", 17, 6), ("reserved_23", 23, 1), ("m_dim", 24, 5), ("reserved_29", 29, 1),
@@ -91,7 +94,7 @@ UMMA_INSTR_DESCRIPTOR = DescriptorFormat(
 
 UMMA_INSTR_DESCRIPTOR_BLOCK_SCALED = DescriptorFormat(
     "tcgen05 instruction descriptor (kind::mxf8f6f4/mxf4/mxf4nvf4)", 32,
-    tuple(_f(n, lo, w, _IDESC_BS, reserved=n.startswith("reserved")) for n, lo, w in (
+    tuple(_f(n, lo, w, _IDESC_BS, reserved=n.startswith("reserved"), unit=_DIM_UNITS.get(n, 1)) for n, lo, w in (
         ("sparse_id2", 0, 2), ("sparse_flag", 2, 1), ("reserved_3", 3, 1), ("b_sf_id", 4, 2), ("reserved_6", 6, 1),
         ("a_format", 7, 3), ("b_format", 10, 3), ("a_negate", 13, 1), ("b_negate", 14, 1), ("a_major", 15, 1),
         ("b_major", 16, 1), ("n_dim", 17, 6), ("scale_format", 23, 1), ("m_dim", 24, 5), ("a_sf_id", 29, 2),
@@ -422,3 +425,143 @@ def data_path(mma_m: int, cta_group: int, ws: bool = False, sparse: bool = False
             return d
     raise LayoutError(f"no TMEM data path for M={mma_m}, cta_group::{cta_group}{' .ws' if ws else ''}"
                       f"{' sparse' if sparse else ''} (PTX ISA 9.7.16.10.5 defines layouts A-G)")
+
+
+# -- cta_group::2: the peer CTA pair ------------------------------------------------------------------------------
+_CUTLASS_2SM = ("CUTLASS include/cute/atom/mma_traits_sm100.hpp "
+                "MMA_Traits<SM100_MMA_{F16BF16,TF32,F8F6F4,S8}_2x1SM_SS>: ThrID = Layout<_2>; "
+                "ALayout (2,(M/2,K)):(M/2,(1,M)), BLayout (2,(N/2,K)):(N/2,(1,N)), "
+                "CLayout (2,(M/2,N)):(M/2,(1,M))")
+_PTX_PAIR = ("PTX ISA 9.7.16.1 / 9.7.16.10 (tcgen05 .cta_group::2: the MMA reads A and B from the shared memory of "
+             "both CTAs of the peer pair and writes each CTA's part of D to its own tensor memory; CTA 0 of the pair "
+             "is the one whose %cluster_ctarank has bit 0 clear)")
+
+
+@dataclass(frozen=True, slots=True)
+class PeerSplit:
+    """How a ``cta_group::2`` MMA splits operand ``operand`` over the two peer CTAs: peer ``p`` holds rows
+    ``p * MN/2 .. (p+1) * MN/2 - 1`` of its ``(MN, other)`` tile (A: rows m of (M, K) in its shared memory; B: rows n
+    of (N, K), i.e. columns of B; C: rows m of (M, N) in its tensor memory). ``layout(mn, other)`` is CuTe's
+    ``(peer, (mn', other)) -> mn + MN * other`` (the traits' ``ALayout`` / ``BLayout`` / ``CLayout``)."""
+
+    operand: str
+    where: str
+    source: str = f"{_CUTLASS_2SM}; {_PTX_PAIR}"
+
+    def layout(self, mn: int, other: int) -> Layout:
+        if mn % 2:
+            raise LayoutError(f"a cta_group::2 MMA splits {self.operand}'s {mn} rows over two CTAs: {mn} is odd")
+        half = mn // 2
+        return Layout((2, (half, other)), (half, (1, mn)))
+
+
+PEER_SPLITS: dict[str, PeerSplit] = {s.operand: s for s in (
+    PeerSplit("A", "shared memory: rows m of the (M, K) operand"),
+    PeerSplit("B", "shared memory: rows n of the (N, K) operand (the columns of B)"),
+    PeerSplit("C", "tensor memory: rows m of the (M, N) accumulator (data path A for M = 256, B for M = 128)"))}
+"""``(peer 2, (MN/2, other)) -> (MN, other)``: peer 0 holds the first half of every operand's MN rows, peer 1 the
+second; ``(2,(M/2,K)):(M/2,(1,M))`` for A (CUTLASS ``MMA_Traits<SM100_MMA_*_2x1SM_SS>``)."""
+
+
+# -- tcgen05.cp: shared memory -> tensor memory ------------------------------------------------------------------
+_PTX_CP = ("PTX ISA 9.7.16.9.2 'tcgen05.cp' (.shape .128x256b, .4x256b, .128x128b, .64x128b with .warpx2::02_13 / "
+           ".warpx2::01_23, .32x128b with .warpx4)")
+_CUTLASS_CP = ("CUTLASS include/cute/atom/copy_traits_sm100.hpp Copy_Traits<SM100_UTCCP_*> "
+               "(ValID: bit -> TMEM bit address)")
+
+
+@dataclass(frozen=True, slots=True)
+class TmemCopyShape:
+    """One ``tcgen05.cp`` shape: it copies ``rows`` x ``row_bits`` from shared memory (one matrix descriptor) and
+    writes source row ``r``, bit ``b`` to every TMEM lane ``lane(r, j)`` (``j`` < ``copies``, the multicast) at bit
+    ``b`` of the columns from ``taddr``'s. ``val_id`` is CUTLASS's ``ValID`` (logical bit -> TMEM bit address, lane
+    stride ``TMEM_DP_BITS``) with the logical bits numbered ``[row, bit, copy]`` (``repeat`` before ``copy`` for
+    ``warpx2::01_23``: rows 32..63 are the second half of each copy)."""
+
+    ptx: str
+    cutlass: str
+    rows: int
+    row_bits: int
+    copies: int
+    val_id: Layout
+    description: str
+    source: str = f"{_PTX_CP}; {_CUTLASS_CP}"
+
+    def image(self) -> list[tuple[int, int, int]]:
+        """Every ``(row, bit, TMEM bit address)`` the copy writes (``copies`` addresses per source bit)."""
+        out = []
+        for r in range(self.rows):
+            for b in range(self.row_bits):
+                for j in range(self.copies):
+                    out.append((r, b, self.val_id(*self.logical(r, b, j))))
+        return out
+
+    def logical(self, r: int, b: int, j: int) -> tuple[Any, ...]:
+        """The logical bit coordinate of source row ``r``, bit ``b``, copy ``j`` in ``val_id``'s modes."""
+        if self.cutlass == "2x64dp128bitlw0123":  # rows 32r1 + r0 -> ((r0, b, r1, copy))
+            return (r % 32, b, r // 32, j)
+        if self.copies == 1:
+            return (r, b)
+        return (r, b, j)
+
+
+_DP = TMEM_DP_BITS
+TMEM_COPY_SHAPES: dict[str, TmemCopyShape] = {s.cutlass: s for s in (
+    TmemCopyShape(".128x256b", "128dp256bit", 128, 256, 1, Layout((128, 256), (_DP, 1)),
+                  "128 rows of 256 bits to lanes 0-127, 8 columns"),
+    TmemCopyShape(".128x128b", "128dp128bit", 128, 128, 1, Layout((128, 128), (_DP, 1)),
+                  "128 rows of 128 bits to lanes 0-127, 4 columns"),
+    TmemCopyShape(".4x256b", "4dp256bit", 4, 256, 1, Layout((4, 256), (32 * _DP, 1)),
+                  "4 rows of 256 bits to lane 32w (CUTLASS: a 'refresh' of one lane per sub-partition)"),
+    TmemCopyShape(".64x128b.warpx2::02_13", "2x64dp128bitlw0213", 64, 128, 2,
+                  Layout((64, 128, 2), (_DP, 1, 64 * _DP)),
+                  "64 rows of 128 bits to lanes 0-63 and again to lanes 64-127 (warps 0,2 and 1,3 share data)"),
+    TmemCopyShape(".64x128b.warpx2::01_23", "2x64dp128bitlw0123", 64, 128, 2,
+                  Layout((32, 128, 2, 2), (_DP, 1, 64 * _DP, 32 * _DP)),
+                  "rows 0-31 to lanes 0-31 and 32-63, rows 32-63 to lanes 64-95 and 96-127 (warps 0,1 and 2,3)"),
+    TmemCopyShape(".32x128b.warpx4", "4x32dp128bit", 32, 128, 4, Layout((32, 128, 4), (_DP, 1, 32 * _DP)),
+                  "32 rows of 128 bits to every sub-partition: lanes r, 32+r, 64+r, 96+r"))}
+"""CUTLASS family (``4x32dp128bit`` ...) -> shape; the ``_1cta`` and ``_2cta`` atoms share ``ValID``; a ``_2cta``
+copy (``.cta_group::2``) writes the same image into both CTAs of the pair."""
+
+
+def tmem_copy_shape(name: str) -> TmemCopyShape:
+    """The ``tcgen05.cp`` shape called ``name``: CUTLASS's family (``4x32dp128bit``), atom (``SM100_UTCCP_4x32dp128bit
+    _1cta``) or PTX spelling (``.32x128b.warpx4``, ``32x128b.warpx4``).
+
+    >>> tmem_copy_shape("SM100_UTCCP_4x32dp128bit_1cta").ptx
+    '.32x128b.warpx4'
+    """
+    key = name.removeprefix("SM100_UTCCP_").removesuffix("_1cta").removesuffix("_2cta")
+    for s in TMEM_COPY_SHAPES.values():
+        if key in (s.cutlass, s.ptx, s.ptx.lstrip(".")):
+            return s
+    raise LayoutError(f"unknown tcgen05.cp shape {name!r}: expected one of "
+                      f"{', '.join(s.ptx for s in TMEM_COPY_SHAPES.values())} (or CUTLASS's SM100_UTCCP_* names)")
+
+
+# -- TMEM_LOAD_STAT: tcgen05.ld.red (SM103) ----------------------------------------------------------------------
+_CUTLASS_STAT = ("CUTLASS include/cute/arch/copy_sm100.hpp SM100::TMEM::LOAD_STAT (tcgen05.ld.red.sync.aligned"
+                 ".32x32b.x{32,128}.max.f32, CUTE_ARCH_TCGEN05_TMEM_STAT_ENABLED: SM103a/f only); "
+                 "include/cute/atom/copy_traits_sm100.hpp Copy_Traits<SM100_TMEM_LOAD_STAT_32dp32b{32,128}x> "
+                 "(ValID, SrcLayout, DstLayout as SM100_TMEM_LOAD_32dp32b{32,128}x, plus row_max)")
+
+
+@dataclass(frozen=True, slots=True)
+class TmemLoadStat:
+    """A ``tcgen05.ld.red`` atom: the load ``like`` (same cells, same registers) that also returns, per thread, the
+    ``op`` (max) of the 32-bit float values it loaded (CUTLASS folds it into ``row_max`` with ``fmax``)."""
+
+    name: str
+    like: str
+    ptx: str
+    op: str
+    source: str = _CUTLASS_STAT
+
+
+TMEM_LOAD_STATS: dict[str, TmemLoadStat] = {s.name: s for s in (
+    TmemLoadStat("SM100_TMEM_LOAD_STAT_32dp32b32x", "SM100_TMEM_LOAD_32dp32b32x",
+                 "tcgen05.ld.red.sync.aligned.32x32b.x32.max.f32", "max"),
+    TmemLoadStat("SM100_TMEM_LOAD_STAT_32dp32b128x", "SM100_TMEM_LOAD_32dp32b128x",
+                 "tcgen05.ld.red.sync.aligned.32x32b.x128.max.f32", "max"))}
+"""The two ``LOAD_STAT`` atoms CUTLASS defines (used by examples/77_blackwell_fmha for the softmax row max)."""

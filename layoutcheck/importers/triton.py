@@ -498,11 +498,18 @@ def _linear(a: Attr, shape: Sequence[int], ins: Sequence[str]) -> LinearLayout:
     return ll
 
 
+def _cta_split(a: Attr, shape: Sequence[int]) -> tuple[list[str], LinearLayout, list[int]]:
+    """A shared layout's dims, its CGA (``block``) layout, and the per-CTA shape: each dim the CGA splits divided by
+    the CTAs along it."""
+    names = dims(len(shape))
+    cga = _cga_layout(a, len(shape), shape)
+    return names, cga, [s // cga.out_dim_size(n) if n in cga.out_names else s
+                        for n, s in zip(names, shape, strict=True)]
+
+
 def _swizzled_shared(a: Attr, shape: Sequence[int]) -> LinearLayout:
     r = len(shape)
-    names = dims(r)
-    cga = _cga_layout(a, r, shape)
-    per_cta = [s // cga.out_dim_size(n) if n in cga.out_names else s for n, s in zip(names, shape, strict=True)]
+    names, cga, per_cta = _cta_split(a, shape)
     order = _ints(a, "order", r)
     if r == 1:
         return combine_cta_cga(LinearLayout.identity_1d(per_cta[0], "offset", "dim0"), cga, shape)
@@ -531,9 +538,7 @@ def tma_block_shape(a: Attr, shape: Sequence[int]) -> list[int]:
 
 def _nvmma_shared(a: Attr, shape: Sequence[int]) -> LinearLayout:
     r = len(shape)
-    names = dims(r)
-    cga = _cga_layout(a, r, shape)
-    per_cta = [s // cga.out_dim_size(n) if n in cga.out_names else s for n, s in zip(names, shape, strict=True)]
+    names, cga, per_cta = _cta_split(a, shape)
     tma = tma_block_shape(a, per_cta)
     width, bits = a.get("swizzlingByteWidth"), a.get("elementBitWidth")
     transposed = a.get("transposed", False)

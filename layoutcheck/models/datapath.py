@@ -10,6 +10,8 @@ A data path is a sequence of *hops*; each hop moves elements from the locations 
     tmem     a tensor-memory cell ``lane + 128 * column`` (``layoutcheck.models.tmem``)
 
     operand  ``mn + MN*k``: the coordinate of the MMA's A / B operand a tcgen05.mma reads (SM100: no registers)
+    peer_*   cta_group::2: ``cta * span + location`` -- the smem, tmem or regs of CTA ``cta`` of the pair
+             (``peer_span``); global and operand indices are then over the pair's tile
 
     mainloop (A, B):  global --(cp.async | TMA box)--> smem --(ldmatrix | wgmma descriptors)--> regs
     SM100 mainloop:   global --TMA box--> smem --UMMA descriptors--> operand
@@ -30,6 +32,12 @@ layouts, nothing is tabled here:
   descriptor advanced, decoded by ``decode_umma_descriptor``) into operand coordinate ``(mn, k)``;
 - a tcgen05.ld moves the cells ``layoutcheck.models.tmem.load_cells`` says; the epilogue believes each register holds
   the element its *assumed* data path puts in that cell, the MMA wrote its own (apache/tvm#20075 mixes them up).
+
+A ``cta_group::2`` path (``pair``) is the single-CTA path of one CTA's half, lifted over the pair: peer ``p``'s
+hops act on CTA ``p``'s locations; its TMA moves the global rows it loads (``pair.rows``) into CTA ``pair.cta[p]``,
+where the layouts want the rows ``p * MN/2 ..`` the MMA reads from CTA ``p`` (``hw.tcgen05.PEER_SPLITS``: CUTLASS's
+2x1SM ``ALayout`` / ``BLayout`` / ``CLayout``); an epilogue's TMA store writes CTA ``p``'s accumulator rows to the
+global rows ``pair.rows[p] ..``.
 
 A copy atom is applied as CuTe's ``make_tiled_copy_A/B/C`` (and ``retile``) apply it to an MMA fragment: thread
 ``t`` is lane ``t % 32`` of its warp, and each instruction takes the next ``Va`` values of the thread's fragment in
@@ -56,7 +64,7 @@ it at 256 (byte 512); ``first_fault`` names that hop and that element, the small
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
@@ -69,6 +77,7 @@ from layoutcheck.algebra.tiling import zipped_divide
 from layoutcheck.algebra.tv import make_layout_tv
 from layoutcheck.errors import DescriptorError, LayoutError
 from layoutcheck.hw.copy import CopyAtom, address_rule, copy_atom, in_elements
+from layoutcheck.hw.tcgen05 import TMEM as TMEM_GEOMETRY
 from layoutcheck.hw.tma import LIMITS as TMA_LIMITS
 from layoutcheck.models.gmma import block_index, descriptor_reads
 from layoutcheck.models.tiled_mma import TiledMMA
@@ -141,10 +150,21 @@ class TmemRead:
 
 
 @dataclass(frozen=True, slots=True)
+class PeerCopy:
+    """A ``cta_group::2`` operand: peer CTA ``p``'s TMA loads the box of global MN rows ``rows[p] ..`` (its half of
+    the pair's tile) and writes it into the shared memory of CTA ``cta[p]`` of the pair (``hw.tcgen05.PEER_SPLITS``:
+    the MMA reads rows ``p * MN/2 ..`` from CTA ``p``)."""
+
+    rows: tuple[int, int]
+    cta: tuple[int, int]
+
+
+@dataclass(frozen=True, slots=True)
 class OperandPath:
     """``global -> load -> smem -> read -> the MMA's operand fragment``; ``smem`` is the ``(MN, K)`` layout declared
     for the stage buffer, ``tile`` = ``(MN, K)`` of the CTA tile; ``mma`` is ``None`` for a tcgen05.mma
-    (``UmmaRead``: the operand is its ``(MN, K)`` coordinate)."""
+    (``UmmaRead``: the operand is its ``(MN, K)`` coordinate). With ``pair`` (``cta_group::2``) ``tile`` is the pair's
+    ``(MN, K)`` and ``smem``, ``load`` describe one CTA's half ``(MN/2, K)``, the same in both CTAs."""
 
     operand: str
     mma: TiledMMA | None
@@ -154,13 +174,16 @@ class OperandPath:
     smem: Subject
     load: ThreadCopy | TmaCopy
     read: MatrixCopy | WgmmaRead | UmmaRead
+    pair: PeerCopy | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class EpiloguePath:
     """``accumulators -> write -> smem -> store -> global C``; ``smem`` is the declared ``(M, N)`` epilogue layout.
     With ``tmem`` the accumulators are in tensor memory and ``tcgen05.ld`` brings them to registers first (``mma``
-    unused: the registers hold what the loads deliver)."""
+    unused: the registers hold what the loads deliver). With ``pair`` (``cta_group::2``) each CTA of the pair runs
+    the epilogue on its own accumulator, C rows ``p * M/2 ..`` (``hw.tcgen05.PEER_SPLITS["C"]``), and its TMA store
+    writes them to the global rows ``pair.rows[p] ..`` (``pair.cta`` unused)."""
 
     mma: TiledMMA | None
     tile: tuple[int, int]
@@ -169,6 +192,7 @@ class EpiloguePath:
     write: MatrixCopy
     store: ThreadCopy | TmaCopy
     tmem: TmemRead | None = None
+    pair: PeerCopy | None = None  # cta_group::2: tile is the pair's (M, N), the rest one CTA's (M/2, N)
 
     @property
     def operand(self) -> str:
@@ -217,6 +241,7 @@ class Hop:
     element: np.ndarray
     element_space: str  # "global", "regs" or "operand"
     accesses: tuple[Accesses, ...] = ()  # its memory instructions' addresses (``address_fault``)
+    peer: np.ndarray | None = None  # cta_group::2: the CTA of the pair that issues (load) or supplies (read) move i
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -563,12 +588,17 @@ def hops(path: Path) -> tuple[Hop, ...]:
     out = _hops(path)
     for hop in out:
         for a in (hop.src, hop.dst, hop.want_src, hop.want_dst, hop.element,
-                  *(x for acc in hop.accesses for x in (acc.move, acc.start))):
+                  *(x for acc in hop.accesses for x in (acc.move, acc.start)),
+                  *(() if hop.peer is None else (hop.peer,))):
             a.setflags(write=False)
     return out
 
 
 def _hops(path: Path) -> tuple[Hop, ...]:
+    if isinstance(path, OperandPath) and path.pair is not None:
+        return _pair_hops(path)
+    if isinstance(path, EpiloguePath) and path.pair is not None:
+        return _pair_epilogue_hops(path)
     umma = isinstance(path, OperandPath) and isinstance(path.read, UmmaRead)
     if isinstance(path, OperandPath) and not umma and path.mma is None:
         raise LayoutError(f"the {path.operand} path needs the tiled MMA (the config's 'atom')")
@@ -590,6 +620,127 @@ def _hops(path: Path) -> tuple[Hop, ...]:
     if path.tmem is not None:
         return _tmem_hop(path.tmem, frag), write, store
     return write, store
+
+
+# -- cta_group::2: the pair of peer CTAs ------------------------------------------------------------------------
+def peer_span(path: Path, space: str = "peer_smem") -> int:
+    """Locations between the two CTAs' copies of ``space`` (location ``cta * span + local``): ``peer_smem`` one CTA's
+    stage buffer rounded up to 1024 bytes, ``peer_tmem`` TMEM's virtual addresses (``lane + 128 * column``),
+    ``peer_regs`` one CTA's epilogue registers."""
+    if space == "peer_tmem":
+        return TMEM_GEOMETRY.lanes * TMEM_GEOMETRY.columns
+    if space == "peer_regs":
+        return int(path_fragment(path).tile.size)
+    es = max(1, path.dtype_bits // 8)
+    return -(-_buffer_bytes(path.smem, es) // 1024) * 1024
+
+
+def peer_tables(path: Path) -> tuple[np.ndarray, np.ndarray]:
+    """``(own[p, l], act[p, l])``: the pair-tile index of local index ``l`` (``m' + MN/2 * k``) of peer ``p`` as the
+    MMA reads it (``hw.tcgen05.PEER_SPLITS``) and as peer ``p``'s TMA loads it (rows ``pair.rows[p] ..``; -1 outside
+    the tile)."""
+    from layoutcheck.hw.tcgen05 import PEER_SPLITS
+
+    mn, k = path.tile
+    half, n = mn // 2, (mn // 2) * k
+    own = PEER_SPLITS[path.operand].layout(mn, k).offsets(np.int64).reshape(n, 2).T
+    local = np.arange(n, dtype=np.int64)
+    rows = np.asarray(path.pair.rows, dtype=np.int64)[:, None] + local % half  # type: ignore[union-attr]
+    act = np.where((rows >= 0) & (rows < mn), rows + mn * (local // half), -1)
+    return own, act
+
+
+def _lift(a: np.ndarray, table: np.ndarray | None, offset: int | np.ndarray) -> np.ndarray:
+    """A local location ``a`` (-1: none) in the pair: ``table[a]`` (a tile index) or ``offset + a`` (a CTA's byte)."""
+    if table is not None:
+        return np.where(a >= 0, table[np.maximum(a, 0)], -1)
+    return np.where(a >= 0, offset + a, -1)
+
+
+def _lift_accesses(parts: list[tuple[Accesses, ...]], moves: int) -> tuple[Accesses, ...]:
+    """Each peer's accesses, moves renumbered peer after peer (addresses stay each CTA's own)."""
+    out = []
+    for j, acc in enumerate(parts[0]):
+        accs = [p[j] for p in parts]
+        out.append(Accesses(acc.space, np.concatenate([a.move + q * moves for q, a in enumerate(accs)]),
+                            np.concatenate([a.start for a in accs]), acc.size, acc.align, acc.limit, acc.source))
+    return tuple(out)
+
+
+def _pair_hops(path: OperandPath) -> tuple[Hop, ...]:
+    """The two peers' hops over the pair: peer ``p``'s TMA moves global ``act[p, l]`` to CTA ``pair.cta[p]`` (the
+    layouts: ``own[p, l]`` to CTA ``p``); the MMA reads operand ``own[p, l]`` from CTA ``p``'s shared memory."""
+    if not isinstance(path.read, UmmaRead) or not isinstance(path.load, TmaCopy):
+        raise LayoutError("a cta_group::2 operand is loaded by TMA (load = \"tma\") and read by tcgen05.mma "
+                          "(read = \"umma\")")
+    mn, k = path.tile
+    if mn % 2:
+        raise LayoutError(f"a cta_group::2 MMA splits the {mn} {path.operand} rows over two CTAs: {mn} is odd")
+    local = _hops(replace(path, tile=(mn // 2, k), pair=None))
+    load, read = local
+    own, act = peer_tables(path)
+    span, n = peer_span(path), own.shape[1]
+    peers = np.repeat(np.arange(2, dtype=np.int64), n)
+    cta = path.pair.cta  # type: ignore[union-attr]
+    cat = np.concatenate
+    tma = Hop(load.stage, load.instr, ("global", "peer_smem"),
+              cat([_lift(load.src, act[p], 0) for p in (0, 1)]),
+              cat([_lift(load.dst, None, cta[p] * span) for p in (0, 1)]),
+              cat([_lift(load.want_src, own[p], 0) for p in (0, 1)]),
+              cat([_lift(load.want_dst, None, p * span) for p in (0, 1)]),
+              cat([_lift(load.element, own[p], 0) for p in (0, 1)]), "global",
+              _lift_accesses([load.accesses, load.accesses], n), peers)
+    umma = Hop(read.stage, read.instr, ("peer_smem", "operand"),
+               cat([_lift(read.src, None, p * span) for p in (0, 1)]),
+               cat([_lift(read.dst, own[p], 0) for p in (0, 1)]),
+               cat([_lift(read.want_src, None, p * span) for p in (0, 1)]),
+               cat([_lift(read.want_dst, own[p], 0) for p in (0, 1)]),
+               cat([_lift(read.element, own[p], 0) for p in (0, 1)]), "operand",
+               _lift_accesses([read.accesses, read.accesses], n), peers)
+    return tma, umma
+
+
+def _lift_global(a: np.ndarray, table: np.ndarray, past: int) -> np.ndarray:
+    """A store's local global location in the pair: a C index through ``table``, a location past the local tile
+    (``n_local + offset``) past the pair's tile and its peers' outside rows (``past + offset``)."""
+    inside = (a >= 0) & (a < table.size)
+    return np.where(inside, table[np.clip(a, 0, table.size - 1)], np.where(a >= 0, past + a, -1))
+
+
+def _pair_epilogue_hops(path: EpiloguePath) -> tuple[Hop, ...]:
+    """Each CTA's epilogue hops over the pair: TMEM, registers and shared memory are the CTA's own (``peer_*``
+    spaces); the TMA store of CTA ``p`` writes local C element ``l`` to global ``act[p, l]``, where the layouts put
+    ``own[p, l]`` (the accumulator rows CTA ``p`` holds)."""
+    if path.tmem is None or not isinstance(path.store, TmaCopy):
+        raise LayoutError("a cta_group::2 epilogue reads its accumulator from tensor memory (tmem_atom) and stores it "
+                          "with TMA (store = \"tma\")")
+    m, n = path.tile
+    if m % 2:
+        raise LayoutError(f"a cta_group::2 MMA splits the {m} C rows over two CTAs: {m} is odd")
+    local = _hops(replace(path, tile=(m // 2, n), pair=None))
+    own, act = peer_tables(path)
+    n_pair, n_local = m * n, own.shape[1]
+    outside = np.arange(n_local, dtype=np.int64)
+    act = np.where(act >= 0, act, n_pair + outside[None, :] + n_local * np.arange(2)[:, None])
+    cat = np.concatenate
+    out = []
+    for hop in local:
+        sides = []
+        for space, arrays in ((hop.spaces[0], (hop.src, hop.want_src)), (hop.spaces[1], (hop.dst, hop.want_dst))):
+            if space == "global":  # the store's destination: local C index -> the pair's (outside: past the tile)
+                sides.append(tuple(cat([_lift_global(a, t[p], n_pair + 2 * n_local) for p in (0, 1)])
+                                   for a, t in zip(arrays, (act, own), strict=True)))
+            else:
+                span = peer_span(path, f"peer_{space}")
+                sides.append(tuple(cat([_lift(a, None, p * span) for p in (0, 1)]) for a in arrays))
+        moves = int(hop.src.size)
+        el = (cat([_lift(hop.element, own[p], 0) for p in (0, 1)]) if hop.element_space == "global"
+              else cat([_lift(hop.element, None, p * moves) for p in (0, 1)]))
+        spaces = tuple(x if x == "global" else f"peer_{x}" for x in hop.spaces)
+        out.append(Hop(hop.stage, hop.instr, spaces, sides[0][0], sides[1][0], sides[0][1], sides[1][1], el,  # type: ignore[arg-type]
+                       hop.element_space, _lift_accesses([hop.accesses, hop.accesses], moves),
+                       np.repeat(np.arange(2, dtype=np.int64), moves)))
+    return tuple(out)
 
 
 # -- composition -----------------------------------------------------------------------------------------------
@@ -626,6 +777,14 @@ def initial_tokens(path: Path) -> np.ndarray:
     holds (C)."""
     if isinstance(path, OperandPath):
         return np.arange(path.tile[0] * path.tile[1], dtype=np.int64)
+    if path.tmem is not None and path.pair is not None:  # CTA p's cells hold the pair's C rows p * M/2 ..
+        own, _ = peer_tables(path)
+        inv = _inverse(path.tmem.accumulator)
+        span = peer_span(path, "peer_tmem")
+        out = np.full(2 * span, UNWRITTEN, dtype=np.int64)
+        for p in (0, 1):
+            out[p * span:p * span + inv.size] = _lift(inv, own[p], 0)
+        return out
     if path.tmem is not None:  # each TMEM cell of the accumulator holds its C element
         return _inverse(path.tmem.accumulator)
     return path_fragment(path).tile.ravel().astype(np.int64)
@@ -732,8 +891,35 @@ def first_fault(path: Path) -> dict[str, Any] | None:
 
 
 __all__ = [
-    "CONFLICT", "UNWRITTEN", "Accesses", "EpiloguePath", "Fragment", "Hop", "MatrixCopy", "OperandPath", "Path",
-    "ThreadCopy", "TmaCopy", "TmemRead", "Trace", "UmmaRead", "WgmmaRead", "address_fault", "copy_tv", "end_to_end_ok",
-    "expected_tokens", "first_fault", "fragment", "hops", "initial_tokens", "operand_fragment", "path_fragment",
-    "row_addresses", "tmem_fragment", "trace",
+    "CONFLICT",
+    "UNWRITTEN",
+    "Accesses",
+    "EpiloguePath",
+    "Fragment",
+    "Hop",
+    "MatrixCopy",
+    "OperandPath",
+    "Path",
+    "PeerCopy",
+    "ThreadCopy",
+    "TmaCopy",
+    "TmemRead",
+    "Trace",
+    "UmmaRead",
+    "WgmmaRead",
+    "address_fault",
+    "copy_tv",
+    "end_to_end_ok",
+    "expected_tokens",
+    "first_fault",
+    "fragment",
+    "hops",
+    "initial_tokens",
+    "operand_fragment",
+    "path_fragment",
+    "peer_span",
+    "peer_tables",
+    "row_addresses",
+    "tmem_fragment",
+    "trace",
 ]

@@ -33,6 +33,7 @@ from layoutcheck.errors import DescriptorError, LayoutError
 from layoutcheck.hw.smem import SWIZZLE_MODES, SWIZZLE_SPAN_BYTES
 from layoutcheck.hw.wgmma import (
     GMMA_BITS,
+    GMMA_DESCRIPTOR,
     GMMA_DESCRIPTOR_FIELDS,
     GMMA_K_BYTES,
     GMMA_LAYOUT_TYPE,
@@ -104,16 +105,7 @@ class GmmaDescriptor:
 
     def violations(self) -> list[tuple[str, str]]:
         """``(law, message)`` for every field that the 64-bit word cannot hold exactly: ``range`` or ``align``."""
-        out = []
-        for f in GMMA_DESCRIPTOR_FIELDS[:4]:
-            v = getattr(self, f.name)
-            if v % f.unit:
-                out.append(("align", f"{f.name} = {v} is not a multiple of {f.unit} bytes"))
-            if v // f.unit >= 1 << f.width:
-                out.append(("range", f"{f.name} = {v} does not fit {f.width} bits"
-                                      + (f" after >> 4 (max {((1 << f.width) - 1) * f.unit})" if f.unit > 1
-                                         else f" (max {(1 << f.width) - 1})")))
-        return out
+        return [bad for f in GMMA_DESCRIPTOR_FIELDS[:4] for bad in f.quantity_issues(getattr(self, f.name))]
 
     @property
     def value(self) -> int:
@@ -121,18 +113,15 @@ class GmmaDescriptor:
         bad = self.violations()
         if bad:
             raise LayoutError(f"GMMA descriptor cannot encode: {'; '.join(m for _, m in bad)}")
-        word = 0
-        for f in GMMA_DESCRIPTOR_FIELDS:
-            v = GMMA_LAYOUT_TYPE[self.layout_type] if f.name == "layout_type" else getattr(self, f.name)
-            word |= (v // f.unit) << f.lo
-        return word
+        return GMMA_DESCRIPTOR.encode({f.name: getattr(self, f.name) for f in GMMA_DESCRIPTOR_FIELDS[:4]}
+                                      | {"layout_type": GMMA_LAYOUT_TYPE[self.layout_type]})
 
     @staticmethod
     def from_value(word: int) -> GmmaDescriptor:
         """Decode a 64-bit descriptor word into its fields (bits outside the fields are ignored)."""
         if not is_int(word) or not 0 <= word < 1 << 64:
             raise LayoutError(f"a GMMA descriptor is a 64-bit unsigned int, found {word!r}")
-        vals = {f.name: f.get(word) * f.unit for f in GMMA_DESCRIPTOR_FIELDS}
+        vals = {f.name: f.quantity(word) for f in GMMA_DESCRIPTOR_FIELDS}
         vals["layout_type"] = _MODE_OF_TYPE[vals["layout_type"]]
         return GmmaDescriptor(**vals)
 
@@ -140,8 +129,7 @@ class GmmaDescriptor:
         """CuTe's ``DescriptorIterator + offset``: ``nbytes / 16`` added to the low 32 bits (start address field)."""
         if nbytes % 16:
             raise LayoutError(f"a descriptor advances in 16-byte units, found {nbytes} bytes")
-        low = ((self.value & 0xFFFFFFFF) + nbytes // 16) & 0xFFFFFFFF
-        return GmmaDescriptor.from_value((self.value & ~0xFFFFFFFF) | low)
+        return GmmaDescriptor.from_value(GMMA_DESCRIPTOR.advance(self.value, "start_address", nbytes))
 
     @property
     def pattern_bytes(self) -> int:
@@ -195,7 +183,8 @@ def unchecked_descriptor(smem_layout: Layout | ComposedLayout, dtype: str, major
         raise LayoutError(f"base_address must be a non-negative byte address, found {base_address!r}")
     c = canonical_gmma(smem_layout, dtype, major)
     anchor = base_address if check_writer(written_by) == "threads" else 0
-    return GmmaDescriptor(base_address + element_bytes(dtype) * c.start, 16 * c.lbo, 16 * c.sbo,
+    lbo, sbo = GMMA_DESCRIPTOR_FIELDS[1:3]  # the canonical form's 16-byte units are the fields' units
+    return GmmaDescriptor(base_address + element_bytes(dtype) * c.start, lbo.quantity_of(c.lbo), sbo.quantity_of(c.sbo),
                           base_offset_for(anchor, c.atom.name), c.atom.name)
 
 
@@ -249,8 +238,9 @@ def decode_gmma_descriptor(desc: GmmaDescriptor | int, dtype: str, major: str, m
         raise LayoutError(f"expected a GmmaDescriptor or its 64-bit value, found {desc!r}")
     e = element_bytes(dtype)
     atom = ATOMS[d.layout_type]
-    lay = canonical_layout(atom, major, 8 * e, (mn, GMMA_K_BYTES // e), d.leading_byte_offset // 16,
-                           d.stride_byte_offset // 16)
+    units = {f.name: f.stored(getattr(d, f.name)) for f in GMMA_DESCRIPTOR_FIELDS[1:3]}  # LBO, SBO in 16 B
+    lay = canonical_layout(atom, major, 8 * e, (mn, GMMA_K_BYTES // e), units["leading_byte_offset"],
+                           units["stride_byte_offset"])
     period = d.pattern_bytes
     anchor = 0 if d.layout_type == "INTER" else 128 * d.base_offset
     p = d.start_address - ((d.start_address - anchor) % period)

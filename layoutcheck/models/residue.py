@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from layoutcheck.algebra.inttuple import idx2crd
 from layoutcheck.algebra.layout import Layout, size
 from layoutcheck.errors import LayoutError
 from layoutcheck.expr.ir import Pred, Size, all_of, any_of, ceil_div, lt
@@ -155,11 +156,8 @@ class ResidueTiling:
         return tuple(int(x) for x in t[k]), k
 
     def local_coord(self, flat: int) -> tuple[int, ...]:
-        out = []
-        for b in self.tile:
-            out.append(flat % b)
-            flat //= b
-        return tuple(out)
+        """The tile coordinate of tile-local index ``flat`` (colex, ``idx2crd``). Pre: ``0 <= flat < tile_size``."""
+        return tuple(idx2crd(flat, tuple(self.tile)))
 
     # -- one problem size, by enumeration ----------------------------------------------------------------------
     def accesses(self, sizes: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:

@@ -163,3 +163,38 @@ def allocation_ok(columns: int) -> str | None:
         return (f"tcgen05.alloc of {columns} columns: nCols must be a power of 2 in [{TMEM.alloc_min_columns}, "
                 f"{TMEM.alloc_max_columns}]")
     return None
+
+
+# -- tcgen05.cp: shared memory -> tensor memory ------------------------------------------------------------------
+def copy_cells(shape: str, element_bits: int = 8, column: int = 0) -> dict[str, np.ndarray]:
+    """Every ``(row, element, copy)`` of one ``tcgen05.cp`` of ``shape`` issued at TMEM column ``column`` and the
+    cell it writes: arrays ``row``, ``element`` (``element_bits``-bit elements of the source row), ``copy`` (which of
+    the shape's multicast copies), ``lane``, ``column`` (absolute) and ``sub`` (the element's slot in its 32-bit
+    cell), evaluated from CUTLASS's ``ValID`` (``hw.tcgen05.TMEM_COPY_SHAPES``).
+
+    Pre: ``element_bits`` in (8, 16, 32). Post: ``row < shape.rows``, ``element < row_bits / element_bits``.
+
+    >>> c = copy_cells("4x32dp128bit", 8)
+    >>> [int(x) for x in c["lane"][c["row"] == 5][:4]], int(c["column"][(c["element"] == 13)][0])
+    ([5, 37, 69, 101], 3)
+    """
+    from layoutcheck.hw.tcgen05 import tmem_copy_shape
+
+    if element_bits not in (8, 16, 32):
+        raise LayoutError(f"tcgen05.cp moves 8-, 16- or 32-bit elements here, not {element_bits}-bit")
+    s = tmem_copy_shape(shape)
+    elems = s.row_bits // element_bits
+    r, e, j = (x.ravel() for x in np.meshgrid(np.arange(s.rows), np.arange(elems), np.arange(s.copies),
+                                              indexing="ij"))
+    addr = np.array([s.val_id(*s.logical(int(a), int(b) * element_bits, int(c)))
+                     for a, b, c in zip(r, e, j, strict=True)], dtype=np.int64)
+    col_bits = addr % TMEM_DP_BITS
+    return {"row": r, "element": e, "copy": j, "lane": addr // TMEM_DP_BITS,
+            "column": column + col_bits // TMEM.cell_bits, "sub": (col_bits % TMEM.cell_bits) // element_bits}
+
+
+def copy_address(lane: np.ndarray | int, column: np.ndarray | int, sub: np.ndarray | int,
+                 element_bits: int) -> np.ndarray | int:
+    """The virtual address of an ``element_bits``-bit slot of TMEM: ``lane + 128 * (column * 32/bits + sub)`` (for
+    32-bit elements CUTLASS's ``lane + 128 * column``)."""
+    return lane + TMEM.lanes * (column * (TMEM.cell_bits // element_bits) + sub)

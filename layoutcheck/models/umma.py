@@ -24,6 +24,7 @@ import numpy as np
 from layoutcheck.algebra.layout import Layout
 from layoutcheck.algebra.swizzle import ComposedLayout, Swizzle, shared_offsets
 from layoutcheck.errors import DescriptorError
+from layoutcheck.hw.bitfields import DescriptorFormat
 from layoutcheck.hw.tcgen05 import (
     C_FORMATS,
     DTYPE_BITS,
@@ -63,7 +64,7 @@ class UmmaDescriptor:
 
     @property
     def start_address_bytes(self) -> int:
-        return self.start_address << 4
+        return UMMA_SMEM_DESCRIPTOR.field("start_address").quantity(self.value)
 
     def advance(self, byte_offset: int) -> UmmaDescriptor:
         """The descriptor of the tile ``byte_offset`` bytes further on (CUTLASS ``DescriptorIterator``: the start
@@ -71,13 +72,14 @@ class UmmaDescriptor:
 
         Pre: ``byte_offset % 16 == 0``. Post: ``advance(d).start_address == start_address + d // 16``.
         """
-        if byte_offset % 16:
+        if byte_offset % UMMA_SMEM_DESCRIPTOR.field("start_address").unit:
             raise DescriptorError(f"a descriptor advances in 16-byte units, not by {byte_offset} bytes")
-        return decode_descriptor_word(self.value + (byte_offset >> 4))
+        return decode_descriptor_word(UMMA_SMEM_DESCRIPTOR.advance(self.value, "start_address", byte_offset))
 
     def __str__(self) -> str:
-        return (f"UmmaDescriptor(0x{self.value:016x}: start 0x{self.start_address_bytes:x}, LBO "
-                f"{self.leading_byte_offset * 16} B, SBO {self.stride_byte_offset * 16} B, {self.swizzle.name}, "
+        b = UMMA_SMEM_DESCRIPTOR.decode(self.value)
+        return (f"UmmaDescriptor(0x{self.value:016x}: start 0x{b['start_address']:x}, LBO "
+                f"{b['leading_byte_offset']} B, SBO {b['stride_byte_offset']} B, {self.swizzle.name}, "
                 f"base_offset {self.base_offset})")
 
 
@@ -154,16 +156,17 @@ def umma_descriptor(smem_layout: Layout | ComposedLayout, dtype: str, major: str
     sw, lbo, sbo = UMMA_SWIZZLES[c.atom.name], c.lbo, c.sbo
     off = c.start
     start = base_address + off * bits // 8
-    if base_address < 0 or start % 16:
+    start_field = UMMA_SMEM_DESCRIPTOR.field("start_address")
+    if base_address < 0 or start % start_field.unit:
         raise DescriptorError(f"start address {start} (base {base_address} + {off} elements) is not 16-byte aligned")
-    for name, v in (("leading_byte_offset", lbo), ("stride_byte_offset", sbo)):
-        if not 0 <= v < 1 << 14:
+    for name, v in (("leading_byte_offset", lbo), ("stride_byte_offset", sbo)):  # canonical units = the fields' units
+        if not UMMA_SMEM_DESCRIPTOR.field(name).fits(v):
             raise DescriptorError(f"{name} {v} x 16 B does not fit the descriptor's 14-bit field")
-    if start >> 4 >= 1 << 14:
+    if not start_field.fits(start_field.stored(start)):
         raise DescriptorError(f"start address {start} is beyond the 14-bit (256 KiB) shared-memory window")
     base_off = (base_address % sw.repeat_bytes) >> 7 if sw.bits and check_writer(written_by) == "threads" else 0
-    fields = {"start_address": start >> 4, "leading_byte_offset": lbo, "stride_byte_offset": sbo, "version": 1,
-              "base_offset": base_off, "lbo_mode": 0, "layout_type": sw.code}
+    fields = {"start_address": start_field.stored(start), "leading_byte_offset": lbo, "stride_byte_offset": sbo,
+              "version": 1, "base_offset": base_off, "lbo_mode": 0, "layout_type": sw.code}
     return UmmaDescriptor(UMMA_SMEM_DESCRIPTOR.pack(fields), **fields)
 
 
@@ -258,15 +261,20 @@ class UmmaInstrDescriptor:
 
     @property
     def m(self) -> int:
-        return self.m_dim << 4
+        return instr_format(self.kind).field("m_dim").quantity(self.value)
 
     @property
     def n(self) -> int:
-        return self.n_dim << 3
+        return instr_format(self.kind).field("n_dim").quantity(self.value)
 
     def __str__(self) -> str:
         return f"UmmaInstrDescriptor(0x{self.value:08x} kind::{self.kind}: " + \
             ", ".join(f"{k}={v}" for k, v in self.fields) + ")"
+
+
+def instr_format(kind: str) -> DescriptorFormat:
+    """The instruction-descriptor format of MMA ``kind`` (block-scaled kinds have their own)."""
+    return UMMA_INSTR_DESCRIPTOR_BLOCK_SCALED if MMA_KINDS[kind].block_scaled else UMMA_INSTR_DESCRIPTOR
 
 
 def mma_kind(a_dtype: str, b_dtype: str, c_dtype: str, scale_dtype: str | None = None) -> MmaKind:
@@ -331,14 +339,13 @@ def umma_instr_descriptor(a_dtype: str, b_dtype: str, c_dtype: str, m: int, n: i
         raise DescriptorError(f"max_shift must be one of {sorted(MAX_SHIFT)}, found {max_shift}")
     common = {"sparse_flag": int(sparse), "a_format": k.code(a_dtype), "b_format": k.code(b_dtype),
               "a_negate": int(a_negate), "b_negate": int(b_negate), "a_major": int(a_maj == "MN"),
-              "b_major": int(b_maj == "MN"), "n_dim": n >> 3, "m_dim": m >> 4}
+              "b_major": int(b_maj == "MN"), "n_dim": n, "m_dim": m}
+    fmt = instr_format(k.name)
     if k.block_scaled:
-        fmt = UMMA_INSTR_DESCRIPTOR_BLOCK_SCALED
         vals = common | {"scale_format": dict(k.scale_types)[scale_dtype], "a_sf_id": a_sf_id, "b_sf_id": b_sf_id}
     else:
-        fmt = UMMA_INSTR_DESCRIPTOR
         vals = common | {"c_format": C_FORMATS[c_dtype], "saturate": int(saturate), "max_shift": MAX_SHIFT[max_shift]}
-    value = fmt.pack(vals)
+    value = fmt.encode(vals)
     return UmmaInstrDescriptor(value, k.name, tuple(fmt.unpack(value).items()))
 
 
@@ -352,8 +359,7 @@ def decode_instr_descriptor(value: int, kind: str) -> UmmaInstrDescriptor:
         raise DescriptorError(f"unknown MMA kind {kind!r}: expected one of {', '.join(MMA_KINDS)}")
     if not 0 <= value < 1 << 32:
         raise DescriptorError(f"an instruction descriptor is 32 bits, found {value}")
-    fmt = UMMA_INSTR_DESCRIPTOR_BLOCK_SCALED if MMA_KINDS[kind].block_scaled else UMMA_INSTR_DESCRIPTOR
-    return UmmaInstrDescriptor(value, kind, tuple(fmt.unpack(value).items()))
+    return UmmaInstrDescriptor(value, kind, tuple(instr_format(kind).unpack(value).items()))
 
 
 def runtime_instr_descriptor(desc: UmmaInstrDescriptor, tmem_sfa: int = 0, tmem_sfb: int = 0) -> int:

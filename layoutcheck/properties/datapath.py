@@ -57,6 +57,8 @@ from layoutcheck.models.datapath import (
     hops,
     initial_tokens,
     path_fragment,
+    peer_span,
+    peer_tables,
     trace,
 )
 from layoutcheck.properties.base import Decision, Property
@@ -148,10 +150,11 @@ class DataPathClaim(Property):
         hop = hops(p)[w["stage"]]
         i = int(w["i"])
         if w["kind"] in ("missed", "wrong", "outside"):
-            return p.smem, min(i, p.tile[0] * p.tile[1] - 1)
+            return p.smem, _local(p, min(i, p.tile[0] * p.tile[1] - 1))
         if hop.element_space == "regs":
-            return p.smem, int(path_fragment(p).tile.ravel()[int(hop.element[i])])
-        return p.smem, int(hop.element[i])  # a global or operand element: its tile index
+            tile = path_fragment(p).tile.ravel()
+            return p.smem, int(tile[int(hop.element[i]) % tile.size])
+        return p.smem, _local(p, int(hop.element[i]))  # a global or operand element: its tile index
 
     def explain(self, w: dict[str, Any]) -> str:
         p = self._path(w)
@@ -180,6 +183,17 @@ class DataPathClaim(Property):
         if kind == "unwritten":
             return f"{head}: {what} reads {_loc(p, hop.spaces[0], hop.src[i])}, which no earlier stage wrote"
         prev = tr.tokens[k - 1] if k else initial_tokens(p)
+        if hop.peer is not None and hop.element_space == "global" and hop.src[i] != hop.want_src[i]:
+            peer, half = int(hop.peer[i]), p.tile[0] // 2
+            loaded = _loc(p, 'global', hop.src[i])
+            if hop.src[i] < 0:  # a row outside the pair's tile: name it
+                local = i - peer * half * p.tile[1]
+                row = p.pair.rows[peer] + local % half  # type: ignore[union-attr]
+                loaded = f"global {_COORD[p.operand]} = ({row},{local // half}), outside the {p.tile[0]}-row tile"
+            return (f"{head}: CTA {peer}'s TMA loads {loaded} into "
+                    f"{_loc(p, hop.spaces[1], hop.dst[i])}, where the MMA reads {_loc(p, 'global', hop.want_src[i])} "
+                    f"(cta_group::2: CTA {peer} of the pair holds rows {peer * half}..{(peer + 1) * half - 1} of "
+                    f"{p.operand})")
         if hop.src[i] != hop.want_src[i]:
             held = _held(p, prev, int(hop.src[i]))
             return (f"{head}: {what} comes from {_loc(p, hop.spaces[0], hop.src[i])}{held}; the layouts put it at "
@@ -207,6 +221,14 @@ def _access(hop: Hop, w: dict[str, Any]) -> Any:
     return None
 
 
+def _local(p: Path, idx: int) -> int:
+    """A tile index of the pair's tile (``cta_group::2``) as the index into its CTA's half (what ``smem`` lays out)."""
+    if p.pair is None:
+        return idx
+    mn = p.tile[0]
+    return (idx % mn) % (mn // 2) + (mn // 2) * (idx // mn)
+
+
 def _crd(p: Path, idx: int) -> str:
     if idx < 0:
         return f"{_COORD[p.operand]} = none (outside the accumulator the epilogue assumes)"
@@ -215,7 +237,19 @@ def _crd(p: Path, idx: int) -> str:
 
 
 def _element(p: Path, hop: Hop, i: int) -> str:
-    """Move ``i`` of ``hop`` in CuTe coordinates."""
+    """Move ``i`` of ``hop`` in CuTe coordinates (with ``cta_group::2``: the CTA that issues or supplies it)."""
+    if hop.peer is not None:
+        cta = int(hop.peer[i])
+        if hop.element_space == "global":
+            return f"global {_crd(p, int(hop.element[i]))} (CTA {cta}'s TMA)"
+        if hop.element_space == "operand":
+            return f"the MMA's {p.operand} operand {_crd(p, int(hop.element[i]))} (CTA {cta})"
+        frag = path_fragment(p)  # one CTA's registers: the move's local index, its C element in the pair
+        row, v = divmod(i - cta * (hop.src.size // 2), frag.values)
+        own, _ = peer_tables(p)
+        local = int(frag.tile[row, v])
+        return (f"CTA {cta}, thread {int(frag.threads[row])}, value {v} (accumulator "
+                f"{_crd(p, int(own[cta, local]) if local >= 0 else -1)})")
     if hop.element_space == "operand":
         return f"the MMA's {p.operand} operand {_crd(p, int(hop.element[i]))}"
     if hop.element_space == "regs":
@@ -237,6 +271,11 @@ def _loc(p: Path, space: str, loc: int) -> str:
         return f"TMEM (lane {loc % 128}, column {loc // 128})" if loc >= 0 else "no TMEM cell"
     if space == "smem":
         return "no smem byte (no descriptor describes the layout)" if loc < 0 else f"smem byte {loc}"
+    if space.startswith("peer_"):  # cta_group::2: a location in one CTA of the pair
+        if loc < 0:
+            return _loc(p, space.removeprefix("peer_"), loc)
+        cta, local = divmod(loc, peer_span(p, space))
+        return f"CTA {cta} {_loc(p, space.removeprefix('peer_'), local)}"
     if space == "operand":
         return f"operand {_crd(p, loc)}"
     if space == "global":

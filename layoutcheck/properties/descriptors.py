@@ -380,7 +380,7 @@ class InstrDescriptorFields(Property):
         fmt = UMMA_INSTR_DESCRIPTOR_BLOCK_SCALED if self.scale_dtype else UMMA_INSTR_DESCRIPTOR
         if fmt.issues(d.value):
             return Word(field=fmt.issues(d.value)[0].field)
-        if fmt.field("m_dim").get(d.value) << 4 != self.m or fmt.field("n_dim").get(d.value) << 3 != self.n:
+        if fmt.field("m_dim").quantity(d.value) != self.m or fmt.field("n_dim").quantity(d.value) != self.n:
             return Shape()
         return None
 

@@ -26,14 +26,14 @@ from layoutcheck.errors import LayoutError, ParseError
 from layoutcheck.hw.banks import access_kind
 from layoutcheck.importers.ptx import Instr, Kernel, entries, parse_ptx, shared_accesses
 from layoutcheck.importers.sass import shared_ops
-from layoutcheck.models.banks.model import breakdown, ideal_batch, wavefronts_batch
+from layoutcheck.models.banks.model import WavefrontExcess, breakdown, ideal_batch, wavefronts_batch
 from layoutcheck.properties.base import Decision, Property
 from layoutcheck.properties.ttgir import Claim, NotModelled
 from layoutcheck.witness import PtxConflict
 
 
 @dataclass(frozen=True, slots=True)
-class PtxTraffic:
+class PtxTraffic(WavefrontExcess):
     """One static PTX instruction's shared-memory traffic over the run: ``executions`` warp-instructions,
     ``wavefronts`` and ``ideal`` summed over them (``None`` with a ``reason`` when not counted)."""
 
@@ -46,10 +46,6 @@ class PtxTraffic:
     wavefronts: int | None = None
     ideal: int | None = None
     reason: str = ""
-
-    @property
-    def excess(self) -> int | None:
-        return None if self.wavefronts is None or self.ideal is None else self.wavefronts - self.ideal
 
 
 def access_kind_of(ins: Instr) -> str:

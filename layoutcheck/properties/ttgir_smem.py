@@ -22,13 +22,13 @@ import numpy as np
 
 from layoutcheck.hw.banks import access_kind
 from layoutcheck.importers.triton import parse_attr, parse_ttgir
-from layoutcheck.models.banks.model import ideal_batch, wavefronts_batch
+from layoutcheck.models.banks.model import WavefrontExcess, ideal_batch, wavefronts_batch
 from layoutcheck.properties.linear import LinearConflictFree, one_cta
 from layoutcheck.properties.ttgir import NotModelled, convert_claims, copies, scratch_claims, unmodelled_claims
 
 
 @dataclass(frozen=True, slots=True)
-class Traffic:
+class Traffic(WavefrontExcess):
     """One operation's shared-memory traffic per execution per CTA (``wavefronts`` ``None``: not modelled)."""
 
     line: int
@@ -38,10 +38,6 @@ class Traffic:
     wavefronts: int | None = None
     ideal: int | None = None
     reason: str = ""
-
-    @property
-    def excess(self) -> int | None:
-        return None if self.wavefronts is None or self.ideal is None else self.wavefronts - self.ideal
 
 
 def _offset_bases(prop: LinearConflictFree) -> dict[str, list[int]]:

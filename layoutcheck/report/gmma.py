@@ -10,6 +10,7 @@ from __future__ import annotations
 from layoutcheck.algebra.layout import size
 from layoutcheck.algebra.swizzle import ComposedLayout
 from layoutcheck.errors import LayoutError
+from layoutcheck.hw.wgmma import GMMA_DESCRIPTOR
 from layoutcheck.models.gmma import element_bytes, gmma_blocks, gmma_descriptor
 from layoutcheck.report.show import Grid
 
@@ -35,7 +36,8 @@ def descriptor_grid(stage: ComposedLayout, dtype: str, rows: int = 16, block_mn:
     kb = 32 // e
     text = [[f"+{e * int(stage(r + mn * c * t))}" for c in range(k // t)] for r in range(rows)]
     fill = [[_KBLOCK_COLOURS[(c * t // kb) % len(_KBLOCK_COLOURS)] for c in range(k // t)] for r in range(rows)]
-    steps = ", ".join(f"{e * blocks.block_offset(r) // 16}" for r in range(min(blocks.count, 4)))
+    start = GMMA_DESCRIPTOR.field("start_address")
+    steps = ", ".join(f"{start.stored(e * blocks.block_offset(r))}" for r in range(min(blocks.count, 4)))
     title = (f"{stage} ({dtype}, K-major): byte of each 16-B chunk (row = MN, column = K chunk); colour = wgmma "
              f"K-block")
     legend = (f"block 0: {d0} = {d0.value:#018x}; K-block j: start address += {steps}, ... (x16 bytes)")

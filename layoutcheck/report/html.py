@@ -24,7 +24,7 @@ links.
 from __future__ import annotations
 
 import html
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -40,6 +40,7 @@ from layoutcheck.report.show import (
     tv_grid,
 )
 from layoutcheck.report.verdicts import atomic_open, summary
+from layoutcheck.spec.schema import PROPERTY_SPECS
 
 MAX_PICTURE_CELLS = 4096
 """Pictures larger than this many cells are described, not drawn (a report stays a few MB at most)."""
@@ -126,33 +127,61 @@ def picture(row: Row) -> Grid | None:
 
 def witness_picture(prop: Any, w: dict[str, Any], text: str = "") -> Grid | None:
     """The picture of a claim's counterexample ``w`` (its ``data``; ``text`` its words), or ``None`` when its kind
-    has none (the table in the module docstring); ``NoPicture`` when it is too large."""
-    kind = w.get("kind")
-    if prop.name == "exact_cover":
-        shape = prop.tile if isinstance(prop.tile, tuple) else (prop.tile,)
-        rows, cols = (shape[0], shape[1]) if len(shape) == 2 else (shape[0], 1)
-        _small(rows * cols)
-        return tv_grid(prop.tv, rows, cols)
-    if prop.name in ("conflict_free", "wavefront_count") and kind == "conflict" and hasattr(prop, "smem"):
-        # a CuTe shared-memory tile (a Triton linear layout's conflict has no tile to draw)
-        return lanes_banks_grid(prop, int(w["instruction"]), int(w["bank"]), list(w["lanes"]), w.get("phase"))
-    if kind in ("misaligned",) and "coord" in w:
+    has none (the table in the module docstring); ``NoPicture`` when it is too large. Which picture a claim gets is
+    the registry's ``PropertySpec.picture`` (``PICTURES``); a picture that does not fit the witness falls back to
+    the generic ones (a misaligned lane's coordinate, the witness indices)."""
+    if w.get("kind") == "misaligned" and "coord" in w:  # a bank claim's lane (witness.Misaligned)
         return _outlined(prop.subjects()[0], [], f"misaligned: {text}", coords=[tuple(w["coord"])])
-    if prop.name == "tma_compatible" and kind == "place":
-        return tma_place_grid(prop, int(w["i"]))
-    if prop.name == "tma_compatible" and kind == "divide":
-        rows, cols = grid_shape(prop.subjects()[0])
-        last, mode = int(w["extent"]) // int(w["n"]) * int(w["n"]), int(w["mode"])
-        cells = [(r, c) for r in range(rows) for c in range(cols) if (r, c)[min(mode, 1)] >= last]
-        return _outlined(prop.subjects()[0], [], "outlined: the elements of the last box, which runs past the tile",
-                         coords=cells)
-    if prop.name == "datapath":  # the path's smem tile, the first element in the wrong place outlined
-        lay, elem = prop.witness_element(w)
-        return _outlined(lay, [elem], f"outlined: the element path {w['path']} stage {int(w['stage']) + 1} misplaces")
+    spec = PROPERTY_SPECS.get(getattr(prop, "name", ""))
+    draw = PICTURES.get(spec.picture) if spec is not None else None
+    got = draw(prop, w) if draw is not None else None
+    if got is not None:
+        return got
     idx = [int(w[k]) for k in ("i", "j") if isinstance(w.get(k), int)]
     if idx:
         return _outlined(prop.subjects()[0], idx, "outlined: the counterexample's indices")
     return None
+
+
+def _cover_picture(prop: Any, w: dict[str, Any]) -> Grid:
+    """The tile, each cell naming its owners."""
+    shape = prop.tile if isinstance(prop.tile, tuple) else (prop.tile,)
+    rows, cols = (shape[0], shape[1]) if len(shape) == 2 else (shape[0], 1)
+    _small(rows * cols)
+    return tv_grid(prop.tv, rows, cols)
+
+
+def _banks_picture(prop: Any, w: dict[str, Any]) -> Grid | None:
+    """Lanes x banks of the conflicting instruction (a CuTe shared-memory tile: a Triton linear layout's conflict has
+    no tile to draw)."""
+    if w.get("kind") != "conflict" or not hasattr(prop, "smem"):
+        return None
+    return lanes_banks_grid(prop, int(w["instruction"]), int(w["bank"]), list(w["lanes"]), w.get("phase"))
+
+
+def _tma_picture(prop: Any, w: dict[str, Any]) -> Grid | None:
+    """The misplaced element (``place``) or the last box running past the tile (``divide``)."""
+    if w.get("kind") == "place":
+        return tma_place_grid(prop, int(w["i"]))
+    if w.get("kind") != "divide":
+        return None
+    rows, cols = grid_shape(prop.subjects()[0])
+    last, mode = int(w["extent"]) // int(w["n"]) * int(w["n"]), int(w["mode"])
+    cells = [(r, c) for r in range(rows) for c in range(cols) if (r, c)[min(mode, 1)] >= last]
+    return _outlined(prop.subjects()[0], [], "outlined: the elements of the last box, which runs past the tile",
+                     coords=cells)
+
+
+def _datapath_picture(prop: Any, w: dict[str, Any]) -> Grid:
+    """The path's smem tile, the first element in the wrong place outlined."""
+    lay, elem = prop.witness_element(w)
+    return _outlined(lay, [elem], f"outlined: the element path {w['path']} stage {int(w['stage']) + 1} misplaces")
+
+
+PICTURES: dict[str, Callable[[Any, dict[str, Any]], Grid | None]] = {
+    "tv_cover": _cover_picture, "banks": _banks_picture, "tma": _tma_picture, "path": _datapath_picture}
+"""``PropertySpec.picture`` -> the function drawing that claim's counterexample (``None``: the witness is not one it
+draws; the generic pictures follow)."""
 
 
 def _small(cells: int) -> None:

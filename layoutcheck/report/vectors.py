@@ -177,18 +177,18 @@ def ownership_for_spec(path: str, config: str | None = None, partial: bool = Fal
 
     Unless ``partial``, a map that is not an exact cover raises ``PartialMap`` with the counts.
     """
-    from layoutcheck.spec.bind import mma_cta_tile, tiled_mma
     from layoutcheck.spec.load import load_spec
+    from layoutcheck.spec.ownership import OWNED_KINDS, has_owner_map, owner_map
 
     spec = load_spec(path)
-    usable = [c for c in spec.configs if c.kind in ("tv", "tiled_mma")]
+    usable = [c for c in spec.configs if has_owner_map(c)]
     if config is not None:
         named = [c for c in spec.configs if c.name == config]
         if not named:
             raise SpecError(f"{path}: no config named {config!r} (configs: {', '.join(c.name for c in spec.configs)})")
-        if named[0].kind not in ("tv", "tiled_mma"):
+        if not has_owner_map(named[0]):
             raise SpecError(f"{path}:{named[0].line}: config {config!r} is kind {named[0].kind!r}; ownership vectors "
-                            f"need kind 'tv' or 'tiled_mma'")
+                            f"need kind {' or '.join(repr(k) for k in OWNED_KINDS)}")
         cfg = named[0]
     elif len(usable) == 1:
         cfg = usable[0]
@@ -196,14 +196,13 @@ def ownership_for_spec(path: str, config: str | None = None, partial: bool = Fal
         names = ", ".join(c.name for c in usable) or "none"
         raise SpecError(f"{path}: pick a config with --config (TV / tiled_mma configs: {names})")
     try:
-        if cfg.kind == "tv":
-            own, rep = from_tv(cfg.name, cfg.get("tv"), cfg.get("tile"), cfg.get("memory")), 1
+        m = owner_map(cfg, cfg.get("operand", "C"))
+        if m.mma is None:
+            own, rep = from_tv(cfg.name, m.tv, m.tile, m.memory), 1
         else:
             from layoutcheck.models.tiled_mma import ownership
 
-            mma = tiled_mma(cfg)
-            operand = cfg.get("operand", "C")
-            o = ownership(mma, operand, mma_cta_tile(cfg, mma, operand))
+            o = ownership(m.mma, m.operand, m.tile)
             own, rep = from_ownership(cfg.name, o), o.replication
     except LayoutError as e:
         raise SpecError(f"{cfg.file}:{cfg.line}: config {cfg.name!r}: {' '.join(str(e).split())}") from None

@@ -62,6 +62,7 @@ from layoutcheck.properties.tmem import (
     tmem_packed_injective,
     tmem_subpartition,
 )
+from layoutcheck.properties.tmem_copy import tmem_copy_image
 from layoutcheck.properties.tv import exact_cover, vectorizable
 from layoutcheck.spec.bind_block_scale import bind_scale_factors
 from layoutcheck.spec.bind_datapath import bind as bind_paths
@@ -69,6 +70,7 @@ from layoutcheck.spec.bind_tcgen05 import (
     bind_block_scale,
     bind_descriptor_format,
     bind_tmem,
+    bind_tmem_copy,
     bind_umma_instr,
     bind_umma_smem,
 )
@@ -81,7 +83,7 @@ PROPERTIES: dict[str, PropertyBuilder] = {claim.__name__: claim for claim in (
     wavefront_count, tma_compatible, gmma_addresses, gmma_fields, tma_wgmma, residue_cover, schedule_bijection,
     tile_partition, umma_describes, descriptor_fields, tmem_exact_cover, tmem_subpartition, tmem_allocation,
     tmem_packed_injective, scale_ownership, composes, datapath, scale_agreement, scale_follows_tile,
-    pipeline_protocol, multicast_cover,
+    pipeline_protocol, multicast_cover, tmem_copy_image,
 )}
 """Property name -> the public constructor of its claim, which bears the property's name (``spec.schema.PROPERTY_SPECS``
 declares the property; add its constructor here)."""
@@ -619,7 +621,7 @@ Binder = Callable[[PropertyBuilder, Config, PropertyRequest], Property]
 BINDER_FUNCTIONS: dict[str, Binder] = {f.__name__: f for f in (
     bind_layout, bind_tiled_mma, bind_smem, bind_tma, bind_wgmma, bind_residue, bind_scheduler, bind_datapath,
     bind_umma_smem, bind_umma_instr, bind_descriptor_format, bind_tmem, bind_block_scale, bind_scale_factors,
-    bind_pipeline, bind_multicast, bind_tiled_copy,
+    bind_pipeline, bind_multicast, bind_tmem_copy, bind_tiled_copy,
 )}
 """Binder name (``spec.schema.KindSpec.binder``) -> the function that builds a property of a kind's subject from
 the property's constructor, the config and the request."""

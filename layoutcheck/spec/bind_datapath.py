@@ -14,6 +14,11 @@ the operands' ``dtype``, and one table per path (``A``, ``B``, ``C``; those give
                                       ``descriptor_smem``: from that layout)
            read = "umma"              SM100: tcgen05.mma's UMMA descriptors of the stage, one per 256-bit K block
                                       (``descriptor_swizzle`` / ``descriptor_smem`` as for wgmma); no ``atom`` needed
+           cta_group = 2              a 2-SM MMA (``SM100_MMA_*_2x1SM_SS``): ``tile`` is the pair's, ``smem`` / ``box``
+                                      one CTA's half (MN/2, K); peer_rows (default "peer * (MN / 2)": the first MN row
+                                      each peer's TMA loads) and peer_cta (default "peer": the CTA it writes into),
+                                      two integers or a formula of ``peer`` and ``MN``; needs load = "tma" and
+                                      read = "umma"
     C      smem | swizzle             the (M, N) epilogue layout (``swizzle``: N-contiguous GMMA atoms); dtype
            tmem_atom                  accumulators in tensor memory, read by tcgen05.ld first: data_path (the MMA's
                                       letter, default D), assumed_data_path (the epilogue's belief), warps, rows,
@@ -21,11 +26,15 @@ the operands' ``dtype``, and one table per path (``A``, ``B``, ``C``; those give
            write = <copy atom>        stmatrix / UniversalCopy (st.shared); write_smem
            store = "tma"              box, tma_swizzle, modes (default (1, 0): N is the contiguous dim)
            store = <copy atom>        threads + values or tv; gmem (default row-major (M, N)); read_smem
+           cta_group = 2              with tmem_atom and store = "tma": ``tile`` is the pair's, each CTA's accumulator
+                                      holds C rows p * M/2 ..; peer_rows: the global rows its TMA store writes
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+import numpy as np
 
 from layoutcheck.algebra.inttuple import flatten, prefix_product
 from layoutcheck.algebra.layout import Layout, size
@@ -37,6 +46,7 @@ from layoutcheck.models.datapath import (
     MatrixCopy,
     OperandPath,
     Path,
+    PeerCopy,
     ThreadCopy,
     TmaCopy,
     TmemRead,
@@ -130,7 +140,11 @@ def _operand(cfg: Config, mma: TiledMMA | None, tile: tuple[int, ...], name: str
         raise LayoutError(f"the {name} path needs the config's tiled MMA ('atom')")
     dtype = cfg.get("dtype")
     m, n, k = tile
-    shape = (m if name == "A" else n, k)
+    pair_shape = (m if name == "A" else n, k)
+    pair = _peer_copy(t, pair_shape[0]) if t.get("cta_group", 1) == 2 else None
+    if t.get("cta_group", 1) not in (1, 2):
+        raise LayoutError(f"cta_group = {t.get('cta_group')!r}: a tcgen05.mma runs on cta_group 1 or 2")
+    shape = (pair_shape[0] // 2, k) if pair is not None else pair_shape
     major = t.get("major", "K")
     smem = _stage_layout(t, major, TMA_DTYPES[dtype], shape, name)
     if len(inner(smem)) != 2 or size(inner(smem)[0]) != shape[0] or size(inner(smem)[1]) != shape[1]:
@@ -157,7 +171,37 @@ def _operand(cfg: Config, mma: TiledMMA | None, tile: tuple[int, ...], name: str
             mma = None  # a tcgen05.mma reads both operands from its descriptors: the operand is its (MN, K) tile
     else:
         read = MatrixCopy(rd, t.get("read_smem"))
-    return OperandPath(name, mma, shape, DTYPE_BITS[dtype], dtype, smem, load, read)
+    if pair is not None and not isinstance(read, UmmaRead):
+        raise LayoutError("cta_group = 2 is a tcgen05.mma's pair of peer CTAs: the path needs read = \"umma\"")
+    return OperandPath(name, mma, pair_shape, DTYPE_BITS[dtype], dtype, smem, load, read, pair)
+
+
+def _peer_values(t: dict[str, Any], key: str, default: str, mn: int) -> tuple[int, int]:
+    """``key`` of a cta_group::2 table for peers 0 and 1: two integers, or one formula of ``peer`` (0, 1) and ``MN``
+    (the pair's rows) as the kernel computes it (``"peer * (MN / 2)"``)."""
+    from layoutcheck.expr.numpy import evaluate
+    from layoutcheck.expr.parse import parse
+
+    v = t.get(key, default)
+    if isinstance(v, str):
+        e = parse(v, {"peer": 2, "MN": mn + 1})
+        vals = np.broadcast_to(np.asarray(evaluate(e, {"peer": np.array([0, 1]), "MN": np.array([mn, mn])})), (2,))
+        got = (int(vals[0]), int(vals[1]))
+    elif isinstance(v, (list, tuple)) and len(v) == 2 and all(isinstance(x, int) for x in v):
+        got = (int(v[0]), int(v[1]))
+    else:
+        raise LayoutError(f"{key} = {v!r}: expected two integers (peer 0, peer 1) or a formula of 'peer' and 'MN'")
+    return got  # type: ignore[return-value]
+
+
+def _peer_copy(t: dict[str, Any], mn: int) -> PeerCopy:
+    """``peer_rows`` (default ``peer * (MN / 2)``): the first MN row each peer's TMA loads; ``peer_cta`` (default
+    ``peer``): the CTA of the pair whose shared memory it writes."""
+    rows = _peer_values(t, "peer_rows", "peer * (MN / 2)", mn)
+    cta = _peer_values(t, "peer_cta", "peer", mn)
+    if min(cta) < 0:
+        raise LayoutError(f"peer_cta = {list(cta)}: a CTA of the cluster is numbered from 0")
+    return PeerCopy(rows, cta)
 
 
 def _tmem_read(t: dict[str, Any], n: int) -> TmemRead:
@@ -173,7 +217,11 @@ def _tmem_read(t: dict[str, Any], n: int) -> TmemRead:
 
 
 def _epilogue(mma: TiledMMA | None, tile: tuple[int, ...], t: dict[str, Any]) -> EpiloguePath:
-    m, n, _ = tile
+    m_pair, n, _ = tile
+    if t.get("cta_group", 1) not in (1, 2):
+        raise LayoutError(f"cta_group = {t.get('cta_group')!r}: a tcgen05.mma runs on cta_group 1 or 2")
+    pair = _peer_copy(t, m_pair) if t.get("cta_group", 1) == 2 else None
+    m = m_pair // 2 if pair is not None else m_pair
     dtype = t.get("dtype", "f16")
     smem = t["smem"] if t.get("smem") is not None else _stage_layout(t, "K", TMA_DTYPES[dtype], (m, n), "C")
     if len(inner(smem)) != 2 or size(inner(smem)[0]) != m or size(inner(smem)[1]) != n:
@@ -196,7 +244,13 @@ def _epilogue(mma: TiledMMA | None, tile: tuple[int, ...], t: dict[str, Any]) ->
     if tmem is not None and size(tmem.accumulator[0]) != m:
         raise LayoutError(f"data path {t.get('data_path', 'D')} holds {size(tmem.accumulator[0])} rows per CTA, the "
                           f"tile has M = {m}")
-    return EpiloguePath(mma, (m, n), DTYPE_BITS[dtype], smem, write, store, tmem)
+    if tmem is not None and tmem.assumed is not None and size(tmem.assumed[0]) != m:
+        raise LayoutError(f"assumed_data_path {t.get('assumed_data_path')} holds {size(tmem.assumed[0])} rows per CTA, "
+                          f"the tile has M = {m}")
+    if pair is not None and (tmem is None or not isinstance(store, TmaCopy)):
+        raise LayoutError("cta_group = 2 in the C path needs the accumulator in tensor memory ('tmem_atom') and "
+                          "store = \"tma\"")
+    return EpiloguePath(mma, (m_pair, n), DTYPE_BITS[dtype], smem, write, store, tmem, pair)
 
 
 __all__ = ["CP_ASYNC", "bind"]

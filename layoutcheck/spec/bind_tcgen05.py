@@ -13,6 +13,8 @@
     tmem               the accumulator of ``mma_m``/``cta_group`` (or ``data_path``) over ``mma_n`` columns and the
                        epilogue: ``atom`` issued by ``warps`` at sub-partition row offsets ``rows`` and ``columns``
     block_scale        the scale layout one CTA's MMA reads for ``operand`` (``scale_extent``: the tile it was given)
+    tmem_copy          one tcgen05.cp of ``shape`` at ``column``, ``bits``-bit elements, and ``layout``: the image the
+                       kernel believes, ``(row, element[, copy]) -> lane + 128 * slot``
     =================  =============================================================================================
 """
 
@@ -150,6 +152,18 @@ def tmem_loads(atom: str, acc: Layout, warps: Any = None, rows: Any = None, colu
         used = int(acc.offsets().max()) // 128 + 1
         columns = tuple(range(0, used, tmem.atom_columns(atom)))
     return tmem.epilogue_loads(atom, tuple(warps or (0, 1, 2, 3)), tuple(rows), tuple(columns))
+
+
+@_spec_errors
+def bind_tmem_copy(fn: Any, cfg: Config, req: PropertyRequest) -> Any:
+    """``shape`` (a tcgen05.cp shape or CUTLASS ``SM100_UTCCP_*`` atom), ``bits`` of the copied elements (default 8:
+    a ue8m0 / ue4m3 scale factor), ``column`` it is issued at (default 0) and the ``layout`` the kernel believes it
+    writes, from ``read_column`` (the column its consumer reads, default ``column``)."""
+    image = cfg.get("layout")
+    if not isinstance(image, Layout):
+        raise cfg.error("layout", f"a tcgen05.cp image is a plain layout (row, element[, copy]) -> lane + 128 * slot, "
+                                  f"found {image}")
+    return fn(cfg.get("shape"), cfg.get("bits", 8), cfg.get("column", 0), image, cfg.get("read_column"))
 
 
 @_spec_errors

@@ -2,9 +2,12 @@
 
 Each ``kind`` and each property is declared here once. ``KINDS`` (``KindSpec``): what a config of the kind
 describes, its keys and required keys, the properties it supports, the name of its binder (``spec.bind``'s
-``BINDER_FUNCTIONS``) and the key holding its subject. ``PROPERTY_SPECS`` (``PropertySpec``): the claim in one
-line, its parameters (``Param``: name, TOML type, meaning, ``prove`` flag) and how ``prove`` states it from flags
-(``Prove``: the kind, the inputs it ``Need``s). The claim of a property is the constructor of the same name in
+``BINDER_FUNCTIONS``), the key holding its subject and the name of its ownership TV map (``spec.ownership``'s
+``OWNER_MAPS``: ownership vectors and kernels). ``PROPERTY_SPECS`` (``PropertySpec``): the claim in one line, its
+parameters (``Param``: name, TOML type, meaning, ``prove`` flag), how ``prove`` states it from flags (``Prove``: the
+kind, the inputs it ``Need``s), the picture of its counterexample (``report.html``'s ``PICTURES``) and how the GPU
+reproduces a refutation (``codegen.refuted_cases``' ``REPRODUCTIONS``); a module that acts per kind or property
+reads these columns, never the names. The claim of a property is the constructor of the same name in
 ``layoutcheck.properties`` (``spec.bind.PROPERTIES`` is keyed by the constructors' names). Generated from these:
 the loader's checks (``spec.load``), ``prove``'s flags, needs and ``--help`` (``cli``), the SARIF rules
 (``report.sarif``) and the tables of ``specs/README.md`` (``python -m layoutcheck.spec.schema --update
@@ -67,6 +70,12 @@ class PropertySpec:
     doc: str
     params: tuple[Param, ...] = ()
     prove: Prove | None = None
+    picture: str = ""
+    """The picture ``report.html`` draws of a counterexample (a key of its ``PICTURES``; ``""``: the generic one)."""
+    silicon: str = ""
+    """How the GPU reproduces a REFUTED row (``""``: not yet): ``ownership`` (the ownership kernel of the TV map),
+    ``banks`` (each instruction's lane addresses on the bank probe under Nsight Compute), ``readout`` (the wgmma
+    read-out kernel), ``tma_readout`` (TMA -> smem -> wgmma): the keys of ``codegen.refuted_cases.REPRODUCTIONS``."""
 
     @property
     def param_names(self) -> frozenset[str]:
@@ -90,6 +99,9 @@ class KindSpec:
     """Keys of which a config gives exactly one (``smem``: its ``layout`` or a GMMA ``atom``)."""
     implies: tuple[tuple[str, str, str], ...] = ()
     """``(key, needed, why)``: a config that gives ``key`` must give ``needed`` too (else ``why`` on ``key``)."""
+    owner_map: str = ""
+    """The name of the function in ``spec.ownership.OWNER_MAPS`` giving a config's ownership TV map (ownership
+    vectors, ownership kernels); ``""``: the kind has none."""
 
 
 def _int(name: str, doc: str, flag: str = "") -> Param:
@@ -118,22 +130,28 @@ PROPERTY_SPECS: dict[str, PropertySpec] = {p.name: p for p in (
                  (Param("operand", "string", "`A`, `B` or `C` (tiled MMA; default: the config's `operand`)"),
                   _int("replication", "owners per tile element (default 1; a tiled MMA: its own replication)",
                        "--replication")),
-                 Prove("tv", (Need(("tile",), "--tile M N (the tile the TV layout covers)"),))),
+                 Prove("tv", (Need(("tile",), "--tile M N (the tile the TV layout covers)"),)),
+                 picture="tv_cover", silicon="ownership"),
     PropertySpec("vectorizable", "each thread's values form aligned contiguous `width`-byte vectors",
                  (_int("width", "vector width in bytes, e.g. 16", "--width"),),
                  Prove("layout", (_DTYPE, Need(("width",), "--width N (the vector width in bytes, e.g. 16)")))),
-    PropertySpec("conflict_free", "the warp's shared-memory access has no bank conflict", (_ACCESS,), _BANKS),
+    PropertySpec("conflict_free", "the warp's shared-memory access has no bank conflict", (_ACCESS,), _BANKS,
+                 picture="banks", silicon="banks"),
     PropertySpec("wavefront_count", "the access needs exactly `n` (or at most `max`) wavefronts in total",
                  (_ACCESS, _int("n", "the exact total over every instruction of the access", "--wavefronts"),
                   _int("max", "an upper bound on the total over every instruction", "--max-wavefronts")),
                  Prove("smem", (_DTYPE, _ACCESS_NEED,
                                 Need(("n", "max"), "one of --wavefronts N (the exact total over every instruction) or "
-                                                   "--max-wavefronts N", every=False)))),
-    PropertySpec("tma_compatible", "the TMA box loads the tile into exactly the shared-memory layout"),
-    PropertySpec("gmma_addresses", "every wgmma descriptor reads each element where the stage puts it"),
+                                                   "--max-wavefronts N", every=False))),
+                 picture="banks"),
+    PropertySpec("tma_compatible", "the TMA box loads the tile into exactly the shared-memory layout",
+                 picture="tma"),
+    PropertySpec("gmma_addresses", "every wgmma descriptor reads each element where the stage puts it",
+                 silicon="readout"),
     PropertySpec("gmma_fields", "the wgmma descriptors are canonical, in range, aligned, with the right base offset "
-                                "and layout type"),
-    PropertySpec("tma_wgmma", "the TMA boxes write every element to the byte its wgmma descriptor reads it from"),
+                                "and layout type", silicon="readout"),
+    PropertySpec("tma_wgmma", "the TMA boxes write every element to the byte its wgmma descriptor reads it from",
+                 silicon="tma_readout"),
     PropertySpec("residue_cover", "every problem size in the range is covered exactly once by the predicated tiles"),
     PropertySpec("schedule_bijection", "the scheduler visits every tile of every grid in the range exactly once"),
     PropertySpec("tile_partition", "the tiling's `tv` map partitions its tile"),
@@ -150,7 +168,8 @@ PROPERTY_SPECS: dict[str, PropertySpec] = {p.name: p for p in (
                  Prove("layout", (Need(("lhs", "rhs"), "--lhs A and --rhs B (the claim: EXPR(i) == A(B(i)) for "
                                                        "every i)"),))),
     PropertySpec("datapath", "every path delivers each element where the MMA (or global memory) wants it",
-                 (Param("operand", "string", "`A`, `B` or `C`: check that path only (default: every path given)"),)),
+                 (Param("operand", "string", "`A`, `B` or `C`: check that path only (default: every path given)"),),
+                 picture="path"),
     PropertySpec("scale_agreement", "the consumer reads every element's scale from the byte the producer wrote it "
                                     "to"),
     PropertySpec("scale_follows_tile", "every CTA reads the scale bytes of the tile it computes, for every grid"),
@@ -159,6 +178,9 @@ PROPERTY_SPECS: dict[str, PropertySpec] = {p.name: p for p in (
                                       "demands, for every K loop up to k_blocks"),
     PropertySpec("multicast_cover", "every row of every CTA's operand tile is written exactly once, by a TMA that "
                                     "carries that CTA's tile"),
+    # tcgen05.cp (issue #27): binder in layoutcheck.spec.bind_tcgen05
+    PropertySpec("tmem_copy_image", "one tcgen05.cp writes every element of its shared-memory rows to exactly the "
+                                    "tensor-memory cells the kernel's image names"),
 )}
 """Property name -> its declaration; the one place a property is named (``tests/spec/test_registry.py``)."""
 
@@ -172,10 +194,11 @@ KINDS: dict[str, KindSpec] = {k.name: k for k in (
     KindSpec("tv", "a thread-value map over a tile", frozenset({"tv", "tile", "memory", "other", "dtype"}),
              frozenset({"tv", "tile"}),
              ("exact_cover", "injective", "surjective", "bijective", "equivalent", "in_bounds", "vectorizable"),
-             "bind_layout", "tv"),
+             "bind_layout", "tv", owner_map="tv_owner_map"),
     KindSpec("tiled_mma", "a CTA tile computed by a tiled MMA",
              frozenset({"atom", "atom_layout", "permutation", "tile", "operand", "other"}), frozenset({"atom", "tile"}),
-             ("exact_cover", "injective", "in_bounds", "equivalent"), "bind_tiled_mma"),
+             ("exact_cover", "injective", "in_bounds", "equivalent"), "bind_tiled_mma",
+             owner_map="tiled_mma_owner_map"),
     KindSpec("smem", "a shared-memory layout and how a warp accesses it",
              frozenset({"layout", "atom", "tile", "dtype", "access", "access_tv", "access_expr", "access_ranges"}),
              frozenset({"dtype"}), ("conflict_free", "wavefront_count", "injective", "bijective", "in_bounds"),
@@ -248,6 +271,10 @@ KINDS: dict[str, KindSpec] = {k.name: k for k in (
     KindSpec("multicast", "TMA multicast in a thread-block cluster: which CTA's TMA writes which rows into which CTAs",
              frozenset({"cluster", "operand", "extent", "slice_start", "slice_rows", "mask", "needs"}),
              frozenset({"cluster", "operand", "extent"}), ("multicast_cover",), "bind_multicast"),
+    # tcgen05.cp shapes (issue #27): which TMEM lanes and columns a shared-memory -> tensor-memory copy writes
+    KindSpec("tmem_copy", "a tcgen05.cp shared-memory -> tensor-memory copy (block-scale factors) and the TMEM image "
+                          "the kernel expects", frozenset({"shape", "bits", "column", "read_column", "layout"}),
+             frozenset({"shape", "layout"}), ("tmem_copy_image",), "bind_tmem_copy", "layout"),
 )}
 """Spec kind -> its declaration; the one place a kind is named (``tests/spec/test_registry.py``)."""
 

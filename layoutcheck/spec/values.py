@@ -417,6 +417,18 @@ _PATH_KEYS: dict[str, Any] = {
 }
 
 
+def _peer_pair(v: Any, key: str) -> Any:
+    """Two integers (peer 0, peer 1) or one formula of ``peer`` and ``MN`` (a cta_group::2 path's peer_rows/cta)."""
+    return v if isinstance(v, str) else _ints(v, key, -MAX_EXTENT, (2, 2))
+
+
+# tcgen05.cp (kind tmem_copy, issue #27): the shape's name and the TMEM column it is issued at
+_CHECKERS |= {"shape": _str, "column": lambda v, k: _int(v, k, 0), "read_column": lambda v, k: _int(v, k, 0)}
+
+# cta_group::2 operand paths (issue #27): models.datapath.PeerCopy
+_PATH_KEYS |= {"cta_group": _int, "peer_rows": _peer_pair, "peer_cta": _peer_pair}
+
+
 def _path_table(v: Any, key: str) -> tuple[tuple[str, Any], ...]:
     """``{ smem = "...", load = "cp.async", threads = "...", read = "SM75_U32x4_LDSM_N", ... }``: one data path's
     stages (``specs/README.md``, kind ``datapath``); each entry parsed like the config key of the same kind."""

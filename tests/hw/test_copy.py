@@ -95,7 +95,7 @@ def test_cp_async_cg_is_16_bytes_only() -> None:
 
 
 def test_names_and_errors() -> None:
-    assert len(copy_atom_names()) == len(all_copy_atoms()) == 12 + 7 + 148  # + tcgen05.ld/st (tests/hw/test_tcgen05.py)
+    assert len(copy_atom_names()) == len(all_copy_atoms()) == 12 + 7 + 148 + 2  # + tcgen05.ld/st, LOAD_STAT
     with pytest.raises(LayoutError, match="did you mean SM75_U32x4_LDSM_N"):
         copy_atom("SM75_U32x4_LDSM")
     with pytest.raises(LayoutError):

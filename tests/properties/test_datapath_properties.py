@@ -48,6 +48,15 @@ BROKEN = {  # config -> (stage text, first element text)
                                   "the MMA's A operand (m,k) = (1,0) comes from smem byte 64"),
     "sm100_B_MN_descriptor_lbo_sbo_swapped": ("stage 2/2 umma [UMMA descriptors (MN-major)]",
                                               "the MMA's B operand (n,k) = (64,0) comes from smem byte 1024"),
+    # issue #27: cta_group::2 -- a CTA of the pair supplies the wrong half, or writes into the wrong CTA
+    "sm100_2sm_A_halves_swapped": ("stage 1/2 tma", "CTA 0's TMA loads global (m,k) = (128,0) into CTA 0 smem byte "
+                                   "0, where the MMA reads global (m,k) = (0,0)"),
+    "sm100_2sm_B_both_into_leader": ("stage 1/2 tma", "global (n,k) = (128,0) (CTA 1's TMA) lands at CTA 0 smem byte "
+                                     "0; the layouts put it at CTA 1 smem byte 0"),
+    "sm100_2sm_B_split_over_M": ("stage 1/2 tma", "CTA 1's TMA loads global (n,k) = (128,0), outside the 128-row "
+                                 "tile"),
+    "sm100_2sm_C_both_store_the_first_half": ("stage 3/3 tma store", "global (m,n) = (128,0) (CTA 1's TMA) lands at "
+                                              "global (m,n) = (0,0); the layouts put it at global (m,n) = (128,0)"),
     # issue #31: the composition is right, the addresses are not
     "sm80_A_swizzle_moves_rows_8_bytes": ("stage 1/2 cp.async", "global (m,k) = (1,0) (thread 4, value 0) starts a "
                                           "16-byte access at smem byte 136, which is not 16-byte aligned"),

@@ -284,6 +284,20 @@ def ideal(kind: str | AccessKind, byte_addrs: Any) -> int:
     return int(ideal_batch(kind, byte_addrs)[0])
 
 
+class WavefrontExcess:
+    """What a traffic record with ``wavefronts`` and ``ideal`` (either ``None`` when not counted) derives from them:
+    ``excess``, the conflict wavefronts beyond the ideal (a mixin of the records of ``properties.ptx_smem`` and
+    ``properties.ttgir_smem``)."""
+
+    __slots__ = ()
+    wavefronts: int | None
+    ideal: int | None
+
+    @property
+    def excess(self) -> int | None:
+        return None if self.wavefronts is None or self.ideal is None else self.wavefronts - self.ideal
+
+
 @dataclass(frozen=True, slots=True)
 class PhaseReport:
     """One counted lane group of one instruction -- a phase, or a merged group when the phases merge (module
