@@ -33,9 +33,16 @@ mask out, is a bijection onto the grid: every tile computed once, none twice, no
   ``id / S``: right only for a power of two), ``device_raster`` (the device decodes in another raster order than
   the host's parameters were made for). The launch shape (``get_grid_shape``: ``cm x ctas/cm`` AlongN, ``ctas/cn
   x cn`` AlongM) puts a CTA's position in its cluster at ``t % minor`` and ``t / minor % major``; that needs
-  ``ctas`` a multiple of the cluster size, as ``get_grid_shape`` makes it. SM100's CLC scheduler
-  (``sm100_tile_scheduler.hpp``) launches the whole rounded grid and hands each cluster out once: ``ctas`` equal
-  to the rounded tile count models its one iteration per CTA; its swizzle of CLC ids is not modelled.
+  ``ctas`` a multiple of the cluster size, as ``get_grid_shape`` makes it. SM100's CLC scheduler is
+  ``clc`` below.
+* ``clc``: CUTLASS's ``PersistentTileSchedulerSm100`` (``sm100_tile_scheduler.hpp``, parameters
+  ``PersistentTileSchedulerSm100Params``): the whole tile grid rounded up to the cluster is launched (``GX x GY``,
+  transposed for AlongN), Cluster Launch Control hands each cluster's CTA ids out once, and ``swizzle_and_rasterize``
+  maps CTA id ``(x, y)`` to a tile: cluster coordinates, the swizzle ``(a*S + b, c*S + d) -> (a + (M/S)*d, b + c*S)``
+  of the ``S``-divisible part of the cluster grid (``S = max_swizzle``; none at 1; the residual clusters unmoved),
+  the CTA's offset in its cluster back, AlongN's transpose. Tiles past the problem (the padding) are masked. User
+  variants: ``swizzle_residual`` (the residual swizzled too), ``serpentine`` (odd swizzle columns flipped, as
+  ``M - m`` -- the header comment's formula -- or ``M - 1 - m``).
 * ``expr``: a persistent loop the user writes as expressions (``layoutcheck.expr.parse``): CTA ``cta < ctas``
   takes ``iteration = 0, 1, ...`` while ``cta + ctas*iteration < total`` (``total`` over ``GM``, ``GN``; default
   ``GM*GN``) and computes tile ``(tile_m, tile_n)``, expressions over ``cta``, ``iteration``, ``ctas``, ``GM``,
