@@ -256,12 +256,6 @@ KINDS: dict[str, KindSpec] = {k.name: k for k in (
              frozenset({"mn", "k", "vec", "producer", "consumer", "operand", "scale_layout", "tile", "grids",
                         "scheduler", "log", "group", "ctas", "drop_partial_group", "reads"}),
              frozenset({"k", "vec"}), ("scale_agreement", "scale_follows_tile"), "bind_scale_factors"),
-    # tiled copies over tiles that need not divide (issue #27): make_tiled_copy's tiler as a residue tile
-    KindSpec("tiled_copy", "a tiled copy (make_tiled_copy: threads x values) over a tile it need not divide, or every "
-                           "tile size in a range",
-             frozenset({"threads", "values", "tile", "sizes", "count", "predicate"}),
-             frozenset({"threads", "values"}), ("residue_cover", "tile_partition"), "bind_tiled_copy",
-             one_of=("tile", "sizes")),
     # multi-stage pipelines (issue #27): stage buffers and mbarrier phases per k-block
     KindSpec("pipeline", "a multi-stage shared-memory pipeline: stage buffers and mbarrier phases per k-block",
              frozenset({"stages", "k_blocks", "stage_bytes", "smem_bytes", "base_address", "align", "stage",
@@ -275,6 +269,12 @@ KINDS: dict[str, KindSpec] = {k.name: k for k in (
     KindSpec("tmem_copy", "a tcgen05.cp shared-memory -> tensor-memory copy (block-scale factors) and the TMEM image "
                           "the kernel expects", frozenset({"shape", "bits", "column", "read_column", "layout"}),
              frozenset({"shape", "layout"}), ("tmem_copy_image",), "bind_tmem_copy", "layout"),
+    # tiled copies over tiles that need not divide (issue #27): make_tiled_copy's tiler as a residue tile
+    KindSpec("tiled_copy", "a tiled copy (make_tiled_copy: threads x values) over a tile it need not divide, or every "
+                           "tile size in a range",
+             frozenset({"threads", "values", "tile", "sizes", "count", "predicate"}),
+             frozenset({"threads", "values"}), ("residue_cover", "tile_partition"), "bind_tiled_copy",
+             one_of=("tile", "sizes")),
 )}
 """Spec kind -> its declaration; the one place a kind is named (``tests/spec/test_registry.py``)."""
 
