@@ -408,6 +408,21 @@ class TileDuplicate(_GridTile):
     kind: ClassVar[str] = "duplicate"
 
 
+@witness
+@dataclass(frozen=True, slots=True, eq=False)
+class StreamKFixup(Witness):
+    """Stream-K (``grid`` = ``[tiles, k_tiles]``): the final split of tile ``tile`` (walked by ``index`` =
+    ``[cta, iteration]``) may reduce and run the epilogue before peer ``other``'s partial, from k-iteration ``k``, is
+    in the workspace (issue #27)."""
+
+    kind: ClassVar[str] = "fixup"
+    grid: list[int]
+    tile: int
+    k: int
+    index: list[int]
+    other: list[int]
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class _GroupedTile(Witness):
     """Of the grouped ``problems``, problem ``problem``'s tile ``tile`` is computed wrongly: the host counts
@@ -969,6 +984,7 @@ __all__ = [
     "SameThread",
     "SizeMismatch",
     "Split",
+    "StreamKFixup",
     "TvCount",
     "Vector",
     "WavefrontTotal",

@@ -97,3 +97,15 @@ def problem_lists(draw):
         sizes.append((lo, lo + draw(st.integers(0, 2))))
     lo = draw(st.integers(1, 2))
     return schedule_bijection(s, tuple(sizes), (lo, lo + draw(st.integers(0, 1))))
+
+
+@st.composite
+def clc_schedulers(draw):
+    """``schedule_bijection`` of an SM100 CLC scheduler over a small box of grids: clusters up to 2x2 (and 4x1,
+    1x4), swizzle sizes 1..5 (powers of two and not), every raster order; and the wrong variants: the swizzle over
+    the residual clusters too, the header comment's serpentine flip ``M - m`` (and the right one, ``M - 1 - m``)."""
+    kw = {"cluster": draw(st.sampled_from([(1, 1), (2, 1), (1, 2), (2, 2), (4, 1), (1, 4)])),
+          "max_swizzle": draw(st.integers(1, 5)), "raster": draw(st.sampled_from(["m", "n", "heuristic"])),
+          "swizzle_residual": draw(st.sampled_from([False, False, True])),
+          "serpentine": draw(st.sampled_from(["", "", "header_comment", "reflect"]))}
+    return schedule_bijection(TileScheduler("clc", **kw), _grids(draw, hi=12))

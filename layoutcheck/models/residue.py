@@ -66,6 +66,9 @@ class ResidueTiling:
     count: str = "ceil_div"
     predicate: str = "coord_lt_shape"
     tv: Layout | None = None
+    threads: int = 0
+    """A tiled copy's thread count (``make_tiled_copy``; ``spec`` kind ``tiled_copy``): ``tv``'s accesses are
+    ``(thread, value)`` pairs, ``k = thread + threads * value``, and witnesses name them; 0: a plain residue tiling."""
 
     def __post_init__(self) -> None:
         if len(self.dims) != len(self.tile) or not self.dims:
@@ -135,6 +138,22 @@ class ResidueTiling:
         """``[k, d]``: the tile-local coordinate of access ``k`` (``tv`` order) in mode ``d``, as CuTe's ``idx2crd``
         gives it (colex, the last mode unbounded; read-only). Pre: ``unmodelled() is None``."""
         return _local_crd(self)
+
+    def access_of(self, crd: tuple[int, ...]) -> tuple[tuple[int, ...], int] | None:
+        """``(tile coordinate, k)``: one access (tile, ``tv`` position ``k``) landing on global ``crd``, the smallest
+        tile first, or ``None`` (``local_coords`` read against the coordinate: an index past the tile counts).
+
+        >>> ResidueTiling(("M",), (4,), tv=Layout((2, 2), (1, 2))).access_of((6,))
+        ((1,), 2)
+        """
+        loc = _local_crd(self)
+        c = np.array(crd, dtype=np.int64)[None, :]
+        t, rem = np.divmod(c - loc, np.array(self.tile, dtype=np.int64)[None, :])
+        ok = np.flatnonzero(np.all((rem == 0) & (t >= 0), axis=1))
+        if not ok.size:
+            return None
+        k = int(ok[np.lexsort(t[ok].T[::-1])[0]])
+        return tuple(int(x) for x in t[k]), k
 
     def local_coord(self, flat: int) -> tuple[int, ...]:
         """The tile coordinate of tile-local index ``flat`` (colex, ``idx2crd``). Pre: ``0 <= flat < tile_size``."""

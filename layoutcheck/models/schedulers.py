@@ -33,9 +33,16 @@ mask out, is a bijection onto the grid: every tile computed once, none twice, no
   ``id / S``: right only for a power of two), ``device_raster`` (the device decodes in another raster order than
   the host's parameters were made for). The launch shape (``get_grid_shape``: ``cm x ctas/cm`` AlongN, ``ctas/cn
   x cn`` AlongM) puts a CTA's position in its cluster at ``t % minor`` and ``t / minor % major``; that needs
-  ``ctas`` a multiple of the cluster size, as ``get_grid_shape`` makes it. SM100's CLC scheduler
-  (``sm100_tile_scheduler.hpp``) launches the whole rounded grid and hands each cluster out once: ``ctas`` equal
-  to the rounded tile count models its one iteration per CTA; its swizzle of CLC ids is not modelled.
+  ``ctas`` a multiple of the cluster size, as ``get_grid_shape`` makes it. SM100's CLC scheduler is
+  ``clc`` below.
+* ``clc``: CUTLASS's ``PersistentTileSchedulerSm100`` (``sm100_tile_scheduler.hpp``, parameters
+  ``PersistentTileSchedulerSm100Params``): the whole tile grid rounded up to the cluster is launched (``GX x GY``,
+  transposed for AlongN), Cluster Launch Control hands each cluster's CTA ids out once, and ``swizzle_and_rasterize``
+  maps CTA id ``(x, y)`` to a tile: cluster coordinates, the swizzle ``(a*S + b, c*S + d) -> (a + (M/S)*d, b + c*S)``
+  of the ``S``-divisible part of the cluster grid (``S = max_swizzle``; none at 1; the residual clusters unmoved),
+  the CTA's offset in its cluster back, AlongN's transpose. Tiles past the problem (the padding) are masked. User
+  variants: ``swizzle_residual`` (the residual swizzled too), ``serpentine`` (odd swizzle columns flipped, as
+  ``M - m`` -- the header comment's formula -- or ``M - 1 - m``).
 * ``expr``: a persistent loop the user writes as expressions (``layoutcheck.expr.parse``): CTA ``cta < ctas``
   takes ``iteration = 0, 1, ...`` while ``cta + ctas*iteration < total`` (``total`` over ``GM``, ``GN``; default
   ``GM*GN``) and computes tile ``(tile_m, tile_n)``, expressions over ``cta``, ``iteration``, ``ctas``, ``GM``,
@@ -64,15 +71,20 @@ from typing import Any
 from layoutcheck.errors import LayoutError
 from layoutcheck.expr.ir import Expr, Op, Pred, Size, all_of, any_of, ceil_div, fold, ite, lnot, lt, maximum, minimum
 
-KINDS = ("plain", "swizzle", "grouped", "split_k", "persistent", "expr")
+KINDS = ("plain", "swizzle", "grouped", "split_k", "persistent", "expr", "clc")
 PARAMETERS: dict[str, tuple[str, ...]] = {
     "plain": (), "swizzle": ("log",), "grouped": ("group", "ctas", "drop_partial_group"),
     "split_k": ("splits", "count"),
     "persistent": ("ctas", "cluster", "max_swizzle", "swizzle_size", "raster", "device_raster", "round_to_cluster"),
     "expr": ("ctas", "tile_m", "tile_n", "total"),
     "problems": ("ctas", "problems", "tile", "host_count", "device_tiles"),
+    "clc": ("cluster", "max_swizzle", "raster", "swizzle_residual", "serpentine"),
+    "stream_k": ("ctas", "max_groups", "decomposition", "splits", "alignment", "big_units", "end_adjust",
+                 "reduction"),
 }
 RASTERS = ("m", "n", "heuristic")
+SERPENTINES = ("", "header_comment", "reflect")
+"""``clc``'s serpentine variants: none (CUTLASS's code), the flip ``M - m`` its comment describes, ``M - 1 - m``."""
 EXPR_VARIABLES = ("cta", "iteration", "ctas", "GM", "GN")
 """The names an ``expr`` scheduler's ``tile_m`` / ``tile_n`` may read (``total``: ``ctas``, ``GM``, ``GN``)."""
 """The parameters each kind reads (module docstring; ``problems``: ``ProblemListScheduler``); a parameter of another
@@ -105,6 +117,8 @@ class TileScheduler:
     tile_m: str = ""
     tile_n: str = ""
     total_expr: str = "GM*GN"
+    swizzle_residual: bool = False
+    serpentine: str = ""
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -115,6 +129,8 @@ class TileScheduler:
             raise LayoutError(f"tile scheduler: log >= 0, group >= 1 and ctas >= 1 required, found {self}")
         if self.kind == "persistent":
             self._check_persistent()
+        if self.kind == "clc":
+            self._check_clc()
         if self.kind == "expr":
             if not self.tile_m or not self.tile_n:
                 raise LayoutError("tile scheduler: an expr scheduler needs tile_m and tile_n expressions")
@@ -134,6 +150,15 @@ class TileScheduler:
                               "(get_grid_shape launches whole clusters)")
 
 
+    def _check_clc(self) -> None:
+        cm, cn = self.cluster
+        if cm < 1 or cn < 1 or self.max_swizzle < 1:
+            raise LayoutError(f"tile scheduler: cluster >= 1 and max_swizzle >= 1 required, found {self}")
+        if self.raster not in RASTERS:
+            raise LayoutError(f"tile scheduler: raster must be one of {', '.join(RASTERS)}, found {self.raster!r}")
+        if self.serpentine not in SERPENTINES:
+            raise LayoutError(f"tile scheduler: serpentine must be one of header_comment, reflect, found "
+                              f"{self.serpentine!r}")
 
     def total(self, gm: Size, gn: Size) -> Size:
         """Linear work indices a persistent scheduler walks (``grouped``, ``persistent``: ``blocks_per_problem``,
@@ -173,6 +198,9 @@ class TileScheduler:
         if self.kind == "swizzle":
             s = 1 << self.log
             return (gm * s, ceil_div(gn, s))
+        if self.kind == "clc":
+            p = self._clc(gm, gn)
+            return p["GX"], p["GY"]
         if self.kind == "split_k":
             return (self.splits, self.per_split(gm), gn)
         return (self.ctas, ceil_div(self.total(gm, gn), self.ctas))
@@ -187,6 +215,8 @@ class TileScheduler:
             s = 1 << self.log
             m, n = bx // s, by * s + bx % s
             return m, n, all_of(lt(m, gm), lt(n, gn))
+        if self.kind == "clc":
+            return self._clc_tile(idx, gm, gn)
         return self.linear_tile(self.linearize(idx, gm, gn), gm, gn)
 
     def linear_bounds(self, gm: Size, gn: Size) -> tuple[Size, ...] | None:
@@ -326,6 +356,76 @@ class TileScheduler:
         cluster_id = ((cmin // s) * p["blk_major"] + cmaj) * s + cmin % s
         return (cluster_id * major_c + major % major_c) * minor_c + minor % minor_c
 
+    # -- SM100 CLC: the launch grid's CTA ids (as clusterlaunchcontrol returns them) swizzled onto tiles ----------
+    def _clc(self, gm: Size, gn: Size) -> dict[str, Size | Pred]:
+        """``PersistentTileSchedulerSm100Params::initialize`` and ``get_grid_shape`` for a ``gm x gn`` tile grid: the
+        grid rounded up to the cluster (``get_tiled_cta_shape_mnl``), the raster order (``get_rasterization_order``
+        over the cluster counts: AlongM iff ``tiles_n > tiles_m``; the heuristic falls back to AlongM where AlongN's
+        ``grid.y = tiles_m * cn`` would pass 65535), the launch grid ``GX x GY`` (``possibly_transpose_grid``: AlongN
+        swaps the cluster counts) and the swizzle size ``S`` (``divmod_swizzle_size_``: ``max_swizzle``, none at 1)."""
+        cm, cn = self.cluster
+        pm, pn = ceil_div(gm, cm) * cm, ceil_div(gn, cn) * cn
+        tiles_m, tiles_n = pm // cm, pn // cn
+        if self.raster == "heuristic":
+            along_n: Pred = all_of(lnot(lt(tiles_m, tiles_n)), lt(tiles_m * cn, 1 << 16))
+        else:
+            along_n = self.raster == "n"
+        gx = ite(along_n, tiles_n * cm, pm)
+        gy = ite(along_n, tiles_m * cn, pn)
+        return {"PM": pm, "PN": pn, "GX": gx, "GY": gy, "along_n": along_n}
+
+    def _clc_regions(self, p: dict[str, Size | Pred]) -> tuple[Size, Size]:
+        """Clusters per swizzle column along x (``major_clusters / S``) and per swizzle row along y (the residual's
+        first cluster ids are these times ``S``)."""
+        cm, cn = self.cluster
+        s = self.max_swizzle
+        return p["GX"] // cm // s, p["GY"] // cn // s
+
+    def _clc_tile(self, idx: tuple[Size, ...], gm: Size, gn: Size) -> tuple[Size, Size, Pred]:
+        """``swizzle_and_rasterize`` of the CTA id ``(x, y)`` (``sm100_tile_scheduler.hpp``): cluster coordinates,
+        the swizzle of the ``S``-divisible part of the cluster grid (``major = a*S + b``, ``minor = c*S + d`` go to
+        ``(a + (M/S)*d, b + c*S)``; the residual clusters unmoved), the CTA's offset in its cluster back, and
+        AlongN's transpose of the cluster coordinates (``possibly_transpose_work_tile``). A tile past the problem
+        (the cluster rounding's padding) writes nothing: masked."""
+        x, y = idx
+        cm, cn = self.cluster
+        s = self.max_swizzle
+        p = self._clc(gm, gn)
+        major, off_m, minor, off_n = x // cm, x % cm, y // cn, y % cn
+        if s > 1:
+            mcs, ncs = self._clc_regions(p)
+            inside = all_of(lt(major, mcs * s), lt(minor, ncs * s)) if not self.swizzle_residual else True
+            new_major = major // s + mcs * (minor % s)
+            if self.serpentine:  # odd swizzle columns flipped: the header comment's M - m, or M - 1 - m
+                flip = mcs * s - new_major - (1 if self.serpentine == "reflect" else 0)
+                new_major = ite(lt(0, minor // s % 2), flip, new_major)
+            new_minor = major % s + minor // s * s
+            major, minor = ite(inside, new_major, major), ite(inside, new_minor, minor)
+        cta_m, cta_n = major * cm + off_m, minor * cn + off_n
+        m = ite(p["along_n"], cta_n // cn * cm + cta_m % cm, cta_m)
+        n = ite(p["along_n"], cta_m // cm * cn + cta_n % cn, cta_n)
+        return m, n, all_of(lnot(lt(m, 0)), lnot(lt(n, 0)), lt(m, gm), lt(n, gn))
+
+    def _clc_index(self, m: Size, n: Size, gm: Size, gn: Size) -> tuple[Size, Size]:
+        """The CTA id meant for tile ``(m, n)``: ``_clc_tile``'s transpose and swizzle undone (``(a + (M/S)*d,
+        b + c*S)`` gives ``a = major' % (M/S)``, ``d = major' // (M/S)``, ``b = minor' % S``, ``c = minor' // S``;
+        the swizzled part maps onto itself, so the region test reads the tile's own cluster)."""
+        cm, cn = self.cluster
+        s = self.max_swizzle
+        p = self._clc(gm, gn)
+        cta_m = ite(p["along_n"], n // cn * cm + m % cm, m)
+        cta_n = ite(p["along_n"], m // cm * cn + n % cn, n)
+        major, off_m, minor, off_n = cta_m // cm, cta_m % cm, cta_n // cn, cta_n % cn
+        if s > 1:
+            mcs, ncs = self._clc_regions(p)
+            inside = all_of(lt(major, mcs * s), lt(minor, ncs * s)) if not self.swizzle_residual else True
+            mcs1 = ite(lt(0, mcs), mcs, 1)  # no swizzled part (mcs == 0): nothing to undo
+            nm = ite(lt(0, minor // s % 2), mcs * s - 1 - major, major) if self.serpentine == "reflect" else major
+            old_major = nm % mcs1 * s + minor % s
+            old_minor = minor // s * s + nm // mcs1
+            major, minor = ite(inside, old_major, major), ite(inside, old_minor, minor)
+        return major * cm + off_m, minor * cn + off_n
+
     def _expr_tile(self, t: Size, gm: Size, gn: Size) -> tuple[Size, Size, Pred]:
         """The user's ``tile_m``, ``tile_n`` at ``cta = t % ctas``, ``iteration = t // ctas``."""
         tm, tn, _ = _parsed(self.tile_m, self.tile_n, self.total_expr)
@@ -355,6 +455,8 @@ class TileScheduler:
         if self.kind == "persistent":
             t = self.linear_index(m, n, gm, gn)
             return t % self.ctas, t // self.ctas
+        if self.kind == "clc":
+            return self._clc_index(m, n, gm, gn)
         first = m // self.group * self.group
         h = minimum(gm - first, self.group)
         t = first * gn + n * h + (m - first)
@@ -373,6 +475,11 @@ class TileScheduler:
             dev = f", device_raster={self.device_raster}" if self.device_raster else ""
             rnd = "" if self.round_to_cluster else ", round_to_cluster=false"
             return f"persistent(ctas={self.ctas}, cluster={cm}x{cn}, {sw}, raster={self.raster}{dev}{rnd})"
+        if self.kind == "clc":
+            cm, cn = self.cluster
+            extra = "".join([", swizzle_residual" if self.swizzle_residual else "",
+                             f", serpentine={self.serpentine}" if self.serpentine else ""])
+            return f"clc(cluster={cm}x{cn}, max_swizzle={self.max_swizzle}, raster={self.raster}{extra})"
         if self.kind == "expr":
             return (f"expr(ctas={self.ctas}, tile_m={self.tile_m!r}, tile_n={self.tile_n!r}, "
                     f"total={self.total_expr!r})")

@@ -251,6 +251,8 @@ class ResidueCover(Property):
         dims = self.tiling.dims
         at = " x ".join(f"{k}={s}" for k, s in zip(dims, w["sizes"], strict=True))
         crd = "(" + ",".join(map(str, w["coord"])) + ")"
+        if self.tiling.threads:
+            return self._explain_copy(w, at, crd)
         if w["kind"] == "oob":
             return f"problem {at}: the access at {crd} is performed but out of bounds"
         tile, local = self.tiling.owner(tuple(w["coord"]))
@@ -258,6 +260,23 @@ class ResidueCover(Property):
         how = "no performed access" if n == 0 else f"{n} performed accesses"
         return (f"problem {at}: element {crd} (tile {tile}, local {local}) has {how}; grid "
                 f"{self.tiling.grid(tuple(w['sizes']))} ({self.tiling.count})")
+
+
+    def _explain_copy(self, w: dict[str, Any], at: str, crd: str) -> str:
+        """A tiled copy's witness in its own terms: the copied tile's extents, the element in tile coordinates, and
+        the (thread, value) of the copy tile (``zipped_divide``'s rest coordinate) that reads or misses it."""
+        t = self.tiling
+        tiler = "x".join(map(str, t.tile))
+        grid = "x".join(str(int(g)) for g in t.grid(tuple(w["sizes"])))
+        if w["kind"] == "oob":
+            tile, k = t.access_of(tuple(w["coord"]))
+            who = f"thread {k % t.threads}, value {k // t.threads} of copy tile (" + ",".join(map(str, tile)) + ")"
+            return (f"tile {at}: {who} copies element {crd}, outside the tile (copy tiler {tiler}, {grid} copy tiles, "
+                    f"predicate {t.predicate})")
+        n = w.get("count", 0)
+        how = "no thread copies" if n == 0 else f"{n} (thread, value) pairs copy"
+        return (f"tile {at}: {how} element {crd} (copy tiler {tiler}, {grid} copy tiles by {t.count}, "
+                f"predicate {t.predicate})")
 
 
 @dataclass(frozen=True, slots=True)
@@ -329,6 +348,8 @@ class ScheduleBijection(Property):
         if self.scheduler.kind == "persistent":  # the grid rounded up to swizzle * cluster (at most 8 * cluster)
             sw = max(self.scheduler.swizzle_size, 8 if self.scheduler.max_swizzle >= 8 else self.scheduler.max_swizzle)
             b, d = b + sw * self.scheduler.cluster[0], d + sw * self.scheduler.cluster[1]
+        if self.scheduler.kind == "clc":  # the grid rounded up to the cluster
+            b, d = b + self.scheduler.cluster[0], d + self.scheduler.cluster[1]
         return (b * (b + 1) // 2 - (a - 1) * a // 2) * (d * (d + 1) // 2 - (c - 1) * c // 2) * 2
 
     def exhaustive(self) -> Decision:
@@ -459,7 +480,7 @@ class ScheduleBijection(Property):
                     == self.computes(tuple(w["other"]), gm, gn))
         if w["kind"] != "missing" or not inside:
             return False
-        if self.scheduler.kind in ("persistent", "expr"):  # no inverse, or one only the tests vouch for: enumerate
+        if self.scheduler.kind in ("persistent", "expr", "clc"):  # no inverse, or one only the tests vouch for
             return self._missing_in(gm, gn, tile)
         idx = tuple(int(i) for i in self.scheduler.index(tile[0], tile[1], gm, gn))
         return self.computes(idx, gm, gn) != tile
@@ -488,6 +509,8 @@ class ScheduleBijection(Property):
         """A launch index in the scheduler's own terms: ``CTA c, iteration i`` for a persistent loop."""
         if self.scheduler.kind in ("grouped", "persistent", "expr"):
             return f"CTA {idx[0]} at iteration {idx[1]}"
+        if self.scheduler.kind == "clc":
+            return f"CLC CTA id ({idx[0]},{idx[1]})"
         if self.scheduler.kind == "split_k":
             return f"split {idx[0]}, k-tile {idx[1]} of its slice, column {idx[2]}"
         return "CTA (" + ",".join(map(str, idx)) + ")"
@@ -615,11 +638,16 @@ def tile_partition(tiling: ResidueTiling, sizes: Ranges | None = None) -> TilePa
     return TilePartition(tiling)
 
 
-def schedule_bijection(scheduler: TileScheduler | ProblemListScheduler, grids: Ranges,
-                       problems: tuple[int, int] | None = None) -> ScheduleBijection | ProblemListBijection:
-    """``ScheduleBijection`` for every ``GM x GN`` tile grid in ``grids``; for a ``ProblemListScheduler``,
+def schedule_bijection(scheduler: Any, grids: Ranges, problems: tuple[int, int] | None = None) -> Property:
+    """``ScheduleBijection`` for every ``GM x GN`` tile grid in ``grids``; for a ``StreamKScheduler``,
+    ``properties.stream_k.StreamKCover`` for every ``(tiles, k_tiles)`` in ``grids``; for a ``ProblemListScheduler``,
     ``ProblemListBijection`` for every list of ``problems`` (a range of lengths) problems whose ``(M, N)`` lie in
     ``grids``."""
+    from layoutcheck.models.stream_k import StreamKScheduler
+    from layoutcheck.properties.stream_k import stream_k_cover
+
+    if isinstance(scheduler, StreamKScheduler):
+        return stream_k_cover(scheduler, grids)
     if isinstance(scheduler, ProblemListScheduler):
         return ProblemListBijection(scheduler, tuple(problems or (1, 1)), tuple(tuple(r) for r in grids))
     return ScheduleBijection(scheduler, tuple(tuple(r) for r in grids))

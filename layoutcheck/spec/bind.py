@@ -519,6 +519,37 @@ def bind_residue(fn: PropertyBuilder, cfg: Config, req: PropertyRequest) -> Prop
     return fn(tiling, tuple(r for _, r in sizes))
 
 
+def bind_tiled_copy(fn: PropertyBuilder, cfg: Config, req: PropertyRequest) -> Property:
+    """``make_tiled_copy(atom, threads, values)`` over a tile (``tile``: one, modes M, N...) or every tile size in a
+    range (``sizes``): CuTe's ``partition_S`` is ``zipped_divide(tensor, tiler)``, ``ceil_div`` copy tiles per mode,
+    the last one running past the tensor; ``predicate``: ``none`` (``copy``) or ``coord_lt_shape`` (``copy_if``
+    with an identity tensor). A ``ResidueTiling`` whose tile is the copy tiler and whose problem is the copied tile."""
+    from layoutcheck.algebra.tv import make_layout_tv
+    from layoutcheck.models import residue
+
+    if (cfg.get("tile") is None) == (cfg.get("sizes") is None):
+        raise cfg.error("tile" if cfg.get("tile") is not None else "threads",
+                        "a tiled copy needs exactly one of tile = [M, N] (one tile) or sizes = { d = [lo, hi] } (every "
+                        "tile size in a range)")
+    try:
+        tiler, tv = make_layout_tv(cfg.get("threads"), cfg.get("values"))
+    except (LayoutError, ValueError) as e:
+        raise cfg.error("threads", one_line(e)) from None
+    if cfg.get("sizes") is not None:
+        sizes = cfg.get("sizes")
+    else:
+        sizes = tuple((k, (e, e)) for k, e in zip(("M", "N", "K"), cfg.get("tile"), strict=False))
+    if len(sizes) != len(tiler):
+        raise cfg.error("sizes" if cfg.get("sizes") is not None else "tile",
+                        f"the copy tiler {tiler} of threads x values has {len(tiler)} modes, the tile {len(sizes)}")
+    try:
+        tiling = residue.ResidueTiling(tuple(k for k, _ in sizes), tuple(tiler), cfg.get("count", "ceil_div"),
+                                       cfg.get("predicate", "none"), tv, size(tv[0]))
+    except LayoutError as e:
+        raise cfg.error("threads", one_line(e)) from None
+    return fn(tiling, tuple(r for _, r in sizes))
+
+
 def bind_scheduler(fn: PropertyBuilder, cfg: Config, req: PropertyRequest) -> Property:
     """A ``TileScheduler`` over the ``GM x GN`` tile grids of ``grids`` (two ranges)."""
     from layoutcheck.models import schedulers as sched
@@ -534,6 +565,8 @@ def bind_scheduler(fn: PropertyBuilder, cfg: Config, req: PropertyRequest) -> Pr
         raise cfg.error("grids", f"expected two ranges (GM, GN), found {len(grids)}")
     if kind == "problems":
         return _bind_problem_list(cfg, fn, grids)
+    if kind == "stream_k":
+        return _bind_stream_k(cfg, fn, grids)
     try:
         s = sched.TileScheduler(cfg.get("scheduler"), cfg.get("log", 0), cfg.get("group", 8), cfg.get("ctas", 1),
                                 cfg.get("drop_partial_group", False), cfg.get("splits", 1),
@@ -541,12 +574,26 @@ def bind_scheduler(fn: PropertyBuilder, cfg: Config, req: PropertyRequest) -> Pr
                                 cfg.get("max_swizzle", 1), cfg.get("swizzle_size", 0),
                                 cfg.get("raster", "heuristic"), cfg.get("device_raster", ""),
                                 cfg.get("round_to_cluster", True), cfg.get("tile_m", ""), cfg.get("tile_n", ""),
-                                cfg.get("total", "GM*GN"))
+                                cfg.get("total", "GM*GN"), swizzle_residual=cfg.get("swizzle_residual", False),
+                                serpentine=cfg.get("serpentine", ""))
     except LayoutError as e:  # an expression that does not parse: its key; else the scheduler's
         at = "scheduler"
         if kind == "expr":
             at = next((k for k in ("tile_m", "tile_n", "total") if sched.expression_error(k, cfg.get(k))), at)
         raise cfg.error(at, one_line(e)) from None
+    return fn(s, tuple(r for _, r in grids))
+
+
+def _bind_stream_k(cfg: Config, fn: Any, grids: Any) -> Property:
+    """CUTLASS's SM90 stream-K scheduler (``scheduler = "stream_k"``): problems of ``tiles x k_tiles`` in ``grids``."""
+    from layoutcheck.models.stream_k import StreamKScheduler
+
+    try:
+        s = StreamKScheduler(cfg.get("ctas", 1), cfg.get("max_groups", 1), cfg.get("decomposition", "heuristic"),
+                             cfg.get("splits", 1), cfg.get("alignment", 1), cfg.get("big_units", True),
+                             cfg.get("end_adjust", True), cfg.get("reduction", "deterministic"))
+    except LayoutError as e:
+        raise cfg.error("scheduler", one_line(e)) from None
     return fn(s, tuple(r for _, r in grids))
 
 
@@ -574,7 +621,7 @@ Binder = Callable[[PropertyBuilder, Config, PropertyRequest], Property]
 BINDER_FUNCTIONS: dict[str, Binder] = {f.__name__: f for f in (
     bind_layout, bind_tiled_mma, bind_smem, bind_tma, bind_wgmma, bind_residue, bind_scheduler, bind_datapath,
     bind_umma_smem, bind_umma_instr, bind_descriptor_format, bind_tmem, bind_block_scale, bind_scale_factors,
-    bind_pipeline, bind_multicast, bind_tmem_copy,
+    bind_pipeline, bind_multicast, bind_tmem_copy, bind_tiled_copy,
 )}
 """Binder name (``spec.schema.KindSpec.binder``) -> the function that builds a property of a kind's subject from
 the property's constructor, the config and the request."""

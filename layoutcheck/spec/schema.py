@@ -222,7 +222,10 @@ KINDS: dict[str, KindSpec] = {k.name: k for k in (
     KindSpec("scheduler", "a tile scheduler, for every tile grid in a range",
              frozenset({"scheduler", "grids", "log", "group", "ctas", "drop_partial_group", "splits", "count",
                         "cluster", "max_swizzle", "swizzle_size", "raster", "device_raster", "round_to_cluster",
-                        "tile_m", "tile_n", "total", "problems", "tile", "host_count", "device_tiles"}),
+                        "tile_m", "tile_n", "total", "problems", "tile", "host_count", "device_tiles",
+                        "swizzle_residual", "serpentine",  # SM100 CLC (issue #27)
+                        "max_groups", "decomposition", "alignment", "big_units", "end_adjust",
+                        "reduction"}),  # SM90 stream-K
              frozenset({"scheduler", "grids"}), ("schedule_bijection",), "bind_scheduler"),
     # Blackwell (tcgen05), issue #17: binders in layoutcheck.spec.bind_tcgen05
     KindSpec("umma_smem", "a shared-memory operand tile and its tcgen05 descriptors",
@@ -266,6 +269,12 @@ KINDS: dict[str, KindSpec] = {k.name: k for k in (
     KindSpec("tmem_copy", "a tcgen05.cp shared-memory -> tensor-memory copy (block-scale factors) and the TMEM image "
                           "the kernel expects", frozenset({"shape", "bits", "column", "read_column", "layout"}),
              frozenset({"shape", "layout"}), ("tmem_copy_image",), "bind_tmem_copy", "layout"),
+    # tiled copies over tiles that need not divide (issue #27): make_tiled_copy's tiler as a residue tile
+    KindSpec("tiled_copy", "a tiled copy (make_tiled_copy: threads x values) over a tile it need not divide, or every "
+                           "tile size in a range",
+             frozenset({"threads", "values", "tile", "sizes", "count", "predicate"}),
+             frozenset({"threads", "values"}), ("residue_cover", "tile_partition"), "bind_tiled_copy",
+             one_of=("tile", "sizes")),
 )}
 """Spec kind -> its declaration; the one place a kind is named (``tests/spec/test_registry.py``)."""
 

@@ -340,7 +340,7 @@ _CHECKERS: dict[str, Any] = {
     "count": lambda v, k: _lower_choice(v, k, ("ceil_div", "div")),
     "predicate": lambda v, k: _lower_choice(v, k, ("coord_lt_shape", "none", "tma")),
     "scheduler": lambda v, k: _lower_choice(v, k, ("plain", "swizzle", "grouped", "split_k", "persistent", "expr",
-                                                           "problems")),
+                                                           "problems", "clc", "stream_k")),
     "log": lambda v, k: _int(v, k, 0), "group": _int, "ctas": _int, "splits": _int,
     "drop_partial_group": _bool,
     # persistent and expression tile schedulers (issue #27)
@@ -349,6 +349,15 @@ _CHECKERS: dict[str, Any] = {
     "device_raster": lambda v, k: _lower_choice(v, k, ("m", "n", "heuristic")),
     "round_to_cluster": _bool, "tile_m": _str, "tile_n": _str, "total": _str,
     "problems": lambda v, k: _ints(v, k, 1, (2, 2)), "host_count": _str, "device_tiles": _str,
+    # SM100 CLC scheduler variants (issue #27)
+    "swizzle_residual": _bool,
+    "serpentine": lambda v, k: _lower_choice(v, k, ("header_comment", "reflect")),
+    # CUTLASS SM90 stream-K scheduler (issue #27)
+    "max_groups": _int, "alignment": _int, "big_units": _bool, "end_adjust": _bool,
+    "decomposition": lambda v, k: _lower_choice(v, k, ("heuristic", "stream_k", "data_parallel", "split_k")),
+    "reduction": lambda v, k: _lower_choice(v, k, ("deterministic", "nondeterministic", "final_waits_first")),
+    # tiled copies (make_tiled_copy's thread and value layouts), issue #27
+    "threads": _layout, "values": _layout,
 }
 
 

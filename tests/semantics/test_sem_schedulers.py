@@ -13,6 +13,12 @@ Authorities:
 - ``problems`` (grouped GEMM): CUTLASS's grouped problem visitor / Triton's grouped GEMM tutorial: the host launches
   ``host_count`` work tiles, the device walks the problems in order, each taking ``device_tiles`` indices, rastered
   column-major over its ``ceil_div`` tile grid; the texts evaluated by Python;
+- ``clc``: CUTLASS's SM100 CLC scheduler, transliterated from ``PersistentTileSchedulerSm100Params::initialize``
+  (``tile_scheduler_params.h``: the tile grid rounded up to the cluster, ``get_rasterization_order`` over the cluster
+  counts with AlongN's 65535 grid.y fallback, ``divmod_swizzle_size_ = max_swizzle``, none at 1), ``get_grid_shape``
+  / ``possibly_transpose_grid`` and ``swizzle_and_rasterize`` / ``possibly_transpose_work_tile``
+  (``sm100_tile_scheduler.hpp``): every CTA id of the launch grid, as clusterlaunchcontrol hands each out once;
+  the serpentine variants follow the header's comment (``M - new_m_local``) and its fix (``M - 1 - new_m_local``);
 - ``expr``: the user's texts evaluated by Python itself (``eval`` with ``min``/``max``) for every (CTA, iteration)
   of the loop ``for t in range(cta, total, ctas)``.
 A tile past the problem (``m >= GM`` or ``n >= GN``) of the persistent scheduler writes nothing (TMA bounds, the
@@ -30,7 +36,7 @@ from hypothesis import event, given, settings
 from layoutcheck import Verdict, prove
 from layoutcheck.check import check_property
 from layoutcheck.spec.load import parse_spec
-from tests.strategies_sem_schedulers import expr_schedulers, persistent_schedulers, problem_lists
+from tests.strategies_sem_schedulers import clc_schedulers, expr_schedulers, persistent_schedulers, problem_lists
 
 pytest.importorskip("z3")
 
@@ -89,6 +95,41 @@ def naive_persistent(s, gm: int, gn: int) -> list[tuple[tuple[int, int], tuple[i
     return out
 
 
+def naive_clc(s, gm: int, gn: int) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """``((x, y), (m, n))`` for every CTA id of the SM100 launch grid whose tile lies inside the problem."""
+    cm, cn = s.cluster
+    pm, pn = _round_up(gm, cm), _round_up(gn, cn)
+    tiles_m, tiles_n = pm // cm, pn // cn
+    heuristic_n = not tiles_n > tiles_m and tiles_m * cn <= (1 << 16) - 1  # grid.y's limit
+    along_n = heuristic_n if s.raster == "heuristic" else s.raster == "n"
+    gx, gy = (tiles_n * cm, tiles_m * cn) if along_n else (pm, pn)
+    size = s.max_swizzle if s.max_swizzle > 1 else 0
+    out = []
+    for x in range(gx):
+        for y in range(gy):
+            cta_m, cta_n = x, y
+            if size:
+                major, off_m = divmod(cta_m, cm)
+                minor, off_n = divmod(cta_n, cn)
+                minor_div, minor_mod = divmod(minor, size)
+                major_clusters_div = (gx // cm) // size
+                first_res_major = major_clusters_div * size
+                first_res_minor = ((gy // cn) // size) * size
+                if s.swizzle_residual or (major < first_res_major and minor < first_res_minor):
+                    major_div, major_mod = divmod(major, size)
+                    new_major = major_div + major_clusters_div * minor_mod
+                    if s.serpentine and minor_div % 2 == 1:
+                        new_major = first_res_major - new_major - (1 if s.serpentine == "reflect" else 0)
+                    major, minor = new_major, major_mod + minor_div * size
+                cta_m, cta_n = major * cm + off_m, minor * cn + off_n
+            if along_n:
+                (cl_m, r_m), (cl_n, r_n) = divmod(cta_m, cm), divmod(cta_n, cn)
+                cta_m, cta_n = cl_n * cm + r_m, cl_m * cn + r_n
+            if 0 <= cta_m < gm and 0 <= cta_n < gn:
+                out.append(((x, y), (cta_m, cta_n)))
+    return out
+
+
 def naive_expr(s, gm: int, gn: int) -> list[tuple[tuple[int, int], tuple[int, int]]]:
     env = {"min": min, "max": max, "ctas": s.ctas, "GM": gm, "GN": gn, "__builtins__": {}}
     total = eval(s.total_expr, dict(env))
@@ -144,6 +185,12 @@ def _agrees(prop, walk) -> Verdict:
 @given(persistent_schedulers())
 def test_persistent_is_cutlass(prop) -> None:
     _agrees(prop, naive_persistent)
+
+
+@settings(max_examples=40, deadline=None)
+@given(clc_schedulers())
+def test_clc_is_cutlass(prop) -> None:
+    _agrees(prop, naive_clc)
 
 
 @settings(max_examples=40, deadline=None)
