@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from layoutcheck.errors import ParseError
+from layoutcheck.importers.ptx_cfg import Cfg
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,13 +191,20 @@ def _parse_body(name: str, params: tuple[str, ...], body: str, reqntid: tuple[in
     loc: tuple[tuple[int, int], ...] = ()
     outer: dict[tuple[int, int, int], tuple[tuple[int, int], ...]] = {}
     scope_ids = 0
+    opened = 0
+    path: list[int] = []  # the ids of the open scopes, outermost first
+    paths: list[tuple[int, ...]] = []  # per instruction
+    defs: dict[str, list[tuple[tuple[int, ...], int]]] = {}  # label -> (scope path, instruction index)
     for stmt, line_no in _statements(body):
         if stmt == "{":
             scopes.append({})
+            opened += 1
+            path.append(opened)
             continue
         if stmt == "}":
             if scopes:
                 scopes.pop()
+                path.pop()
             if not scopes:
                 break
             continue
@@ -204,6 +212,7 @@ def _parse_body(name: str, params: tuple[str, ...], body: str, reqntid: tuple[in
             continue
         if stmt.endswith(":") and re.fullmatch(r"[\w$]+:", stmt):
             labels[stmt[:-1]] = len(instrs)
+            defs.setdefault(stmt[:-1], []).append((tuple(path), len(instrs)))
             continue
         if stmt.startswith(".loc"):
             loc = _frames(stmt, outer)
@@ -218,7 +227,7 @@ def _parse_body(name: str, params: tuple[str, ...], body: str, reqntid: tuple[in
         if stmt.startswith("."):
             continue
         guard = ""
-        gm = re.match(r"^@(!?%[\w$@]+)\s+", stmt)
+        gm = re.match(r"^@(!?%?[\w$@]+)\s+", stmt)  # a scoped register may have no ``%`` (``@!complete``)
         if gm:
             guard, stmt = gm.group(1), stmt[gm.end():]
         op, _, ops = stmt.partition(" ") if " " in stmt else stmt.partition("\t")
@@ -227,7 +236,27 @@ def _parse_body(name: str, params: tuple[str, ...], body: str, reqntid: tuple[in
         operands = tuple(_rename(" ".join(o.split()), scopes) for o in _split_operands(ops.strip()))
         guard = _rename(guard, scopes)
         instrs.append(Instr(parts[0], tuple(parts[1:]), operands, guard, first_line + line_no, loc))
+        paths.append(tuple(path))
+    _scope_labels(instrs, paths, defs, labels)
     return Kernel(name, params, tuple(instrs), labels, reqntid, shared, files)
+
+
+def _scope_labels(instrs: list[Instr], paths: list[tuple[int, ...]],
+                  defs: Mapping[str, list[tuple[tuple[int, ...], int]]], labels: dict[str, int]) -> None:
+    """A label defined more than once (each inline-asm block of a kernel may declare its own ``waitLoop:``) is
+    local to its scope: a branch goes to the definition in the innermost scope that encloses it."""
+    for i, ins in enumerate(instrs):
+        if ins.opcode != "bra" or not ins.operands or len(defs.get(ins.operands[-1], ())) < 2:
+            continue
+        name = ins.operands[-1]
+        here = paths[i]
+        mine = [(p, at) for p, at in defs[name] if here[: len(p)] == p]
+        if not mine:
+            continue
+        _, at = max(mine, key=lambda d: len(d[0]))
+        local = f"{name}@{at}"
+        labels[local] = at
+        instrs[i] = Instr(ins.opcode, ins.mods, (*ins.operands[:-1], local), ins.guard, ins.line, ins.loc)
 
 
 _LOC = re.compile(r"\.loc\s+(\d+)\s+(\d+)\s+(\d+)(?:.*?inlined_at\s+(\d+)\s+(\d+)\s+(\d+))?")
@@ -249,7 +278,7 @@ def _frames(stmt: str, outer: dict[tuple[int, int, int], tuple[tuple[int, int], 
 
 
 def _rename(s: str, scopes: list[dict[str, str]]) -> str:
-    if not s or "%" not in s:
+    if not s or not scopes:
         return s
 
     def sub(m: re.Match[str]) -> str:
@@ -259,7 +288,7 @@ def _rename(s: str, scopes: list[dict[str, str]]) -> str:
                 return sc[n]
         return n
 
-    return re.sub(r"%[\w$]+", sub, s)
+    return re.sub(r"%?[A-Za-z_$][\w$]*", sub, s)
 
 
 # -- running ---------------------------------------------------------------------------------------------------------
@@ -315,6 +344,7 @@ class _State:
     pc: int
     threads: np.ndarray  # global thread ids of this group
     regs: dict[str, tuple[np.ndarray, np.ndarray]]
+    ambiguous: np.ndarray | None = None  # lanes that run a branch's both sides (their side is not known)
 
 
 def _mask(bits: int) -> np.uint64:
@@ -365,6 +395,7 @@ class _Machine:
         self.other: dict[int, int] = {}
         self.unplaced: set[int] = set()
         self.wgmmas: list[WgmmaExec] | None = None  # recorded only by ``wgmma_executions``
+        self.cfg = Cfg(k.instrs, k.labels)
 
     # -- operand values ------------------------------------------------------------------------------------------
     def value(self, st: _State, op: str, bits: int) -> tuple[np.ndarray, np.ndarray]:
@@ -461,35 +492,38 @@ def _execute(m: _Machine) -> str:
     return stopped
 
 
-def _run(m: _Machine, st: _State) -> list[_State]:
-    """Run one group until it ends or splits (returns the groups to continue)."""
+def _run(m: _Machine, st: _State, stop: int | None = None, depth: int = 0) -> list[_State]:
+    """Run one group until it ends, splits (returns the groups to continue) or reaches instruction ``stop`` (returns
+    ``[st]`` there)."""
     instrs = m.k.instrs
     while st.pc < len(instrs):
+        if st.pc == stop:
+            return [st]
         m.steps += 1
         if m.steps > m.max_steps:
             raise _Stop(f"more than {m.max_steps} instructions run")
         ins = instrs[st.pc]
         where = np.ones(st.threads.size, dtype=bool)
+        gk = where
         if ins.guard:
             gv, gk = m.value(st, ins.guard, 1)
-            where = (gv & np.uint64(1)).astype(bool)
-            if ins.opcode in ("bra", "ret", "exit") or _is_shared(ins):
-                if not gk.all():
-                    raise _Stop("a guard the interpreter does not know")
-            else:
-                # a register written under an unknown guard is unknown where the guard is
-                where = where | ~gk
+            where = (gv & np.uint64(1)).astype(bool) & gk
+            if not gk.all() and (ins.opcode in ("ret", "exit", "wgmma") or _is_modelled_access(ins)):
+                raise _Stop("a guard the interpreter does not know")
         if ins.opcode == "bra":
             target = m.k.labels.get(ins.operands[-1])
             if target is None:
                 raise _Stop(f"branch to an unknown label {ins.operands[-1]!r}")
-            if where.all():
+            if gk.all() and where.all():
                 st.pc = target
                 continue
-            if not where.any():
+            if gk.all() and not where.any():
                 st.pc += 1
                 continue
-            return _split(m, st, where, target)
+            if gk.all() and not _splits_a_warp(m, st, where):
+                return _split(m, st, where, target)
+            st = _diverge(m, st, where, gk, target, depth)
+            continue
         if ins.opcode in ("ret", "exit"):
             if where.all():
                 return []
@@ -497,24 +531,97 @@ def _run(m: _Machine, st: _State) -> list[_State]:
                 return _split(m, st, ~where, st.pc + 1, keep_only=True)
             st.pc += 1
             continue
-        _step(m, st, ins, where)
+        if gk.all():
+            _step(m, st, ins, where)
+        else:  # it may or may not run where the guard is not known: what it writes is unknown there
+            before = dict(st.regs)
+            _step(m, st, ins, where | ~gk)
+            for r, (v, kn) in st.regs.items():
+                if before.get(r) is not st.regs[r]:
+                    st.regs[r] = (v, kn & gk)
         st.pc += 1
     return []
+
+
+_MAX_NESTING = 64
+
+
+def _splits_a_warp(m: _Machine, st: _State, taken: np.ndarray) -> bool:
+    warps = m.warp_of[st.threads]
+    every = np.bincount(warps, minlength=int(warps.max()) + 1)
+    some = np.bincount(warps[taken], minlength=every.size)
+    return bool(((some > 0) & (some < every)).any())
+
+
+def _diverge(m: _Machine, st: _State, taken: np.ndarray, known: np.ndarray, target: int, depth: int) -> _State:
+    """A branch that splits a warp, or whose guard is not known for some lanes: each lane runs its own side (a lane
+    whose side is not known runs both) up to the branch's reconvergence point (``importers.ptx_cfg``), where the
+    sides merge into one group again. A register is known after the merge for a lane only where every side the lane
+    ran agrees on it. A shared-memory access before the reconvergence point by a lane whose side is not known stops
+    the run (its warp's active lanes are not known); one by lanes whose side is known is the access of those lanes."""
+    join = m.cfg.reconvergence(st.pc)
+    if join is None:
+        raise _Stop("a branch that splits a warp and does not reconverge before the kernel's end is not modelled")
+    if depth >= _MAX_NESTING:
+        raise _Stop(f"divergent branches nested deeper than {_MAX_NESTING}")
+    both = ~known
+    arrived: list[_State] = []
+    for sel, pc in ((taken | both, target), ((~taken & known) | both, st.pc + 1)):
+        if not sel.any():
+            continue
+        amb = both[sel] if st.ambiguous is None else (both | st.ambiguous)[sel]
+        side = _State(pc, st.threads[sel], {r: (v[sel], kn[sel]) for r, (v, kn) in st.regs.items()},
+                      amb if amb.any() else None)
+        work = [side]
+        while work:
+            s = work.pop()
+            if s.pc == join:
+                arrived.append(s)
+            else:
+                work.extend(_run(m, s, join, depth + 1))
+    return _merge(arrived, join, st.ambiguous is not None and bool(st.ambiguous.any()), st)
+
+
+def _merge(groups: list[_State], pc: int, was_ambiguous: bool, before: _State) -> _State:
+    """One group of the threads of ``groups`` (a thread may be in several: it ran every side), at ``pc``."""
+    if not groups:
+        return _State(pc, before.threads[:0], {r: (v[:0], kn[:0]) for r, (v, kn) in before.regs.items()})
+    threads = np.concatenate([g.threads for g in groups])
+    order = np.argsort(threads, kind="stable")
+    ts = threads[order]
+    uniq, first = np.unique(ts, return_index=True)
+    regs: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    for r in set().union(*(g.regs for g in groups)):
+        vs = np.concatenate([g.regs[r][0] if r in g.regs else np.zeros(g.threads.size, dtype=np.uint64)
+                             for g in groups])[order]
+        ks = np.concatenate([g.regs[r][1] if r in g.regs else np.zeros(g.threads.size, dtype=bool)
+                             for g in groups])[order]
+        lo, hi = np.minimum.reduceat(vs, first), np.maximum.reduceat(vs, first)
+        kn = np.logical_and.reduceat(ks, first) & (lo == hi)
+        regs[r] = (lo, kn)
+    amb = None
+    if was_ambiguous:
+        pos = np.searchsorted(before.threads, uniq)
+        amb = before.ambiguous[pos] if before.ambiguous is not None else None
+    return _State(pc, uniq, regs, amb)
 
 
 def _split(m: _Machine, st: _State, taken: np.ndarray, target: int, keep_only: bool = False) -> list[_State]:
     """Whole warps go one way or the other (a branch); with ``keep_only`` the others leave (``ret``: lanes of a warp
     may exit while the rest go on, as the hardware does)."""
-    warps = m.warp_of[st.threads]
-    every = np.bincount(warps, minlength=int(warps.max()) + 1)
-    some = np.bincount(warps[taken], minlength=every.size)
-    if not keep_only and ((some > 0) & (some < every)).any():
-        raise _Stop("a branch that splits a warp (divergence within a warp) is not modelled")
-    a = _State(target, st.threads[taken], {r: (v[taken], kn[taken]) for r, (v, kn) in st.regs.items()})
+    amb = (lambda sel: None if st.ambiguous is None else st.ambiguous[sel])  # noqa: E731
+    a = _State(target, st.threads[taken], {r: (v[taken], kn[taken]) for r, (v, kn) in st.regs.items()}, amb(taken))
     if keep_only:  # ``ret`` by the others: only the taken ones go on, at ``target``
         return [a]
-    b = _State(st.pc + 1, st.threads[~taken], {r: (v[~taken], kn[~taken]) for r, (v, kn) in st.regs.items()})
+    b = _State(st.pc + 1, st.threads[~taken], {r: (v[~taken], kn[~taken]) for r, (v, kn) in st.regs.items()},
+               amb(~taken))
     return [b, a]
+
+
+def _is_modelled_access(ins: Instr) -> bool:
+    """A shared ld/st/ldmatrix/stmatrix, or a generic ld/st (which may reach the shared window): the accesses whose
+    active lanes a row counts."""
+    return ins.opcode in ("ld", "st", "ldmatrix", "stmatrix") and (_is_shared(ins) or _generic(ins))
 
 
 def _is_shared(ins: Instr) -> bool:
@@ -524,6 +631,9 @@ def _is_shared(ins: Instr) -> bool:
 def _record(m: _Machine, st: _State, ins: Instr, addr: np.ndarray, kn: np.ndarray, where: np.ndarray) -> None:
     if not kn[where].all():
         raise _Stop("a shared address the interpreter does not know (it depends on data or an unknown parameter)")
+    if st.ambiguous is not None and st.ambiguous[where].any():
+        raise _Stop("a shared access inside a branch by lanes whose side of it is not known (its guard depends on "
+                    "data, an elected lane or a parameter not given): its active lanes are not known")
     warps = m.warp_of[st.threads]
     lanes = m.lane_of[st.threads]
     for w in np.unique(warps[where]):
@@ -552,7 +662,7 @@ def _step(m: _Machine, st: _State, ins: Instr, where: np.ndarray) -> None:
         moves_data = ((_is_shared(ins) and op != "mbarrier") or (op == "wgmma" and "mma_async" in ins.mods)
                       or (op == "tcgen05" and bool(ins.mods) and ins.mods[0] in ("mma", "cp")))
         if moves_data:  # shared-memory data the LSU bank model does not count (synchronisation is not listed)
-            m.other[st.pc] = m.other.get(st.pc, 0) + int(where.any())
+            m.other[st.pc] = m.other.get(st.pc, 0) + int(np.unique(m.warp_of[st.threads[where]]).size)
         if m.wgmmas is not None and op == "wgmma" and ins.mods[:1] in (("mma_async",), ("commit_group",)):
             _record_wgmma(m, st, ins, where)
         if op == "mbarrier" and ins.mods and ins.mods[0] in ("try_wait", "test_wait") and ops:
