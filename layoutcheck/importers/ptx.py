@@ -336,7 +336,7 @@ class Run:
 
 
 class _Stop(Exception):
-    pass
+    pc: int | None = None  # the instruction it stopped at (set by the innermost ``_run``)
 
 
 @dataclass
@@ -485,7 +485,8 @@ def _execute(m: _Machine) -> str:
         try:
             work.extend(_run(m, st))
         except _Stop as e:
-            ins = k.instrs[min(st.pc, len(k.instrs) - 1)] if k.instrs else None
+            pc = st.pc if e.pc is None else e.pc
+            ins = k.instrs[min(pc, len(k.instrs) - 1)] if k.instrs else None
             where = f" (PTX line {ins.line}: {ins.text} {', '.join(ins.operands)})" if ins else ""
             stopped = f"{e}{where}"
             break
@@ -495,7 +496,18 @@ def _execute(m: _Machine) -> str:
 def _run(m: _Machine, st: _State, stop: int | None = None, depth: int = 0) -> list[_State]:
     """Run one group until it ends, splits (returns the groups to continue) or reaches instruction ``stop`` (returns
     ``[st]`` there)."""
+    box = [st]
+    try:
+        return _run_group(m, box, stop, depth)
+    except _Stop as e:
+        if e.pc is None:
+            e.pc = box[0].pc
+        raise
+
+
+def _run_group(m: _Machine, box: list[_State], stop: int | None, depth: int) -> list[_State]:
     instrs = m.k.instrs
+    st = box[0]
     while st.pc < len(instrs):
         if st.pc == stop:
             return [st]
@@ -522,7 +534,7 @@ def _run(m: _Machine, st: _State, stop: int | None = None, depth: int = 0) -> li
                 continue
             if gk.all() and not _splits_a_warp(m, st, where):
                 return _split(m, st, where, target)
-            st = _diverge(m, st, where, gk, target, depth)
+            st = box[0] = _diverge(m, st, where, gk, target, depth)
             continue
         if ins.opcode in ("ret", "exit"):
             if where.all():
