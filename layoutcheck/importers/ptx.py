@@ -333,6 +333,10 @@ class Run:
     steps: int = 0
     unplaced: frozenset[int] = frozenset()
     """pcs of generic ld/st whose address the run could not place (in ``other`` too)."""
+    copies: tuple[Access, ...] = ()
+    """Every ``cp.async`` (non-bulk: LDGSTS) a warp executes, with the shared byte address each active lane writes
+    (its ``[dst]``); in ``other`` too. Those whose destination or lanes the run does not know are in ``copy_unknown``."""
+    copy_unknown: frozenset[int] = frozenset()
 
 
 class _Stop(Exception):
@@ -396,6 +400,9 @@ class _Machine:
         self.unplaced: set[int] = set()
         self.wgmmas: list[WgmmaExec] | None = None  # recorded only by ``wgmma_executions``
         self.cfg = Cfg(k.instrs, k.labels)
+        self.copies: list[Access] = []
+        self.copy_unknown: set[int] = set()
+        self.guessed: np.ndarray | None = None  # lanes of the current instruction whose guard is not known
 
     # -- operand values ------------------------------------------------------------------------------------------
     def value(self, st: _State, op: str, bits: int) -> tuple[np.ndarray, np.ndarray]:
@@ -472,7 +479,8 @@ def shared_accesses(k: Kernel, grid: tuple[int, ...] = (1,), block: tuple[int, .
     ncta = grid3[0] * grid3[1] * grid3[2]
     m = _Machine(k, block3[:3], grid3[:3], list(range(ncta)) if ctas is None else ctas, named, max_steps)
     stopped = _execute(m)
-    return Run(tuple(m.accesses), dict(m.other), stopped, m.steps, frozenset(m.unplaced))
+    return Run(tuple(m.accesses), dict(m.other), stopped, m.steps, frozenset(m.unplaced), tuple(m.copies),
+               frozenset(m.copy_unknown))
 
 
 def _execute(m: _Machine) -> str:
@@ -547,7 +555,11 @@ def _run_group(m: _Machine, box: list[_State], stop: int | None, depth: int) -> 
             _step(m, st, ins, where)
         else:  # it may or may not run where the guard is not known: what it writes is unknown there
             before = dict(st.regs)
-            _step(m, st, ins, where | ~gk)
+            m.guessed = ~gk
+            try:
+                _step(m, st, ins, where | ~gk)
+            finally:
+                m.guessed = None
             for r, (v, kn) in st.regs.items():
                 if before.get(r) is not st.regs[r]:
                     st.regs[r] = (v, kn & gk)
@@ -655,6 +667,25 @@ def _record(m: _Machine, st: _State, ins: Instr, addr: np.ndarray, kn: np.ndarra
         m.accesses.append(Access(st.pc, int(w), a))
 
 
+def _record_copy(m: _Machine, st: _State, ins: Instr, where: np.ndarray) -> None:
+    """A ``cp.async.{ca,cg}.shared{::cta}.global [dst], [src], cp-size ...`` (PTX ISA 9.7.9.25.3.1): each active lane
+    writes ``cp-size`` bytes at ``dst`` (zero-filled past ``src-size``, still written). Recorded with the lanes'
+    destinations, or as unknown when a destination or which lanes run it is not known (never a stop: the LSU rows
+    do not depend on it)."""
+    addr, kn = m.address(st, ins.operands[0])
+    guessed = m.guessed is not None and bool(m.guessed[where].any())
+    ambiguous = st.ambiguous is not None and bool(st.ambiguous[where].any())
+    if guessed or ambiguous or not kn[where].all():
+        m.copy_unknown.add(st.pc)
+        return
+    warps, lanes = m.warp_of[st.threads], m.lane_of[st.threads]
+    for w in np.unique(warps[where]):
+        sel = (warps == w) & where
+        a = np.full(32, -1, dtype=np.int64)
+        a[lanes[sel]] = addr[sel].astype(np.int64)
+        m.copies.append(Access(st.pc, int(w), a))
+
+
 def _step(m: _Machine, st: _State, ins: Instr, where: np.ndarray) -> None:
     op, ops = ins.opcode, ins.operands
     n = st.threads.size
@@ -675,6 +706,8 @@ def _step(m: _Machine, st: _State, ins: Instr, where: np.ndarray) -> None:
                       or (op == "tcgen05" and bool(ins.mods) and ins.mods[0] in ("mma", "cp")))
         if moves_data:  # shared-memory data the LSU bank model does not count (synchronisation is not listed)
             m.other[st.pc] = m.other.get(st.pc, 0) + int(np.unique(m.warp_of[st.threads[where]]).size)
+        if op == "cp" and ins.mods[:1] == ("async",) and "bulk" not in ins.mods and ops:
+            _record_copy(m, st, ins, where)
         if m.wgmmas is not None and op == "wgmma" and ins.mods[:1] in (("mma_async",), ("commit_group",)):
             _record_wgmma(m, st, ins, where)
         if op == "mbarrier" and ins.mods and ins.mods[0] in ("try_wait", "test_wait") and ops:

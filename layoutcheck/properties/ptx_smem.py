@@ -46,6 +46,11 @@ class PtxTraffic:
     wavefronts: int | None = None
     ideal: int | None = None
     reason: str = ""
+    hypothesis: int | None = None
+    """For a ``cp.async`` (LDGSTS): the wavefronts its shared-memory write would take if the hardware phased it as
+    ``st.shared`` of the same width at the same addresses (``copy_hypothesis``); not a count until silicon confirms
+    it (``gpu.ptx_ncu``, section ``ldgsts_ncu``)."""
+    hypothesis_ideal: int | None = None
 
     @property
     def excess(self) -> int | None:
@@ -66,6 +71,52 @@ def access_kind_of(ins: Instr) -> str:
     if total not in (8, 16, 32, 64, 128):
         raise LayoutError(f"{ins.text}: a {total}-bit shared access is not modelled")
     return f"{'lds' if ins.opcode == 'ld' else 'sts'}{total}"
+
+
+COPY_METRIC = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum"
+
+
+def copy_kind(ins: Instr) -> str:
+    """The ``st.shared`` access kind of the same width as a ``cp.async``'s ``cp-size`` operand (4, 8 or 16 bytes);
+    raises ``LayoutError`` when the size is not a literal."""
+    size = ins.operands[2].strip() if len(ins.operands) > 2 else ""
+    try:
+        n = int(size, 0)
+    except ValueError:
+        raise LayoutError(f"{ins.text}: cp-size {size!r} is not a literal") from None
+    if n not in (4, 8, 16):
+        raise LayoutError(f"{ins.text}: cp-size {n} is not 4, 8 or 16")
+    return f"sts{8 * n}"
+
+
+def copy_hypothesis(k: Kernel, copies: tuple[Any, ...], pcs: set[int] | None = None) -> tuple[int, int] | None:
+    """(wavefronts, ideal) of the ``cp.async`` executions ``copies`` (``Run.copies``; those at ``pcs`` only) under
+    the hypothesis that an LDGSTS's shared write is phased as ``st.shared`` of its width; ``None`` if none ran."""
+    rows = [a for a in copies if pcs is None or a.pc in pcs]
+    if not rows:
+        return None
+    w = i = 0
+    for kind, group in _by_kind(k, rows).items():
+        addrs = np.stack([a.addrs for a in group])
+        w += int(wavefronts_batch(access_kind(kind), addrs).sum())
+        i += int(ideal_batch(access_kind(kind), addrs).sum())
+    return w, i
+
+
+def _by_kind(k: Kernel, rows: list[Any]) -> dict[str, list[Any]]:
+    out: dict[str, list[Any]] = defaultdict(list)
+    for a in rows:
+        out[copy_kind(k.instrs[a.pc])].append(a)
+    return out
+
+
+def _copy_note(hyp: tuple[int, int] | None, unknown: bool) -> str:
+    if unknown:
+        return "; the destination or the lanes of some execution are not known"
+    if hyp is None:
+        return ""
+    return (f"; if its shared write were phased as st.shared of the same width it would take {hyp[0]} wavefronts "
+            f"(ideal {hyp[1]}): a hypothesis, not confirmed on silicon")
 
 
 def _other_reason(ins: Instr, unplaced: bool = False) -> str:
@@ -184,8 +235,15 @@ def traffic_of_kernel(k: Kernel, grid: tuple[int, ...] = (1,), scalars: Mapping[
         out.append(PtxTraffic(**base, kind=kind.name, op=kind.op, executions=len(rows), wavefronts=w, ideal=i))
     for pc, n in sorted(run.other.items()):
         ins = k.instrs[pc]
-        out.append(PtxTraffic(ins.line, k.source(ins), ins.text, executions=n,
-                              reason=_other_reason(ins, pc in run.unplaced)))
+        hyp = None
+        if ins.opcode == "cp" and "bulk" not in ins.mods and pc not in run.copy_unknown:
+            try:
+                hyp = copy_hypothesis(k, run.copies, {pc})
+            except LayoutError:
+                hyp = None
+        out.append(PtxTraffic(ins.line, k.source(ins), ins.text, op="ldgsts" if hyp else "", executions=n,
+                              reason=_other_reason(ins, pc in run.unplaced), hypothesis=hyp[0] if hyp else None,
+                              hypothesis_ideal=hyp[1] if hyp else None))
     if run.stopped:
         out.append(PtxTraffic(0, None, "(run)", reason=f"not modelled: the run stopped: {run.stopped}"))
     if check.message:
@@ -346,19 +404,24 @@ def _entry_claims(text: str, name: str, cubin: bytes | None, several: bool) -> l
         claims.append(Claim(line, f"{tag}{where} {kind} (PTX)", PtxConflictFree(
             f"{tag}{where}", kind, np.stack([a.addrs for a in acc]), tuple(a.warp for a in acc),
             tuple(k.instrs[a.pc].line for a in acc))))
-    seen = set()
+    seen: dict[tuple[str, str], list[int]] = {}
     for pc in sorted(run.other):
-        ins = k.instrs[pc]
-        key = (_where(k, ins), ins.opcode)
-        if key not in seen:
-            seen.add(key)
-            claims.append(Claim(ins.line, f"{tag}{key[0]} {ins.text} (PTX)",
-                                NotModelled(key[0], _other_reason(ins, pc in run.unplaced).removeprefix(
-                                    "not counted: ") +
-                                            "; its bank traffic is not modelled", PtxConflictFree.name)))
+        seen.setdefault((_where(k, k.instrs[pc]), k.instrs[pc].opcode), []).append(pc)
+    for (where, _), pcs in seen.items():
+        ins = k.instrs[pcs[0]]
+        note = ""
+        if ins.opcode == "cp" and "bulk" not in ins.mods:
+            try:
+                note = _copy_note(copy_hypothesis(k, run.copies, set(pcs)), any(p in run.copy_unknown for p in pcs))
+            except LayoutError as e:
+                note = f"; {e}"
+        why = _other_reason(ins, any(p in run.unplaced for p in pcs)).removeprefix("not counted: ")
+        claims.append(Claim(ins.line, f"{tag}{where} {ins.text} (PTX)",
+                            NotModelled(where, f"{why}; its bank traffic is not modelled{note}",
+                                        PtxConflictFree.name)))
     return claims
 
 
-__all__ = ["PtxConflictFree", "PtxTraffic", "SassCheck", "access_kind_of", "innermost", "ptx_claims",
+__all__ = ["COPY_METRIC", "PtxConflictFree", "PtxTraffic", "SassCheck", "access_kind_of", "innermost", "ptx_claims",
            "ptx_shared_ops", "ptx_shared_ops_by_line", "ptx_traffic", "run_options", "sass_check", "sass_disagreement",
-           "totals", "traffic_of_kernel"]
+           "copy_hypothesis", "copy_kind", "totals", "traffic_of_kernel"]
