@@ -335,7 +335,7 @@ class Run:
     """pcs of generic ld/st whose address the run could not place (in ``other`` too)."""
     copies: tuple[Access, ...] = ()
     """Every ``cp.async`` (non-bulk: LDGSTS) a warp executes, with the shared byte address each active lane writes
-    (its ``[dst]``); in ``other`` too. Those whose destination or lanes the run does not know are in ``copy_unknown``."""
+    (its ``[dst]``); in ``other`` too. Those whose destination or lanes the run does not know: ``copy_unknown``."""
     copy_unknown: frozenset[int] = frozenset()
 
 

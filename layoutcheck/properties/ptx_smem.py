@@ -422,6 +422,22 @@ def _entry_claims(text: str, name: str, cubin: bytes | None, several: bool) -> l
     return claims
 
 
-__all__ = ["COPY_METRIC", "PtxConflictFree", "PtxTraffic", "SassCheck", "access_kind_of", "innermost", "ptx_claims",
-           "ptx_shared_ops", "ptx_shared_ops_by_line", "ptx_traffic", "run_options", "sass_check", "sass_disagreement",
-           "copy_hypothesis", "copy_kind", "totals", "traffic_of_kernel"]
+__all__ = [
+    "COPY_METRIC",
+    "PtxConflictFree",
+    "PtxTraffic",
+    "SassCheck",
+    "access_kind_of",
+    "copy_hypothesis",
+    "copy_kind",
+    "innermost",
+    "ptx_claims",
+    "ptx_shared_ops",
+    "ptx_shared_ops_by_line",
+    "ptx_traffic",
+    "run_options",
+    "sass_check",
+    "sass_disagreement",
+    "totals",
+    "traffic_of_kernel",
+]

@@ -303,3 +303,46 @@ def test_sass_of_one_function_of_a_cubin_with_several() -> None:
     assert shared_ops_of_text(listing, "k_a") == {("lds32", False): 1}
     assert shared_ops_of_text(listing, "k_b") == {("sts64", False): 2}
     assert sum(shared_ops_of_text(listing).values()) == 3
+
+
+def test_cp_async_destinations_are_recorded_and_their_rows_carry_the_st_shared_hypothesis_not_a_count() -> None:
+    ptx = _kernel("""
+    mov.u32 %r1, %tid.x;
+    shl.b32 %r2, %r1, 7;
+    mov.u32 %r3, global_smem;
+    add.s32 %r4, %r3, %r2;
+    ld.param.u64 %rd1, [k_param_0];
+    cp.async.cg.shared.global [%r4], [%rd1], 16;
+    cp.async.commit_group;
+    ret;""", ".param .u64 k_param_0")
+    run = shared_accesses(parse_ptx(ptx), (1,))
+    assert not run.stopped and not run.accesses and len(run.copies) == 2
+    assert run.copies[0].addrs.tolist() == [128 * t for t in range(32)]
+    row = next(t for t in ptx_traffic(ptx) if t.instruction.startswith("cp.async"))
+    # 128-byte rows: every quarter-warp's 8 chunks in one 16-byte bank group, 8 wavefronts each, 4 quarters
+    assert row.wavefronts is None and (row.hypothesis, row.hypothesis_ideal) == (2 * 32, 2 * 4)
+    assert totals(ptx_traffic(ptx)) == (0, 0)  # ld / st counts do not include it
+
+
+def test_the_ldgsts_experiment_predicts_what_the_st_shared_model_says(tmp_path) -> None:
+    import shutil
+
+    if not shutil.which("nvcc"):
+        pytest.skip("no nvcc")
+    from layoutcheck.gpu.ptx_ncu import COPY_CASES, compile_source, predict_copies
+
+    ptx, cubin = compile_source("cp_async.cu", "sm_90a", tmp_path)
+    got = {c.kernel: predict_copies(c, ptx)["wavefronts"] for c in COPY_CASES}
+    # 16 LDGSTS (4 per warp) each; the ideal per instruction is 4 / 2 / 1 for 16 / 8 / 4 bytes
+    assert got == {"cg16_contiguous": 64, "cg16_rows": 512, "cg16_rows_swizzled": 64, "cg16_half_rows": 256,
+                   "ca8_contiguous": 32, "ca8_rows": 512, "ca4_contiguous": 16, "ca4_skewed": 16, "ca4_stride2": 32,
+                   "ca4_rows": 512}
+    from layoutcheck.importers.sass import nvdisasm
+
+    tool = nvdisasm()
+    if tool:  # the SASS runs one LDGSTS per PTX cp.async
+        import subprocess
+
+        (tmp_path / "k.cubin").write_bytes(cubin)
+        sass = subprocess.run([tool, "-c", str(tmp_path / "k.cubin")], capture_output=True, text=True).stdout
+        assert sass.count("LDGSTS") == ptx.count("cp.async.ca.") + ptx.count("cp.async.cg.") == 40
