@@ -297,7 +297,7 @@ _BITS = {"b8": 8, "u8": 8, "s8": 8, "b16": 16, "u16": 16, "s16": 16, "b32": 32, 
          "tf32": 32, "e4m3x2": 16, "e5m2x2": 16}
 _FLOAT = {"f16", "bf16", "f32", "f64", "f16x2", "bf16x2", "tf32", "e4m3x2", "e5m2x2"}
 _NO_EFFECT = {"bar", "barrier", "fence", "membar", "prefetch", "prefetchu", "griddepcontrol", "nanosleep", "trap",
-              "pmevent", "elect", "setmaxnreg", "discard", "applypriority", "createpolicy"}
+              "pmevent", "setmaxnreg", "discard", "applypriority", "createpolicy"}
 # shared-memory operations that are not ld/st bank traffic of the LSU pipe: recorded, not counted
 _SHARED_OTHER = {"mbarrier", "wgmma", "tcgen05", "cp", "atom", "red", "ldmatrix", "stmatrix", "st", "ld"}
 
@@ -349,6 +349,9 @@ class _State:
     threads: np.ndarray  # global thread ids of this group
     regs: dict[str, tuple[np.ndarray, np.ndarray]]
     ambiguous: np.ndarray | None = None  # lanes that run a branch's both sides (their side is not known)
+    elected: set[str] = field(default_factory=set)
+    """Predicates written by an ``elect.sync`` that every lane of each warp of the group executed with a full
+    membermask: true for exactly one lane of each warp (PTX ISA, elect.sync), which lane not known."""
 
 
 def _mask(bits: int) -> np.uint64:
@@ -403,6 +406,8 @@ class _Machine:
         self.copies: list[Access] = []
         self.copy_unknown: set[int] = set()
         self.guessed: np.ndarray | None = None  # lanes of the current instruction whose guard is not known
+        self.elected_guard = False  # the current instruction's guard is an elect.sync predicate (``_State.elected``)
+        self.ummas: list[UmmaExec] | None = None  # recorded only by ``umma_executions``
 
     # -- operand values ------------------------------------------------------------------------------------------
     def value(self, st: _State, op: str, bits: int) -> tuple[np.ndarray, np.ndarray]:
@@ -442,6 +447,7 @@ class _Machine:
             raise _Stop("vector destination")
         if dst == "_":
             return
+        st.elected.discard(dst)
         if where.all() or dst not in st.regs:
             if not where.all():
                 kn = kn & where
@@ -555,11 +561,11 @@ def _run_group(m: _Machine, box: list[_State], stop: int | None, depth: int) -> 
             _step(m, st, ins, where)
         else:  # it may or may not run where the guard is not known: what it writes is unknown there
             before = dict(st.regs)
-            m.guessed = ~gk
+            m.guessed, m.elected_guard = ~gk, ins.guard in st.elected
             try:
                 _step(m, st, ins, where | ~gk)
             finally:
-                m.guessed = None
+                m.guessed, m.elected_guard = None, False
             for r, (v, kn) in st.regs.items():
                 if before.get(r) is not st.regs[r]:
                     st.regs[r] = (v, kn & gk)
@@ -634,11 +640,13 @@ def _split(m: _Machine, st: _State, taken: np.ndarray, target: int, keep_only: b
     """Whole warps go one way or the other (a branch); with ``keep_only`` the others leave (``ret``: lanes of a warp
     may exit while the rest go on, as the hardware does)."""
     amb = (lambda sel: None if st.ambiguous is None else st.ambiguous[sel])  # noqa: E731
-    a = _State(target, st.threads[taken], {r: (v[taken], kn[taken]) for r, (v, kn) in st.regs.items()}, amb(taken))
-    if keep_only:  # ``ret`` by the others: only the taken ones go on, at ``target``
+    a = _State(target, st.threads[taken], {r: (v[taken], kn[taken]) for r, (v, kn) in st.regs.items()}, amb(taken),
+               set(st.elected))  # whole warps go on together: an elected lane is still the one of its warp
+    if keep_only:  # ``ret`` by the others: only the taken ones go on, at ``target`` (a warp may lose lanes)
+        a.elected.clear()
         return [a]
     b = _State(st.pc + 1, st.threads[~taken], {r: (v[~taken], kn[~taken]) for r, (v, kn) in st.regs.items()},
-               amb(~taken))
+               amb(~taken), set(st.elected))
     return [b, a]
 
 
@@ -667,6 +675,22 @@ def _record(m: _Machine, st: _State, ins: Instr, addr: np.ndarray, kn: np.ndarra
         m.accesses.append(Access(st.pc, int(w), a))
 
 
+def _elect(m: _Machine, st: _State, ins: Instr, where: np.ndarray) -> None:
+    """``elect.sync d|p, membermask``: ``p`` true for one leader lane of ``membermask``, ``d`` its lane id; which
+    lane the PTX ISA does not say, so both are unknown. With a full membermask run by every lane of each warp, ``p``
+    is tagged elected (exactly one lane per warp)."""
+    d, _, p = ins.operands[0].partition("|")
+    n = st.threads.size
+    for r in (d.strip(), p.strip()):
+        if r and r != "_":
+            m.write(st, r, np.zeros(n, dtype=np.uint64), np.zeros(n, dtype=bool), 32 if r == d.strip() else 1, where)
+    mask = _literal(ins.operands[1].strip()) if len(ins.operands) > 1 else None
+    warps = m.warp_of[st.threads]
+    full = bool(where.all()) and (np.bincount(warps)[np.unique(warps)] == 32).all() and m.guessed is None
+    if p.strip() and mask is not None and mask & 0xFFFFFFFF == 0xFFFFFFFF and full and st.ambiguous is None:
+        st.elected.add(p.strip())
+
+
 def _record_copy(m: _Machine, st: _State, ins: Instr, where: np.ndarray) -> None:
     """A ``cp.async.{ca,cg}.shared{::cta}.global [dst], [src], cp-size ...`` (PTX ISA 9.7.9.25.3.1): each active lane
     writes ``cp-size`` bytes at ``dst`` (zero-filled past ``src-size``, still written). Recorded with the lanes'
@@ -691,6 +715,9 @@ def _step(m: _Machine, st: _State, ins: Instr, where: np.ndarray) -> None:
     n = st.threads.size
     if op in _NO_EFFECT:
         return
+    if op == "elect":
+        _elect(m, st, ins, where)
+        return
     if op == "cvta":  # an address conversion, not an access
         _alu(m, st, ins, where)
         return
@@ -710,6 +737,8 @@ def _step(m: _Machine, st: _State, ins: Instr, where: np.ndarray) -> None:
             _record_copy(m, st, ins, where)
         if m.wgmmas is not None and op == "wgmma" and ins.mods[:1] in (("mma_async",), ("commit_group",)):
             _record_wgmma(m, st, ins, where)
+        if m.ummas is not None and op == "tcgen05" and ins.mods[:1] in (("mma",), ("commit",)):
+            _record_umma(m, st, ins, where)
         if op == "mbarrier" and ins.mods and ins.mods[0] in ("try_wait", "test_wait") and ops:
             m.write(st, ops[0], np.ones(n, dtype=np.uint64), np.ones(n, dtype=bool), 1, where)
             return
@@ -1120,5 +1149,71 @@ def _record_wgmma(m: _Machine, st: _State, ins: Instr, where: np.ndarray) -> Non
                                   why or wa or wb))
 
 
-__all__ = ["Access", "Instr", "Kernel", "Run", "WgmmaExec", "WgmmaRun", "entries", "parse_ptx", "shared_accesses",
-           "wgmma_executions"]
+# -- tcgen05.mma operands: the descriptors each issuing thread executes ----------------------------------------------
+@dataclass(frozen=True, slots=True)
+class UmmaExec:
+    """One ``tcgen05.mma`` issued by one thread of warp ``warp`` (CTA-linear), or a ``tcgen05.commit``
+    (``kind == ""``): ``kind`` (``f16``, ``tf32``, ...), the 64-bit shared-memory descriptors of A (``None``: A in
+    tensor memory) and B, the 32-bit instruction descriptor, and ``unknown``: why they could not be evaluated."""
+
+    pc: int
+    warp: int
+    kind: str = ""
+    desc_a: int | None = None
+    desc_b: int | None = None
+    idesc: int | None = None
+    unknown: str = ""
+
+
+def umma_executions(k: Kernel, grid: tuple[int, ...] = (1,), block: tuple[int, ...] | None = None,
+                    scalars: Mapping[str, int] | None = None, ctas: list[int] | None = None,
+                    max_steps: int = 200_000) -> tuple[tuple[UmmaExec, ...], str]:
+    """Run ``k`` as ``shared_accesses`` does; every ``tcgen05.mma`` (PTX ISA 9.7.16.10.9: ``tcgen05.mma.cta_group
+    .kind [d-tmem], a-desc|[a-tmem], b-desc, idesc, ...``, issued by each thread that executes it) and
+    ``tcgen05.commit`` in program order, and why the run stopped (``""``)."""
+    block3 = (*(block or k.reqntid or ()), 1, 1, 1)
+    if not (block or k.reqntid):
+        raise ParseError(f"ptx: {k.name} declares no .reqntid: give the block size")
+    grid3 = (*grid, 1, 1, 1)
+    named = {k.params[int(key)] if str(key).isdigit() else key: int(val) for key, val in (scalars or {}).items()}
+    ncta = grid3[0] * grid3[1] * grid3[2]
+    m = _Machine(k, block3[:3], grid3[:3], list(range(ncta)) if ctas is None else ctas, named, max_steps)
+    m.ummas = []
+    stopped = _execute(m)
+    return tuple(m.ummas), stopped
+
+
+def _record_umma(m: _Machine, st: _State, ins: Instr, where: np.ndarray) -> None:
+    """One execution per issuing thread; under an ``elect.sync`` guard, one per warp with operands that every lane
+    of the warp holds alike (so the leader's are known whichever it is)."""
+    assert m.ummas is not None
+    warps = m.warp_of[st.threads]
+    commit = ins.mods[0] == "commit"
+    kind = next((x.split("::")[1] for x in ins.mods if x.startswith("kind::")), "")
+    odd = next((x for x in ins.mods if x in ("sp", "ws") or x.startswith("block_scale")), "")
+    for w in np.unique(warps[where]):
+        sel = (warps == w) & where
+        if m.guessed is not None and m.guessed[sel].any():
+            if not m.elected_guard:
+                m.ummas.append(UmmaExec(st.pc, int(w), kind or "?", unknown="its guard is not known"))
+                continue
+            issuers = [sel]  # exactly one lane of ``sel`` (the leader) issues it
+        else:
+            issuers = [np.flatnonzero(sel)[i:i + 1] for i in range(int(sel.sum()))]
+        for lanes in issuers:
+            if commit:
+                m.ummas.append(UmmaExec(st.pc, int(w)))
+                continue
+            if odd:
+                m.ummas.append(UmmaExec(st.pc, int(w), kind, unknown=f"a tcgen05.mma .{odd} is not modelled"))
+                continue
+            ops = ins.operands
+            a = None if ops[1].strip().startswith("[") else _uniform(m, st, ops[1], lanes)
+            b, i = _uniform(m, st, ops[2], lanes), _uniform(m, st, ops[3], lanes)
+            why = next((x[1] for x in (a, b, i) if x is not None and x[1]), "")
+            m.ummas.append(UmmaExec(st.pc, int(w), kind, a[0] if a else None, b[0], i[0], why.replace("warpgroup",
+                                                                                                      "warp")))
+
+
+__all__ = ["Access", "Instr", "Kernel", "Run", "UmmaExec", "WgmmaExec", "WgmmaRun", "entries", "parse_ptx",
+           "shared_accesses", "umma_executions", "wgmma_executions"]
