@@ -12,9 +12,9 @@ import pytest
 
 pytest.importorskip("triton")
 
-from layoutcheck.engines.prove import prove  # noqa: E402
-from layoutcheck.importers.triton_kernel import KernelSpec, allocation_offsets, compile_stages  # noqa: E402
-from layoutcheck.properties.nvmma_tcgen05 import umma_claims  # noqa: E402
+from layoutcheck.engines.prove import prove
+from layoutcheck.importers.triton_kernel import KernelSpec, allocation_offsets, compile_stages
+from layoutcheck.properties.nvmma_tcgen05 import umma_claims
 
 DATA = Path(__file__).parents[1] / "data" / "triton_kernels"
 ALIGNED = {"a_ptr": "*fp16:16", "b_ptr": "*fp16:16", "c_ptr": "*fp16:16", "M": "i32:16", "N": "i32:16",
