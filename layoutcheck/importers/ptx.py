@@ -32,6 +32,7 @@ import numpy as np
 
 from layoutcheck.errors import ParseError
 from layoutcheck.importers.ptx_cfg import Cfg
+from layoutcheck.importers.ptx_tensormap import TensorMaps, TmaLoad, uniform
 
 
 @dataclass(frozen=True, slots=True)
@@ -408,6 +409,7 @@ class _Machine:
         self.guessed: np.ndarray | None = None  # lanes of the current instruction whose guard is not known
         self.elected_guard = False  # the current instruction's guard is an elect.sync predicate (``_State.elected``)
         self.ummas: list[UmmaExec] | None = None  # recorded only by ``umma_executions``
+        self.tmaps: TensorMaps | None = None  # followed only by ``tma_loads``
 
     # -- operand values ------------------------------------------------------------------------------------------
     def value(self, st: _State, op: str, bits: int) -> tuple[np.ndarray, np.ndarray]:
@@ -725,6 +727,10 @@ def _step(m: _Machine, st: _State, ins: Instr, where: np.ndarray) -> None:
         ai = 1 if op in ("ld", "ldmatrix") else 0
         addr, kn = m.address(st, ops[ai])
         _record(m, st, ins, addr, kn, where)
+        if op == "st" and m.tmaps is not None and where.any():
+            width = _BITS.get(_type_of(ins), 32) // 8 * next((int(x[1:]) for x in ins.mods if x in ("v2", "v4")), 1)
+            val = None if ops[1].startswith("{") else m.value(st, ops[1], 64)
+            m.tmaps.stored(addr[where], None if val is None else (val[0][where], val[1][where]), width)
         if op in ("ld", "ldmatrix"):
             _unknown_dsts(m, st, ops[0], where)
         return
@@ -739,6 +745,8 @@ def _step(m: _Machine, st: _State, ins: Instr, where: np.ndarray) -> None:
             _record_wgmma(m, st, ins, where)
         if m.ummas is not None and op == "tcgen05" and ins.mods[:1] in (("mma",), ("commit",)):
             _record_umma(m, st, ins, where)
+        if m.tmaps is not None and op in ("tensormap", "cp"):
+            _tensormap(m, st, ins, where)
         if op == "mbarrier" and ins.mods and ins.mods[0] in ("try_wait", "test_wait") and ops:
             m.write(st, ops[0], np.ones(n, dtype=np.uint64), np.ones(n, dtype=bool), 1, where)
             return
@@ -1016,6 +1024,12 @@ def _eval(m: _Machine, st: _State, ins: Instr, op: str, ops: tuple[str, ...], mo
         return [(dst, (u64(0) - vals[0]), kn, bits)]
     if op in ("and", "or", "xor"):
         f = {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}[op]
+        if op != "xor":  # a known 0 decides an and, a known all-ones an or, whatever the other operand is
+            absorb = u64(0) if op == "and" else _mask(bits)
+            (v0, k0), (v1, k1) = srcs[0], srcs[1]
+            kn = kn | (k0 & ((v0 & _mask(bits)) == absorb)) | (k1 & ((v1 & _mask(bits)) == absorb))
+            return [(dst, np.where(k0 & ((v0 & _mask(bits)) == absorb), v0,
+                                   np.where(k1 & ((v1 & _mask(bits)) == absorb), v1, f(vals[0], vals[1]))), kn, bits)]
         return [(dst, f(vals[0], vals[1]), kn, bits)]
     if op == "not":
         return [(dst, ~vals[0], kn, bits)]
@@ -1215,5 +1229,54 @@ def _record_umma(m: _Machine, st: _State, ins: Instr, where: np.ndarray) -> None
                                                                                                       "warp")))
 
 
+def tma_loads(k: Kernel, grid: tuple[int, ...] = (1,), block: tuple[int, ...] | None = None,
+              scalars: Mapping[str, int] | None = None, max_steps: int = 200_000) -> tuple[tuple[TmaLoad, ...], str]:
+    """Run ``k`` and return every TMA load (``cp.async.bulk.tensor`` global -> shared) with its destination and
+    the fields of the device-side tensor map it names (``importers.ptx_tensormap``), and why the run stopped."""
+    block3 = (*(block or k.reqntid or ()), 1, 1, 1)
+    if not (block or k.reqntid):
+        raise ParseError(f"ptx: {k.name} declares no .reqntid: give the block size")
+    grid3 = (*grid, 1, 1, 1)
+    named = {k.params[int(key)] if str(key).isdigit() else key: int(val) for key, val in (scalars or {}).items()}
+    m = _Machine(k, block3[:3], grid3[:3], list(range(grid3[0] * grid3[1] * grid3[2])), named, max_steps)
+    m.tmaps = TensorMaps()
+    stopped = _execute(m)
+    return tuple(m.tmaps.loads), stopped
+
+
+def _tensormap(m: _Machine, st: _State, ins: Instr, where: np.ndarray) -> None:
+    assert m.tmaps is not None
+    lanes = where | (m.guessed if m.guessed is not None else False)
+    if not lanes.any():
+        return
+    ops = ins.operands
+
+    def one(op: str, bits: int = 64) -> int | None:
+        v, kn = m.value(st, op, bits)
+        return uniform(v[lanes], kn[lanes])
+
+    def addr(op: str) -> int | None:
+        v, kn = m.address(st, op)
+        return uniform(v[lanes], kn[lanes])
+
+    if ins.opcode == "tensormap" and ins.mods[:2] == ("replace", "tile"):
+        name = ins.mods[2]
+        ordinal = _literal(ops[1].strip()) if len(ops) > 2 else 0
+        m.tmaps.replace(name, ordinal if ordinal is not None else -1, addr(ops[0]), one(ops[-1]))
+    elif ins.opcode == "tensormap" and ins.mods[:1] == ("cp_fenceproxy",):
+        m.tmaps.publish(addr(ops[0]), addr(ops[1]))
+    elif ins.opcode == "cp" and "tensor" in ins.mods and "global" in ins.mods and ins.mods.index("global") > \
+            next((i for i, x in enumerate(ins.mods) if x.startswith("shared")), 99):
+        dst = addr(ops[0])
+        inner = ops[1].strip()[1:-1]
+        slot = one(inner.split(",")[0].strip())
+        fields = m.tmaps.slots.get(slot) if slot is not None else None
+        why = ("" if dst is not None else "its destination is not known") or \
+              ("" if fields is not None else "its tensor map is not one the run built (a host-side descriptor, or "
+                                               "a field the run does not know)")
+        for w in np.unique(m.warp_of[st.threads[lanes]]):
+            m.tmaps.loads.append(TmaLoad(st.pc, int(w), dst, fields, why))
+
+
 __all__ = ["Access", "Instr", "Kernel", "Run", "UmmaExec", "WgmmaExec", "WgmmaRun", "entries", "parse_ptx",
-           "shared_accesses", "umma_executions", "wgmma_executions"]
+           "shared_accesses", "tma_loads", "umma_executions", "wgmma_executions"]

@@ -66,3 +66,28 @@ def test_tma_matmuls_reach_their_epilogue_stmatrix(tmp_path: Path, kernel: str, 
     assert [r["status"] for r in stsm] == ["PROVEN"]
     assert stsm[0]["line"] == _line("c_desc.store(", kernel)
     assert all(r["status"] != "REFUTED" for r in rows)
+
+
+def test_each_tma_load_writes_its_box_where_the_nvmma_shared_layout_keeps_it_and_a_wrong_swizzle_is_refuted(
+        tmp_path: Path) -> None:
+    from layoutcheck.engines.prove import prove
+    from layoutcheck.importers.triton_kernel import KernelSpec, allocation_offsets, compile_stages
+    from layoutcheck.properties.tma_box import tma_box_claims
+
+    code, rows = _rows(tmp_path, "tma_matmul_kernel", MM)
+    out = json.loads((tmp_path / "rows.json").read_text())["results"]
+    box = [r for r in out if r["property"] == "tma_box"]
+    assert box and all(r["status"] == "PROVEN" for r in box)
+    assert {r["line"] for r in box} == {_line("a_desc.load(", "tma_matmul_kernel"), _line("b_desc.load(",
+                                                                                          "tma_matmul_kernel")}
+    s = compile_stages(KernelSpec(f"{TMA}::tma_transpose_kernel", {"x_ptr": "*fp16", "y_ptr": "*fp16", "M": "i32",
+                                                                    "N": "i32"}, {"BM": 64, "BN": 64}))
+    ttgir, ptx = s["ttgir"], s["ptx"]
+    wrong = ptx.replace("swizzle_mode.shared::cta.b1024.b32 [ %rd3 + 0 ], 0x3;",
+                        "swizzle_mode.shared::cta.b1024.b32 [ %rd3 + 0 ], 0x2;")
+    assert wrong != ptx
+    for text, want in ((ptx, "PROVEN"), (wrong, "REFUTED")):
+        (c,) = tma_box_claims(ttgir, text, (1,), {"2": 128, "3": 128}, allocation_offsets(ttgir))
+        r = prove(c.prop)
+        assert r.status.name == want, r
+    assert "box element (row, col) = (4, 0) is written at byte 512" in str(r.counterexample)
