@@ -74,7 +74,7 @@ def test_each_tma_load_writes_its_box_where_the_nvmma_shared_layout_keeps_it_and
     from layoutcheck.importers.triton_kernel import KernelSpec, allocation_offsets, compile_stages
     from layoutcheck.properties.tma_box import tma_box_claims
 
-    code, rows = _rows(tmp_path, "tma_matmul_kernel", MM)
+    assert _rows(tmp_path, "tma_matmul_kernel", MM)[0] == 3
     out = json.loads((tmp_path / "rows.json").read_text())["results"]
     box = [r for r in out if r["property"] == "tma_box"]
     assert box and all(r["status"] == "PROVEN" for r in box)
