@@ -4,8 +4,9 @@
 Authority: PTX ISA 5.5.7 "Tensor swizzling modes" (the box is written row after row, ``box_dim[0] * e`` bytes a
 row; within each 16-byte chunk index bits 4.. of the address XOR the address bits 7.. of the 32 / 64 / 128-byte
 mode: 1 / 2 / 3 bits; a row narrower than the span is padded to it) and Triton's ``NVMMASharedEncodingAttr``
-(``test_sem_nvmma.stored_byte``). The naive writer below shares no code with properties / models / engines; the judged side is ``TmaBoxPlacement`` on the offsets
-``models.tma.box_smem_offsets`` gives (built by ``properties.tma_box._box_offsets`` from the tensor-map fields)."""
+(``test_sem_nvmma.stored_byte``). The naive writer below shares no code with properties / models / engines; the
+judged side is ``TmaBoxPlacement`` on the offsets ``models.tma.box_smem_offsets`` gives (built by
+``properties.tma_box._box_offsets`` from the tensor-map fields)."""
 
 from __future__ import annotations
 
