@@ -198,15 +198,21 @@ def cmd_triton(args: argparse.Namespace) -> int:
 def _with_nvmma_rows(rows: list, path: str, ttgir: str, ptx: str, grid: tuple[int, ...], scalars: dict[str, int],
                      args: argparse.Namespace, target: str) -> list:
     """The rows plus the ``nvmma_descriptor`` row of every ``warp_group_dot`` (``properties.nvmma``: the wgmma
-    descriptors its PTX runs with, against its operands' ``nvmma_shared`` layouts at Triton's allocation offsets),
-    at the dot's TTGIR line."""
+    descriptors its PTX runs with, against its operands' ``nvmma_shared`` layouts at Triton's allocation offsets)
+    and of every ``tc_gen5_mma`` (``properties.nvmma_tcgen05``: the tcgen05.mma descriptors), at its TTGIR line; and
+    the ``tma_box`` row of every TMA load the PTX runs (``properties.tma_box``: its box and swizzle against the
+    buffer's ``nvmma_shared`` layout)."""
     from layoutcheck.check import check_claim
     from layoutcheck.importers.triton_kernel import allocation_offsets
     from layoutcheck.properties.nvmma import nvmma_claims
+    from layoutcheck.properties.nvmma_tcgen05 import umma_claims
+    from layoutcheck.properties.tma_box import tma_box_claims
 
-    if "ttng.warp_group_dot" not in ttgir:
+    if not any(op in ttgir for op in ("ttng.warp_group_dot", "ttng.tc_gen5_mma", "ttng.async_tma_copy_global")):
         return list(rows)
-    claims = nvmma_claims(ttgir, ptx, grid, scalars, allocation_offsets(ttgir, target))
+    offsets = allocation_offsets(ttgir, target)
+    claims = (nvmma_claims(ttgir, ptx, grid, scalars, offsets) + umma_claims(ttgir, ptx, grid, scalars, offsets)
+              + tma_box_claims(ttgir, ptx, grid, scalars, offsets))
     return list(rows) + [check_claim(path, c.subject, c.prop, c.line, args.engine, args.timeout, args.memory)
                          for c in claims]
 

@@ -134,4 +134,72 @@ def section_ptx_ncu(out: Path) -> dict[str, Any]:
             "rows": rows}
 
 
-__all__ = ["CASES", "PtxCase", "compile_source", "predict", "section_ptx_ncu"]
+# -- cp.async (LDGSTS): the write side's wavefronts, a hypothesis put to the hardware -------------------------------
+COPY_METRICS = ("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum",
+                "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts.sum", "smsp__inst_executed_op_ldgsts.sum")
+COPY_KERNELS = ("cg16_contiguous", "cg16_rows", "cg16_rows_swizzled", "cg16_half_rows", "ca8_contiguous", "ca8_rows",
+                "ca4_contiguous", "ca4_skewed", "ca4_stride2", "ca4_rows")
+COPY_CASES: tuple[PtxCase, ...] = tuple(
+    PtxCase("cp_async.cu", name, (1, 1, 1), (128, 1, 1), (("buffer", 128 * 4 * 16), ("buffer", 64)))
+    for name in COPY_KERNELS)
+
+
+def predict_copies(case: PtxCase, ptx: str) -> dict[str, Any]:
+    """The hypothesis (``properties.ptx_smem.copy_hypothesis``): wavefronts and ideal of every cp.async the launch
+    runs, and how many warp-instructions."""
+    from layoutcheck.importers.ptx import parse_ptx, shared_accesses
+    from layoutcheck.properties.ptx_smem import copy_hypothesis
+
+    k = parse_ptx(ptx, case.kernel)
+    run = shared_accesses(k, case.grid, case.block)
+    hyp = None if run.stopped or run.copy_unknown else copy_hypothesis(k, run.copies)
+    return {"wavefronts": hyp[0] if hyp else None, "ideal": hyp[1] if hyp else None,
+            "instructions": len(run.copies), "stopped": run.stopped}
+
+
+def _launch_copies(cubin: str) -> None:
+    """Child body under ncu: each copy case once."""
+    import cupy
+
+    mod = cupy.RawModule(path=cubin)
+    for case in COPY_CASES:
+        a, b = cupy.zeros(case.args[0][1], dtype=cupy.uint8), cupy.zeros(case.args[1][1], dtype=cupy.uint8)
+        mod.get_function(case.kernel)(case.grid, case.block, (a, b))
+        cupy.cuda.runtime.deviceSynchronize()
+
+
+def section_ldgsts_ncu(out: Path) -> dict[str, Any]:
+    """``ldgsts_ncu``: for each kernel of ``tests/data/ptx/cp_async.cu`` (16-byte .cg, 8- and 4-byte .ca copies to
+    conflict-free, conflicting, swizzled and misaligned shared addresses), the hypothesis that an LDGSTS's shared
+    write takes the wavefronts of ``st.shared`` of its width vs ncu's
+    ``l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum``. ``ok``: equal for every kernel (then
+    ``copy_hypothesis`` may become a counted fact; until then layoutcheck reports cp.async rows UNKNOWN)."""
+    import cupy
+
+    from layoutcheck.gpu.tools import ncu_csv
+
+    cc = int(cupy.cuda.Device().compute_capability)
+    arch = f"sm_{cc}a" if cc >= 90 else f"sm_{cc}"
+    work = out / "ldgsts_ncu"
+    ptx, _ = compile_source("cp_async.cu", arch, work)
+    preds = [(c, predict_copies(c, ptx)) for c in COPY_CASES]
+    measured, err = ncu_csv(out / "ldgsts_ncu.csv", "|".join(COPY_KERNELS), list(COPY_METRICS),
+                            "from layoutcheck.gpu.ptx_ncu import _launch_copies; "
+                            f"_launch_copies({json.dumps(str(work / 'cp_async.cubin'))})")
+    if err:
+        return {"ok": False, "error": err[-800:]}
+    rows = []
+    for case, pred in preds:
+        m = (measured.get(case.kernel) or [{}])[0]
+        match = pred["wavefronts"] is not None and m.get(COPY_METRICS[0]) == pred["wavefronts"]
+        rows.append({"kernel": case.kernel, "arch": arch, "hypothesis": pred, "ncu": m, "match": match})
+        print(f"cp_async.cu::{case.kernel:<20} hypothesis {pred['wavefronts']} (ideal {pred['ideal']}, "
+              f"{pred['instructions']} LDGSTS)  ncu {m.get(COPY_METRICS[0])} (conflicts {m.get(COPY_METRICS[1])}, "
+              f"{m.get(COPY_METRICS[2])} LDGSTS)  {'match' if match else 'MISMATCH'}", file=sys.stdout)
+    (out / "ldgsts_ncu.json").write_text(json.dumps(rows, indent=1, default=str))
+    return {"ok": all(r["match"] for r in rows), "matched": sum(r["match"] for r in rows), "of": len(rows),
+            "rows": rows}
+
+
+__all__ = ["CASES", "COPY_CASES", "PtxCase", "compile_source", "predict", "predict_copies", "section_ldgsts_ncu",
+           "section_ptx_ncu"]

@@ -27,7 +27,8 @@ ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data" / "triton_kernels"
 METRIC_LD = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"
 METRIC_ST = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"
-METRICS = (METRIC_LD, METRIC_ST, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+METRIC_LDGSTS = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum"
+METRICS = (METRIC_LD, METRIC_ST, METRIC_LDGSTS, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
            "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", "smsp__inst_executed_op_shared_ld.sum",
            "smsp__inst_executed_op_shared_st.sum")
 
@@ -78,6 +79,10 @@ CASES: tuple[TritonCase, ...] = (
     TritonCase("tutorial_matmul_fma_fp32_32x32x64", f"{DATA / 'tutorials.py'}::matmul_fma_kernel",
                {"a_ptr": "*fp32", "b_ptr": "*fp32", "c_ptr": "*fp32", "M": "i32", "N": "i32", "K": "i32"},
                {"BM": 32, "BN": 32, "BK": 32}, (1, 1), 64 * 64 * 4, scalars={"M": 32, "N": 32, "K": 64}),
+    TritonCase("tutorial_matmul_fp16_aligned_cp_async_64x64x128", f"{DATA / 'tutorials.py'}::matmul_kernel",
+               {"a_ptr": "*fp16:16", "b_ptr": "*fp16:16", "c_ptr": "*fp16:16", "M": "i32:16", "N": "i32:16",
+                "K": "i32:16"}, {"BM": 64, "BN": 64, "BK": 32}, (1, 1), 64 * 128 * 2,
+               scalars={"M": 64, "N": 64, "K": 128}),
     TritonCase("tutorial_attention_fwd_fp16_64x128x64", f"{DATA / 'tutorials.py'}::attention_fwd_kernel",
                {"q_ptr": "*fp16", "k_ptr": "*fp16", "v_ptr": "*fp16", "o_ptr": "*fp16", "L": "i32"},
                {"BM": 64, "BN": 64, "D": 64}, (1,), 128 * 64 * 2, scalars={"L": 128}),
@@ -99,18 +104,18 @@ def _compile(case: TritonCase, target: str) -> tuple[Any, dict[str, str]]:
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
 
-    from layoutcheck.importers.triton_kernel import KernelSpec, load_kernel
+    from layoutcheck.importers.triton_kernel import KernelSpec, _divisibility, load_kernel
 
     spec = KernelSpec(case.where, case.signature, case.constexprs, case.num_warps, 3, target)
     fn = load_kernel(spec)
-    sig = {a: case.signature.get(a, "constexpr") for a in fn.arg_names}
+    sig, attrs = _divisibility(fn, {a: case.signature.get(a, "constexpr") for a in fn.arg_names})
     source_cls = ASTSource
     if type(fn).__module__.startswith("triton.experimental.gluon"):
         from triton.experimental.gluon._runtime import GluonASTSource
 
         source_cls = GluonASTSource
     arch = int(target.split(":")[1])
-    k = triton.compile(source_cls(fn=fn, signature=sig, constexprs=case.constexprs),
+    k = triton.compile(source_cls(fn=fn, signature=sig, constexprs=case.constexprs, attrs=attrs),
                        target=GPUTarget("cuda", arch, 32), options={"num_warps": case.num_warps})
     return k, sig
 
@@ -144,8 +149,10 @@ def predict_ptx(ptx: str, case: TritonCase, params: list[str], cubin: bytes | No
     scalars = {str(params.index(n)): v for n, v in case.scalars.items() if n in params}
     traffic = ptx_traffic(ptx, grid=case.grid, scalars=scalars, cubin=cubin)
     ld, st = totals(traffic)
+    copies = [t for t in traffic if t.instruction.startswith("cp.async.") and ".bulk" not in t.instruction]
+    hyp = sum(t.hypothesis for t in copies) if copies and all(t.hypothesis is not None for t in copies) else None
     return {"ld": ld, "st": st, "not_counted": sorted({t.reason for t in traffic if t.wavefronts is None}),
-            "conflicted": sum(t.excess or 0 for t in traffic)}
+            "conflicted": sum(t.excess or 0 for t in traffic), "ldgsts_hypothesis": hyp}
 
 
 def _launch() -> None:
@@ -205,7 +212,9 @@ def section_triton_ncu(out: Path) -> dict[str, Any]:
         print(f"{case.label:<40} ttgir ld {pred['ld_modelled']} st {pred['st_modelled']}  ptx ld {px['ld']} st "
               f"{px['st']}  ncu ld {m.get(METRIC_LD)} st {m.get(METRIC_ST)}  "
               f"ttgir {'match' if match else ('MISMATCH' if exact else 'not exact')}, "
-              f"ptx {'match' if ptx_match else ('MISMATCH' if ptx_exact else 'stopped')}", file=sys.stdout)
+              f"ptx {'match' if ptx_match else ('MISMATCH' if ptx_exact else 'stopped')}"
+              + (f"  ldgsts hypothesis {px['ldgsts_hypothesis']} ncu {m.get(METRIC_LDGSTS)}"
+                 if px.get("ldgsts_hypothesis") is not None else ""), file=sys.stdout)
     (out / "triton_ncu.json").write_text(json.dumps(rows, indent=1, default=str))
     exact_rows = [r for r in rows if r["exact"]]
     ptx_rows = [r for r in rows if r["ptx_exact"]]
@@ -217,6 +226,9 @@ def section_triton_ncu(out: Path) -> dict[str, Any]:
             "ptx_matched": sum(r["ptx_match"] for r in ptx_rows), "ptx_of": len(ptx_rows),
             "ptx_mismatches": {r["case"]: {"ptx": r["model"]["ptx"], "ncu": r["ncu"]} for r in ptx_rows
                                if not r["ptx_match"]},
+            "ldgsts": {r["case"]: {"hypothesis": r["model"]["ptx"]["ldgsts_hypothesis"],
+                                   "ncu": r["ncu"].get(METRIC_LDGSTS)}
+                       for r in rows if r["model"]["ptx"].get("ldgsts_hypothesis") is not None},
             "recorded": {r["case"]: {"ncu": r["ncu"], "not_modelled": r["model"]["not_modelled"]}
                          for r in rows if not r["exact"]}, "rows": rows}
 

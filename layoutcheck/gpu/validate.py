@@ -478,6 +478,13 @@ def section_triton_ncu(out: Path) -> dict[str, Any]:
     return run(out)
 
 
+def section_ldgsts_ncu(out: Path) -> dict[str, Any]:
+    """cp.async (LDGSTS) shared-write wavefronts: the st.shared hypothesis vs ncu (``layoutcheck.gpu.ptx_ncu``)."""
+    from layoutcheck.gpu.ptx_ncu import section_ldgsts_ncu as run
+
+    return run(out)
+
+
 def section_ptx_ncu(out: Path) -> dict[str, Any]:
     """The PTX road on kernels nvcc compiles (CUDA C++, CuTe C++) vs ncu (``layoutcheck.gpu.ptx_ncu``)."""
     from layoutcheck.gpu.ptx_ncu import section_ptx_ncu as run
@@ -536,6 +543,7 @@ SECTIONS: dict[str, Callable[[Path], dict[str, Any]]] = {
     "corpus_ncu": section_corpus_ncu,
     "triton_ncu": section_triton_ncu,
     "ptx_ncu": section_ptx_ncu,
+    "ldgsts_ncu": section_ldgsts_ncu,
     "refuted": section_refuted,
     "vectors_device": section_vectors_device,
     "sanitizer": section_sanitizer,  # last: the slowest, and the kernel cache is warm by then

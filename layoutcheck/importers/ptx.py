@@ -31,6 +31,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from layoutcheck.errors import ParseError
+from layoutcheck.importers.ptx_cfg import Cfg
+from layoutcheck.importers.ptx_tensormap import TensorMaps, TmaLoad, uniform
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,13 +192,20 @@ def _parse_body(name: str, params: tuple[str, ...], body: str, reqntid: tuple[in
     loc: tuple[tuple[int, int], ...] = ()
     outer: dict[tuple[int, int, int], tuple[tuple[int, int], ...]] = {}
     scope_ids = 0
+    opened = 0
+    path: list[int] = []  # the ids of the open scopes, outermost first
+    paths: list[tuple[int, ...]] = []  # per instruction
+    defs: dict[str, list[tuple[tuple[int, ...], int]]] = {}  # label -> (scope path, instruction index)
     for stmt, line_no in _statements(body):
         if stmt == "{":
             scopes.append({})
+            opened += 1
+            path.append(opened)
             continue
         if stmt == "}":
             if scopes:
                 scopes.pop()
+                path.pop()
             if not scopes:
                 break
             continue
@@ -204,6 +213,7 @@ def _parse_body(name: str, params: tuple[str, ...], body: str, reqntid: tuple[in
             continue
         if stmt.endswith(":") and re.fullmatch(r"[\w$]+:", stmt):
             labels[stmt[:-1]] = len(instrs)
+            defs.setdefault(stmt[:-1], []).append((tuple(path), len(instrs)))
             continue
         if stmt.startswith(".loc"):
             loc = _frames(stmt, outer)
@@ -218,7 +228,7 @@ def _parse_body(name: str, params: tuple[str, ...], body: str, reqntid: tuple[in
         if stmt.startswith("."):
             continue
         guard = ""
-        gm = re.match(r"^@(!?%[\w$@]+)\s+", stmt)
+        gm = re.match(r"^@(!?%?[\w$@]+)\s+", stmt)  # a scoped register may have no ``%`` (``@!complete``)
         if gm:
             guard, stmt = gm.group(1), stmt[gm.end():]
         op, _, ops = stmt.partition(" ") if " " in stmt else stmt.partition("\t")
@@ -227,7 +237,27 @@ def _parse_body(name: str, params: tuple[str, ...], body: str, reqntid: tuple[in
         operands = tuple(_rename(" ".join(o.split()), scopes) for o in _split_operands(ops.strip()))
         guard = _rename(guard, scopes)
         instrs.append(Instr(parts[0], tuple(parts[1:]), operands, guard, first_line + line_no, loc))
+        paths.append(tuple(path))
+    _scope_labels(instrs, paths, defs, labels)
     return Kernel(name, params, tuple(instrs), labels, reqntid, shared, files)
+
+
+def _scope_labels(instrs: list[Instr], paths: list[tuple[int, ...]],
+                  defs: Mapping[str, list[tuple[tuple[int, ...], int]]], labels: dict[str, int]) -> None:
+    """A label defined more than once (each inline-asm block of a kernel may declare its own ``waitLoop:``) is
+    local to its scope: a branch goes to the definition in the innermost scope that encloses it."""
+    for i, ins in enumerate(instrs):
+        if ins.opcode != "bra" or not ins.operands or len(defs.get(ins.operands[-1], ())) < 2:
+            continue
+        name = ins.operands[-1]
+        here = paths[i]
+        mine = [(p, at) for p, at in defs[name] if here[: len(p)] == p]
+        if not mine:
+            continue
+        _, at = max(mine, key=lambda d: len(d[0]))
+        local = f"{name}@{at}"
+        labels[local] = at
+        instrs[i] = Instr(ins.opcode, ins.mods, (*ins.operands[:-1], local), ins.guard, ins.line, ins.loc)
 
 
 _LOC = re.compile(r"\.loc\s+(\d+)\s+(\d+)\s+(\d+)(?:.*?inlined_at\s+(\d+)\s+(\d+)\s+(\d+))?")
@@ -249,7 +279,7 @@ def _frames(stmt: str, outer: dict[tuple[int, int, int], tuple[tuple[int, int], 
 
 
 def _rename(s: str, scopes: list[dict[str, str]]) -> str:
-    if not s or "%" not in s:
+    if not s or not scopes:
         return s
 
     def sub(m: re.Match[str]) -> str:
@@ -259,7 +289,7 @@ def _rename(s: str, scopes: list[dict[str, str]]) -> str:
                 return sc[n]
         return n
 
-    return re.sub(r"%[\w$]+", sub, s)
+    return re.sub(r"%?[A-Za-z_$][\w$]*", sub, s)
 
 
 # -- running ---------------------------------------------------------------------------------------------------------
@@ -268,7 +298,7 @@ _BITS = {"b8": 8, "u8": 8, "s8": 8, "b16": 16, "u16": 16, "s16": 16, "b32": 32, 
          "tf32": 32, "e4m3x2": 16, "e5m2x2": 16}
 _FLOAT = {"f16", "bf16", "f32", "f64", "f16x2", "bf16x2", "tf32", "e4m3x2", "e5m2x2"}
 _NO_EFFECT = {"bar", "barrier", "fence", "membar", "prefetch", "prefetchu", "griddepcontrol", "nanosleep", "trap",
-              "pmevent", "elect", "setmaxnreg", "discard", "applypriority", "createpolicy"}
+              "pmevent", "setmaxnreg", "discard", "applypriority", "createpolicy"}
 # shared-memory operations that are not ld/st bank traffic of the LSU pipe: recorded, not counted
 _SHARED_OTHER = {"mbarrier", "wgmma", "tcgen05", "cp", "atom", "red", "ldmatrix", "stmatrix", "st", "ld"}
 
@@ -304,10 +334,14 @@ class Run:
     steps: int = 0
     unplaced: frozenset[int] = frozenset()
     """pcs of generic ld/st whose address the run could not place (in ``other`` too)."""
+    copies: tuple[Access, ...] = ()
+    """Every ``cp.async`` (non-bulk: LDGSTS) a warp executes, with the shared byte address each active lane writes
+    (its ``[dst]``); in ``other`` too. Those whose destination or lanes the run does not know: ``copy_unknown``."""
+    copy_unknown: frozenset[int] = frozenset()
 
 
 class _Stop(Exception):
-    pass
+    pc: int | None = None  # the instruction it stopped at (set by the innermost ``_run``)
 
 
 @dataclass
@@ -315,6 +349,10 @@ class _State:
     pc: int
     threads: np.ndarray  # global thread ids of this group
     regs: dict[str, tuple[np.ndarray, np.ndarray]]
+    ambiguous: np.ndarray | None = None  # lanes that run a branch's both sides (their side is not known)
+    elected: set[str] = field(default_factory=set)
+    """Predicates written by an ``elect.sync`` that every lane of each warp of the group executed with a full
+    membermask: true for exactly one lane of each warp (PTX ISA, elect.sync), which lane not known."""
 
 
 def _mask(bits: int) -> np.uint64:
@@ -365,6 +403,13 @@ class _Machine:
         self.other: dict[int, int] = {}
         self.unplaced: set[int] = set()
         self.wgmmas: list[WgmmaExec] | None = None  # recorded only by ``wgmma_executions``
+        self.cfg = Cfg(k.instrs, k.labels)
+        self.copies: list[Access] = []
+        self.copy_unknown: set[int] = set()
+        self.guessed: np.ndarray | None = None  # lanes of the current instruction whose guard is not known
+        self.elected_guard = False  # the current instruction's guard is an elect.sync predicate (``_State.elected``)
+        self.ummas: list[UmmaExec] | None = None  # recorded only by ``umma_executions``
+        self.tmaps: TensorMaps | None = None  # followed only by ``tma_loads``
 
     # -- operand values ------------------------------------------------------------------------------------------
     def value(self, st: _State, op: str, bits: int) -> tuple[np.ndarray, np.ndarray]:
@@ -404,6 +449,7 @@ class _Machine:
             raise _Stop("vector destination")
         if dst == "_":
             return
+        st.elected.discard(dst)
         if where.all() or dst not in st.regs:
             if not where.all():
                 kn = kn & where
@@ -441,7 +487,8 @@ def shared_accesses(k: Kernel, grid: tuple[int, ...] = (1,), block: tuple[int, .
     ncta = grid3[0] * grid3[1] * grid3[2]
     m = _Machine(k, block3[:3], grid3[:3], list(range(ncta)) if ctas is None else ctas, named, max_steps)
     stopped = _execute(m)
-    return Run(tuple(m.accesses), dict(m.other), stopped, m.steps, frozenset(m.unplaced))
+    return Run(tuple(m.accesses), dict(m.other), stopped, m.steps, frozenset(m.unplaced), tuple(m.copies),
+               frozenset(m.copy_unknown))
 
 
 def _execute(m: _Machine) -> str:
@@ -454,42 +501,57 @@ def _execute(m: _Machine) -> str:
         try:
             work.extend(_run(m, st))
         except _Stop as e:
-            ins = k.instrs[min(st.pc, len(k.instrs) - 1)] if k.instrs else None
+            pc = st.pc if e.pc is None else e.pc
+            ins = k.instrs[min(pc, len(k.instrs) - 1)] if k.instrs else None
             where = f" (PTX line {ins.line}: {ins.text} {', '.join(ins.operands)})" if ins else ""
             stopped = f"{e}{where}"
             break
     return stopped
 
 
-def _run(m: _Machine, st: _State) -> list[_State]:
-    """Run one group until it ends or splits (returns the groups to continue)."""
+def _run(m: _Machine, st: _State, stop: int | None = None, depth: int = 0) -> list[_State]:
+    """Run one group until it ends, splits (returns the groups to continue) or reaches instruction ``stop`` (returns
+    ``[st]`` there)."""
+    box = [st]
+    try:
+        return _run_group(m, box, stop, depth)
+    except _Stop as e:
+        if e.pc is None:
+            e.pc = box[0].pc
+        raise
+
+
+def _run_group(m: _Machine, box: list[_State], stop: int | None, depth: int) -> list[_State]:
     instrs = m.k.instrs
+    st = box[0]
     while st.pc < len(instrs):
+        if st.pc == stop:
+            return [st]
         m.steps += 1
         if m.steps > m.max_steps:
             raise _Stop(f"more than {m.max_steps} instructions run")
         ins = instrs[st.pc]
         where = np.ones(st.threads.size, dtype=bool)
+        gk = where
         if ins.guard:
             gv, gk = m.value(st, ins.guard, 1)
-            where = (gv & np.uint64(1)).astype(bool)
-            if ins.opcode in ("bra", "ret", "exit") or _is_shared(ins):
-                if not gk.all():
-                    raise _Stop("a guard the interpreter does not know")
-            else:
-                # a register written under an unknown guard is unknown where the guard is
-                where = where | ~gk
+            where = (gv & np.uint64(1)).astype(bool) & gk
+            if not gk.all() and (ins.opcode in ("ret", "exit", "wgmma") or _is_modelled_access(ins)):
+                raise _Stop("a guard the interpreter does not know")
         if ins.opcode == "bra":
             target = m.k.labels.get(ins.operands[-1])
             if target is None:
                 raise _Stop(f"branch to an unknown label {ins.operands[-1]!r}")
-            if where.all():
+            if gk.all() and where.all():
                 st.pc = target
                 continue
-            if not where.any():
+            if gk.all() and not where.any():
                 st.pc += 1
                 continue
-            return _split(m, st, where, target)
+            if gk.all() and not _splits_a_warp(m, st, where):
+                return _split(m, st, where, target)
+            st = box[0] = _diverge(m, st, where, gk, target, depth)
+            continue
         if ins.opcode in ("ret", "exit"):
             if where.all():
                 return []
@@ -497,24 +559,103 @@ def _run(m: _Machine, st: _State) -> list[_State]:
                 return _split(m, st, ~where, st.pc + 1, keep_only=True)
             st.pc += 1
             continue
-        _step(m, st, ins, where)
+        if gk.all():
+            _step(m, st, ins, where)
+        else:  # it may or may not run where the guard is not known: what it writes is unknown there
+            before = dict(st.regs)
+            m.guessed, m.elected_guard = ~gk, ins.guard in st.elected
+            try:
+                _step(m, st, ins, where | ~gk)
+            finally:
+                m.guessed, m.elected_guard = None, False
+            for r, (v, kn) in st.regs.items():
+                if before.get(r) is not st.regs[r]:
+                    st.regs[r] = (v, kn & gk)
         st.pc += 1
     return []
+
+
+_MAX_NESTING = 64
+
+
+def _splits_a_warp(m: _Machine, st: _State, taken: np.ndarray) -> bool:
+    warps = m.warp_of[st.threads]
+    every = np.bincount(warps, minlength=int(warps.max()) + 1)
+    some = np.bincount(warps[taken], minlength=every.size)
+    return bool(((some > 0) & (some < every)).any())
+
+
+def _diverge(m: _Machine, st: _State, taken: np.ndarray, known: np.ndarray, target: int, depth: int) -> _State:
+    """A branch that splits a warp, or whose guard is not known for some lanes: each lane runs its own side (a lane
+    whose side is not known runs both) up to the branch's reconvergence point (``importers.ptx_cfg``), where the
+    sides merge into one group again. A register is known after the merge for a lane only where every side the lane
+    ran agrees on it. A shared-memory access before the reconvergence point by a lane whose side is not known stops
+    the run (its warp's active lanes are not known); one by lanes whose side is known is the access of those lanes."""
+    join = m.cfg.reconvergence(st.pc)
+    if join is None:
+        raise _Stop("a branch that splits a warp and does not reconverge before the kernel's end is not modelled")
+    if depth >= _MAX_NESTING:
+        raise _Stop(f"divergent branches nested deeper than {_MAX_NESTING}")
+    both = ~known
+    arrived: list[_State] = []
+    for sel, pc in ((taken | both, target), ((~taken & known) | both, st.pc + 1)):
+        if not sel.any():
+            continue
+        amb = both[sel] if st.ambiguous is None else (both | st.ambiguous)[sel]
+        side = _State(pc, st.threads[sel], {r: (v[sel], kn[sel]) for r, (v, kn) in st.regs.items()},
+                      amb if amb.any() else None)
+        work = [side]
+        while work:
+            s = work.pop()
+            if s.pc == join:
+                arrived.append(s)
+            else:
+                work.extend(_run(m, s, join, depth + 1))
+    return _merge(arrived, join, st.ambiguous is not None and bool(st.ambiguous.any()), st)
+
+
+def _merge(groups: list[_State], pc: int, was_ambiguous: bool, before: _State) -> _State:
+    """One group of the threads of ``groups`` (a thread may be in several: it ran every side), at ``pc``."""
+    if not groups:
+        return _State(pc, before.threads[:0], {r: (v[:0], kn[:0]) for r, (v, kn) in before.regs.items()})
+    threads = np.concatenate([g.threads for g in groups])
+    order = np.argsort(threads, kind="stable")
+    ts = threads[order]
+    uniq, first = np.unique(ts, return_index=True)
+    regs: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    for r in set().union(*(g.regs for g in groups)):
+        vs = np.concatenate([g.regs[r][0] if r in g.regs else np.zeros(g.threads.size, dtype=np.uint64)
+                             for g in groups])[order]
+        ks = np.concatenate([g.regs[r][1] if r in g.regs else np.zeros(g.threads.size, dtype=bool)
+                             for g in groups])[order]
+        lo, hi = np.minimum.reduceat(vs, first), np.maximum.reduceat(vs, first)
+        kn = np.logical_and.reduceat(ks, first) & (lo == hi)
+        regs[r] = (lo, kn)
+    amb = None
+    if was_ambiguous:
+        pos = np.searchsorted(before.threads, uniq)
+        amb = before.ambiguous[pos] if before.ambiguous is not None else None
+    return _State(pc, uniq, regs, amb)
 
 
 def _split(m: _Machine, st: _State, taken: np.ndarray, target: int, keep_only: bool = False) -> list[_State]:
     """Whole warps go one way or the other (a branch); with ``keep_only`` the others leave (``ret``: lanes of a warp
     may exit while the rest go on, as the hardware does)."""
-    warps = m.warp_of[st.threads]
-    every = np.bincount(warps, minlength=int(warps.max()) + 1)
-    some = np.bincount(warps[taken], minlength=every.size)
-    if not keep_only and ((some > 0) & (some < every)).any():
-        raise _Stop("a branch that splits a warp (divergence within a warp) is not modelled")
-    a = _State(target, st.threads[taken], {r: (v[taken], kn[taken]) for r, (v, kn) in st.regs.items()})
-    if keep_only:  # ``ret`` by the others: only the taken ones go on, at ``target``
+    amb = (lambda sel: None if st.ambiguous is None else st.ambiguous[sel])  # noqa: E731
+    a = _State(target, st.threads[taken], {r: (v[taken], kn[taken]) for r, (v, kn) in st.regs.items()}, amb(taken),
+               set(st.elected))  # whole warps go on together: an elected lane is still the one of its warp
+    if keep_only:  # ``ret`` by the others: only the taken ones go on, at ``target`` (a warp may lose lanes)
+        a.elected.clear()
         return [a]
-    b = _State(st.pc + 1, st.threads[~taken], {r: (v[~taken], kn[~taken]) for r, (v, kn) in st.regs.items()})
+    b = _State(st.pc + 1, st.threads[~taken], {r: (v[~taken], kn[~taken]) for r, (v, kn) in st.regs.items()},
+               amb(~taken), set(st.elected))
     return [b, a]
+
+
+def _is_modelled_access(ins: Instr) -> bool:
+    """A shared ld/st/ldmatrix/stmatrix, or a generic ld/st (which may reach the shared window): the accesses whose
+    active lanes a row counts."""
+    return ins.opcode in ("ld", "st", "ldmatrix", "stmatrix") and (_is_shared(ins) or _generic(ins))
 
 
 def _is_shared(ins: Instr) -> bool:
@@ -524,6 +665,9 @@ def _is_shared(ins: Instr) -> bool:
 def _record(m: _Machine, st: _State, ins: Instr, addr: np.ndarray, kn: np.ndarray, where: np.ndarray) -> None:
     if not kn[where].all():
         raise _Stop("a shared address the interpreter does not know (it depends on data or an unknown parameter)")
+    if st.ambiguous is not None and st.ambiguous[where].any():
+        raise _Stop("a shared access inside a branch by lanes whose side of it is not known (its guard depends on "
+                    "data, an elected lane or a parameter not given): its active lanes are not known")
     warps = m.warp_of[st.threads]
     lanes = m.lane_of[st.threads]
     for w in np.unique(warps[where]):
@@ -533,10 +677,48 @@ def _record(m: _Machine, st: _State, ins: Instr, addr: np.ndarray, kn: np.ndarra
         m.accesses.append(Access(st.pc, int(w), a))
 
 
+def _elect(m: _Machine, st: _State, ins: Instr, where: np.ndarray) -> None:
+    """``elect.sync d|p, membermask``: ``p`` true for one leader lane of ``membermask``, ``d`` its lane id; which
+    lane the PTX ISA does not say, so both are unknown. With a full membermask run by every lane of each warp, ``p``
+    is tagged elected (exactly one lane per warp)."""
+    d, _, p = ins.operands[0].partition("|")
+    n = st.threads.size
+    for r in (d.strip(), p.strip()):
+        if r and r != "_":
+            m.write(st, r, np.zeros(n, dtype=np.uint64), np.zeros(n, dtype=bool), 32 if r == d.strip() else 1, where)
+    mask = _literal(ins.operands[1].strip()) if len(ins.operands) > 1 else None
+    warps = m.warp_of[st.threads]
+    full = bool(where.all()) and (np.bincount(warps)[np.unique(warps)] == 32).all() and m.guessed is None
+    if p.strip() and mask is not None and mask & 0xFFFFFFFF == 0xFFFFFFFF and full and st.ambiguous is None:
+        st.elected.add(p.strip())
+
+
+def _record_copy(m: _Machine, st: _State, ins: Instr, where: np.ndarray) -> None:
+    """A ``cp.async.{ca,cg}.shared{::cta}.global [dst], [src], cp-size ...`` (PTX ISA 9.7.9.25.3.1): each active lane
+    writes ``cp-size`` bytes at ``dst`` (zero-filled past ``src-size``, still written). Recorded with the lanes'
+    destinations, or as unknown when a destination or which lanes run it is not known (never a stop: the LSU rows
+    do not depend on it)."""
+    addr, kn = m.address(st, ins.operands[0])
+    guessed = m.guessed is not None and bool(m.guessed[where].any())
+    ambiguous = st.ambiguous is not None and bool(st.ambiguous[where].any())
+    if guessed or ambiguous or not kn[where].all():
+        m.copy_unknown.add(st.pc)
+        return
+    warps, lanes = m.warp_of[st.threads], m.lane_of[st.threads]
+    for w in np.unique(warps[where]):
+        sel = (warps == w) & where
+        a = np.full(32, -1, dtype=np.int64)
+        a[lanes[sel]] = addr[sel].astype(np.int64)
+        m.copies.append(Access(st.pc, int(w), a))
+
+
 def _step(m: _Machine, st: _State, ins: Instr, where: np.ndarray) -> None:
     op, ops = ins.opcode, ins.operands
     n = st.threads.size
     if op in _NO_EFFECT:
+        return
+    if op == "elect":
+        _elect(m, st, ins, where)
         return
     if op == "cvta":  # an address conversion, not an access
         _alu(m, st, ins, where)
@@ -545,6 +727,10 @@ def _step(m: _Machine, st: _State, ins: Instr, where: np.ndarray) -> None:
         ai = 1 if op in ("ld", "ldmatrix") else 0
         addr, kn = m.address(st, ops[ai])
         _record(m, st, ins, addr, kn, where)
+        if op == "st" and m.tmaps is not None and where.any():
+            width = _BITS.get(_type_of(ins), 32) // 8 * next((int(x[1:]) for x in ins.mods if x in ("v2", "v4")), 1)
+            val = None if ops[1].startswith("{") else m.value(st, ops[1], 64)
+            m.tmaps.stored(addr[where], None if val is None else (val[0][where], val[1][where]), width)
         if op in ("ld", "ldmatrix"):
             _unknown_dsts(m, st, ops[0], where)
         return
@@ -552,9 +738,15 @@ def _step(m: _Machine, st: _State, ins: Instr, where: np.ndarray) -> None:
         moves_data = ((_is_shared(ins) and op != "mbarrier") or (op == "wgmma" and "mma_async" in ins.mods)
                       or (op == "tcgen05" and bool(ins.mods) and ins.mods[0] in ("mma", "cp")))
         if moves_data:  # shared-memory data the LSU bank model does not count (synchronisation is not listed)
-            m.other[st.pc] = m.other.get(st.pc, 0) + int(where.any())
+            m.other[st.pc] = m.other.get(st.pc, 0) + int(np.unique(m.warp_of[st.threads[where]]).size)
+        if op == "cp" and ins.mods[:1] == ("async",) and "bulk" not in ins.mods and ops:
+            _record_copy(m, st, ins, where)
         if m.wgmmas is not None and op == "wgmma" and ins.mods[:1] in (("mma_async",), ("commit_group",)):
             _record_wgmma(m, st, ins, where)
+        if m.ummas is not None and op == "tcgen05" and ins.mods[:1] in (("mma",), ("commit",)):
+            _record_umma(m, st, ins, where)
+        if m.tmaps is not None and op in ("tensormap", "cp"):
+            _tensormap(m, st, ins, where)
         if op == "mbarrier" and ins.mods and ins.mods[0] in ("try_wait", "test_wait") and ops:
             m.write(st, ops[0], np.ones(n, dtype=np.uint64), np.ones(n, dtype=bool), 1, where)
             return
@@ -832,6 +1024,12 @@ def _eval(m: _Machine, st: _State, ins: Instr, op: str, ops: tuple[str, ...], mo
         return [(dst, (u64(0) - vals[0]), kn, bits)]
     if op in ("and", "or", "xor"):
         f = {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}[op]
+        if op != "xor":  # a known 0 decides an and, a known all-ones an or, whatever the other operand is
+            absorb = u64(0) if op == "and" else _mask(bits)
+            (v0, k0), (v1, k1) = srcs[0], srcs[1]
+            kn = kn | (k0 & ((v0 & _mask(bits)) == absorb)) | (k1 & ((v1 & _mask(bits)) == absorb))
+            return [(dst, np.where(k0 & ((v0 & _mask(bits)) == absorb), v0,
+                                   np.where(k1 & ((v1 & _mask(bits)) == absorb), v1, f(vals[0], vals[1]))), kn, bits)]
         return [(dst, f(vals[0], vals[1]), kn, bits)]
     if op == "not":
         return [(dst, ~vals[0], kn, bits)]
@@ -965,5 +1163,120 @@ def _record_wgmma(m: _Machine, st: _State, ins: Instr, where: np.ndarray) -> Non
                                   why or wa or wb))
 
 
-__all__ = ["Access", "Instr", "Kernel", "Run", "WgmmaExec", "WgmmaRun", "entries", "parse_ptx", "shared_accesses",
-           "wgmma_executions"]
+# -- tcgen05.mma operands: the descriptors each issuing thread executes ----------------------------------------------
+@dataclass(frozen=True, slots=True)
+class UmmaExec:
+    """One ``tcgen05.mma`` issued by one thread of warp ``warp`` (CTA-linear), or a ``tcgen05.commit``
+    (``kind == ""``): ``kind`` (``f16``, ``tf32``, ...), the 64-bit shared-memory descriptors of A (``None``: A in
+    tensor memory) and B, the 32-bit instruction descriptor, and ``unknown``: why they could not be evaluated."""
+
+    pc: int
+    warp: int
+    kind: str = ""
+    desc_a: int | None = None
+    desc_b: int | None = None
+    idesc: int | None = None
+    unknown: str = ""
+
+
+def umma_executions(k: Kernel, grid: tuple[int, ...] = (1,), block: tuple[int, ...] | None = None,
+                    scalars: Mapping[str, int] | None = None, ctas: list[int] | None = None,
+                    max_steps: int = 200_000) -> tuple[tuple[UmmaExec, ...], str]:
+    """Run ``k`` as ``shared_accesses`` does; every ``tcgen05.mma`` (PTX ISA 9.7.16.10.9: ``tcgen05.mma.cta_group
+    .kind [d-tmem], a-desc|[a-tmem], b-desc, idesc, ...``, issued by each thread that executes it) and
+    ``tcgen05.commit`` in program order, and why the run stopped (``""``)."""
+    block3 = (*(block or k.reqntid or ()), 1, 1, 1)
+    if not (block or k.reqntid):
+        raise ParseError(f"ptx: {k.name} declares no .reqntid: give the block size")
+    grid3 = (*grid, 1, 1, 1)
+    named = {k.params[int(key)] if str(key).isdigit() else key: int(val) for key, val in (scalars or {}).items()}
+    ncta = grid3[0] * grid3[1] * grid3[2]
+    m = _Machine(k, block3[:3], grid3[:3], list(range(ncta)) if ctas is None else ctas, named, max_steps)
+    m.ummas = []
+    stopped = _execute(m)
+    return tuple(m.ummas), stopped
+
+
+def _record_umma(m: _Machine, st: _State, ins: Instr, where: np.ndarray) -> None:
+    """One execution per issuing thread; under an ``elect.sync`` guard, one per warp with operands that every lane
+    of the warp holds alike (so the leader's are known whichever it is)."""
+    assert m.ummas is not None
+    warps = m.warp_of[st.threads]
+    commit = ins.mods[0] == "commit"
+    kind = next((x.split("::")[1] for x in ins.mods if x.startswith("kind::")), "")
+    odd = next((x for x in ins.mods if x in ("sp", "ws") or x.startswith("block_scale")), "")
+    for w in np.unique(warps[where]):
+        sel = (warps == w) & where
+        if m.guessed is not None and m.guessed[sel].any():
+            if not m.elected_guard:
+                m.ummas.append(UmmaExec(st.pc, int(w), kind or "?", unknown="its guard is not known"))
+                continue
+            issuers = [sel]  # exactly one lane of ``sel`` (the leader) issues it
+        else:
+            issuers = [np.flatnonzero(sel)[i:i + 1] for i in range(int(sel.sum()))]
+        for lanes in issuers:
+            if commit:
+                m.ummas.append(UmmaExec(st.pc, int(w)))
+                continue
+            if odd:
+                m.ummas.append(UmmaExec(st.pc, int(w), kind, unknown=f"a tcgen05.mma .{odd} is not modelled"))
+                continue
+            ops = ins.operands
+            a = None if ops[1].strip().startswith("[") else _uniform(m, st, ops[1], lanes)
+            b, i = _uniform(m, st, ops[2], lanes), _uniform(m, st, ops[3], lanes)
+            why = next((x[1] for x in (a, b, i) if x is not None and x[1]), "")
+            m.ummas.append(UmmaExec(st.pc, int(w), kind, a[0] if a else None, b[0], i[0], why.replace("warpgroup",
+                                                                                                      "warp")))
+
+
+def tma_loads(k: Kernel, grid: tuple[int, ...] = (1,), block: tuple[int, ...] | None = None,
+              scalars: Mapping[str, int] | None = None, max_steps: int = 200_000) -> tuple[tuple[TmaLoad, ...], str]:
+    """Run ``k`` and return every TMA load (``cp.async.bulk.tensor`` global -> shared) with its destination and
+    the fields of the device-side tensor map it names (``importers.ptx_tensormap``), and why the run stopped."""
+    block3 = (*(block or k.reqntid or ()), 1, 1, 1)
+    if not (block or k.reqntid):
+        raise ParseError(f"ptx: {k.name} declares no .reqntid: give the block size")
+    grid3 = (*grid, 1, 1, 1)
+    named = {k.params[int(key)] if str(key).isdigit() else key: int(val) for key, val in (scalars or {}).items()}
+    m = _Machine(k, block3[:3], grid3[:3], list(range(grid3[0] * grid3[1] * grid3[2])), named, max_steps)
+    m.tmaps = TensorMaps()
+    stopped = _execute(m)
+    return tuple(m.tmaps.loads), stopped
+
+
+def _tensormap(m: _Machine, st: _State, ins: Instr, where: np.ndarray) -> None:
+    assert m.tmaps is not None
+    lanes = where | (m.guessed if m.guessed is not None else False)
+    if not lanes.any():
+        return
+    ops = ins.operands
+
+    def one(op: str, bits: int = 64) -> int | None:
+        v, kn = m.value(st, op, bits)
+        return uniform(v[lanes], kn[lanes])
+
+    def addr(op: str) -> int | None:
+        v, kn = m.address(st, op)
+        return uniform(v[lanes], kn[lanes])
+
+    if ins.opcode == "tensormap" and ins.mods[:2] == ("replace", "tile"):
+        name = ins.mods[2]
+        ordinal = _literal(ops[1].strip()) if len(ops) > 2 else 0
+        m.tmaps.replace(name, ordinal if ordinal is not None else -1, addr(ops[0]), one(ops[-1]))
+    elif ins.opcode == "tensormap" and ins.mods[:1] == ("cp_fenceproxy",):
+        m.tmaps.publish(addr(ops[0]), addr(ops[1]))
+    elif ins.opcode == "cp" and "tensor" in ins.mods and "global" in ins.mods and ins.mods.index("global") > \
+            next((i for i, x in enumerate(ins.mods) if x.startswith("shared")), 99):
+        dst = addr(ops[0])
+        inner = ops[1].strip()[1:-1]
+        slot = one(inner.split(",")[0].strip())
+        fields = m.tmaps.slots.get(slot) if slot is not None else None
+        why = ("" if dst is not None else "its destination is not known") or \
+              ("" if fields is not None else "its tensor map is not one the run built (a host-side descriptor, or "
+                                               "a field the run does not know)")
+        for w in np.unique(m.warp_of[st.threads[lanes]]):
+            m.tmaps.loads.append(TmaLoad(st.pc, int(w), dst, fields, why))
+
+
+__all__ = ["Access", "Instr", "Kernel", "Run", "UmmaExec", "WgmmaExec", "WgmmaRun", "entries", "parse_ptx",
+           "shared_accesses", "tma_loads", "umma_executions", "wgmma_executions"]

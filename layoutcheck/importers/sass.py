@@ -60,6 +60,38 @@ def shared_ops_of_text(sass: str, function: str | None = None) -> Counter[tuple[
     return Counter((kind_of(op, mods), bool(pred)) for pred, op, mods in _OP.findall(sass))
 
 
+_LINE = re.compile(r'^\s*//## File "([^"]+)", line (\d+)')
+
+
+def shared_ops_by_line_of_text(sass: str, function: str | None = None
+                               ) -> Counter[tuple[tuple[str, int] | None, str, bool]]:
+    """The ``(source, access kind, predicated)`` multiset of a listing disassembled with line information
+    (``nvdisasm -g``): ``source`` is the ``(file, line)`` of the ``//## File "...", line N`` comment before the
+    instruction (the innermost frame of an inlined call, as the PTX's ``.loc`` has it), ``None`` before any."""
+    if function is not None:
+        parts = _SECTION.split(sass)
+        sass = "".join(body for name, body in zip(parts[1::2], parts[2::2], strict=True) if name == function)
+    out: Counter[tuple[tuple[str, int] | None, str, bool]] = Counter()
+    src: tuple[str, int] | None = None
+    for line in sass.splitlines():
+        lm = _LINE.match(line)
+        if lm:
+            src = (lm.group(1), int(lm.group(2)))
+            continue
+        om = _OP.match(line)
+        if om:
+            out[(src, kind_of(om.group(2), om.group(3)), bool(om.group(1)))] += 1
+    return out
+
+
+def _disassemble(cubin: bytes, tool: str, lines: bool) -> str:
+    with tempfile.TemporaryDirectory(prefix="layoutcheck-sass-") as d:
+        f = Path(d) / "k.cubin"
+        f.write_bytes(cubin)
+        return subprocess.run([tool, *(["-g"] if lines else []), "-c", str(f)], capture_output=True, text=True,
+                              timeout=120, check=True).stdout
+
+
 def shared_ops(cubin: bytes, tool: str | None = None, function: str | None = None
                ) -> Counter[tuple[str, bool]] | None:
     """``shared_ops_of_text`` of the cubin's disassembly (of ``function`` only, when given); ``None`` when no
@@ -67,11 +99,18 @@ def shared_ops(cubin: bytes, tool: str | None = None, function: str | None = Non
     tool = tool or nvdisasm()
     if tool is None:
         return None
-    with tempfile.TemporaryDirectory(prefix="layoutcheck-sass-") as d:
-        f = Path(d) / "k.cubin"
-        f.write_bytes(cubin)
-        out = subprocess.run([tool, "-c", str(f)], capture_output=True, text=True, timeout=120, check=True).stdout
-    return shared_ops_of_text(out, function)
+    return shared_ops_of_text(_disassemble(cubin, tool, False), function)
 
 
-__all__ = ["kind_of", "nvdisasm", "shared_ops", "shared_ops_of_text"]
+def shared_ops_by_line(cubin: bytes, tool: str | None = None, function: str | None = None
+                       ) -> Counter[tuple[tuple[str, int] | None, str, bool]] | None:
+    """``shared_ops_by_line_of_text`` of the cubin's disassembly with line information; ``None`` without
+    ``nvdisasm``."""
+    tool = tool or nvdisasm()
+    if tool is None:
+        return None
+    return shared_ops_by_line_of_text(_disassemble(cubin, tool, True), function)
+
+
+__all__ = ["kind_of", "nvdisasm", "shared_ops", "shared_ops_by_line", "shared_ops_by_line_of_text",
+           "shared_ops_of_text"]

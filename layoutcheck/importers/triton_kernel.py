@@ -82,6 +82,21 @@ def _signature(fn: Any, spec: KernelSpec) -> dict[str, str]:
     return sig
 
 
+def _divisibility(fn: Any, sig: Mapping[str, str]) -> tuple[dict[str, str], dict[tuple[int, ...], Any]]:
+    """``*fp16:16`` / ``i32:16``: the argument is divisible by 16 (a pointer 16-byte aligned), as Triton's launcher
+    specialises it when the value it is called with is (``tt.divisibility``); without it Triton compiles the
+    unaligned variant (no vector loads, no cp.async). Returns the plain types and the attributes."""
+    plain, attrs = {}, {}
+    for name, typ in sig.items():
+        base, sep, div = typ.partition(":")
+        plain[name] = base
+        if sep:
+            if div != "16":
+                raise UsageError(f"triton: {name}={typ}: the only divisibility Triton specialises on is :16")
+            attrs[(fn.arg_names.index(name),)] = [["tt.divisibility", 16]]
+    return plain, attrs
+
+
 def compile_kernel(spec: KernelSpec) -> str:
     """The TTGIR Triton compiles ``spec`` to, on the CPU. Raises ``UsageError`` for a bad ``FILE::KERNEL``,
     signature or target, ``LayoutError`` for a kernel Triton itself rejects (its message, last line)."""
@@ -113,7 +128,8 @@ def compile_stages(spec: KernelSpec) -> dict[str, Any]:
         from triton.experimental.gluon._runtime import GluonASTSource
 
         source_cls = GluonASTSource
-    src = source_cls(fn=fn, signature=sig, constexprs=consts)
+    sig, attrs = _divisibility(fn, sig)
+    src = source_cls(fn=fn, signature=sig, constexprs=consts, attrs=attrs)
     backend, arch = TARGETS[spec.target]
     opts = {"num_warps": spec.num_warps, "num_stages": spec.num_stages, "num_ctas": spec.num_ctas}
     try:

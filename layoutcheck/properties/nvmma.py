@@ -32,11 +32,13 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from layoutcheck.algebra.swizzle import shared_offsets
 from layoutcheck.errors import LayoutcheckError
 from layoutcheck.hw.dtypes import mlir_dtype
 from layoutcheck.importers.ptx import Kernel, WgmmaExec, parse_ptx, wgmma_executions
 from layoutcheck.importers.triton import balanced_end, from_triton, parse_ttgir, type_use
 from layoutcheck.models.gmma import GmmaDescriptor, decode_gmma_descriptor
+from layoutcheck.models.umma import decode_umma_descriptor
 from layoutcheck.properties.base import Decision, Property, Undecided
 from layoutcheck.properties.ttgir import Claim, NotModelled
 from layoutcheck.witness import (
@@ -92,11 +94,15 @@ class Read:
     major: str
     mn: int
     k: int
+    isa: str = "wgmma"  # or "tcgen05": which descriptor format ``desc`` is
 
 
 def _tile_bytes(op: StoredOperand, r: Read) -> np.ndarray:
     """The byte each tile element ``(i, j)`` is read from, shape ``(MN, K)`` (``LayoutError`` when it decodes to
-    no canonical layout)."""
+    no canonical layout): a wgmma descriptor through ``models.gmma``, a tcgen05 one through ``models.umma``."""
+    if r.isa == "tcgen05":
+        lay = decode_umma_descriptor(r.desc, op.dtype, r.major, (r.mn, r.k))
+        return (op.element_bytes * shared_offsets(lay, np.int64)).reshape(r.k, r.mn).T
     return decode_gmma_descriptor(r.desc, op.dtype, r.major, r.mn).addresses().reshape(r.k, r.mn).T
 
 
@@ -200,15 +206,18 @@ class NvmmaDescriptorReads(Property):
         kind = witness.get("kind")
         if kind == "pair":
             a, b = self.reads[witness["a"]], self.reads[witness["b"]]
-            return (f"the wgmma at PTX line {a.ptx_line} (warpgroup {a.warpgroup}) reads A and B at different "
+            unit = "warpgroup" if a.isa == "wgmma" else "warp"
+            return (f"the {a.isa} at PTX line {a.ptx_line} ({unit} {a.warpgroup}) reads A and B at different "
                     f"K-blocks: A's descriptor {a.desc:#x} and B's {b.desc:#x}")
         if kind == "cover":
             op = self.operands[witness["operand"]]
-            return (f"operand {op.name} block (mn, k) = ({witness['mn']}, {witness['k']}) is read by no wgmma of "
+            isa = self.reads[0].isa if self.reads else "wgmma"
+            return (f"operand {op.name} block (mn, k) = ({witness['mn']}, {witness['k']}) is read by no {isa} of "
                     f"execution {witness['execution']} of the dot")
         r = self.reads[witness["read"]]
         op = self.operands[r.operand]
-        at = (f"the wgmma at PTX line {r.ptx_line} (warpgroup {r.warpgroup}, {r.mn}x{r.k} {r.major}-major "
+        unit = "warpgroup" if r.isa == "wgmma" else "warp"
+        at = (f"the {r.isa} at PTX line {r.ptx_line} ({unit} {r.warpgroup}, {r.mn}x{r.k} {r.major}-major "
               f"{op.name} tile, descriptor {r.desc:#x})")
         if kind == "decode":
             return f"{at}: the descriptor decodes to no canonical layout: {witness['message']}"
@@ -233,19 +242,36 @@ class NvmmaDescriptorReads(Property):
 
 
 def nvmma_descriptor_claim(dtype: str, element_bytes: int, base: int, mn_of: tuple[int, ...], k_of: tuple[int, ...],
-                           extent: tuple[int, int], descriptors: tuple[tuple[int, str, int, int], ...]
-                           ) -> NvmmaDescriptorReads:
+                           extent: tuple[int, int], descriptors: tuple[tuple[int, str, int, int], ...],
+                           isa: str = "wgmma") -> NvmmaDescriptorReads:
     """The claim for one operand stored from byte ``base`` (offset ``o`` holds element ``(mn_of[o], k_of[o])`` of an
-    ``extent = (MN, K)`` tile) and read by one execution of wgmmas, one ``(descriptor, major, MN, K)`` each."""
+    ``extent = (MN, K)`` tile) and read by one execution of wgmmas (``isa="tcgen05"``: tcgen05.mma instructions),
+    one ``(descriptor, major, MN, K)`` each."""
     op = StoredOperand("A", dtype, element_bytes, base, (0,) * len(mn_of), mn_of, k_of, *extent)
-    reads = tuple(Read(0, 0, i, 0, 0, d, major, mn, k) for i, (d, major, mn, k) in enumerate(descriptors))
+    reads = tuple(Read(0, 0, i, 0, 0, d, major, mn, k, isa) for i, (d, major, mn, k) in enumerate(descriptors))
     return NvmmaDescriptorReads("generated", (op,), reads)
 
 
 # -- the TTGIR side: each dot's operands --------------------------------------------------------------------------
 _DOT = re.compile(r"^\s*(?P<res>%[\w.$-]+)(?::\d+)?\s*=\s*ttng\.warp_group_dot\s+(?P<a>%[\w.$-]+),\s*"
                   r"(?P<b>%[\w.$-]+),.*?:\s*(?P<types>(?:!ttg\.memdesc|tensor)<.*)$", re.M)
-_DEF = re.compile(r"^\s*(?P<res>%[\w.$-]+)\s*=\s*(?P<op>ttg\.local_alloc|ttg\.memdesc_index)\b(?P<rest>.*)$", re.M)
+_DEF = re.compile(r"^\s*(?P<res>%[\w.$-]+)\s*=\s*(?P<op>ttg\.local_alloc|ttg\.memdesc_index|ttg\.memdesc_trans)\b"
+                  r"(?P<rest>.*)$", re.M)
+
+
+def operand_source(defs: dict[str, Any], name: str) -> tuple[Any, bool] | None:
+    """The ``ttg.local_alloc`` behind memdesc ``name`` through ``memdesc_index`` and 2-D ``memdesc_trans``
+    (``order = [1, 0]``: element ``(i, j)`` of the view is ``(j, i)`` of its source), and whether the view is
+    transposed; ``None`` when another op (or a trans of another order) is in the way."""
+    d, flipped = defs.get(name), False
+    while d is not None and d.group("op") != "ttg.local_alloc":
+        if d.group("op") == "ttg.memdesc_trans":
+            if not re.search(r"order\s*=\s*array<i32:\s*1,\s*0>", d.group("rest")):
+                return None
+            flipped = not flipped
+        src = re.match(r"\s*(%[\w.$-]+)", d.group("rest"))
+        d = defs.get(src.group(1)) if src else None
+    return None if d is None else (d, flipped)
 
 
 @dataclass(frozen=True, slots=True)
@@ -258,6 +284,7 @@ class DotOperands:
     allocs: tuple[tuple[Any, int | None] | None, ...]
     why: tuple[str, ...]
     n: int
+    trans: tuple[bool, ...] = (False, False)  # the operand is a ``memdesc_trans`` view of its allocation
 
 
 def _types(text: str) -> list[Any]:
@@ -278,20 +305,20 @@ def dot_operands(text: str, offsets: tuple[int | None, ...] = ()) -> list[DotOpe
     for m in _DOT.finditer(text):
         line = text.count("\n", 0, m.start()) + 1
         ts = _types(m.group("types"))
-        allocs, why = [], []
+        allocs, why, trans = [], [], []
         for name, t in zip((m.group("a"), m.group("b")), ts[:2], strict=False):
+            trans.append(False)
             if t is None or t.kind != "memdesc":
                 allocs.append(None)
                 why.append("")
                 continue
-            d = defs.get(name)
-            while d is not None and d.group("op") == "ttg.memdesc_index":
-                src = re.match(r"\s*(%[\w.$-]+)", d.group("rest"))
-                d = defs.get(src.group(1)) if src else None
-            if d is None:
+            found = operand_source(defs, name)
+            if found is None:
                 allocs.append(None)
-                why.append(f"operand {name} is not reached from a ttg.local_alloc through ttg.memdesc_index")
+                why.append(f"operand {name} is not reached from a ttg.local_alloc through ttg.memdesc_index / "
+                           "memdesc_trans")
                 continue
+            d, trans[-1] = found
             at = _types(d.group("rest").split("->")[-1])
             off = re.search(r"allocation\.offset\s*=\s*(\d+)", d.group("rest"))
             i = order[d.group("res")]
@@ -299,7 +326,7 @@ def dot_operands(text: str, offsets: tuple[int | None, ...] = ()) -> list[DotOpe
             allocs.append((at[-1], int(off.group(1)) if off else given))
             why.append("")
         n = ts[2].shape[-1] if len(ts) > 2 and ts[2] is not None else 0
-        out.append(DotOperands(line, f"warp_group_dot {m.group('res')}", tuple(allocs), tuple(why), n))
+        out.append(DotOperands(line, f"warp_group_dot {m.group('res')}", tuple(allocs), tuple(why), n, tuple(trans)))
     return out
 
 
@@ -443,7 +470,7 @@ def _dot_claim(k: Kernel, d: DotOperands, executions: list[tuple[int, list[Wgmma
         else:
             base, placed = smem + offset, "allocation.offset"
         index[o] = len(operands)
-        operands.append(stored_operand("AB"[o], use, base, aliases, o == 1, placed))
+        operands.append(stored_operand("AB"[o], use, base, aliases, (o == 1) != d.trans[o], placed))
     reads, instr = [], 0
     for ex, es in executions:
         for e in es:

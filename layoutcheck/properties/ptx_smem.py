@@ -25,7 +25,7 @@ import numpy as np
 from layoutcheck.errors import LayoutError, ParseError
 from layoutcheck.hw.banks import access_kind
 from layoutcheck.importers.ptx import Instr, Kernel, entries, parse_ptx, shared_accesses
-from layoutcheck.importers.sass import shared_ops
+from layoutcheck.importers.sass import shared_ops_by_line
 from layoutcheck.models.banks.model import WavefrontExcess, breakdown, ideal_batch, wavefronts_batch
 from layoutcheck.properties.base import Decision, Property
 from layoutcheck.properties.ttgir import Claim, NotModelled
@@ -46,6 +46,11 @@ class PtxTraffic(WavefrontExcess):
     wavefronts: int | None = None
     ideal: int | None = None
     reason: str = ""
+    hypothesis: int | None = None
+    """For a ``cp.async`` (LDGSTS): the wavefronts its shared-memory write would take if the hardware phased it as
+    ``st.shared`` of the same width at the same addresses (``copy_hypothesis``); not a count until silicon confirms
+    it (``gpu.ptx_ncu``, section ``ldgsts_ncu``)."""
+    hypothesis_ideal: int | None = None
 
 
 def access_kind_of(ins: Instr) -> str:
@@ -62,6 +67,52 @@ def access_kind_of(ins: Instr) -> str:
     if total not in (8, 16, 32, 64, 128):
         raise LayoutError(f"{ins.text}: a {total}-bit shared access is not modelled")
     return f"{'lds' if ins.opcode == 'ld' else 'sts'}{total}"
+
+
+COPY_METRIC = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum"
+
+
+def copy_kind(ins: Instr) -> str:
+    """The ``st.shared`` access kind of the same width as a ``cp.async``'s ``cp-size`` operand (4, 8 or 16 bytes);
+    raises ``LayoutError`` when the size is not a literal."""
+    size = ins.operands[2].strip() if len(ins.operands) > 2 else ""
+    try:
+        n = int(size, 0)
+    except ValueError:
+        raise LayoutError(f"{ins.text}: cp-size {size!r} is not a literal") from None
+    if n not in (4, 8, 16):
+        raise LayoutError(f"{ins.text}: cp-size {n} is not 4, 8 or 16")
+    return f"sts{8 * n}"
+
+
+def copy_hypothesis(k: Kernel, copies: tuple[Any, ...], pcs: set[int] | None = None) -> tuple[int, int] | None:
+    """(wavefronts, ideal) of the ``cp.async`` executions ``copies`` (``Run.copies``; those at ``pcs`` only) under
+    the hypothesis that an LDGSTS's shared write is phased as ``st.shared`` of its width; ``None`` if none ran."""
+    rows = [a for a in copies if pcs is None or a.pc in pcs]
+    if not rows:
+        return None
+    w = i = 0
+    for kind, group in _by_kind(k, rows).items():
+        addrs = np.stack([a.addrs for a in group])
+        w += int(wavefronts_batch(access_kind(kind), addrs).sum())
+        i += int(ideal_batch(access_kind(kind), addrs).sum())
+    return w, i
+
+
+def _by_kind(k: Kernel, rows: list[Any]) -> dict[str, list[Any]]:
+    out: dict[str, list[Any]] = defaultdict(list)
+    for a in rows:
+        out[copy_kind(k.instrs[a.pc])].append(a)
+    return out
+
+
+def _copy_note(hyp: tuple[int, int] | None, unknown: bool) -> str:
+    if unknown:
+        return "; the destination or the lanes of some execution are not known"
+    if hyp is None:
+        return ""
+    return (f"; if its shared write were phased as st.shared of the same width it would take {hyp[0]} wavefronts "
+            f"(ideal {hyp[1]}): a hypothesis, not confirmed on silicon")
 
 
 def _other_reason(ins: Instr, unplaced: bool = False) -> str:
@@ -91,18 +142,64 @@ def _is_shared_access(ins: Instr) -> bool:
     return any(m.startswith("shared") for m in ins.mods) or ins.opcode in ("ldmatrix", "stmatrix")
 
 
+def innermost(k: Kernel, ins: Instr) -> tuple[str, int] | None:
+    """The innermost ``(file, line)`` of an instruction's ``.loc`` (what ``nvdisasm -g`` prints for its SASS)."""
+    f, line = ins.loc[0] if ins.loc else (None, 0)
+    return (k.files[f], line) if f in k.files and line else None
+
+
+def ptx_shared_ops_by_line(k: Kernel) -> Counter[tuple[tuple[str, int] | None, str, bool]]:
+    """``ptx_shared_ops`` keyed by the innermost source line of each instruction as well."""
+    out: Counter[tuple[tuple[str, int] | None, str, bool]] = Counter()
+    for ins in k.instrs:
+        if ins.opcode in ("ld", "st", "ldmatrix", "stmatrix") and _is_shared_access(ins):
+            try:
+                kind = access_kind_of(ins)
+            except LayoutError:
+                kind = ins.text
+            out[(innermost(k, ins), kind, bool(ins.guard))] += 1
+    return out
+
+
+@dataclass(frozen=True)
+class SassCheck:
+    """How a cubin's SASS runs the PTX's shared accesses: ``message`` ``""`` when one for one everywhere, else what
+    differs; ``lines``: the source lines (innermost ``.loc``) whose accesses differ -- the accesses of every other
+    line are run one for one (the same kinds, the same predicated ones, at that line). ``everywhere``: no per-line
+    comparison could be made (no ``nvdisasm``, or no line information), so no line is known to agree."""
+
+    message: str = ""
+    lines: frozenset[tuple[str, int] | None] = frozenset()
+    everywhere: bool = False
+
+    def agrees_at(self, src: tuple[str, int] | None) -> bool:
+        return not self.message or (not self.everywhere and src not in self.lines)
+
+
+def sass_check(k: Kernel, cubin: bytes) -> SassCheck:
+    """Compare the cubin's SASS shared accesses with the PTX's, per source line (``layoutcheck.importers.sass``)."""
+    sass = shared_ops_by_line(cubin, function=k.name)
+    if sass is None:
+        return SassCheck("no nvdisasm to check the PTX count against the SASS", everywhere=True)
+    ptx = ptx_shared_ops_by_line(k)
+    if sass == ptx:
+        return SassCheck()
+    whole = lambda c: Counter({(kind, p): n for (_, kind, p), n in c.items()})  # noqa: E731
+    show = lambda c: ", ".join(f"{n} {'predicated ' if p else ''}{kind}" for (kind, p), n in sorted(c.items()))  # noqa: E731
+    srcs = {s for s, _, _ in (*sass, *ptx)}
+    bad = frozenset(s for s in srcs if Counter({key: n for key, n in sass.items() if key[0] == s}) !=
+                    Counter({key: n for key, n in ptx.items() if key[0] == s}))
+    no_lines = all(s is None for s, _, _ in sass) and any(s is not None for s, _, _ in ptx)
+    at = ", ".join(f"{s[0].rsplit('/', 1)[-1]}:{s[1]}" if s else "no line" for s in sorted(bad, key=str))
+    return SassCheck(f"ptxas rewrote the shared accesses (PTX: {show(whole(ptx))}; SASS: {show(whole(sass))}; "
+                     f"differing at {at})", bad, everywhere=no_lines)
+
+
 def sass_disagreement(k: Kernel, cubin: bytes) -> str:
     """``""`` when the cubin's SASS executes the PTX's shared accesses one for one (the same access kinds, the same
-    predicated ones: ``layoutcheck.importers.sass``), else what differs; a missing ``nvdisasm`` is a disagreement
-    (the count cannot be checked)."""
-    sass = shared_ops(cubin, function=k.name)
-    if sass is None:
-        return "no nvdisasm to check the PTX count against the SASS"
-    ptx = ptx_shared_ops(k)
-    if sass == ptx:
-        return ""
-    show = lambda c: ", ".join(f"{n} {'predicated ' if p else ''}{kind}" for (kind, p), n in sorted(c.items()))  # noqa: E731
-    return f"ptxas rewrote the shared accesses (PTX: {show(ptx)}; SASS: {show(sass)})"
+    predicated ones, at the same source lines: ``layoutcheck.importers.sass``), else what differs; a missing
+    ``nvdisasm`` is a disagreement (the count cannot be checked)."""
+    return sass_check(k, cubin).message
 
 
 def traffic_of_kernel(k: Kernel, grid: tuple[int, ...] = (1,), scalars: Mapping[str, int] | None = None,
@@ -112,6 +209,7 @@ def traffic_of_kernel(k: Kernel, grid: tuple[int, ...] = (1,), scalars: Mapping[
     the kernel's ``cubin``, a ``"(sass)"`` entry when its SASS does not execute the PTX's accesses one for one (then
     the PTX counts are not what runs, and ``totals`` is ``None``)."""
     run = shared_accesses(k, grid, block, scalars, ctas)
+    check = sass_check(k, cubin) if cubin is not None else SassCheck()
     by_pc: dict[int, list[np.ndarray]] = defaultdict(list)
     for a in run.accesses:
         by_pc[a.pc].append(a.addrs)
@@ -119,6 +217,10 @@ def traffic_of_kernel(k: Kernel, grid: tuple[int, ...] = (1,), scalars: Mapping[
     for pc, rows in sorted(by_pc.items()):
         ins = k.instrs[pc]
         base = dict(ptx_line=ins.line, source=k.source(ins), instruction=ins.text)
+        if not check.agrees_at(innermost(k, ins)):
+            out.append(PtxTraffic(**base, executions=len(rows), reason="not exact: the SASS runs other accesses at "
+                                                                        "this line"))
+            continue
         try:
             kind = access_kind(access_kind_of(ins))
             addrs = np.stack(rows)
@@ -129,13 +231,19 @@ def traffic_of_kernel(k: Kernel, grid: tuple[int, ...] = (1,), scalars: Mapping[
         out.append(PtxTraffic(**base, kind=kind.name, op=kind.op, executions=len(rows), wavefronts=w, ideal=i))
     for pc, n in sorted(run.other.items()):
         ins = k.instrs[pc]
-        out.append(PtxTraffic(ins.line, k.source(ins), ins.text, executions=n,
-                              reason=_other_reason(ins, pc in run.unplaced)))
+        hyp = None
+        if ins.opcode == "cp" and "bulk" not in ins.mods and pc not in run.copy_unknown:
+            try:
+                hyp = copy_hypothesis(k, run.copies, {pc})
+            except LayoutError:
+                hyp = None
+        out.append(PtxTraffic(ins.line, k.source(ins), ins.text, op="ldgsts" if hyp else "", executions=n,
+                              reason=_other_reason(ins, pc in run.unplaced), hypothesis=hyp[0] if hyp else None,
+                              hypothesis_ideal=hyp[1] if hyp else None))
     if run.stopped:
         out.append(PtxTraffic(0, None, "(run)", reason=f"not modelled: the run stopped: {run.stopped}"))
-    differs = sass_disagreement(k, cubin) if cubin is not None else ""
-    if differs:
-        out.append(PtxTraffic(0, None, "(sass)", reason=f"not exact: {differs}"))
+    if check.message:
+        out.append(PtxTraffic(0, None, "(sass)", reason=f"not exact: {check.message}"))
     return sorted(out, key=lambda t: t.ptx_line)
 
 
@@ -267,7 +375,7 @@ def _entry_claims(text: str, name: str, cubin: bytes | None, several: bool) -> l
     if not run.accesses and not run.other:  # nothing to prove is no proof
         return [Claim(line0, f"{tag}(PTX run)", NotModelled(name, "nothing checked: no shared-memory access ran",
                                                               PtxConflictFree.name))]
-    differs = sass_disagreement(k, cubin) if cubin is not None else ""
+    check = sass_check(k, cubin) if cubin is not None else SassCheck()
     groups: dict[tuple[str, str], list[Any]] = defaultdict(list)
     firsts: dict[tuple[str, str], int] = {}
     for a in run.accesses:
@@ -276,32 +384,56 @@ def _entry_claims(text: str, name: str, cubin: bytes | None, several: bool) -> l
             kind = access_kind_of(ins)
         except LayoutError as e:
             kind = f"{ins.text} (not modelled: {e})"
+        if not check.agrees_at(innermost(k, ins)):
+            kind = f"{kind.split(' ')[0]} (not modelled: {check.message})"
         key = (_where(k, ins), kind)
         groups[key].append(a)
         firsts.setdefault(key, ins.line)
     claims = []
     for (where, kind), acc in groups.items():
         line = firsts[(where, kind)]
-        if "not modelled" in kind or differs:
-            why = kind if "not modelled" in kind else differs
+        if "not modelled" in kind:
+            why = kind.partition(" (not modelled: ")[2].removesuffix(")") or kind
             claims.append(Claim(line, f"{tag}{where} {kind.split(' ')[0]} (PTX)", NotModelled(where, why,
                                                                                               PtxConflictFree.name)))
             continue
         claims.append(Claim(line, f"{tag}{where} {kind} (PTX)", PtxConflictFree(
             f"{tag}{where}", kind, np.stack([a.addrs for a in acc]), tuple(a.warp for a in acc),
             tuple(k.instrs[a.pc].line for a in acc))))
-    seen = set()
+    seen: dict[tuple[str, str], list[int]] = {}
     for pc in sorted(run.other):
-        ins = k.instrs[pc]
-        key = (_where(k, ins), ins.opcode)
-        if key not in seen:
-            seen.add(key)
-            claims.append(Claim(ins.line, f"{tag}{key[0]} {ins.text} (PTX)",
-                                NotModelled(key[0], _other_reason(ins, pc in run.unplaced).removeprefix(
-                                    "not counted: ") +
-                                            "; its bank traffic is not modelled", PtxConflictFree.name)))
+        seen.setdefault((_where(k, k.instrs[pc]), k.instrs[pc].opcode), []).append(pc)
+    for (where, _), pcs in seen.items():
+        ins = k.instrs[pcs[0]]
+        note = ""
+        if ins.opcode == "cp" and "bulk" not in ins.mods:
+            try:
+                note = _copy_note(copy_hypothesis(k, run.copies, set(pcs)), any(p in run.copy_unknown for p in pcs))
+            except LayoutError as e:
+                note = f"; {e}"
+        why = _other_reason(ins, any(p in run.unplaced for p in pcs)).removeprefix("not counted: ")
+        claims.append(Claim(ins.line, f"{tag}{where} {ins.text} (PTX)",
+                            NotModelled(where, f"{why}; its bank traffic is not modelled{note}",
+                                        PtxConflictFree.name)))
     return claims
 
 
-__all__ = ["PtxConflictFree", "PtxTraffic", "access_kind_of", "ptx_claims", "ptx_shared_ops", "ptx_traffic",
-           "run_options", "sass_disagreement", "totals", "traffic_of_kernel"]
+__all__ = [
+    "COPY_METRIC",
+    "PtxConflictFree",
+    "PtxTraffic",
+    "SassCheck",
+    "access_kind_of",
+    "copy_hypothesis",
+    "copy_kind",
+    "innermost",
+    "ptx_claims",
+    "ptx_shared_ops",
+    "ptx_shared_ops_by_line",
+    "ptx_traffic",
+    "run_options",
+    "sass_check",
+    "sass_disagreement",
+    "totals",
+    "traffic_of_kernel",
+]

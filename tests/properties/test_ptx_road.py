@@ -87,3 +87,11 @@ def test_a_cute_cpp_kernel_as_nvcc_compiled_agrees_with_the_layout_road(tmp_path
     assert (w["lanes"], w["words"], w["wavefronts"], w["ideal"]) == (m["lanes"], m["words"], m["wavefronts"],
                                                                       m["ideal"]) == ([0, 2, 4, 6], [0, 32, 64, 96],
                                                                                       16, 4)
+
+
+def test_an_elected_lanes_branch_is_followed_to_the_tiles_reads_refuted_down_columns_proven_along_rows() -> None:
+    """tests/data/ptx/elected_tma_{rows,columns}.ptx: an elect.sync lane arms the mbarrier in a warp-splitting
+    branch, then every warp reads the tile; the broken variant reads down the columns (32-way conflicts)."""
+    assert [s for s, _ in _rows(DATA / "elected_tma_rows.ptx").values()] == ["PROVEN"]
+    (status, why), = _rows(DATA / "elected_tma_columns.ptx").values()
+    assert status == "REFUTED" and "32 wavefronts (ideal 1, lds32)" in why

@@ -68,7 +68,7 @@ def test_an_address_that_depends_on_data_stops_the_run() -> None:
     assert "does not know" in run.stopped and not run.accesses
 
 
-def test_a_branch_that_splits_a_warp_stops_and_one_by_whole_warps_runs_both_sides() -> None:
+def test_a_branch_that_splits_a_warp_runs_each_side_with_its_lanes_and_whole_warps_run_both_sides() -> None:
     split = _kernel("""
     mov.u32 %r1, %tid.x;
     setp.lt.u32 %p1, %r1, 16;
@@ -76,10 +76,81 @@ def test_a_branch_that_splits_a_warp_stops_and_one_by_whole_warps_runs_both_side
     st.shared.b32 [%r1], %r1;
     $L1:
     ret;""")
-    assert "splits a warp" in shared_accesses(parse_ptx(split), (1,)).stopped
+    run = shared_accesses(parse_ptx(split), (1,))
+    assert not run.stopped and [a.warp for a in run.accesses] == [0, 1]
+    w0 = run.accesses[0].addrs
+    assert (w0[:16] == -1).all() and w0[16:].tolist() == list(range(16, 32))  # the lanes that took that side
     whole = split.replace("16;", "32;").replace("[%r1]", "[global_smem]")
     run = shared_accesses(parse_ptx(whole), (1,))
     assert not run.stopped and [a.warp for a in run.accesses] == [1]
+
+
+_ELECTED = """
+    mov.u32 %r1, %tid.x;
+    shl.b32 %r2, %r1, 2;
+    elect.sync %r9|%p1, -1;
+    @!%p1 bra $L1;
+    mbarrier.arrive.expect_tx.shared::cta.b64 _, [global_smem+512], 64;
+    cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [global_smem], [%rd1], 64, [global_smem+512];
+    add.s32 %r3, %r3, 1;
+    BODY
+    $L1:
+    st.shared.b32 [%r2], %r1;
+    ret;"""
+
+
+def test_an_elected_lane_branch_reconverges_before_the_next_access_which_is_the_whole_warps() -> None:
+    run = shared_accesses(parse_ptx(_kernel(_ELECTED.replace("BODY", ""))), (1,))
+    assert not run.stopped
+    assert [a.warp for a in run.accesses] == [0, 1]  # one warp-instruction per warp, all 32 lanes: reconverged
+    assert all((a.addrs >= 0).all() for a in run.accesses)
+    assert list(run.other.values()) == [2]  # the bulk copy, once per warp: listed, not counted
+
+
+def test_a_shared_access_by_an_elected_lane_stops_and_so_does_an_address_the_sides_disagree_on() -> None:
+    inside = _kernel(_ELECTED.replace("BODY", "st.shared.b32 [global_smem], %r1;"))
+    assert "side of it is not known" in shared_accesses(parse_ptx(inside), (1,)).stopped
+    # the address after the join is computed from a register one side wrote and the other did not: unknown
+    after = _kernel(_ELECTED.replace("BODY", "mov.u32 %r2, 0;"))
+    assert "does not know" in shared_accesses(parse_ptx(after), (1,)).stopped
+
+
+def test_a_branch_that_never_reconverges_stops() -> None:
+    ptx = _kernel("""
+    mov.u32 %r1, %tid.x;
+    setp.lt.u32 %p1, %r1, 16;
+    @%p1 bra $L1;
+    st.shared.b32 [%r1], %r1;
+    ret;
+    $L1:
+    st.shared.b32 [global_smem], %r1;
+    ret;""")
+    run = shared_accesses(parse_ptx(ptx), (1,))
+    assert "does not reconverge" in run.stopped
+
+
+def test_a_scoped_wait_loop_label_and_an_unprefixed_predicate_are_read() -> None:
+    ptx = _kernel("""
+    mov.u32 %r1, %tid.x;
+    {
+    .reg .pred complete;
+    waitLoop:
+    mbarrier.try_wait.parity.shared::cta.b64 complete, [global_smem], 0;
+    @!complete bra.uni waitLoop;
+    }
+    {
+    .reg .pred complete;
+    waitLoop:
+    mbarrier.try_wait.parity.shared::cta.b64 complete, [global_smem], 1;
+    @!complete bra.uni waitLoop;
+    }
+    st.shared.b32 [global_smem], %r1;
+    ret;""")
+    k = parse_ptx(ptx)
+    bras = [i for i in k.instrs if i.opcode == "bra"]
+    assert [i.guard for i in bras] == ["!complete@1", "!complete@2"]
+    assert [k.labels[b.operands[-1]] for b in bras] == [1, 3]  # each to the label of its own scope
+    assert not shared_accesses(k, (1,)).stopped
 
 
 def test_a_loop_bounded_by_a_parameter_runs_that_many_times() -> None:
@@ -96,7 +167,7 @@ def test_a_loop_bounded_by_a_parameter_runs_that_many_times() -> None:
     ret;""")
     k = parse_ptx(ptx)
     assert len(shared_accesses(k, (1,), scalars={"0": 5}).accesses) == 5 * 2
-    assert "guard" in shared_accesses(k, (1,)).stopped  # the bound not given: unknown, never guessed
+    assert "not known" in shared_accesses(k, (1,)).stopped  # the bound not given: unknown, never guessed
 
 
 def test_predicated_lanes_are_inactive_and_cost_nothing() -> None:
@@ -232,3 +303,46 @@ def test_sass_of_one_function_of_a_cubin_with_several() -> None:
     assert shared_ops_of_text(listing, "k_a") == {("lds32", False): 1}
     assert shared_ops_of_text(listing, "k_b") == {("sts64", False): 2}
     assert sum(shared_ops_of_text(listing).values()) == 3
+
+
+def test_cp_async_destinations_are_recorded_and_their_rows_carry_the_st_shared_hypothesis_not_a_count() -> None:
+    ptx = _kernel("""
+    mov.u32 %r1, %tid.x;
+    shl.b32 %r2, %r1, 7;
+    mov.u32 %r3, global_smem;
+    add.s32 %r4, %r3, %r2;
+    ld.param.u64 %rd1, [k_param_0];
+    cp.async.cg.shared.global [%r4], [%rd1], 16;
+    cp.async.commit_group;
+    ret;""", ".param .u64 k_param_0")
+    run = shared_accesses(parse_ptx(ptx), (1,))
+    assert not run.stopped and not run.accesses and len(run.copies) == 2
+    assert run.copies[0].addrs.tolist() == [128 * t for t in range(32)]
+    row = next(t for t in ptx_traffic(ptx) if t.instruction.startswith("cp.async"))
+    # 128-byte rows: every quarter-warp's 8 chunks in one 16-byte bank group, 8 wavefronts each, 4 quarters
+    assert row.wavefronts is None and (row.hypothesis, row.hypothesis_ideal) == (2 * 32, 2 * 4)
+    assert totals(ptx_traffic(ptx)) == (0, 0)  # ld / st counts do not include it
+
+
+def test_the_ldgsts_experiment_predicts_what_the_st_shared_model_says(tmp_path) -> None:
+    import shutil
+
+    if not shutil.which("nvcc"):
+        pytest.skip("no nvcc")
+    from layoutcheck.gpu.ptx_ncu import COPY_CASES, compile_source, predict_copies
+
+    ptx, cubin = compile_source("cp_async.cu", "sm_90a", tmp_path)
+    got = {c.kernel: predict_copies(c, ptx)["wavefronts"] for c in COPY_CASES}
+    # 16 LDGSTS (4 per warp) each; the ideal per instruction is 4 / 2 / 1 for 16 / 8 / 4 bytes
+    assert got == {"cg16_contiguous": 64, "cg16_rows": 512, "cg16_rows_swizzled": 64, "cg16_half_rows": 256,
+                   "ca8_contiguous": 32, "ca8_rows": 512, "ca4_contiguous": 16, "ca4_skewed": 16, "ca4_stride2": 32,
+                   "ca4_rows": 512}
+    from layoutcheck.importers.sass import nvdisasm
+
+    tool = nvdisasm()
+    if tool:  # the SASS runs one LDGSTS per PTX cp.async
+        import subprocess
+
+        (tmp_path / "k.cubin").write_bytes(cubin)
+        sass = subprocess.run([tool, "-c", str(tmp_path / "k.cubin")], capture_output=True, text=True).stdout
+        assert sass.count("LDGSTS") == ptx.count("cp.async.ca.") + ptx.count("cp.async.cg.") == 40
