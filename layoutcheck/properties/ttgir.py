@@ -349,8 +349,9 @@ _UNMODELLED = {
     "ttng.warp_group_dot": "wgmma reads its shared-memory operands through descriptors; the reads' wavefronts, "
                            "and here the agreement of their nvmma_shared swizzle with the descriptor (decided from "
                            "the PTX by 'layoutcheck triton': its nvmma_descriptor row)",
-    "ttng.tc_gen5_mma": "tcgen05.mma reads its shared-memory operands through descriptors; the agreement of their "
-                        "nvmma_shared swizzle with the descriptor, and the reads' wavefronts",
+    "ttng.tc_gen5_mma": "tcgen05.mma reads its shared-memory operands through descriptors; the reads' wavefronts, "
+                        "and here the agreement of their nvmma_shared swizzle with the descriptors (decided from the "
+                        "PTX by 'layoutcheck triton --target cuda:100': its nvmma_descriptor row)",
 }
 """Shared-memory data movements the bank model does not cover yet, with what is not modelled."""
 _UNMODELLED_OPS = re.compile(r"(?<![\w.])(?P<op>" + "|".join(re.escape(k) for k in _UNMODELLED) + r")\b(?P<rest>.*)$",
