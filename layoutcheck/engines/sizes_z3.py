@@ -23,6 +23,10 @@ claim is split into quantifier-free queries whose negations must be ``unsat``:
   ``split_k`` are asked over their linear launch index (``TileScheduler.linearize``, one-to-one by Euclid): the same
   statements with fewer unknowns (``split_k``'s become linear). Products of the grid sizes and quotients by them
   make the rest nonlinear; bounded ranges keep them decidable in practice, and a timeout is UNKNOWN.
+* ``schedule_bijection`` over problem lists (grouped GEMM): per list length, "outside" and per problem "missing"
+  (``_list_outside``, ``_list_missing``); where the device walks exactly each problem's tile grid (the default
+  ``device_tiles``), one query per length instead, "the host launches fewer than the tiles walked"
+  (``_list_short``: its docstring proves both ask for the same lists).
 
 A ``sat`` model is minimised lexicographically (sizes first), so the counterexample is the smallest failing size.
 Every query runs under the wall-clock timeout and the deterministic ``rlimit``, in a fresh context -- or, for a claim
@@ -290,14 +294,49 @@ def _problem_lists(prop: ProblemListBijection, limits: Limits) -> Decision | Und
     if unread:
         return Undecided(f"not modelled: the z3 engine of sizes reads no {', '.join(unread)} operation")
     queries = []
-    for n_problems in range(prop.problems[0], prop.problems[1] + 1):
-        queries.append(lambda q, n_problems=n_problems: _list_outside(prop, q, n_problems))
-        queries += [lambda q, n_problems=n_problems, k=k: _list_missing(prop, q, n_problems, k)
-                    for k in range(n_problems)]
-    out = _first(queries, limits)
+    if _walks_its_grid(s):  # the device walks exactly each grid: one query per list length (``_list_short``)
+        for n_problems in range(prop.problems[0], prop.problems[1] + 1):
+            queries.append(lambda q, n_problems=n_problems: _list_short(prop, q, n_problems))
+        free = tuple((var(f"M{k}", _FREE), var(f"N{k}", _FREE)) for k in range(prop.problems[1]))
+        out = _first(queries, limits, share=not _quotients(*(s.walked(z) for z in free), s.host_total(free)))
+    else:
+        for n_problems in range(prop.problems[0], prop.problems[1] + 1):
+            queries.append(lambda q, n_problems=n_problems: _list_outside(prop, q, n_problems))
+            queries += [lambda q, n_problems=n_problems, k=k: _list_missing(prop, q, n_problems, k)
+                        for k in range(n_problems)]
+        out = _first(queries, limits)
     if isinstance(out, Decision) and out.witness is not None:  # the grid only ranked the lists
         return Decision(out.holds, from_json({k: v for k, v in out.witness.items() if k != "grid"}), out.stats)
     return out
+
+
+def _walks_its_grid(s: Any) -> bool:
+    """Whether the device gives each problem exactly its tile count: ``device_tiles`` is the default
+    ``ceil_div(M, TM) * ceil_div(N, TN)`` (the same tree once parsed), which equals ``gm * gn`` of ``grid`` for every
+    ``M, N >= 0`` (floor division; the ranges start at 1)."""
+    from layoutcheck.models.schedulers import ProblemListScheduler
+
+    size = (var("M", _FREE), var("N", _FREE))
+    return bool(s.walked(size) == ProblemListScheduler(s.block, s.ctas, s.host_count).walked(size))
+
+
+def _list_short(prop: ProblemListBijection, q: _IntQuery, n_problems: int) -> dict[str, Any] | Undecided | None:
+    """A list of ``n_problems`` whose host launches fewer than ``S`` work indices, ``S = sum_k gm_k * gn_k > 0`` the
+    tiles walked, for a scheduler that walks exactly each grid (``_walks_its_grid``). Exactly the failing lists:
+    the walks are the consecutive disjoint ranges ``[start_k, start_k + gm_k*gn_k)``, so a launched index ``t < S``
+    lies in one, at local index ``l < gm_k*gn_k``, whose tile ``(l % gm_k, l // gm_k)`` is inside the grid (never
+    ``outside``); ``t -> (k, l) -> tile`` is one-to-one (never twice); and tile ``(m, n)`` of problem ``k`` has the
+    index ``start_k + m + gm_k*n < S``, launched iff it is below the host's count: some tile is missing iff the
+    largest index, ``S - 1``, is not launched. So the smallest such list is the smallest failing list of the general
+    queries (``_list_outside``, ``_list_missing``), and its witness is ``violation``'s, as theirs."""
+    s = prop.scheduler
+    sizes = _list_sizes(prop, q, n_problems)
+    walked: Size = 0
+    for z in sizes:
+        walked = walked + s.walked(z)
+    total, host = q.zs((walked, s.host_total(sizes)))
+    q.solver.add(total > host, total > 0)
+    return _list_witness(prop, q, "short", sizes, [])
 
 
 def _list_sizes(prop: ProblemListBijection, q: _IntQuery, n_problems: int) -> tuple[tuple[Var, Var], ...]:

@@ -34,7 +34,7 @@ import numpy as np
 from layoutcheck.algebra.linear_layout import LinearLayout
 from layoutcheck.errors import LayoutError
 from layoutcheck.hw.banks import access_kind
-from layoutcheck.models.banks.model import breakdown, ideal, ideal_batch, wavefronts, wavefronts_batch
+from layoutcheck.models.banks.model import breakdown, ideal, wavefronts_and_ideal
 from layoutcheck.properties.base import Decision, Property, smallest_collision
 from layoutcheck.witness import Collision, Conflict, LinearCount, Missing
 
@@ -378,20 +378,26 @@ class LinearConflictFree(Property):
     def addresses(self) -> np.ndarray:
         return shared_addresses(self.reg, self.shared, self.elem_bits, self.vec())
 
-    def report(self, i: int) -> Conflict:
-        addrs = self.addresses()[i]
+    def report(self, i: int, addrs: np.ndarray | None = None, best: int | None = None) -> Conflict:
+        """Instruction ``i``'s conflict; ``addrs`` (``addresses()``) and ``best`` (its ``ideal``) if already known
+        (the re-check passes neither: it computes both again)."""
+        addrs = (self.addresses() if addrs is None else addrs)[i]
         k = self.kind()
-        rep = max(breakdown(k, addrs), key=lambda p: p.wavefronts)
+        phases = breakdown(k, addrs)
+        rep = max(phases, key=lambda p: p.wavefronts)
         return Conflict(instruction=i, bank=rep.bank, words=list(rep.words), lanes=list(rep.bank_lanes),
-                        wavefronts=int(wavefronts(k, addrs)), ideal=int(ideal(k, addrs)))
+                        wavefronts=sum(p.wavefronts for p in phases),  # = wavefronts(k, addrs), its definition
+                        ideal=int(ideal(k, addrs)) if best is None else best)
 
     def exhaustive(self) -> Decision:
         addrs, k = self.addresses(), self.kind()
-        got, best = wavefronts_batch(k, addrs), ideal_batch(k, addrs)
+        got, best = wavefronts_and_ideal(k, addrs)
         stats = {"instructions": int(addrs.shape[0]), "wavefronts": int(got.sum()), "ideal": int(best.sum()),
                  "vector": self.vec()}
         bad = np.flatnonzero(got > best)
-        return Decision(True, None, stats) if not bad.size else Decision(False, self.report(int(bad[0])), stats)
+        if not bad.size:
+            return Decision(True, None, stats)
+        return Decision(False, self.report(int(bad[0]), addrs, int(best[bad[0]])), stats)
 
     def recheck(self, w: dict[str, Any]) -> bool:
         rep = self.report(w["instruction"])

@@ -17,7 +17,14 @@ from layoutcheck.hw.banks import ACCESS_KINDS
 from layoutcheck.hw.smem import all_gmma_smem_atoms
 from layoutcheck.models.banks.access import access_from_expr, access_from_fn, analyze, column_access, row_access
 from layoutcheck.models.banks.gf2 import gf2_wavefronts
-from layoutcheck.models.banks.model import breakdown, ideal, wavefronts, wavefronts_batch
+from layoutcheck.models.banks.model import (
+    breakdown,
+    ideal,
+    ideal_batch,
+    wavefronts,
+    wavefronts_and_ideal,
+    wavefronts_batch,
+)
 from layoutcheck.properties.banks import conflict_free, wavefront_count
 from layoutcheck.result import Verdict
 from tests.strategies_banks import aligned_warp_addresses
@@ -103,6 +110,23 @@ def test_batch_equals_single_and_at_least_ideal(kind: str, seed: int) -> None:
     batch = wavefronts_batch(k, a)
     assert [wavefronts(k, x) for x in a] == batch.tolist()
     assert (batch >= [ideal(k, x) for x in a]).all()
+
+
+@given(aligned_warp_addresses())
+def test_wavefronts_and_ideal_is_both_batches(case: tuple[str, np.ndarray]) -> None:
+    """The combined count (one check, one merge test) is ``wavefronts_batch`` and ``ideal_batch``, element for
+    element; a misaligned lane is refused alike."""
+    kind, a = case
+    got, best = wavefronts_and_ideal(kind, a)
+    assert got.tolist() == wavefronts_batch(kind, a).tolist() and best.tolist() == ideal_batch(kind, a).tolist()
+    k = ACCESS_KINDS[kind]
+    if k.bytes > 1:
+        bad = a.copy()
+        bad[-1, 0] = 1 if bad[-1, 0] < 0 else bad[-1, 0] + 1
+        with pytest.raises(LayoutError):
+            wavefronts_batch(kind, bad)
+        with pytest.raises(LayoutError):
+            wavefronts_and_ideal(kind, bad)
 
 
 @given(aligned_warp_addresses())

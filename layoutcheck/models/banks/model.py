@@ -183,9 +183,10 @@ def _merged(kind: AccessKind, addrs: np.ndarray) -> np.ndarray:
     return out
 
 
-def _counts(kind: AccessKind, a: np.ndarray) -> np.ndarray:
+def _counts(kind: AccessKind, a: np.ndarray, m: np.ndarray | None = None) -> np.ndarray:
+    """Wavefronts per instruction of aligned addresses ``a``; ``m``: their ``_merged`` flags, if already known."""
     units, groups = _units(kind, a)
-    m = _merged(kind, a)
+    m = _merged(kind, a) if m is None else m
     parts = [(~m, kind.phases), (m, kind.address_lanes // (kind.merge_group_lanes or kind.address_lanes))]
     out = np.empty(a.shape[0], dtype=np.int64)
     for rows, blocks in parts:
@@ -218,8 +219,32 @@ def ideal_batch(kind: str | AccessKind, addrs: Any) -> np.ndarray:
     """Wavefronts each instruction would need with no bank conflict: 1 per phase with an active lane (1 if uniform)."""
     k = access_kind(kind)
     a = _check_addrs(k, addrs)
+    return _ideal(k, a, _merged(k, a))
+
+
+def _ideal(k: AccessKind, a: np.ndarray, merged: np.ndarray) -> np.ndarray:
     act = (a[:, : k.address_lanes] >= 0).reshape(a.shape[0], k.phases, k.phase_lanes).any(axis=-1).sum(axis=-1)
-    return np.where(_merged(k, a), max(1, k.address_lanes // (k.merge_group_lanes or 32)), act)
+    return np.where(merged, max(1, k.address_lanes // (k.merge_group_lanes or 32)), act)
+
+
+def wavefronts_and_ideal(kind: str | AccessKind, addrs: Any) -> tuple[np.ndarray, np.ndarray]:
+    """``(wavefronts_batch(kind, addrs), ideal_batch(kind, addrs))`` with one shape and alignment check and one
+    merge test per block (what a claim over a few instructions pays per call, not their count).
+
+    >>> [x.tolist() for x in wavefronts_and_ideal("lds64", [[8 * l for l in range(32)], [0] * 32])]
+    [[2, 1], [2, 1]]
+    """
+    k = access_kind(kind)
+    a = _check_shape(k, addrs)
+    got = np.empty(a.shape[0], dtype=np.int64)
+    best = np.empty(a.shape[0], dtype=np.int64)
+    for s in range(0, a.shape[0], _CHUNK):
+        part = a[s: s + _CHUNK]
+        _check_aligned(k, part)
+        m = _merged(k, part)
+        got[s: s + _CHUNK] = _counts(k, part, m)
+        best[s: s + _CHUNK] = _ideal(k, part, m)
+    return got, best
 
 
 def _bank_words(kind: AccessKind, a: np.ndarray, lanes: range) -> dict[int, dict[int, list[int]]]:
