@@ -82,6 +82,15 @@ SWIZZLES: dict[str, TmaSwizzle] = {
     )
 }
 
+TENSORMAP_ELEMTYPES: dict[int, TmaDtype] = {d.enum: d for d in DTYPES.values() if d.enum < 8}
+"""``tensormap.replace .elemtype`` code -> dtype, for the codes whose meaning the PTX ISA (9.7.9.27,
+``tensormap.replace``) and ``CUtensorMapDataType`` agree on (u8, u16, u32, s32, u64, s64, f16, f32); the later
+codes are numbered differently in the two tables and are not read (a tensor map with one is not modelled)."""
+
+TENSORMAP_SWIZZLES: dict[int, TmaSwizzle] = {s.enum: s for s in SWIZZLES.values()}
+"""``tensormap.replace .swizzle_mode`` code -> mode (0-3, numbered as ``CUtensorMapSwizzle``); other codes (the
+CUDA 12.8 atom modes) are not modelled."""
+
 EXTENDED_SWIZZLES: dict[str, int] = {
     "128B_ATOM_32B": 4,  # CUDA 12.8+: 32-byte chunks within a 128-byte span
     "128B_ATOM_32B_FLIP_8B": 5,  # CUDA 12.8+: as above, 8-byte halves flipped every other row

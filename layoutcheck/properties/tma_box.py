@@ -26,6 +26,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from layoutcheck.errors import LayoutcheckError
+from layoutcheck.hw.tma import TENSORMAP_ELEMTYPES, TENSORMAP_SWIZZLES
 from layoutcheck.importers.ptx import Kernel, parse_ptx, tma_loads
 from layoutcheck.importers.ptx_tensormap import TmaLoad, field_of
 from layoutcheck.importers.triton import parse_ttgir
@@ -37,11 +38,6 @@ from layoutcheck.properties.ttgir import Claim, NotModelled
 from layoutcheck.witness import DescriptorElement, DescriptorOrigin, Witness
 
 NAME = "tma_box"
-ELEMENT_BYTES = {0: 1, 1: 2, 2: 4, 3: 4, 4: 8, 5: 8, 6: 2, 7: 4}
-"""``tensormap.replace .elemtype`` -> bytes for the codes whose meaning every public table agrees on (u8, u16, u32,
-s32, u64, s64, f16, f32: PTX ISA 9.7.9.27 and ``CUtensorMapDataType``); another code: UNKNOWN."""
-TMA_DTYPE = {1: "uint8", 2: "float16", 4: "float32", 8: "float64"}  # a models.tma dtype of each size (for the box)
-SWIZZLE = {0: "none", 1: "32B", 2: "64B", 3: "128B"}  # tensormap .swizzle_mode -> models.tma name (0-3)
 _COPY = re.compile(r"^\s*ttng\.async_tma_copy_global_to_local\s+%[\w.$-]+\[[^\]]*\]\s+(?P<dst>%[\w.$-]+),", re.M)
 
 
@@ -98,6 +94,18 @@ class TmaBoxPlacement(Property):
                 f"keeps {held} (buffer at byte {self.operand.base}, {self.operand.placed})")
 
 
+def box_placement(where: str, operand: StoredOperand, dst: int, fields: dict[tuple[str, int], int]) -> TmaBoxPlacement:
+    """The claim for one TMA load into ``operand``'s buffer at byte ``dst`` whose tensor map holds ``fields``
+    (``(tensormap.replace field, ordinal) -> value``): the box it writes against the buffer's layout.
+
+    Pre: the fields describe a tensor map this claim models; else ``LayoutcheckError`` says what is not modelled.
+    """
+    offs = _box_offsets(fields, (operand.mn_extent, operand.k_extent), operand.element_bytes)
+    if isinstance(offs, str):
+        raise LayoutcheckError(f"a TMA load at byte {dst}: {offs}")
+    return TmaBoxPlacement(where, operand, ((0, dst, offs),))
+
+
 def _box_offsets(fields: dict[tuple[str, int], int], tile: tuple[int, int], e: int) -> np.ndarray | str:
     """Byte offsets ``[rows, cols]`` from ``dst`` the TMA writes for the box, or why not modelled."""
     get = lambda name, o=0: field_of(fields, name, o)  # noqa: E731
@@ -107,14 +115,15 @@ def _box_offsets(fields: dict[tuple[str, int], int], tile: tuple[int, int], e: i
         return "a field of its tensor map is not known"
     if rank != 1:
         return f"a rank-{rank + 1} tensor map (rank 2 is modelled)"
-    if ELEMENT_BYTES.get(code) != e:
+    dtype = TENSORMAP_ELEMTYPES.get(code)
+    if dtype is None or dtype.bytes != e:
         return f"its tensor map's element type {code} is not the buffer's {e}-byte element"
-    if inter or mode not in SWIZZLE or (s0, s1) != (1, 1):
+    if inter or mode not in TENSORMAP_SWIZZLES or (s0, s1) != (1, 1):
         return f"interleave {inter}, swizzle mode {mode}, element strides ({s0}, {s1}): outside the model"
     if (b1, b0) != tile:
         return f"its box {b1}x{b0} is not the buffer's tile {tile[0]}x{tile[1]} (several boxes per copy)"
     pitch = -(-b0 * e // 16) * 16
-    box = TmaBox(TMA_DTYPE[e], (b0, b1), (pitch,), (b0, b1), swizzle=SWIZZLE[mode])
+    box = TmaBox(dtype.name, (b0, b1), (pitch,), (b0, b1), swizzle=TENSORMAP_SWIZZLES[mode].name)
     return box_smem_offsets(box, 0).T  # [row, col]
 
 

@@ -22,7 +22,9 @@ INPUTS = {
     # the subject a spec's keys describe, built by its constructor; the oracles read its fields, never its methods
     ("layoutcheck.models.residue", "ResidueTiling"), ("layoutcheck.models.residue", "COUNTS"),
     ("layoutcheck.models.residue", "PREDICATES"), ("layoutcheck.models.schedulers", "TileScheduler"),
-    ("layoutcheck.models.schedulers", "ProblemListScheduler"),
+    ("layoutcheck.models.schedulers", "ProblemListScheduler"), ("layoutcheck.models.stream_k", "StreamKScheduler"),
+    # a Triton operand allocation (offset -> operand element), the input of the nvmma / tma_box claims
+    ("layoutcheck.properties.nvmma", "StoredOperand"),
     # the claim under test, constructed directly (its shared-memory copy row) ...
     ("layoutcheck.properties.linear", "LinearConflictFree"),
     # ... and the decision under test itself, compared with the naive holder sets (never used to build the oracle)

@@ -5,8 +5,8 @@ Authority: PTX ISA 5.5.7 "Tensor swizzling modes" (the box is written row after 
 row; within each 16-byte chunk index bits 4.. of the address XOR the address bits 7.. of the 32 / 64 / 128-byte
 mode: 1 / 2 / 3 bits; a row narrower than the span is padded to it) and Triton's ``NVMMASharedEncodingAttr``
 (``test_sem_nvmma.stored_byte``). The naive writer below shares no code with properties / models / engines; the
-judged side is ``TmaBoxPlacement`` on the offsets ``models.tma.box_smem_offsets`` gives (built by
-``properties.tma_box._box_offsets`` from the tensor-map fields)."""
+judged side is the claim its public constructor ``properties.tma_box.box_placement`` builds from the tensor-map
+fields (the offsets ``models.tma.box_smem_offsets`` gives)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from hypothesis import given
 
 from layoutcheck.engines.prove import prove
 from layoutcheck.properties.nvmma import StoredOperand
-from layoutcheck.properties.tma_box import TmaBoxPlacement, _box_offsets
+from layoutcheck.properties.tma_box import box_placement
 from tests.semantics.test_sem_nvmma import stored_byte, xor_swizzle
 from tests.strategies_sem_tma_box import BoxCase, box_cases
 
@@ -43,7 +43,7 @@ def naive_verdict(b: BoxCase) -> bool:
                for j in range(c.k_extent))
 
 
-def claim(b: BoxCase) -> TmaBoxPlacement:
+def claim(b: BoxCase) -> object:
     c = b.layout
     n = c.mn_extent * c.k_extent
     mn, k = np.zeros(2 * n, dtype=np.int64), np.zeros(2 * n, dtype=np.int64)
@@ -58,9 +58,7 @@ def claim(b: BoxCase) -> TmaBoxPlacement:
     fields = {("rank", 0): 1, ("elemtype", 0): ELEM[c.e], ("swizzle_mode", 0): CODE[b.tma_mode],
               ("interleave_layout", 0): 0, ("box_dim", 0): c.k_extent, ("box_dim", 1): c.mn_extent,
               ("element_stride", 0): 1, ("element_stride", 1): 1}
-    offs = _box_offsets(fields, (c.mn_extent, c.k_extent), c.e)
-    assert not isinstance(offs, str), offs
-    return TmaBoxPlacement("generated", op, ((0, b.dst, offs),))
+    return box_placement("generated", op, b.dst, fields)
 
 
 @given(box_cases())
