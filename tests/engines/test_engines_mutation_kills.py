@@ -63,3 +63,51 @@ def test_structural_collision_witness_claims_at_least_its_owner_count() -> None:
     owners = [i for i in range(8) if tv(i) == w["y"]]
     assert set(w["owners"]) <= set(owners) and len(owners) == 3 > w["count"] == 2
     assert w["at_least"] is True
+
+
+class _Clock:
+    """A ``time`` stand-in whose ``monotonic`` returns the given readings in turn."""
+
+    def __init__(self, *readings: float) -> None:
+        self._readings = iter(readings)
+
+    def monotonic(self) -> float:
+        return next(self._readings)
+
+
+def test_z3_in_range_then_injective_gives_the_second_query_only_the_time_left(monkeypatch) -> None:
+    """``onto`` (and every in-range-then-injective claim) runs two z3 queries under one timeout: the injective query
+    may spend only what the range query left (10 s budget, 4 s spent: 6 s), and none is left when the first query
+    used the whole budget -- then the answer is UNKNOWN ("timeout") and the second query never runs."""
+    from layoutcheck.engines import z3 as z3e
+    from layoutcheck.engines.base import Limits
+    from layoutcheck.properties.base import Decision, Undecided
+
+    given: list[Limits] = []
+    monkeypatch.setattr(z3e, "_out_query", lambda x, n, limits: Decision(True))
+    monkeypatch.setattr(z3e, "_injective_query", lambda x, limits: given.append(limits) or Decision(True))
+    monkeypatch.setattr(z3e, "time", _Clock(100.0, 104.0))
+    assert z3e._in_range_and_injective(None, 8, Limits(10.0)) == Decision(True)
+    assert [lim.timeout for lim in given] == [6.0]
+    monkeypatch.setattr(z3e, "time", _Clock(100.0, 112.0))
+    assert z3e._in_range_and_injective(None, 8, Limits(10.0)) == Undecided("timeout")
+    assert len(given) == 1
+
+
+def test_z3_tilelang_bijection_gives_the_collision_query_only_the_time_left(monkeypatch) -> None:
+    """The TileLang bijection runs the out-of-bounds query, then the collision query under what is left of the one
+    timeout (10 s budget, 4 s spent: 6 s); with the budget spent it is UNKNOWN ("timeout") without a second query."""
+    from layoutcheck.engines import z3 as z3e
+    from layoutcheck.engines.base import Limits
+    from layoutcheck.properties.base import Decision, Undecided
+
+    given: list[Limits] = []
+    refuted = Decision(False, {"kind": "collision"})
+    monkeypatch.setattr(z3e, "_tl_outside", lambda x, limits: Decision(True))
+    monkeypatch.setattr(z3e, "_tl_collision", lambda x, limits: given.append(limits) or refuted)
+    monkeypatch.setattr(z3e, "time", _Clock(100.0, 104.0))
+    assert z3e._tl_bijective(None, Limits(10.0)) == refuted
+    assert [lim.timeout for lim in given] == [6.0]
+    monkeypatch.setattr(z3e, "time", _Clock(100.0, 112.0))
+    assert z3e._tl_bijective(None, Limits(10.0)) == Undecided("timeout")
+    assert len(given) == 1

@@ -26,3 +26,19 @@ def test_a_persistent_scheduler_refuses_a_negative_swizzle_size() -> None:
 
     with pytest.raises(LayoutcheckError):
         TileScheduler("persistent", ctas=4, swizzle_size=-1)
+
+
+def test_a_thread_copy_whose_tv_reaches_index_minus_one_maps_outside_the_tile() -> None:
+    """A thread copy's ``tv`` maps (thread, value) to a tile index in ``[0, n)``: a negative stride that reaches
+    index -1 (threads 0 and 1 at indices 0 and -1) is outside the tile -- a LayoutError, not an index NumPy would
+    wrap around to the tile's last element."""
+    from layoutcheck.errors import LayoutError
+    from layoutcheck.models.datapath import ThreadCopy, _thread_copy_hop
+
+    tv = Layout((2, 1), (-1, 0))
+    assert [tv(i) for i in range(2)] == [0, -1]
+    flat = Layout((4,), (1,))
+    with pytest.raises(LayoutError, match="outside"):
+        _thread_copy_hop(ThreadCopy("UniversalCopy<uint32_t>", tv, flat), flat, 32, 4, True)
+    fine = Layout((2, 1), (1, 0))
+    assert _thread_copy_hop(ThreadCopy("UniversalCopy<uint32_t>", fine, flat), flat, 32, 4, True) is not None
