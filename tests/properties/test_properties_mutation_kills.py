@@ -79,16 +79,17 @@ def test_tma_witness_of_a_one_dimensional_box_names_the_byte_the_box_writes() ->
 def test_schedule_bijection_domain_counts_each_launch_index_and_each_tile_of_every_grid() -> None:
     """``domain_size`` is what the exhaustive engine evaluates (and sizes its memory by): for a plain scheduler (one
     launch index per tile) every grid ``GM x GN`` of the box contributes its launch indices and its tile counts,
-    ``2 GM GN``; here 2 (2+3+4)(1+2+3) = 108, summed grid by grid."""
+    ``2 GM GN``; here 2 (2+3+4)(3+4+5) = 216, summed grid by grid (both ranges start above 1, so the closed form's
+    subtracted prefixes ``(a-1) a / 2`` and ``(c-1) c / 2`` are not 0)."""
     from math import prod
 
     from layoutcheck.models.schedulers import TileScheduler
     from layoutcheck.properties.residue import ScheduleBijection
 
     s = TileScheduler("plain")
-    p = ScheduleBijection(s, ((2, 4), (1, 3)))
-    grids = [(gm, gn) for gm in range(2, 5) for gn in range(1, 4)]
-    assert p.domain_size() == sum(prod(s.launch_bounds(gm, gn)) + gm * gn for gm, gn in grids) == 108
+    p = ScheduleBijection(s, ((2, 4), (3, 5)))
+    grids = [(gm, gn) for gm in range(2, 5) for gn in range(3, 6)]
+    assert p.domain_size() == sum(prod(s.launch_bounds(gm, gn)) + gm * gn for gm, gn in grids) == 216
 
 
 @pytest.mark.timeout(60)

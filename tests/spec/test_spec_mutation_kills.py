@@ -112,3 +112,16 @@ def test_every_k_block_slice_of_a_plain_operand_tile_reads_its_own_k_columns() -
     for kb, s in enumerate(slices):
         got = [at(s, m + 64 * k) for k in range(16) for m in range(64)]
         assert got == [32 * m + 16 * kb + k for k in range(16) for m in range(64)], kb
+
+
+def test_the_tma_box_of_an_mn_major_wgmma_stage_is_bound_mn_first() -> None:
+    """``tma_wgmma`` on a stage given by ``major``/``tile`` alone: for an MN-major stage the TMA box's dim 0 runs
+    along MN (the contiguous mode) and dim 1 along K, so the stage's modes map onto box dims ``(0, 1)``; the bundled
+    SM90 bf16 N-major B stage (``specs/sm90_wgmma.toml``) is PROVEN in this process."""
+    from layoutcheck.check import check_property
+    from layoutcheck.spec.load import load_spec
+
+    cfg = next(c for c in load_spec(str(_SPECS / "sm90_wgmma.toml")).configs if c.name == "bf16_128x256x64_B_MN_SW128")
+    assert cfg.get("major") == "MN" and cfg.get("smem_layout") is None
+    row = check_property(cfg, next(r for r in cfg.properties if r.name == "tma_wgmma"))
+    assert row.status == "PROVEN", (row.status, row.reason)
