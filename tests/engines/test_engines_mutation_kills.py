@@ -3,6 +3,8 @@ score"); each is named after the law it checks, against values computed here."""
 
 from __future__ import annotations
 
+import pytest
+
 from layoutcheck import Verdict, prove
 from layoutcheck.models.schedulers import TileScheduler
 from layoutcheck.properties.residue import schedule_bijection
@@ -111,3 +113,20 @@ def test_z3_tilelang_bijection_gives_the_collision_query_only_the_time_left(monk
     monkeypatch.setattr(z3e, "time", _Clock(100.0, 112.0))
     assert z3e._tl_bijective(None, Limits(10.0)) == Undecided("timeout")
     assert len(given) == 1
+
+
+@pytest.mark.timeout(60)
+def test_z3_minimises_a_collision_witness_by_bisection_in_few_checks() -> None:
+    """``(8,2):(1,4)`` maps indices 4 and 8 (and others) to one offset: z3 finds some colliding pair, then lowers each
+    index by bisection over ``[0, v]`` (``v <= mid`` unsat moves the lower end past ``mid``): at most 3 checks for
+    ``i < 8`` and 4 for ``j < 16``, 1 + 3 + 4 in all, ending at the smallest pair ``(4, 8)`` as brute force finds
+    it. A bisection that does not advance spins until the engine's 20 s deadline."""
+    from layoutcheck.algebra.layout import Layout
+    from layoutcheck.properties.layout import injective
+
+    x = Layout((8, 2), (1, 4))
+    pairs = [(i, j) for j in range(16) for i in range(j) if x(i) == x(j)]
+    assert min(pairs) == (4, 8)
+    r = prove(injective(x), engine="z3", timeout=20)
+    assert r.status is Verdict.REFUTED and r.counterexample.data == {"kind": "collision", "i": 4, "j": 8}
+    assert r.stats["checks"] <= 1 + 3 + 4, r.stats
