@@ -224,7 +224,7 @@ def timeout_verdict(scratch: Path, test: str, test_timeout: float) -> str:
     ``undecided (test timeout)`` -- a test that is slow anyway says nothing about the mutant."""
     shutil.rmtree(scratch / ".hypothesis", ignore_errors=True)
     try:
-        rc, out = _pytest(scratch, [test, "--durations=0", "--durations-min=0"], 4 * test_timeout, test_timeout)
+        rc, out = _pytest(scratch, [test, "--durations=0", "--durations-min=0"], 4 * test_timeout + 300, test_timeout)
     except subprocess.TimeoutExpired:
         return "undecided (test timeout)"
     spent = sum(float(t) for t in re.findall(r"^(\d+(?:\.\d+)?)s (?:setup|call|teardown) ", out, re.M))
