@@ -125,3 +125,14 @@ def test_the_tma_box_of_an_mn_major_wgmma_stage_is_bound_mn_first() -> None:
     assert cfg.get("major") == "MN" and cfg.get("smem_layout") is None
     row = check_property(cfg, next(r for r in cfg.properties if r.name == "tma_wgmma"))
     assert row.status == "PROVEN", (row.status, row.reason)
+
+
+def test_a_umma_instruction_runs_on_cta_group_1_or_2_only(tmp_path: Path) -> None:
+    """tcgen05.mma has ``cta_group::1`` and ``::2``: the bundled 2-SM bf16 256 x 256 instruction (``cta_group = 2``)
+    binds and its descriptor is PROVEN; ``cta_group = 3`` is an ERROR on that key."""
+    body = ('kind = "umma_instr"\na_dtype = "bf16"\nb_dtype = "bf16"\nc_dtype = "f32"\nmma_m = 256\nmma_n = 256\n'
+            'b_major = "MN"\nproperties = ["descriptor_fields"]\n')
+    two = _rows(tmp_path, body + "cta_group = 2\n")
+    assert [r.status for r in two] == ["PROVEN"], [(r.status, r.reason) for r in two]
+    three = _rows(tmp_path, body + "cta_group = 3\n")
+    assert [(r.status, r.key) for r in three] == [("ERROR", "cta_group")], [(r.status, r.key, r.reason) for r in three]
