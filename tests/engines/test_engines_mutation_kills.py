@@ -130,3 +130,18 @@ def test_z3_minimises_a_collision_witness_by_bisection_in_few_checks() -> None:
     r = prove(injective(x), engine="z3", timeout=20)
     assert r.status is Verdict.REFUTED and r.counterexample.data == {"kind": "collision", "i": 4, "j": 8}
     assert r.stats["checks"] <= 1 + 3 + 4, r.stats
+
+
+def test_z3_width_holds_every_offset_plus_layout_value_of_a_composed_layout_signed() -> None:
+    """``width_for`` promises bits in which a subject's offsets and partial sums never overflow, signed: for
+    ``Sw<0,0,0> o 6 + (2):(3)`` the partial sums ``offset + L(i)`` are 6 and 9, so the width must hold 9 as a signed
+    value (at least 5 bits) -- the offset added to the layout's span, not subtracted from it."""
+    from layoutcheck.algebra.layout import Layout
+    from layoutcheck.algebra.swizzle import ComposedLayout, Swizzle
+    from layoutcheck.engines.z3 import width_for
+
+    for off in (6, 5, 100, -7):
+        x = ComposedLayout(Swizzle(0, 0, 0), off, Layout((2,), (3,)))
+        w = width_for(x)
+        sums = [off + x.layout(i) for i in range(2)]
+        assert all(-(1 << (w - 1)) <= v < 1 << (w - 1) for v in sums), (off, w, sums)

@@ -407,7 +407,8 @@ def retest(root: Path, scratch: Path, report: str, tests: list[str], timeout: fl
     select for the mutant, as the first run did); one JSON line each to ``report + '.retest.jsonl'``. A module whose
     source changed since is skipped."""
     old = [json.loads(x) for x in Path(report).read_text().splitlines()]
-    survivors = [r for r in old if r["status"] in ("survived", "not executed", *UNDECIDED)]
+    survivors = [r for r in old if r["status"] in ("survived", "not executed", *UNDECIDED)
+                 or r["status"].startswith("selection error")]
     fresh = Path(f"{scratch}-retest")
     copy_tree(root, fresh)
     counts: dict[str, int] = {}
