@@ -145,3 +145,16 @@ def test_z3_width_holds_every_offset_plus_layout_value_of_a_composed_layout_sign
         w = width_for(x)
         sums = [off + x.layout(i) for i in range(2)]
         assert all(-(1 << (w - 1)) <= v < 1 << (w - 1) for v in sums), (off, w, sums)
+
+
+def test_z3_refutes_a_loop_one_row_past_the_grid_naming_the_launch_outside() -> None:
+    """The row-major twin of the loop above: ``GM*GN + 1`` work indices with ``tile = (t // GN, t % GN)``; the last
+    index ``t = GM*GN`` decodes to tile ``(GM, 0)``, one row past the grid (``m == GM`` is outside as much as
+    ``n == GN`` is). The z3 engine must refute it with an ``outside`` witness naming that launch."""
+    s = TileScheduler("expr", ctas=4, tile_m=f"{T} // GN", tile_n=f"{T} % GN", total_expr="GM*GN + 1")
+    r = prove(schedule_bijection(s, ((2, 3), (2, 3))), engine="z3", timeout=120)
+    assert r.status is Verdict.REFUTED, r
+    w = r.counterexample.data
+    gm, gn = w["grid"]
+    cta, it = w["index"]
+    assert w["kind"] == "outside" and w["tile"] == [gm, 0] and cta + 4 * it == gm * gn

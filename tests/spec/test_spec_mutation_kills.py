@@ -136,3 +136,14 @@ def test_a_umma_instruction_runs_on_cta_group_1_or_2_only(tmp_path: Path) -> Non
     assert [r.status for r in two] == ["PROVEN"], [(r.status, r.reason) for r in two]
     three = _rows(tmp_path, body + "cta_group = 3\n")
     assert [(r.status, r.key) for r in three] == [("ERROR", "cta_group")], [(r.status, r.key, r.reason) for r in three]
+
+
+def test_a_umma_stage_without_base_address_is_checked_at_address_zero(tmp_path: Path) -> None:
+    """``base_address`` defaults to 0 for a UMMA stage too: the bundled 256 x 64 f16 K-major SW128 B stage
+    (``specs/sm100_umma.toml``, no ``base_address``) is PROVEN, exactly as with ``base_address = 0``."""
+    body = ('kind = "umma_smem"\ndtype = "f16"\nmajor = "K"\n'
+            'layout = "make_composed_layout(Sw<3,3,3>, tile_to_shape((8,64):(64,1), (256,64)))"\n'
+            'properties = ["umma_describes"]\n')
+    without, at_zero = _rows(tmp_path, body), _rows(tmp_path, body + "base_address = 0\n")
+    assert [r.status for r in without] == ["PROVEN"], [(r.status, r.reason) for r in without]
+    assert [(r.status, r.reason) for r in without] == [(r.status, r.reason) for r in at_zero]
