@@ -102,3 +102,21 @@ def test_schedule_bijection_exhaustive_ends_after_the_last_batch_of_grids() -> N
 
     d = ScheduleBijection(TileScheduler("plain"), ((2, 4), (1, 3))).exhaustive()
     assert d.holds and d.stats == {"grids": 9}
+
+
+def test_umma_chunk_break_of_a_k_major_tile_is_the_first_element_off_its_16_byte_run() -> None:
+    """K-major f16 (2-byte elements, 8 per 16-byte chunk): ``(8,16):(16,1)`` keeps every K run contiguous (no break);
+    with K stride 2 the first element not 2 bytes after its K predecessor inside a chunk is ``(0, 1)``, flat colex
+    index ``0 + 8 * 1 = 8``, as brute force over the byte offsets finds."""
+    from layoutcheck.properties.descriptors import _chunk_break
+
+    def brute(lay: Layout) -> int | None:
+        mn, k = size(lay[0]), size(lay[1])
+        off = [[2 * lay(m + mn * j) for j in range(k)] for m in range(mn)]
+        bad = [m + mn * j for j in range(1, k) for m in range(mn) if j % 8 and off[m][j] != off[m][j - 1] + 2]
+        return min(bad) if bad else None
+
+    good, broken = Layout((8, 16), (16, 1)), Layout((8, 16), (32, 2))
+    assert brute(good) is None and brute(broken) == 8
+    assert _chunk_break(good, 2, "K") is None
+    assert _chunk_break(broken, 2, "K") == 8
