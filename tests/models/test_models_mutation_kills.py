@@ -26,3 +26,34 @@ def test_a_persistent_scheduler_refuses_a_negative_swizzle_size() -> None:
 
     with pytest.raises(LayoutcheckError):
         TileScheduler("persistent", ctas=4, swizzle_size=-1)
+
+
+def test_a_thread_copy_whose_tv_reaches_index_minus_one_maps_outside_the_tile() -> None:
+    """A thread copy's ``tv`` maps (thread, value) to a tile index in ``[0, n)``: a negative stride that reaches
+    index -1 (threads 0 and 1 at indices 0 and -1) is outside the tile -- a LayoutError, not an index NumPy would
+    wrap around to the tile's last element."""
+    from layoutcheck.errors import LayoutError
+    from layoutcheck.models.datapath import ThreadCopy, _thread_copy_hop
+
+    tv = Layout((2, 1), (-1, 0))
+    assert [tv(i) for i in range(2)] == [0, -1]
+    flat = Layout((4,), (1,))
+    with pytest.raises(LayoutError, match="outside"):
+        _thread_copy_hop(ThreadCopy("UniversalCopy<uint32_t>", tv, flat), flat, 32, 4, True)
+    fine = Layout((2, 1), (1, 0))
+    assert _thread_copy_hop(ThreadCopy("UniversalCopy<uint32_t>", fine, flat), flat, 32, 4, True) is not None
+
+
+@pytest.mark.parametrize("shape", [(1, 16, 1), (2, 31, 2), (1, 32, 1, 1)])
+def test_a_bank_access_needs_32_lanes_per_instruction(shape: tuple[int, ...]) -> None:
+    """``Access.elems`` is ``(instructions, 32 lanes, v)`` (or ``(instructions, 32)``): a rank-3 array with a lane
+    count other than 32, or a rank-4 one, is refused -- either fault alone is enough."""
+    import numpy as np
+
+    from layoutcheck.errors import LayoutError
+    from layoutcheck.models.banks.access import Access
+
+    assert Access("lds32", np.zeros((1, 32, 1), dtype=np.int64), 32).elems.shape == (1, 32, 1)
+    assert Access("lds32", np.zeros((3, 32), dtype=np.int64), 32).elems.shape == (3, 32, 1)
+    with pytest.raises(LayoutError, match="shape"):
+        Access("lds32", np.zeros(shape, dtype=np.int64), 32)

@@ -7,9 +7,10 @@ How: the tree is copied once to ``/tmp/mut-<slug>`` (its ``.git`` left out); the
 pytest-cov with ``--cov-context=test``, which records, for every line of every module, the tests that execute it;
 then, for each mutant of the module (one operator applied at one AST node), the mutated file is written into the
 copy and only the tests that execute the mutated line run, ``-x -n 0 -p no:cacheprovider --hypothesis-seed=0``,
-under ``nice -n 15`` and a per-mutant timeout. Exit 0 = survived; a failure or a timeout = killed; no test executes
-the line = not executed. The Hypothesis example database is wiped before each run, so a verdict depends only on the
-mutant and the seed.
+under ``nice -n 15``, a per-test timeout (pytest-timeout) and a per-mutant timeout. Exit 0 = survived; a failure =
+killed; a test past its timeout = killed only if it passes unmutated in under half that timeout (``run_mutant``),
+else undecided, as is a run past the per-mutant timeout; no test executes the line = not executed. The
+Hypothesis example database is wiped before each run, so a verdict depends only on the mutant and the seed.
 
 Operators (each applied to one node, source spans patched in place so comments and layout stay):
 ``cmp`` (``<``/``<=``, ``>``/``>=``, ``==``/``!=``, ``is``/``is not``, ``in``/``not in`` swapped), ``int`` (an
@@ -50,6 +51,7 @@ import json
 import math
 import os
 import random
+import re
 import shutil
 import signal
 import sqlite3
@@ -66,7 +68,17 @@ ARITH_SWAP = {ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.FloorDiv, ast.Fl
 NICE = ["nice", "-n", os.environ.get("MUTATE_NICE", "15")]
 """Prefix of every mutant's pytest run (``nice`` adds to the caller's niceness: ``MUTATE_NICE=0`` under ``nice -n 10``
 runs the tests at 10)."""
-PYTEST = ["-x", "-n", "0", "-p", "no:cacheprovider", "--hypothesis-seed=0", "-q", "--no-header", "-p", "no:randomly"]
+PYTEST = ["-x", "-n", "0", "-p", "no:cacheprovider", "--hypothesis-seed=0", "-q", "--no-header", "-p", "no:randomly",
+          "-rf"]
+TEST_TIMEOUT = 60.0
+"""Seconds one test may run under a mutant (pytest-timeout's ``--timeout``, signal method) before it fails by
+timeout; ``--test-timeout`` sets it."""
+KILLED = ("killed", "killed (test timeout)")
+"""The statuses that count as a kill (``run_mutant`` says when a test past its timeout is one)."""
+UNDECIDED = ("killed (timeout)", "undecided (test timeout)")
+"""The statuses of an undecided mutant: the whole run past ``--timeout``, or a test past its timeout that is slow
+unmutated too -- a slow test is not a failing one. (``killed (timeout)`` keeps the name of the older reports.)"""
+_TIMED_OUT = re.compile(r"^FAILED (.+?) - Failed: Timeout \(", re.M)
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,26 +208,61 @@ def line_tests(scratch: Path, module: str) -> dict[int, set[str]]:
     return out
 
 
-def run_mutant(scratch: Path, m: Mutant, source: str, original: str, tests: set[str], timeout: float) -> Mutant:
-    """Write the mutant, run its tests, restore the module; the mutant with its status."""
+def _pytest(scratch: Path, tests: list[str], timeout: float, test_timeout: float) -> tuple[int, str]:
+    """Run ``tests`` in ``scratch`` (each under pytest-timeout's ``test_timeout``, the whole run under ``timeout``):
+    pytest's exit code and its output (wide, so each ``FAILED`` line keeps its reason)."""
+    cmd = [*NICE, sys.executable, "-m", "pytest", *tests, *PYTEST, f"--timeout={test_timeout:g}"]
+    p = subprocess.run(cmd, cwd=scratch, env=dict(env_for(scratch), COLUMNS="100000"), stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True, timeout=timeout)
+    return p.returncode, p.stdout
+
+
+def timeout_verdict(scratch: Path, test: str, test_timeout: float) -> str:
+    """The status of a mutant whose first failing test, ``test``, failed by timeout: run it again on the unmutated
+    tree; a kill (``killed (test timeout)``) only if it passes there in under half the per-test timeout (its setup,
+    call and teardown as pytest's ``--durations`` reports them; start-up and collection not counted), else
+    ``undecided (test timeout)`` -- a test that is slow anyway says nothing about the mutant."""
+    shutil.rmtree(scratch / ".hypothesis", ignore_errors=True)
+    try:
+        rc, out = _pytest(scratch, [test, "--durations=0", "--durations-min=0"], 4 * test_timeout + 300, test_timeout)
+    except subprocess.TimeoutExpired:
+        return "undecided (test timeout)"
+    spent = sum(float(t) for t in re.findall(r"^(\d+(?:\.\d+)?)s (?:setup|call|teardown) ", out, re.M))
+    quick = rc == 0 and "slowest durations" in out and spent < test_timeout / 2
+    return "killed (test timeout)" if quick else "undecided (test timeout)"
+
+
+def run_mutant(scratch: Path, m: Mutant, source: str, original: str, tests: set[str], timeout: float,
+               test_timeout: float = TEST_TIMEOUT) -> Mutant:
+    """Write the mutant, run its tests, restore the module; the mutant with its status.
+
+    ``killed``: a test failed (or the mutant broke an import); ``survived``: every test passed; ``killed (test
+    timeout)``: the first failure was a test past ``test_timeout`` that passes quickly unmutated (``timeout_verdict``);
+    ``undecided (test timeout)``: one that does not; ``killed (timeout)`` (undecided, the name of the older reports):
+    the whole run past ``timeout`` (a hang pytest-timeout's signal cannot interrupt, e.g. inside a C call)."""
     if not tests:
         return Mutant(**{**asdict(m), "status": "not executed"})
     target = scratch / m.module
     shutil.rmtree(scratch / ".hypothesis", ignore_errors=True)
     target.write_text(source)
     t0 = time.monotonic()
-    cmd = [*NICE, sys.executable, "-m", "pytest", *_ordered(tests, m.module), *PYTEST]
+    slow = None
     try:
-        rc = subprocess.run(cmd, cwd=scratch, env=env_for(scratch), stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, timeout=timeout).returncode
+        rc, out = _pytest(scratch, _ordered(tests, m.module), timeout, test_timeout)
         # 1: a test failed; 2: interrupted (a collection error: the mutant broke an import). 4 (a node id not found,
         # a usage error) and 5 (nothing collected) say nothing about the mutant: not a kill.
         status = "survived" if rc == 0 else "killed" if rc in (1, 2) else f"selection error (pytest exit {rc})"
+        timed_out = _TIMED_OUT.findall(out)
+        if rc == 1 and timed_out and len(re.findall(r"^FAILED ", out, re.M)) == 1:
+            slow = timed_out[0]
     except subprocess.TimeoutExpired:
         status = "killed (timeout)"
     finally:
         target.write_text(original)
-    return Mutant(**{**asdict(m), "status": status, "tests": len(tests), "seconds": round(time.monotonic() - t0, 1)})
+    seconds = round(time.monotonic() - t0, 1)
+    if slow is not None:  # the module is restored: is the test that timed out quick without the mutant?
+        status = timeout_verdict(scratch, slow, test_timeout)
+    return Mutant(**{**asdict(m), "status": status, "tests": len(tests), "seconds": seconds})
 
 
 def expand(root: Path, paths: list[str]) -> list[str]:
@@ -262,10 +309,18 @@ def clopper_pearson(k: int, n: int, confidence: float = 0.95) -> tuple[float, fl
     return lower, upper
 
 
+def _runnable(test: str) -> str:
+    """A node id pytest can select: one whose parameter id holds quotes or braces (a dict's repr as the id, which the
+    coverage context does not keep whole) is not found from the command line (pytest exit 4), so it is widened to its
+    test function (every parameter)."""
+    return test.split("[", 1)[0] if any(c in test for c in "{}'\"") else test
+
+
 def _ordered(tests: set[str], module: str) -> list[str]:
     """The selected tests, most likely killers first (with ``-x`` a kill stops early): the test file named after the
     module, then its package's test folder, then ``tests/semantics``, then the rest."""
     stem, pkg = Path(module).stem, Path(module).parent.name
+    tests = {_runnable(t) for t in tests}
 
     def rank(t: str) -> tuple[int, str]:
         f = t.split("::", 1)[0]
@@ -345,12 +400,15 @@ def summary(path: str) -> dict[str, dict[str, int]]:
     return out
 
 
-def retest(root: Path, scratch: Path, report: str, tests: list[str], timeout: float) -> dict[str, int]:
+def retest(root: Path, scratch: Path, report: str, tests: list[str], timeout: float,
+           test_timeout: float = TEST_TIMEOUT, selected: bool = False) -> dict[str, int]:
     """Run the survivors and the undecided (timed-out) mutants of ``report`` again, in a fresh copy of ``root`` (so
-    tests written since count), against ``tests``; one JSON line each to ``report + '.retest.jsonl'``. A module whose
+    tests written since count), against ``tests`` (``selected``: and the tests the coverage contexts of ``scratch``
+    select for the mutant, as the first run did); one JSON line each to ``report + '.retest.jsonl'``. A module whose
     source changed since is skipped."""
     old = [json.loads(x) for x in Path(report).read_text().splitlines()]
-    survivors = [r for r in old if r["status"] in ("survived", "killed (timeout)")]  # a timeout is undecided
+    survivors = [r for r in old if r["status"] in ("survived", "not executed", *UNDECIDED)
+                 or r["status"].startswith("selection error")]
     fresh = Path(f"{scratch}-retest")
     copy_tree(root, fresh)
     counts: dict[str, int] = {}
@@ -363,9 +421,10 @@ def retest(root: Path, scratch: Path, report: str, tests: list[str], timeout: fl
                     out.write(json.dumps({**r, **status}) + "\n")
                 continue
             table = {(m.line, m.col, m.op, m.after): (m, src) for m, src in mutants(fresh / module, module)}
+            pick = _selected(scratch, module) if selected else lambda line: set()
             for r in (r for r in survivors if r["module"] == module):
                 m, src = table[(r["line"], r["col"], r["op"], r["after"])]
-                done = run_mutant(fresh, m, src, original, set(tests), timeout)
+                done = run_mutant(fresh, m, src, original, set(tests) | pick(m.line), timeout, test_timeout)
                 counts[done.status] = counts.get(done.status, 0) + 1
                 out.write(json.dumps(asdict(done)) + "\n")
                 out.flush()
@@ -386,11 +445,11 @@ def table(scratch: Path, reports: list[str]) -> list[str]:
             mine = [r for r in recs if r["module"] == module]
             c = {k: 0 for k in ("killed", "undecided", "new", "equivalent", "open", "not executed")}
             for r in mine:
-                if r["status"] == "killed":
+                if r["status"] in KILLED:
                     c["killed"] += 1
-                elif later.get((r["module"], r["line"], r["col"], r["op"], r["after"]), "") == "killed":
+                elif later.get((r["module"], r["line"], r["col"], r["op"], r["after"]), "") in KILLED:
                     c["new"] += 1
-                elif r["status"] == "killed (timeout)":
+                elif r["status"] in UNDECIDED:
                     c["undecided"] += 1
                 elif r["status"] == "not executed":
                     c["not executed"] += 1
@@ -411,13 +470,13 @@ def table(scratch: Path, reports: list[str]) -> list[str]:
 def _classify(r: dict[str, Any], later: dict[tuple[Any, ...], str], src: str) -> str:
     """One sampled mutant's outcome: killed, new (killed by a test written since), equivalent, open, undecided."""
     key = (r["module"], r["line"], r["col"], r["op"], r["after"])
-    if r["status"] == "killed":
+    if r["status"] in KILLED:
         return "killed"
-    if later.get(key, "") == "killed":
+    if later.get(key, "") in KILLED:
         return "new"
     if equivalent_reason(src, r["line"], r["col"], ":".join(map(str, (*key[:4], key[4])))):
         return "equivalent"
-    return "undecided" if r["status"] == "killed (timeout)" else "open"  # "not executed" is a survivor here
+    return "undecided" if r["status"] in UNDECIDED else "open"  # "not executed" is a survivor here
 
 
 def sample_table(scratch: Path, reports: list[str]) -> list[str]:
@@ -450,7 +509,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--root", default=".", help="the repository to copy")
     ap.add_argument("--scratch", default=None, help="scratch copy (default /tmp/mut-<first module>)")
     ap.add_argument("--workers", type=int, default=2, help="xdist workers for the coverage run")
-    ap.add_argument("--timeout", type=float, default=240.0, help="seconds per mutant before it counts as killed")
+    ap.add_argument("--timeout", type=float, default=240.0,
+                    help="seconds per mutant's whole run; past it the mutant is undecided")
+    ap.add_argument("--test-timeout", type=float, default=TEST_TIMEOUT,
+                    help="seconds per test (pytest-timeout); past it a kill only if the test is quick unmutated")
     ap.add_argument("--reuse", action="store_true", help="reuse the scratch copy and its coverage data")
     ap.add_argument("--out", default="mutation-report.jsonl")
     ap.add_argument("--summary", action="store_true", help="print the counts of --out and exit")
@@ -464,6 +526,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="print the markdown score rows of these sampled reports and exit")
     ap.add_argument("--retest", nargs="+", default=None, metavar="TEST",
                     help="re-run the survivors of --out against these tests in a fresh copy of the tree")
+    ap.add_argument("--selected", action="store_true",
+                    help="--retest: also run the tests the coverage contexts select for each mutant")
     args = ap.parse_args(argv)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # a stopped run restores the mutated module (finally)
     if args.summary:
@@ -480,7 +544,7 @@ def main(argv: list[str] | None = None) -> int:
         print("\n".join(sample_table(scratch, args.sample_table)))
         return 0
     if args.retest:
-        print(retest(root, scratch, args.out, args.retest, args.timeout))
+        print(retest(root, scratch, args.out, args.retest, args.timeout, args.test_timeout, args.selected))
         return 0
     if not (args.reuse and (scratch / ".coverage").exists()):
         copy_tree(root, scratch)
@@ -498,11 +562,11 @@ def main(argv: list[str] | None = None) -> int:
                     for r in map(json.loads, Path(args.out).read_text().splitlines())}
         picked = [(m, src) for m, src in picked if (m.module, m.line, m.col, m.op, m.after) not in done]
         with open(args.out, "a" if args.resume else "w") as out:
-            _mutate_sample(scratch, picked, out, args.timeout)
+            _mutate_sample(scratch, picked, out, args.timeout, args.test_timeout)
         return 0
     with open(args.out, "a") as out:
         for module in args.modules:
-            _mutate_module(scratch, module, out, args.timeout)
+            _mutate_module(scratch, module, out, args.timeout, args.test_timeout)
     return 0
 
 
@@ -521,7 +585,8 @@ def _selected(scratch: Path, module: str) -> Any:
     return tests
 
 
-def _mutate_sample(scratch: Path, picked: list[tuple[Mutant, str]], out: Any, timeout: float) -> None:
+def _mutate_sample(scratch: Path, picked: list[tuple[Mutant, str]], out: Any, timeout: float,
+                   test_timeout: float = TEST_TIMEOUT) -> None:
     """Run the drawn mutants (the sample mode); one JSON line each to ``out``; print the counts."""
     selectors: dict[str, Any] = {}
     counts: dict[str, int] = {}
@@ -529,7 +594,7 @@ def _mutate_sample(scratch: Path, picked: list[tuple[Mutant, str]], out: Any, ti
         if m.module not in selectors:
             selectors[m.module] = _selected(scratch, m.module)
         original = (scratch / m.module).read_text()
-        r = run_mutant(scratch, m, source, original, selectors[m.module](m.line), timeout)
+        r = run_mutant(scratch, m, source, original, selectors[m.module](m.line), timeout, test_timeout)
         counts[r.status] = counts.get(r.status, 0) + 1
         out.write(json.dumps(asdict(r)) + "\n")
         out.flush()
@@ -538,7 +603,7 @@ def _mutate_sample(scratch: Path, picked: list[tuple[Mutant, str]], out: Any, ti
     print(counts, flush=True)
 
 
-def _mutate_module(scratch: Path, module: str, out: Any, timeout: float) -> None:
+def _mutate_module(scratch: Path, module: str, out: Any, timeout: float, test_timeout: float = TEST_TIMEOUT) -> None:
     """Run every mutant of ``module`` in the scratch copy; one JSON line each to ``out``; print the counts."""
     original = (scratch / module).read_text()
     tree = ast.parse(original)
@@ -549,7 +614,7 @@ def _mutate_module(scratch: Path, module: str, out: Any, timeout: float) -> None
     for m, source in mutants(scratch / module, module):
         tests = everyone if m.line in at_import else \
             set().union(*(by_line.get(n, set()) for n in _containing_lines(tree, m.line)))
-        r = run_mutant(scratch, m, source, original, tests, timeout)
+        r = run_mutant(scratch, m, source, original, tests, timeout, test_timeout)
         counts[r.status] = counts.get(r.status, 0) + 1
         out.write(json.dumps(asdict(r)) + "\n")
         out.flush()

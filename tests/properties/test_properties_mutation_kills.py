@@ -3,6 +3,8 @@ score"); each is named after the law it checks, and checks it against values com
 
 from __future__ import annotations
 
+import pytest
+
 from layoutcheck.algebra.layout import Layout, size
 from layoutcheck.algebra.swizzle import ComposedLayout, Swizzle
 from layoutcheck.properties.scan import value_bounds
@@ -72,3 +74,49 @@ def test_tma_witness_of_a_one_dimensional_box_names_the_byte_the_box_writes() ->
     assert prop.recheck(r.counterexample.data)
     e = prop._element(33)
     assert (e["dst"], e["actual"], e["expected"]) == (256, 260, 264)
+
+
+def test_schedule_bijection_domain_counts_each_launch_index_and_each_tile_of_every_grid() -> None:
+    """``domain_size`` is what the exhaustive engine evaluates (and sizes its memory by): for a plain scheduler (one
+    launch index per tile) every grid ``GM x GN`` of the box contributes its launch indices and its tile counts,
+    ``2 GM GN``; here 2 (2+3+4)(3+4+5) = 216, summed grid by grid (both ranges start above 1, so the closed form's
+    subtracted prefixes ``(a-1) a / 2`` and ``(c-1) c / 2`` are not 0)."""
+    from math import prod
+
+    from layoutcheck.models.schedulers import TileScheduler
+    from layoutcheck.properties.residue import ScheduleBijection
+
+    s = TileScheduler("plain")
+    p = ScheduleBijection(s, ((2, 4), (3, 5)))
+    grids = [(gm, gn) for gm in range(2, 5) for gn in range(3, 6)]
+    assert p.domain_size() == sum(prod(s.launch_bounds(gm, gn)) + gm * gn for gm, gn in grids) == 216
+
+
+@pytest.mark.timeout(60)
+def test_schedule_bijection_exhaustive_ends_after_the_last_batch_of_grids() -> None:
+    """The exhaustive engine screens the grids in batches and stops after the last one: a correct plain scheduler
+    over 9 grids is PROVEN with every grid counted, well within the test's 60 s bound (it takes milliseconds; a
+    loop that revisits the empty batch past the last grid never returns and fails by timeout)."""
+    from layoutcheck.models.schedulers import TileScheduler
+    from layoutcheck.properties.residue import ScheduleBijection
+
+    d = ScheduleBijection(TileScheduler("plain"), ((2, 4), (1, 3))).exhaustive()
+    assert d.holds and d.stats == {"grids": 9}
+
+
+def test_umma_chunk_break_of_a_k_major_tile_is_the_first_element_off_its_16_byte_run() -> None:
+    """K-major f16 (2-byte elements, 8 per 16-byte chunk): ``(8,16):(16,1)`` keeps every K run contiguous (no break);
+    with K stride 2 the first element not 2 bytes after its K predecessor inside a chunk is ``(0, 1)``, flat colex
+    index ``0 + 8 * 1 = 8``, as brute force over the byte offsets finds."""
+    from layoutcheck.properties.descriptors import _chunk_break
+
+    def brute(lay: Layout) -> int | None:
+        mn, k = size(lay[0]), size(lay[1])
+        off = [[2 * lay(m + mn * j) for j in range(k)] for m in range(mn)]
+        bad = [m + mn * j for j in range(1, k) for m in range(mn) if j % 8 and off[m][j] != off[m][j - 1] + 2]
+        return min(bad) if bad else None
+
+    good, broken = Layout((8, 16), (16, 1)), Layout((8, 16), (32, 2))
+    assert brute(good) is None and brute(broken) == 8
+    assert _chunk_break(good, 2, "K") is None
+    assert _chunk_break(broken, 2, "K") == 8
