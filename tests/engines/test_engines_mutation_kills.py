@@ -158,3 +158,15 @@ def test_z3_refutes_a_loop_one_row_past_the_grid_naming_the_launch_outside() -> 
     gm, gn = w["grid"]
     cta, it = w["index"]
     assert w["kind"] == "outside" and w["tile"] == [gm, 0] and cta + 4 * it == gm * gn
+
+
+def test_z3_refutes_a_schedule_shifted_one_row_down_whose_count_is_right() -> None:
+    """``tile = ((t + GN) // GN, t % GN)`` over ``GM*GN`` work indices: rows 1..GM, so the last row is one past the
+    grid (``m == GM``) and row 0 is never computed, yet the launch count equals the tile count and no tile is hit
+    twice. Only the ``outside`` query sees it (``m >= GM``): with ``m > GM`` there, the count's pigeonhole PROVED it."""
+    s = TileScheduler("expr", ctas=4, tile_m=f"({T} + GN) // GN", tile_n=f"{T} % GN", total_expr="GM*GN")
+    r = prove(schedule_bijection(s, ((1, 64), (1, 64))), engine="z3", timeout=120)
+    assert r.status is Verdict.REFUTED, r
+    assert r.counterexample.data["kind"] == "outside" and r.counterexample.data["tile"] == [1, 0]
+    assert prove(schedule_bijection(s, ((1, 64), (1, 64))), engine="exhaustive").counterexample.data == \
+        r.counterexample.data

@@ -120,3 +120,37 @@ def test_umma_chunk_break_of_a_k_major_tile_is_the_first_element_off_its_16_byte
     assert brute(good) is None and brute(broken) == 8
     assert _chunk_break(good, 2, "K") is None
     assert _chunk_break(broken, 2, "K") == 8
+
+
+def test_tilelang_out_of_range_recheck_refuses_a_point_one_past_the_domain() -> None:
+    """``(_i,) -> (_i + 4,)`` over 4 points into 4 slots: every point is out of range, and a witness must name a
+    point of the domain -- point 4 is not one (it would wrap to point 0, whose value 4 is out of range)."""
+    from layoutcheck.importers.tilelang import parse_tilelang
+    from layoutcheck.properties.tilelang import tilelang_property
+
+    prop = tilelang_property("in_bounds", parse_tilelang("Layout((4,) -> (4,), transform: (_i,) -> (_i + 4,))"))
+    assert prop.recheck({"kind": "out", "i": 0, "dim": 0, "value": 4}) is True
+    assert prop.recheck({"kind": "out", "i": 4, "dim": 0, "value": 4}) is False
+
+
+def test_tmem_allocation_domain_is_one_point_per_allocation() -> None:
+    """The claim's domain (what the exhaustive engine budgets and reports) is its list of allocations: n points for
+    n of them, and one point for an empty list."""
+    from layoutcheck.properties.tmem import TmemAllocation
+
+    assert [TmemAllocation(c).domain_size() for c in ((), (128,), (128, 256), (32,) * 5)] == [1, 1, 2, 5]
+
+
+def test_module_consistency_recheck_refuses_a_size_the_module_allows() -> None:
+    """``consistent_with_module``'s witness says the layout's size of a dimension is one the module does not allow;
+    a forged witness naming an allowed size (here 32 lanes where the module fixes 32) must not re-check."""
+    from layoutcheck.algebra.linear_layout import LinearLayout
+    from layoutcheck.properties.ttgir import ConsistentWithModule
+
+    ll = LinearLayout.make({"lane": [[1], [2], [4], [8], [16]]}, {"dim0": 32})
+    ok = ConsistentWithModule(ll, "#blocked", (("lane", "threadsPerWarp", "ttg.threads-per-warp", (32,)),))
+    wrong = ConsistentWithModule(ll, "#blocked", (("lane", "threadsPerWarp", "ttg.threads-per-warp", (64,)),))
+    w = {"dim": "lane", "encoding": 32}
+    assert wrong.recheck(w) is True
+    assert ok.recheck(w) is False
+    assert ok.recheck({"dim": "warp", "encoding": 1}) is False  # a dimension the module does not fix
