@@ -137,7 +137,8 @@ class DescriptorError(LayoutError):
 
 
 class SpecError(LayoutcheckError, ValueError):
-    """A spec file is malformed; the message names file, line and key (``file``, ``line``, ``key`` hold them).
+    """A spec file is malformed; the message names file, line and key (``file``, ``line``, ``key`` hold them; ``key``
+    is what the raiser passes, never read back from the message).
 
     What to do: fix the value of that key (``specs/README.md`` lists every key with its type and an example).
     """
@@ -148,9 +149,6 @@ class SpecError(LayoutcheckError, ValueError):
         m = _LOCATION.match(message)
         if m and file is None:
             file, line = m.group(1), int(m.group(2))
-        if m and key is None:
-            k = re.search(r"(?:key|parameter) '([A-Za-z0-9_]+)'", message)
-            key = k.group(1) if k else None
         self.file, self.line, self.key = file, line, key
         self.config: str | None = None
 

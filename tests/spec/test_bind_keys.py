@@ -82,3 +82,32 @@ def test_no_binder_matches_an_error_message_to_find_a_key() -> None:
 def test_the_text_check_sees_a_guess() -> None:
     src = "try:\n    pass\nexcept ValueError as e:\n    key = 'tile' if 'tile' in str(e) else 'kind'\n"
     assert _guesses_from_text(src, "probe.py") == ["probe.py:4"]
+
+
+def test_a_layout_error_carries_the_key_its_raiser_names() -> None:
+    from layoutcheck.errors import ComplementError, LayoutError, ParseError, blame
+
+    assert LayoutError("x").key is None and LayoutError("x", key="tile").key == "tile"
+    assert ParseError("ab", 1, "bad").key is None
+    with pytest.raises(LayoutError) as info, blame("tile"):
+        raise LayoutError("does not divide")
+    assert info.value.key == "tile"
+    with pytest.raises(LayoutError) as info, blame("tile"):
+        raise LayoutError("unknown swizzle", key="swizzle")  # the innermost raiser knows best
+    assert info.value.key == "swizzle"
+    assert issubclass(ComplementError, LayoutError)
+
+
+def test_complement_refusals_are_complement_errors() -> None:
+    from layoutcheck.algebra.layout import Layout
+    from layoutcheck.algebra.ops import complement
+    from layoutcheck.errors import ComplementError
+
+    for bad in (Layout(4, -2), Layout((2, 2), (4, 4))):
+        with pytest.raises(ComplementError):
+            complement(bad, 32)
+
+
+def test_a_spec_error_key_is_what_its_raiser_passed() -> None:
+    assert SpecError("f.toml:3: config 'c': key 'tile': bad").key is None
+    assert SpecError("f.toml:3: config 'c': key 'tile': bad", key="tile").key == "tile"
