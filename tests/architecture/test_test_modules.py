@@ -1,10 +1,11 @@
 """Every module with logic has its test module (issue #26, "What to build").
 
 A module under ``layoutcheck/`` *has logic* when it defines a function (a class with a method included). Its *test
-module* is a ``tests/**/test_*.py`` that imports it (any import, in a function too: ``import layoutcheck.a.b``, ``from
-layoutcheck.a import b``, ``from layoutcheck.a.b import name``), or one named after it:
-``tests/<pkg>/test_<module>*.py`` for ``layoutcheck/<pkg>/<module>.py`` (any ``tests/`` folder for a top-level module). ``ALLOWED`` names the modules
-without one, each with its reason; an entry that is no longer needed fails too, so the list only shrinks.
+module* is a ``tests/**/test_*.py`` that imports it (any import, in a function too: ``import layoutcheck.a.b``,
+``from layoutcheck.a import b``, ``from layoutcheck.a.b import name``), or one named after it:
+``tests/<pkg>/test_<module>*.py`` for ``layoutcheck/<pkg>/<module>.py`` (any ``tests/`` folder for a top-level
+module). ``ALLOWED`` names the modules without one, each with its reason; an entry that is no longer needed fails
+too, so the list only shrinks.
 """
 
 from __future__ import annotations
