@@ -23,7 +23,6 @@ ALLOWED: dict[str, str] = {
                          "being split)",
     "importers.ptx_tensormap": f"{NO_TEST_YET} (reached through tests/importers' PTX tests; importers/ptx*.py is "
                                "being split)",
-    "pytest_plugin": f"{NO_TEST_YET} (its hooks need pytester; tests/README.md's spec items run through it)",
 }
 """Module (dotted, without ``layoutcheck.``) -> why it has no test module of its own."""
 
