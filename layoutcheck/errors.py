@@ -18,6 +18,8 @@ unreadable input, which beats a refutation, which beats an undecided property.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 EXIT_OK, EXIT_REFUTED, EXIT_ERROR, EXIT_UNKNOWN, EXIT_INTERNAL = 0, 1, 2, 3, 4
 EXIT_BAD_INPUT = EXIT_ERROR
@@ -39,6 +41,9 @@ class LayoutcheckError(Exception):
     """Base of every error layoutcheck raises on purpose. ``exit_code`` is what the command line exits with."""
 
     exit_code: int = EXIT_ERROR
+    key: str | None = None
+    """The parameter (or spec key) whose value is at fault, where the raiser knows it; ``None`` otherwise. Binders
+    read it to name the spec key: they never guess it from the message."""
 
 
 class LayoutError(LayoutcheckError, ValueError):
@@ -46,7 +51,41 @@ class LayoutError(LayoutcheckError, ValueError):
 
     What to do: the message names the mode and the law that broke (e.g. the stride divisibility condition); fix that
     mode, or ask ``layoutcheck calc`` what the operation gives on a smaller example.
+
+    ``key`` (keyword only) names the parameter whose value broke the law, e.g. ``LayoutError("...", key="stages")``.
     """
+
+    def __init__(self, *args: object, key: str | None = None) -> None:
+        super().__init__(*args)
+        self.key = key
+
+
+class ComplementError(LayoutError):
+    """CuTe's ``complement`` refuses its layout: a negative stride, or a mode that overlaps the modes below it once
+    sorted by stride (the layout is not injective).
+
+    What to do: the message names the mode; give a tiler whose modes do not overlap (e.g. ``(4,8):(1,4)``).
+    """
+
+
+@contextmanager
+def blame(key: str) -> Iterator[None]:
+    """Inside the block, a ``LayoutError`` that names no ``key`` is re-raised naming ``key``: the one place a value's
+    parse is tied to the parameter it came from.
+
+    >>> try:
+    ...     with blame("tile"):
+    ...         raise LayoutError("does not divide")
+    ... except LayoutError as e:
+    ...     e.key
+    'tile'
+    """
+    try:
+        yield
+    except LayoutError as e:
+        if e.key is None:
+            e.key = key
+        raise
 
 
 class ParseError(LayoutError):
@@ -98,7 +137,8 @@ class DescriptorError(LayoutError):
 
 
 class SpecError(LayoutcheckError, ValueError):
-    """A spec file is malformed; the message names file, line and key (``file``, ``line``, ``key`` hold them).
+    """A spec file is malformed; the message names file, line and key (``file``, ``line``, ``key`` hold them; ``key``
+    is what the raiser passes, never read back from the message).
 
     What to do: fix the value of that key (``specs/README.md`` lists every key with its type and an example).
     """
@@ -109,9 +149,6 @@ class SpecError(LayoutcheckError, ValueError):
         m = _LOCATION.match(message)
         if m and file is None:
             file, line = m.group(1), int(m.group(2))
-        if m and key is None:
-            k = re.search(r"(?:key|parameter) '([A-Za-z0-9_]+)'", message)
-            key = k.group(1) if k else None
         self.file, self.line, self.key = file, line, key
         self.config: str | None = None
 

@@ -34,7 +34,7 @@ from operator import itemgetter
 
 from layoutcheck.algebra.inttuple import IntTuple, ceil_div, flatten, is_int, is_tuple
 from layoutcheck.algebra.layout import Layout, _concat, _leaf_modes, _make, as_layout, extended_offsets
-from layoutcheck.errors import CompositionError, LayoutError
+from layoutcheck.errors import ComplementError, CompositionError, LayoutError
 
 Modes = list[tuple[int, int]]  # the (shape, stride) leaves of a flat layout, in order
 
@@ -292,10 +292,10 @@ def _complement_modes(layout: Layout, cotarget: Iterable[int]) -> Modes:
     cur = 1
     for s, d in modes:
         if d < 0:
-            raise LayoutError(f"complement of {layout}: negative stride {d} is not supported")
+            raise ComplementError(f"complement of {layout}: negative stride {d} is not supported")
         gap = d // cur
         if gap == 0:
-            raise LayoutError(
+            raise ComplementError(
                 f"complement of {layout}: Non-injective Layout (CuTe's law): the mode {s}:{d} overlaps the modes "
                 f"below it, which already reach {cur}"
             )

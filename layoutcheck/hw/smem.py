@@ -88,9 +88,10 @@ def gmma_smem_atom(major: str, mode: str, dtype_bits: int) -> SmemAtom:
     """
     maj = major.upper()
     if maj not in ("K", "MN"):
-        raise LayoutError(f"unknown major {major!r}: expected 'K' or 'MN'")
+        raise LayoutError(f"unknown major {major!r}: expected 'K' or 'MN'", key="major")
     if dtype_bits not in (8, 16, 32):
-        raise LayoutError(f"GMMA smem atoms are defined for 8/16/32-bit elements, not {dtype_bits}-bit")
+        raise LayoutError(f"GMMA smem atoms are defined for 8/16/32-bit elements, not {dtype_bits}-bit",
+                          key="dtype")
     m = normalize_mode(mode)
     w = SWIZZLE_SPAN_BYTES[m] * 8 // dtype_bits
     layout = Layout((8, w), (w, 1)) if maj == "K" else Layout((w, 8), (1, w))

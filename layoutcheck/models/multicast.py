@@ -53,11 +53,12 @@ class Multicast:
 
     def __post_init__(self) -> None:
         if len(self.cluster) != 2 or min(self.cluster) < 1 or self.cluster[0] * self.cluster[1] > 16:
-            raise LayoutError(f"multicast: cluster must be [CM, CN] of at most 16 CTAs, found {list(self.cluster)}")
+            raise LayoutError(f"multicast: cluster must be [CM, CN] of at most 16 CTAs, found {list(self.cluster)}",
+                              key="cluster")
         if self.operand not in ("A", "B"):
-            raise LayoutError(f"multicast: operand must be A or B, found {self.operand!r}")
+            raise LayoutError(f"multicast: operand must be A or B, found {self.operand!r}", key="operand")
         if self.extent < 1:
-            raise LayoutError(f"multicast: extent must be positive, found {self.extent}")
+            raise LayoutError(f"multicast: extent must be positive, found {self.extent}", key="extent")
         for name in FORMULAS:
             if not getattr(self, name):
                 object.__setattr__(self, name, default_formula(name, self.operand))
@@ -82,7 +83,7 @@ class Multicast:
         try:
             return parse(getattr(self, name), bounds)
         except LayoutError as e:
-            raise LayoutError(f"multicast: {name} = {getattr(self, name)!r}: {e}") from None
+            raise LayoutError(f"multicast: {name} = {getattr(self, name)!r}: {e}", key=name) from None
 
     @cached_property
     def per_cta(self) -> dict[str, np.ndarray]:

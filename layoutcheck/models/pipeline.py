@@ -63,9 +63,9 @@ class Pipeline:
     def __post_init__(self) -> None:
         for name in ("stages", "k_blocks", "stage_bytes", "smem_bytes", "align"):
             if getattr(self, name) < 1:
-                raise LayoutError(f"pipeline: {name} must be positive, found {getattr(self, name)}")
+                raise LayoutError(f"pipeline: {name} must be positive, found {getattr(self, name)}", key=name)
         if self.align & (self.align - 1):
-            raise LayoutError(f"pipeline: align must be a power of two, found {self.align}")
+            raise LayoutError(f"pipeline: align must be a power of two, found {self.align}", key="align")
         for name in FORMULAS:
             if not getattr(self, name):
                 object.__setattr__(self, name, default_formula(name, self.stages))
@@ -75,7 +75,7 @@ class Pipeline:
         try:
             return parse(getattr(self, name), {"kb": self.k_blocks, "S": self.stages + 1})
         except LayoutError as e:
-            raise LayoutError(f"pipeline: {name} = {getattr(self, name)!r}: {e}") from None
+            raise LayoutError(f"pipeline: {name} = {getattr(self, name)!r}: {e}", key=name) from None
 
     def values(self, name: str, kb: np.ndarray) -> np.ndarray:
         """The formula ``name`` at every ``kb`` (``S`` = ``stages``)."""

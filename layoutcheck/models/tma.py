@@ -39,7 +39,7 @@ from layoutcheck.algebra.inttuple import is_int
 from layoutcheck.algebra.layout import Layout, size
 from layoutcheck.algebra.swizzle import ComposedLayout, Swizzle, shared_offsets
 from layoutcheck.algebra.tiling import tile_to_shape
-from layoutcheck.errors import LayoutError
+from layoutcheck.errors import LayoutError, blame
 from layoutcheck.hw.smem import gmma_smem_atom
 from layoutcheck.hw.swizzle_modes import swizzle_mode
 from layoutcheck.hw.tma import DTYPES, EXTENDED_SWIZZLES, INTERLEAVES, LIMITS, OOB_FILLS, SWIZZLES, TmaDtype, TmaSwizzle
@@ -50,16 +50,17 @@ from layoutcheck.hw.tma import DTYPES, EXTENDED_SWIZZLES, INTERLEAVES, LIMITS, O
 def tma_dtype(name: str) -> TmaDtype:
     """The ``CUtensorMapDataType`` record for ``name`` ("float16", "bfloat16", ...); ``LayoutError`` if unknown."""
     if name not in DTYPES:
-        raise LayoutError(f"unknown TMA dtype {name!r}: expected one of {', '.join(DTYPES)}")
+        raise LayoutError(f"unknown TMA dtype {name!r}: expected one of {', '.join(DTYPES)}", key="dtype")
     return DTYPES[name]
 
 
 def tma_swizzle(name: str) -> TmaSwizzle:
     """The ``CUtensorMapSwizzle`` record for "none", "32B", "64B" or "128B"."""
     if name in EXTENDED_SWIZZLES:
-        raise LayoutError(f"swizzle {name!r} (CUDA 12.8+, sm_100) is outside the model: use none, 32B, 64B or 128B")
+        raise LayoutError(f"swizzle {name!r} (CUDA 12.8+, sm_100) is outside the model: use none, 32B, 64B or 128B",
+                          key="swizzle")
     if name not in SWIZZLES:
-        raise LayoutError(f"unknown swizzle {name!r}: expected one of {', '.join(SWIZZLES)}")
+        raise LayoutError(f"unknown swizzle {name!r}: expected one of {', '.join(SWIZZLES)}", key="swizzle")
     return SWIZZLES[name]
 
 
@@ -69,17 +70,17 @@ def _ints(values: Any, what: str) -> tuple[int, ...]:
     try:
         out = tuple(int(v) for v in values if is_int(v) or isinstance(v, np.integer)) if values is not None else ()
     except TypeError:
-        raise LayoutError(f"{what} must be a sequence of ints, found {values!r}") from None
+        raise LayoutError(f"{what} must be a sequence of ints, found {values!r}", key=what) from None
     if len(out) != len(values):
-        raise LayoutError(f"{what} must hold ints, found {values!r}")
+        raise LayoutError(f"{what} must hold ints, found {values!r}", key=what)
     if any(v < 0 for v in out):
-        raise LayoutError(f"{what} must be non-negative (the driver takes unsigned ints), found {out}")
+        raise LayoutError(f"{what} must be non-negative (the driver takes unsigned ints), found {out}", key=what)
     return out
 
 
 def _check_name(name: str, table: dict[str, int], what: str) -> None:
     if name not in table:
-        raise LayoutError(f"unknown {what} {name!r}: expected one of {', '.join(table)}")
+        raise LayoutError(f"unknown {what} {name!r}: expected one of {', '.join(table)}", key=what)
 
 
 # -- the descriptor -------------------------------------------------------------------------------------------
@@ -114,11 +115,14 @@ class TmaBox:
         es = (1,) * len(dims) if self.element_strides is None else _ints(self.element_strides, "element_strides")
         r = len(dims)
         if len(strides) != max(r - 1, 0):
-            raise LayoutError(f"global_strides has {len(strides)} entries; rank {r} needs {max(r - 1, 0)} (dims 1..)")
+            raise LayoutError(f"global_strides has {len(strides)} entries; rank {r} needs {max(r - 1, 0)} (dims 1..)",
+                              key="global_strides")
         if len(box) != r or len(es) != r:
-            raise LayoutError(f"box_dims {box} and element_strides {es} need {r} entries, one per global dim")
+            raise LayoutError(f"box_dims {box} and element_strides {es} need {r} entries, one per global dim",
+                              key="box_dims")
         if not isinstance(self.global_address, (int, np.integer)) or self.global_address < 0:
-            raise LayoutError(f"global_address must be a non-negative int, found {self.global_address!r}")
+            raise LayoutError(f"global_address must be a non-negative int, found {self.global_address!r}",
+                              key="global_address")
         for name, val in (("global_dims", dims), ("global_strides", strides), ("box_dims", box),
                           ("element_strides", es), ("global_address", int(self.global_address))):
             object.__setattr__(self, name, val)
@@ -363,9 +367,12 @@ def _cached_stage_layout(major: str, swizzle: str, dtype: str, tile: tuple[int, 
 
 def _stage_layout(major: str, swizzle: str, dtype: str, tile: Any, order: str) -> ComposedLayout:
     if order not in ("col", "row"):
-        raise LayoutError(f"atom order {order!r}: expected 'col' (MN first) or 'row' (K first)")
-    atom = gmma_smem_atom(major, swizzle_mode(tma_swizzle(swizzle).name).gmma, 8 * tma_dtype(dtype).bytes)
-    lay = tile_to_shape(atom.layout, tile, (0, 1) if order == "col" else (1, 0))
+        raise LayoutError(f"atom order {order!r}: expected 'col' (MN first) or 'row' (K first)", key="order")
+    with blame("swizzle"):
+        mode = swizzle_mode(tma_swizzle(swizzle).name).gmma
+    atom = gmma_smem_atom(major, mode, 8 * tma_dtype(dtype).bytes)
+    with blame("tile"):
+        lay = tile_to_shape(atom.layout, tile, (0, 1) if order == "col" else (1, 0))
     return ComposedLayout(atom.element_swizzle, 0, lay)
 
 

@@ -34,7 +34,7 @@ from typing import Any
 from layoutcheck.algebra.inttuple import flatten, prefix_product
 from layoutcheck.algebra.layout import Layout, size
 from layoutcheck.algebra.swizzle import ComposedLayout
-from layoutcheck.errors import LayoutError, SpecError
+from layoutcheck.errors import ComplementError, LayoutError, SpecError
 from layoutcheck.expr.formula import IndexFormula
 from layoutcheck.hw.banks import access_kind
 from layoutcheck.hw.mma import mma_atom
@@ -326,7 +326,7 @@ def mma_thrfrg(cfg: Config, mma: TiledMMA, operand: str, tile: tuple[int, int]) 
     try:
         return tile_frame(mma, operand, tile)
     except LayoutError as e:  # a tiler CuTe's complement refuses is the permutation's fault, anything else the tile's
-        key = "permutation" if cfg.get("permutation") and "complement" in str(e) else "tile"
+        key = "permutation" if cfg.get("permutation") and isinstance(e, ComplementError) else "tile"
         raise cfg.error(key, one_line(e)) from None
 
 
@@ -409,7 +409,7 @@ def _tma_parts(cfg: Config) -> tuple[TmaBox, Any, tuple[int, ...]]:
         try:
             lay = mma_smem_layout(major, swizzle, dtype, tuple(tile2), WGMMA_ATOM_ORDER[major])
         except LayoutError as e:
-            raise cfg.error(_blame_tma(cfg, e), one_line(e)) from None
+            raise cfg.error(_tma_key(e), one_line(e)) from None
         mn, k = tile2
         dims, modes = ([k, mn], (1, 0)) if major == "K" else ([mn, k], (0, 1))
         modes = cfg.get("modes") or modes
@@ -422,17 +422,17 @@ def _tma_parts(cfg: Config) -> tuple[TmaBox, Any, tuple[int, ...]]:
     try:
         tbox = TmaBox(dtype, gdims, gstrides, tuple(box), interleave=cfg.get("interleave", "none"), swizzle=swizzle)
     except LayoutError as e:
-        raise cfg.error(_blame_tma(cfg, e), one_line(e)) from None
+        raise cfg.error(_tma_key(e), one_line(e)) from None
     return tbox, lay, tuple(modes)
 
 
-def _blame_tma(cfg: Config, e: LayoutError) -> str:
-    """The tma key whose value a ``LayoutError`` is about: the one the message names, else ``box``."""
-    text = one_line(e).lower()
-    for key in ("swizzle", "interleave", "global_strides", "global_shape", "dtype", "major", "tile", "box"):
-        if key.replace("_", " ") in text or key in text:
-            return key
-    return "box"
+_TMA_KEYS = {"global_dims": "global_shape", "box_dims": "box", "element_strides": "box"}
+"""``TmaBox`` / ``mma_smem_layout`` parameter -> the tma spec key that holds it (the others are spelled alike)."""
+
+
+def _tma_key(e: LayoutError) -> str:
+    """The tma key whose value a ``LayoutError`` is about: the parameter it names (``e.key``), else ``box``."""
+    return _TMA_KEYS.get(e.key, e.key) if e.key is not None else "box"
 
 
 def bind_wgmma(fn: PropertyBuilder, cfg: Config, req: PropertyRequest) -> Property:
@@ -484,10 +484,7 @@ def bind_pipeline(fn: PropertyBuilder, cfg: Config, req: PropertyRequest) -> Pro
         p = Pipeline(stages, cfg.get("k_blocks"), stage_bytes, cfg.get("smem_bytes", base + stages * stage_bytes),
                      base, cfg.get("align", 128), *(cfg.get(f, "") for f in FORMULAS))
     except LayoutError as e:
-        key = next((f for f in FORMULAS if f"{f} = " in str(e)), next(
-            (k for k in ("stages", "k_blocks", "stage_bytes", "smem_bytes", "align") if f" {k} " in f" {e} "),
-            "stages"))
-        raise cfg.error(key, one_line(e)) from None
+        raise cfg.error(e.key or "stages", one_line(e)) from None
     return fn(p)
 
 
@@ -499,9 +496,7 @@ def bind_multicast(fn: PropertyBuilder, cfg: Config, req: PropertyRequest) -> Pr
         m = Multicast(tuple(cfg.get("cluster")), cfg.get("operand"), cfg.get("extent"),
                       *(cfg.get(f, "") for f in FORMULAS))
     except LayoutError as e:
-        key = next((f for f in FORMULAS if f"{f} = " in str(e)), next(
-            (k for k in ("cluster", "operand", "extent") if f" {k} " in f" {e} "), "cluster"))
-        raise cfg.error(key, one_line(e)) from None
+        raise cfg.error(e.key or "cluster", one_line(e)) from None
     return fn(m)
 
 

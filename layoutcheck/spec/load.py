@@ -235,16 +235,18 @@ def _parse_spec(text: str, file: str, strict: bool) -> Spec:
     for key in data:
         if key not in TOP_LEVEL_KEYS:
             hint = _suggest(key, list(TOP_LEVEL_KEYS))
-            raise SpecError(f"{file}:{top.get(key, 1)}: unknown top-level key {key!r}{hint}")
+            raise SpecError(f"{file}:{top.get(key, 1)}: unknown top-level key {key!r}{hint}", key=key)
     fmt = data.get("format")
     if fmt is None:
-        raise SpecError(f"{file}:1: missing key 'format' (write 'format = {FORMAT_VERSION}' at the top)")
+        raise SpecError(f"{file}:1: missing key 'format' (write 'format = {FORMAT_VERSION}' at the top)",
+                        key="format")
     if not isinstance(fmt, int) or isinstance(fmt, bool) or fmt != FORMAT_VERSION:
         raise SpecError(f"{file}:{top.get('format', 1)}: key 'format': this layoutcheck reads format "
-                        f"{FORMAT_VERSION}, found {fmt!r}")
+                        f"{FORMAT_VERSION}, found {fmt!r}", key="format")
     configs = data.get("config", [])
     if not isinstance(configs, list) or not all(isinstance(c, dict) for c in configs):
-        raise SpecError(f"{file}:{top.get('config', 1)}: key 'config': write configs as [[config]] tables")
+        raise SpecError(f"{file}:{top.get('config', 1)}: key 'config': write configs as [[config]] tables",
+                        key="config")
     if not configs:
         raise SpecError(f"{file}:1: no [[config]] tables")
     out: list[Config] = []
@@ -269,14 +271,14 @@ def _parse_spec(text: str, file: str, strict: bool) -> Spec:
     expect = data.get("expect", "proven")
     if expect not in EXPECTATIONS:
         raise SpecError(f"{file}:{top.get('expect', 1)}: key 'expect': expected one of {', '.join(EXPECTATIONS)}, "
-                        f"found {expect!r}")
+                        f"found {expect!r}", key="expect")
     return Spec(file=file, format=fmt, configs=tuple(out), description=desc if isinstance(desc, str) else "",
                 errors=tuple(errors), expect=expect)
 
 
 def _parse_config(raw: dict[str, Any], file: str, line: int, lines: dict[str, int], text: str) -> Config:
     def err(key: str, message: str) -> SpecError:
-        return SpecError(f"{file}:{lines.get(key, line)}: {where}key {key!r}: {message}")
+        return SpecError(f"{file}:{lines.get(key, line)}: {where}key {key!r}: {message}", key=key)
 
     where = ""
     name = raw.get("name")
@@ -294,7 +296,7 @@ def _parse_config(raw: dict[str, Any], file: str, line: int, lines: dict[str, in
     for key in required:
         if key not in raw:
             raise SpecError(f"{file}:{line}: {where}missing key {key!r} (kind {kind!r} needs "
-                            f"{', '.join(sorted(KINDS[kind].required))})")
+                            f"{', '.join(sorted(KINDS[kind].required))})", key=key)
     values: list[tuple[str, Any]] = []
     for key, value in raw.items():
         if key in COMMON_KEYS:
@@ -336,9 +338,10 @@ def _parse_property(p: Any, kind: str, file: str, line: int, text: str, where: s
         params = {k: v for k, v in p.items() if k != "name"}
     else:
         raise SpecError(f"{file}:{line}: {where}key 'properties': expected a name or {{ name = ... }}, "
-                        f"found {_brief(p)}")
+                        f"found {_brief(p)}", key="properties")
     if not isinstance(name, str):
-        raise SpecError(f"{file}:{line}: {where}key 'properties': a property table needs name = \"...\"")
+        raise SpecError(f"{file}:{line}: {where}key 'properties': a property table needs name = \"...\"",
+                        key="properties")
     pline = _find_line(text, f'"{name}"', line)
     if name not in PROPERTY_SPECS:
         raise SpecError(f"{file}:{pline}: {where}unknown property {name!r}{_suggest(name, PROPERTY_SPECS)}")
@@ -351,11 +354,12 @@ def _parse_property(p: Any, kind: str, file: str, line: int, text: str, where: s
         if key not in accepted:
             takes = ", ".join(sorted(accepted)) or "none"
             hint = _suggest(key, accepted) or f" (it takes {takes})"
-            raise SpecError(f"{file}:{pline}: {where}property {name!r}: unknown parameter {key!r}{hint}")
+            raise SpecError(f"{file}:{pline}: {where}property {name!r}: unknown parameter {key!r}{hint}", key=key)
         try:
             checked.append((key, parse_value(key, value)))
         except (LayoutError, ValueError, TypeError) as e:
-            raise SpecError(f"{file}:{pline}: {where}property {name!r}: parameter {key!r}: {_one_line(e)}") from None
+            raise SpecError(f"{file}:{pline}: {where}property {name!r}: parameter {key!r}: {_one_line(e)}",
+                            key=key) from None
     return PropertyRequest(name=name, params=tuple(checked), line=pline)
 
 

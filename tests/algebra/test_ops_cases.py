@@ -50,14 +50,14 @@ CASES = [
     ("complement", "L(4,2), 24", "(2,3):(1,8)"),
     ("complement", "L((2,(2,2)),(1,(8,4))), 64", "(2,4):(2,16)"),
     ("complement", "L((4,2),(1,0)), (4,8)", "8:4"),
-    ("complement", "L(4,-2), 24", "!LayoutError: complement of 4:-2: negative stride -2 is not supported"),
+    ("complement", "L(4,-2), 24", "!ComplementError: complement of 4:-2: negative stride -2 is not supported"),
     ("complement", "L((2,2),(1,3)), 24", "4:6"),  # C++: the gap 3 // 2 rounds down
     ("complement", "L((4,6),(1,6))", "1:0"),  # issue #15 reproducers, values from the compiled C++ headers
     ("complement", "L((4,10),(1,10))", "2:4"),
     ("complement", "L(3,2), (4,6)", "(2,3):(1,6)"),  # a shape cotarget divides by folding: ceil_div((4,6),6) = 3
     ("complement", "L(4,0), 12", "12:1"),
     ("complement", "L((2,2),(4,4)), 32",
-     "!LayoutError: complement of (2,2):(4,4): Non-injective Layout (CuTe's law): the mode 2:4 overlaps the modes "
+     "!ComplementError: complement of (2,2):(4,4): Non-injective Layout (CuTe's law): the mode 2:4 overlaps the modes "
      "below it, which already reach 8"),
     ("right_inverse", "L(((4,8),(2,2)),((32,1),(16,8)))", "(8,2,2,4):(4,64,32,1)"),
     ("right_inverse", "L((4,8),(8,1))", "(8,4):(4,1)"),
