@@ -115,8 +115,8 @@ _LAZY = {
     "gmma_fields": "layoutcheck.properties.gmma",
     "tma_wgmma": "layoutcheck.properties.gmma",
     # whole-kernel data paths, issue #20
-    "OperandPath": "layoutcheck.models.datapath",
-    "EpiloguePath": "layoutcheck.models.datapath",
+    "OperandPath": "layoutcheck.models.datapath_values",
+    "EpiloguePath": "layoutcheck.models.datapath_values",
     "datapath": "layoutcheck.properties.datapath",
     # the layouts users write, issue #27: index formulas, equivalence between any two forms
     "parse_formula": "layoutcheck.expr.formula",

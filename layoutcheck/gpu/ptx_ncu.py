@@ -147,7 +147,8 @@ COPY_CASES: tuple[PtxCase, ...] = tuple(
 def predict_copies(case: PtxCase, ptx: str) -> dict[str, Any]:
     """The hypothesis (``properties.ptx_smem.copy_hypothesis``): wavefronts and ideal of every cp.async the launch
     runs, and how many warp-instructions."""
-    from layoutcheck.importers.ptx import parse_ptx, shared_accesses
+    from layoutcheck.importers.ptx import parse_ptx
+    from layoutcheck.importers.ptx_run import shared_accesses
     from layoutcheck.properties.ptx_smem import copy_hypothesis
 
     k = parse_ptx(ptx, case.kernel)

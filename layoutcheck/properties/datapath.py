@@ -47,20 +47,16 @@ from layoutcheck.errors import LayoutError
 from layoutcheck.models.datapath import (
     CONFLICT,
     UNWRITTEN,
-    EpiloguePath,
-    Hop,
-    OperandPath,
-    Path,
     end_to_end_ok,
     expected_tokens,
     first_fault,
     hops,
     initial_tokens,
-    path_fragment,
-    peer_span,
-    peer_tables,
     trace,
 )
+from layoutcheck.models.datapath_fragments import path_fragment
+from layoutcheck.models.datapath_pair import peer_span, peer_tables
+from layoutcheck.models.datapath_values import EpiloguePath, Hop, OperandPath, Path
 from layoutcheck.properties.base import Decision, Property
 from layoutcheck.witness import path_fault
 
@@ -310,7 +306,8 @@ def _final(p: Path, tr: Any, kind: str, i: int) -> str:
 def datapath(paths: Any) -> DataPathClaim:
     """Claim: every path (``OperandPath`` A/B, ``EpiloguePath`` C) delivers each element where the MMA wants it.
 
-    >>> from layoutcheck.models.datapath import MatrixCopy, ThreadCopy, copy_tv
+    >>> from layoutcheck.models.datapath_fragments import copy_tv
+    >>> from layoutcheck.models.datapath_values import MatrixCopy, ThreadCopy
     >>> from layoutcheck.models.tiled_mma import make_tiled_mma
     >>> from layoutcheck.algebra.layout import Layout
     >>> mma = make_tiled_mma("SM80_16x8x16_F32F16F16F32_TN", (1, 1, 1))

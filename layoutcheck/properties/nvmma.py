@@ -6,8 +6,8 @@ instructions whose A / B operands are 64-bit matrix descriptors (PTX ISA 9.7.15.
 ``(mn, k)`` of one instruction's ``MN x K`` tile at the byte ``decode_gmma_descriptor`` gives (``models.gmma``, the
 canonical layouts of "Shared Memory Matrix Layout" with the swizzle as an XOR of address bits).
 
-Definition. For every ``wgmma.mma_async`` every warpgroup executes (``importers.ptx.wgmma_executions``, the PTX's own
-integer arithmetic evaluated for every thread) and each operand read from shared memory through a descriptor:
+Definition. For every ``wgmma.mma_async`` every warpgroup executes (``importers.ptx_run.wgmma_executions``, the
+PTX's own integer arithmetic evaluated for every thread) and each operand read from shared memory through a descriptor:
 
 - the byte the descriptor reads for tile element ``(0, 0)`` holds operand element ``(s, mn0, k0)`` (stage ``s`` of a
   multi-buffered allocation) with ``mn0`` a multiple of the instruction's MN and ``k0`` of its K;
@@ -35,7 +35,9 @@ import numpy as np
 from layoutcheck.algebra.swizzle import shared_offsets
 from layoutcheck.errors import LayoutcheckError
 from layoutcheck.hw.dtypes import mlir_dtype
-from layoutcheck.importers.ptx import Kernel, WgmmaExec, parse_ptx, wgmma_executions
+from layoutcheck.importers.ptx import Kernel, parse_ptx
+from layoutcheck.importers.ptx_run import wgmma_executions
+from layoutcheck.importers.ptx_values import WgmmaExec
 from layoutcheck.importers.triton import balanced_end, from_triton, parse_ttgir, type_use
 from layoutcheck.models.gmma import GmmaDescriptor, decode_gmma_descriptor
 from layoutcheck.models.umma import decode_umma_descriptor

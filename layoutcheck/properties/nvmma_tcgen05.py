@@ -11,7 +11,7 @@ definition as for wgmma (``properties.nvmma``) decides each one, with the tcgen0
   its M / N the dot's tile (else the row says which field disagrees: UNKNOWN, never PROVEN);
 - K per instruction is 256 bits of the element type (``hw.tcgen05.K_BITS_PER_MMA``).
 
-The operand values come from ``importers.ptx.umma_executions``: under an ``elect.sync`` guard one execution per
+The operand values come from ``importers.ptx_run.umma_executions``: under an ``elect.sync`` guard one execution per
 warp, with descriptors every lane holds alike (so the leader's whichever it is). PROVEN, REFUTED (the element, the
 byte the layout stores it at, the byte the descriptor reads) or UNKNOWN as for wgmma.
 """
@@ -23,7 +23,9 @@ from typing import Any
 
 from layoutcheck.errors import LayoutcheckError
 from layoutcheck.hw.tcgen05 import DTYPE_BITS, K_BITS_PER_MMA, MMA_KINDS
-from layoutcheck.importers.ptx import Kernel, UmmaExec, parse_ptx, umma_executions
+from layoutcheck.importers.ptx import Kernel, parse_ptx
+from layoutcheck.importers.ptx_run import umma_executions
+from layoutcheck.importers.ptx_values import UmmaExec
 from layoutcheck.importers.triton import parse_ttgir
 from layoutcheck.models.umma import decode_descriptor_word, decode_instr_descriptor
 from layoutcheck.properties.base import Property

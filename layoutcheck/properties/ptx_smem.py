@@ -1,7 +1,7 @@
 """The shared-memory wavefronts of a kernel as compiled: every ``ld.shared`` / ``st.shared`` / ``ldmatrix`` /
 ``stmatrix`` of its PTX, over every warp of the CTAs run, through the bank model.
 
-``ptx_traffic(ptx, grid=..., scalars=...)`` runs the kernel's integer arithmetic (``layoutcheck.importers.ptx``) and
+``ptx_traffic(ptx, grid=..., scalars=...)`` runs the kernel's integer arithmetic (``layoutcheck.importers.ptx_run``) and
 gives, per static instruction, the warp-instructions executed, their wavefronts and the conflict-free ideal (the bank
 model of ``layoutcheck.models.banks``: what Nsight Compute's ``l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{ld,st}``
 count). This reaches what the TTGIR road leaves UNKNOWN -- Triton's ``convert_layout`` through its swizzled scratch,
@@ -24,7 +24,8 @@ import numpy as np
 
 from layoutcheck.errors import LayoutError, ParseError
 from layoutcheck.hw.banks import access_kind
-from layoutcheck.importers.ptx import Instr, Kernel, entries, parse_ptx, shared_accesses
+from layoutcheck.importers.ptx import Instr, Kernel, entries, parse_ptx
+from layoutcheck.importers.ptx_run import shared_accesses
 from layoutcheck.importers.sass import shared_ops_by_line
 from layoutcheck.models.banks.model import WavefrontExcess, breakdown, ideal_batch, wavefronts_batch
 from layoutcheck.properties.base import Decision, Property
@@ -295,7 +296,7 @@ def run_options(text: str, entry: str = "") -> tuple[tuple[int, ...], dict[str, 
 class PtxConflictFree(Property):
     """Every warp-instruction of one group of a kernel's shared accesses (one source line, one access kind) needs
     exactly its ideal wavefronts. The addresses are what the kernel's PTX computes for every active lane
-    (``layoutcheck.importers.ptx``); ``addresses`` is ``[n, 32]`` (-1: inactive lane), ``warps`` and ``ptx_lines``
+    (``layoutcheck.importers.ptx_run``); ``addresses`` is ``[n, 32]`` (-1: inactive lane), ``warps`` and ``ptx_lines``
     say which warp ran each row and from which PTX line."""
 
     where: str

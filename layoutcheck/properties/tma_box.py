@@ -27,7 +27,8 @@ import numpy as np
 
 from layoutcheck.errors import LayoutcheckError
 from layoutcheck.hw.tma import TENSORMAP_ELEMTYPES, TENSORMAP_SWIZZLES
-from layoutcheck.importers.ptx import Kernel, parse_ptx, tma_loads
+from layoutcheck.importers.ptx import Kernel, parse_ptx
+from layoutcheck.importers.ptx_run import tma_loads
 from layoutcheck.importers.ptx_tensormap import TmaLoad, field_of
 from layoutcheck.importers.triton import parse_ttgir
 from layoutcheck.importers.triton_kernel import source_lines

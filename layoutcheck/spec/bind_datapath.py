@@ -41,7 +41,9 @@ from layoutcheck.algebra.layout import Layout, size
 from layoutcheck.algebra.swizzle import ComposedLayout, inner
 from layoutcheck.errors import LayoutError, SpecError
 from layoutcheck.hw.swizzle_modes import MODES
-from layoutcheck.models.datapath import (
+from layoutcheck.models.datapath import hops
+from layoutcheck.models.datapath_fragments import copy_tv
+from layoutcheck.models.datapath_values import (
     EpiloguePath,
     MatrixCopy,
     OperandPath,
@@ -52,8 +54,6 @@ from layoutcheck.models.datapath import (
     TmemRead,
     UmmaRead,
     WgmmaRead,
-    copy_tv,
-    hops,
 )
 from layoutcheck.models.tiled_mma import TiledMMA
 from layoutcheck.models.tma import TmaBox, mma_smem_layout, tma_dtype

@@ -425,7 +425,7 @@ def _peer_pair(v: Any, key: str) -> Any:
 # tcgen05.cp (kind tmem_copy, issue #27): the shape's name and the TMEM column it is issued at
 _CHECKERS |= {"shape": _str, "column": lambda v, k: _int(v, k, 0), "read_column": lambda v, k: _int(v, k, 0)}
 
-# cta_group::2 operand paths (issue #27): models.datapath.PeerCopy
+# cta_group::2 operand paths (issue #27): models.datapath_values.PeerCopy
 _PATH_KEYS |= {"cta_group": _int, "peer_rows": _peer_pair, "peer_cta": _peer_pair}
 
 

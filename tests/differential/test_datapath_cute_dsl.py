@@ -2,7 +2,7 @@
 ``make_tiled_copy_A/B/C`` of ldmatrix / stmatrix on a 2x2x1 tiled mma.sync m16n8k16 says which tile element each lane's
 row starts at (its shared-memory TV layout) and which element each register holds (its register TV layout); its
 ``make_tiled_copy_tv`` of cp.async gives the thread copies' ``(thread, value) -> tile index`` (``copy_tv``). The
-hardware then moves 16 contiguous bytes per row from the address a lane supplies; ``models.datapath.row_addresses``
+hardware then moves 16 contiguous bytes per row from the address a lane supplies; ``models.datapath_hops.row_addresses``
 must predict the same address for every register, for a layout whose offsets reveal any mix-up (1000 * tile index).
 Skipped when the DSL is not installed."""
 
@@ -21,7 +21,8 @@ import numpy as np  # noqa: E402
 from layoutcheck.algebra.layout import size  # noqa: E402
 from layoutcheck.algebra.notation import parse_layout  # noqa: E402
 from layoutcheck.hw.copy import copy_atom, in_elements  # noqa: E402
-from layoutcheck.models.datapath import fragment, row_addresses  # noqa: E402
+from layoutcheck.models.datapath_fragments import fragment  # noqa: E402
+from layoutcheck.models.datapath_hops import row_addresses  # noqa: E402
 from layoutcheck.models.tiled_mma import make_tiled_mma  # noqa: E402
 
 CASES = {  # name -> (our atom, operand, DSL transpose, tile of the DSL's tiler)
@@ -105,7 +106,7 @@ def test_matrix_copy_addresses_equal_cute(dsl, name):
 @pytest.mark.parametrize("name", sorted(THREAD_COPIES))
 def test_copy_tv_equals_cute_make_tiled_copy(dsl, name):
     from layoutcheck.algebra.layout import Layout
-    from layoutcheck.models.datapath import copy_tv
+    from layoutcheck.models.datapath_fragments import copy_tv
 
     shape, stride, val = THREAD_COPIES[name]
     theirs, _, tiler = dsl[name]

@@ -29,8 +29,9 @@ def _str_keys(d: ast.Dict) -> list[str]:
 
 
 ENCODINGS = {"layoutcheck/hw/tcgen05.py": "C_FORMATS: the instruction descriptor's c_format codes of three types",
-             "layoutcheck/importers/ptx.py": "_BITS: the widths of PTX's instruction type suffixes (.b16, .u32, "
-                                             ".f16x2 ...), the PTX ISA's own names, not tensor dtypes",
+             "layoutcheck/importers/ptx_machine.py": "BITS: the widths of PTX's instruction type "
+                                                     "suffixes (.b16, .u32, .f16x2 ...), the PTX ISA's own "
+                                                     "names, not tensor dtypes",
              "layoutcheck/importers/cute_dsl_kernel.py": "DTYPES: --args type names -> the CuTe DSL's numeric "
                                                         "class names (Float16, Int8), a spelling, no widths"}
 """Modules allowed a dict keyed by dtype names: an instruction's *encoding* of a type, which is no width or name."""

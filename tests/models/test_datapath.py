@@ -13,9 +13,10 @@ from layoutcheck.algebra.swizzle import ComposedLayout, Swizzle
 from layoutcheck.algebra.tiling import tile_to_shape
 from layoutcheck.errors import DescriptorError, LayoutError
 from layoutcheck.hw.copy import copy_atom
-from layoutcheck.models.datapath import (
-    CONFLICT,
-    UNWRITTEN,
+from layoutcheck.models.datapath import CONFLICT, UNWRITTEN, _apply, first_fault, hops, trace
+from layoutcheck.models.datapath_fragments import copy_tv, fragment
+from layoutcheck.models.datapath_hops import row_addresses
+from layoutcheck.models.datapath_values import (
     EpiloguePath,
     Hop,
     MatrixCopy,
@@ -23,13 +24,6 @@ from layoutcheck.models.datapath import (
     ThreadCopy,
     TmaCopy,
     WgmmaRead,
-    _apply,
-    copy_tv,
-    first_fault,
-    fragment,
-    hops,
-    row_addresses,
-    trace,
 )
 from layoutcheck.models.gmma import descriptor_reads, gmma_blocks
 from layoutcheck.models.tiled_mma import make_tiled_mma
@@ -264,7 +258,7 @@ def test_the_read_must_be_how_the_mma_takes_its_operand():
 
 # -- tcgen05.ld epilogues (accumulators in tensor memory) ------------------------------------------------------------
 def _tmem_path(data_path: str, assumed: str | None, atom: str, write: str, m: int) -> EpiloguePath:
-    from layoutcheck.models.datapath import TmemRead
+    from layoutcheck.models.datapath_values import TmemRead
     from layoutcheck.models.tmem import datapath_layout
     from layoutcheck.spec.bind_tcgen05 import tmem_loads
 
@@ -277,7 +271,7 @@ def _tmem_path(data_path: str, assumed: str | None, atom: str, write: str, m: in
 
 
 def test_tmem_fragment_of_32dp32b_is_one_row_per_thread():
-    from layoutcheck.models.datapath import tmem_fragment
+    from layoutcheck.models.datapath_fragments import tmem_fragment
 
     frag = tmem_fragment(_tmem_path("D", None, "SM100_TMEM_LOAD_32dp32b32x", "UniversalCopy<uint128_t>", 128).tmem)
     assert frag.threads.tolist() == list(range(128)) and frag.values == 128
@@ -337,7 +331,7 @@ def test_generated_sm80_paths(case, other):
 def _row_addresses_by_definition(atom, bits, frag, offsets, direction):
     """``row_addresses`` one (thread, value) at a time, as its docstring defines it: the hardware touches
     ``offsets[tile index of the row's first element] + (position in the row)``; -1 where that element is not placed."""
-    from layoutcheck.models.datapath import _atom_sides
+    from layoutcheck.models.datapath_hops import _atom_sides
 
     table, ta, r = _atom_sides(copy_atom(atom), bits, direction)
     va = table.shape[1]
@@ -356,7 +350,7 @@ def _row_addresses_by_definition(atom, bits, frag, offsets, direction):
                                              ("SM90_U32x4_STSM_N", "write"), ("UniversalCopy<uint128_t>", "copy")])
 @given(st.integers(1, 3), st.integers(1, 3), st.integers(0, 2**32 - 1))
 def test_row_addresses_match_their_definition(atom, direction, groups, chunks, seed):
-    from layoutcheck.models.datapath import _atom_sides
+    from layoutcheck.models.datapath_hops import _atom_sides
 
     table, ta, _ = _atom_sides(copy_atom(atom), 16, direction)
     rng = np.random.default_rng(seed)
@@ -415,7 +409,7 @@ _SHORT = {"float16": "f16", "bfloat16": "bf16", "uint8": "e4m3"}
 
 
 def _sm100_operand(major, swizzle, dtype, shape, desc_swizzle, tma_swizzle=None):
-    from layoutcheck.models.datapath import UmmaRead
+    from layoutcheck.models.datapath_values import UmmaRead
     smem = mma_smem_layout(major, swizzle, dtype, shape, "col" if major == "K" else "row")
     desc = None if desc_swizzle is None else mma_smem_layout(major, desc_swizzle, dtype, shape,
                                                              "col" if major == "K" else "row")
@@ -462,7 +456,7 @@ def test_umma_hop_start_addresses_advance_per_k_block():
 def test_a_non_canonical_stage_is_misread_at_the_umma_stage():
     """A plain row-major K-major stage (32-byte rows: what an unswizzled 16 x 64 TMA box writes) is no canonical UMMA
     layout (core-matrix rows must be 16 bytes apart): REFUTED at the UMMA hop, nothing read, not an input error."""
-    from layoutcheck.models.datapath import UmmaRead
+    from layoutcheck.models.datapath_values import UmmaRead
     from layoutcheck.properties.datapath import datapath
     smem = Layout((64, 16), (16, 1))
     box = TmaBox("float16", (16, 64), (32,), (16, 64))
@@ -484,7 +478,7 @@ def test_the_tma_stage_is_blamed_before_the_umma_one():
 def test_cp_async_into_a_umma_stage():
     """The load may be cp.async (CUTLASS's SM100 cp.async mainloops): 16-byte copies into a K-major SW128 stage, read
     through UMMA descriptors, are a right path; the same copies written unswizzled are blamed on the cp.async."""
-    from layoutcheck.models.datapath import UmmaRead
+    from layoutcheck.models.datapath_values import UmmaRead
     smem = mma_smem_layout("K", "128B", "float16", (128, 64), "col")
     tv = copy_tv(Layout((16, 8), (8, 1)), Layout((1, 8)), (128, 64))
     gmem = Layout((128, 64), (64, 1))

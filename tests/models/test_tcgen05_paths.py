@@ -11,16 +11,9 @@ from layoutcheck.algebra.layout import Layout
 from layoutcheck.errors import LayoutError
 from layoutcheck.hw.copy import copy_atom
 from layoutcheck.hw.tcgen05 import PEER_SPLITS, TMEM_COPY_SHAPES, TMEM_DP_BITS, TMEM_LOAD_STATS, tmem_copy_shape
-from layoutcheck.models.datapath import (
-    MatrixCopy,
-    OperandPath,
-    PeerCopy,
-    TmaCopy,
-    UmmaRead,
-    first_fault,
-    hops,
-    peer_tables,
-)
+from layoutcheck.models.datapath import first_fault, hops
+from layoutcheck.models.datapath_pair import peer_tables
+from layoutcheck.models.datapath_values import MatrixCopy, OperandPath, PeerCopy, TmaCopy, UmmaRead
 from layoutcheck.models.tma import TmaBox, mma_smem_layout
 from layoutcheck.models.tmem import TmemLoad, copy_cells, load_cells
 from layoutcheck.properties.datapath import datapath

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from layoutcheck.check import check_property
 from layoutcheck.engines.prove import prove
 from layoutcheck.errors import SpecError
-from layoutcheck.models.datapath import OperandPath, TmaCopy, WgmmaRead
+from layoutcheck.models.datapath_values import OperandPath, TmaCopy, WgmmaRead
 from layoutcheck.models.tiled_mma import make_tiled_mma
 from layoutcheck.models.tma import TmaBox, mma_smem_layout
 from layoutcheck.properties.datapath import datapath

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from layoutcheck.engines.prove import prove
-from layoutcheck.importers.ptx import parse_ptx, wgmma_executions
+from layoutcheck.importers.ptx import parse_ptx
+from layoutcheck.importers.ptx_run import wgmma_executions
 from layoutcheck.properties.nvmma import nvmma_claims
 from layoutcheck.properties.ttgir import NotModelled
 
@@ -129,7 +130,7 @@ def test_layoutcheck_triton_prints_the_row_at_the_dots_python_line(capsys: pytes
 def test_shfl_sync_idx_follows_the_isa() -> None:
     # Triton's warp id: every lane reads lane 0's tid/32; with a segment mask (c = 0x1f | 0x18 << 8) lane l reads
     # lane (l & 0x18) | (b & 7): the ISA's minLane | (b & ~segmask)
-    from layoutcheck.importers.ptx import shared_accesses
+    from layoutcheck.importers.ptx_run import shared_accesses
 
     body = """
 .visible .entry k(.param .u32 k_param_0)

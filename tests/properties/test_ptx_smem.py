@@ -7,7 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from layoutcheck.importers.ptx import parse_ptx, shared_accesses
+from layoutcheck.importers.ptx import parse_ptx
+from layoutcheck.importers.ptx_run import shared_accesses
 from layoutcheck.properties.ptx_smem import access_kind_of, ptx_traffic, totals
 
 

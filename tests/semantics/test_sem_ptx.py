@@ -6,7 +6,7 @@ distinct word; lanes that are predicated off take no part).
 Each example is a straight-line program over ``%tid.x`` (``tests/strategies_sem_ptx.py``) ending in one
 ``st.shared.b32`` (predicated or not) at an address the program computes. The naive side evaluates every
 instruction for each of the 64 threads with the ISA's own rules, written here from the ISA text; the judged side is
-the interpreter (``layoutcheck.importers.ptx.shared_accesses``, the addresses) and the ``conflict_free`` verdict of
+the interpreter (``layoutcheck.importers.ptx_run.shared_accesses``, the addresses) and the ``conflict_free`` verdict of
 ``check_paths`` on the written file."""
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from layoutcheck.check import check_paths
-from layoutcheck.importers.ptx import parse_ptx, shared_accesses
+from layoutcheck.importers.ptx import parse_ptx
+from layoutcheck.importers.ptx_run import shared_accesses
 from tests.strategies_sem_ptx import program
 
 M32 = 0xFFFFFFFF

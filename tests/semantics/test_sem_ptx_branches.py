@@ -19,7 +19,8 @@ from itertools import count
 
 from hypothesis import given, settings
 
-from layoutcheck.importers.ptx import parse_ptx, shared_accesses
+from layoutcheck.importers.ptx import parse_ptx
+from layoutcheck.importers.ptx_run import shared_accesses
 from tests.strategies_sem_ptx_branches import N_REGS, program
 
 M32 = 0xFFFFFFFF
