@@ -33,7 +33,8 @@ def test_a_thread_copy_whose_tv_reaches_index_minus_one_maps_outside_the_tile() 
     index -1 (threads 0 and 1 at indices 0 and -1) is outside the tile -- a LayoutError, not an index NumPy would
     wrap around to the tile's last element."""
     from layoutcheck.errors import LayoutError
-    from layoutcheck.models.datapath import ThreadCopy, _thread_copy_hop
+    from layoutcheck.models.datapath_hops import _thread_copy_hop
+    from layoutcheck.models.datapath_values import ThreadCopy
 
     tv = Layout((2, 1), (-1, 0))
     assert [tv(i) for i in range(2)] == [0, -1]
