@@ -15,7 +15,10 @@ module, a TileLang log or lowered TIR, or a CuTe printout implies (``check_claim
 (a config built from them), ``gpu`` (its exact-cover gate) and the HTML report's pictures (``row_property``).
 ``check_paths`` reads every input file once (a file that cannot be read is one ERROR row naming it, a bad config is
 an ERROR row, everything else still runs), builds each property once and proves it, optionally over a process pool
-(``jobs``): consecutive configs batched per task (``_batches``), the heaviest first. The exit code of a run is the
+(``jobs``): consecutive configs batched per task (``_batches``), the heaviest first. The plan streams (issue #29):
+it keeps per file its counts, its content digest and its text (in a spool: memory, then a temporary file), never an
+object per config; units are made file by file as they run (``PlannedUnits``) and a pool is fed ``POOL_WINDOW``
+units at a time, so a run's memory is flat in its number of configs. The exit code of a run is the
 worst of its rows (``exit_code``, severity in ``layoutcheck.errors``).
 """
 
@@ -294,8 +297,8 @@ _CACHE_BOUND = 1024
 """Entries either cache keeps before it starts afresh (a long-lived process checking many rewritten files)."""
 _CONFIGS_BOUND = 40_000
 """The most configs ``_SPECS`` holds (about 1.3 KB each, so ~50 MB; a larger spec is held alone): past it a run's
-later files are read twice (by ``plan``, then when they run), so its memory does not grow with its number of
-configs (issue #29)."""
+later files are parsed twice (by ``plan``, then from the plan's spool when they run), so its memory does not grow
+with its number of configs (issue #29)."""
 _held_configs = 0
 
 
