@@ -75,3 +75,29 @@ def test_a_pool_fed_in_windows_gives_the_rows_of_one_list(tmp_path, monkeypatch)
     monkeypatch.setattr(check, "POOL_WINDOW", 3)  # many windows, each smaller than a file
     assert _strip(check_paths(paths, jobs=2)) == serial
     assert _strip(check_paths([*paths, paths[0]], jobs=2)) == _strip(check_paths([*paths, paths[0]], jobs=1))
+
+
+def test_a_plan_holds_no_memory_per_config(tmp_path, monkeypatch):
+    """With its texts spooled to disk, a plan holds memory per file, not per config (issue #29): what goes when a
+    plan of 6,000 configs goes is under 8 bytes a config (one ``Unit`` apiece was ~100, its text ~100 more)."""
+    import tracemalloc
+
+    from layoutcheck.spec import load
+
+    monkeypatch.setattr(check, "SPOOL_IN_MEMORY", 0)
+    _specs(tmp_path, 2, 3000)
+    tracemalloc.start()
+    try:
+        p = plan([str(tmp_path)])
+        assert len(p.units) == 6000
+        check._SPECS.clear()  # the parse caches (bounded, not the plan's)
+        check._held_configs = 0
+        load._lines.cache_clear()
+        gc.collect()
+        with_plan = tracemalloc.get_traced_memory()[0]
+        del p
+        gc.collect()
+        held = with_plan - tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    assert held < 6000 * 8, held
