@@ -15,7 +15,10 @@ module, a TileLang log or lowered TIR, or a CuTe printout implies (``check_claim
 (a config built from them), ``gpu`` (its exact-cover gate) and the HTML report's pictures (``row_property``).
 ``check_paths`` reads every input file once (a file that cannot be read is one ERROR row naming it, a bad config is
 an ERROR row, everything else still runs), builds each property once and proves it, optionally over a process pool
-(``jobs``): consecutive configs batched per task (``_batches``), the heaviest first. The exit code of a run is the
+(``jobs``): consecutive configs batched per task (``_batches``), the heaviest first. The plan streams (issue #29):
+it keeps per file its counts, its content digest and its text (in a spool: memory, then a temporary file), never an
+object per config; units are made file by file as they run (``PlannedUnits``) and a pool is fed ``POOL_WINDOW``
+units at a time, so a run's memory is flat in its number of configs. The exit code of a run is the
 worst of its rows (``exit_code``, severity in ``layoutcheck.errors``).
 """
 
@@ -47,6 +50,11 @@ from layoutcheck.errors import (
     worst_exit,
 )
 from layoutcheck.result import DEFAULT_TIMEOUT
+
+try:  # hashlib's own BLAKE2b, without the OpenSSL library ``import hashlib`` maps (~3 MB of a run's peak RSS)
+    from _blake2 import blake2b as _blake2b
+except ImportError:  # pragma: no cover (a Python built without it)
+    from hashlib import blake2b as _blake2b
 
 STATUSES = ("PROVEN", "REFUTED", "UNKNOWN", "ERROR")
 _EXIT = {"PROVEN": EXIT_OK, "REFUTED": EXIT_REFUTED, "UNKNOWN": EXIT_UNKNOWN, "ERROR": EXIT_ERROR}
@@ -281,18 +289,20 @@ _WHAT = {"spec": "spec", "ttgir": "TTGIR module", "tilelang": "TileLang file", "
 IMPORTED_ROADS = ("ttgir", "tilelang", "ptx")
 """The roads whose file implies its own claims (no configs): one unit per file."""
 
-_SPECS: dict[tuple[str, str], Any] = {}
-"""Specs loaded by this process, by (name, text): a worker forked after ``plan`` finds them here, so each file is
-parsed once; a file rewritten in place is read again (a cache keyed by the name alone gave the old file's verdict)."""
-_CLAIMS: dict[tuple[str, str, str, bool], list[Any]] = {}
+_SPECS: dict[tuple[str, bytes], Any] = {}
+"""Specs loaded by this process, by (name, ``content_digest`` of the text): a worker forked after ``plan`` finds them
+here, so each file is parsed once; a file rewritten in place is read again (a cache keyed by the name alone gave the
+old file's verdict). A digest of the content is a content key: two texts share an entry only if their 128-bit
+BLAKE2b digests collide; keying by the digest keeps no text alive (issue #29)."""
+_CLAIMS: dict[tuple[str, bytes, str, bool, bytes | None], list[Any]] = {}
 """The claims of the ``.ttgir`` and TileLang files of this process, by (name, text, road, banks): read once, before
-a fork; by content, like ``_SPECS``."""
+a fork; by content digest, like ``_SPECS``."""
 _CACHE_BOUND = 1024
 """Entries either cache keeps before it starts afresh (a long-lived process checking many rewritten files)."""
 _CONFIGS_BOUND = 40_000
 """The most configs ``_SPECS`` holds (about 1.3 KB each, so ~50 MB; a larger spec is held alone): past it a run's
-later files are read twice (by ``plan``, then when they run), so its memory does not grow with its number of
-configs (issue #29)."""
+later files are parsed twice (by ``plan``, then from the plan's spool when they run), so its memory does not grow
+with its number of configs (issue #29)."""
 _held_configs = 0
 
 
@@ -340,18 +350,24 @@ def _is_toml(text: str) -> bool:
     return True
 
 
-def _load(file: str, text: str | None = None, evict: bool = True) -> Any:
-    """The spec of ``file`` (a TOML spec, or the spec of a CuTe printout) with content ``text`` (default: read now),
-    parsed once per distinct (name, text) while ``_SPECS`` has room. ``evict``: make room by dropping the oldest
-    specs; else (``plan``, which reads the files in the order they run) keep it only if it fits, so the first files
-    to run stay and the others are read again when their turn comes."""
+def _load(file: str, planned: Planned | None = None, evict: bool = True, text: str | None = None) -> Any:
+    """The spec of ``file`` (a TOML spec, or the spec of a CuTe printout) with the content ``planned`` (default: read
+    now; ``text``: that content, when the caller holds it), parsed once per distinct (name, content digest) while
+    ``_SPECS`` has room. ``evict``: make room by dropping the oldest specs; else (``plan``, which reads the files in
+    the order they run) keep it only if it fits, so the first files to run stay and the others are read again (from
+    the plan's spool) when their turn comes."""
     from layoutcheck.spec.load import parse_text, read_spec
 
     global _held_configs
-    key = (file, read_spec(file) if text is None else text)
+    if planned is None:
+        text = read_spec(file)
+        key = (file, content_digest(text))
+    else:
+        key = (file, planned.digest)
     spec = _SPECS.get(key)
     if spec is None:
-        spec = _load_cute(file, key[1]) if road_of(file) == "cute" else parse_text(key[1], file, strict=False)
+        text = planned.text() if text is None and planned is not None else text
+        spec = _load_cute(file, text) if road_of(file) == "cute" else parse_text(text, file, strict=False)
         full = lambda: len(_SPECS) >= _CACHE_BOUND or _held_configs + len(spec.configs) > _CONFIGS_BOUND  # noqa: E731
         while evict and _SPECS and full():
             _held_configs -= len(_SPECS.pop(next(iter(_SPECS))).configs)  # the oldest first
@@ -380,13 +396,20 @@ def _load_cute(file: str, text: str) -> Any:
     return parse_spec(spec_text, file, strict=False)
 
 
-def _claims(file: str, road: str, banks: bool = False, text: str | None = None) -> list[Any]:
-    """The claims a ``.ttgir`` module (its bank-conflict claims only with ``banks``) or a TileLang file with content
-    ``text`` (default: read now) implies, once per distinct (name, text, road, banks)."""
-    text = read_input(file) if text is None else text
+def _claims(file: str, road: str, banks: bool = False, planned: Planned | None = None, text: str | None = None
+            ) -> list[Any]:
+    """The claims a ``.ttgir`` module (its bank-conflict claims only with ``banks``), a TileLang or PTX file with the
+    content ``planned`` (default: read now; ``text``: that content, when the caller holds it) implies, once per
+    distinct (name, content digest, road, banks, sibling cubin)."""
+    if planned is None and text is None:
+        text = read_input(file)
+    digest = planned.digest if planned is not None else content_digest(text or "")
     cubin = _sibling_cubin(file) if road == "ptx" else None
-    key = (file, text, road, banks, cubin)
+    key = (file, digest, road, banks, cubin)
     if key not in _CLAIMS:
+        if text is None and planned is not None:
+            text = planned.text()
+        assert text is not None
         if len(_CLAIMS) >= _CACHE_BOUND:
             _CLAIMS.clear()
         if road == "ptx":
@@ -419,6 +442,89 @@ def _sibling_cubin(file: str) -> bytes | None:
         return None
 
 
+# -- a run's plan, kept off the heap ---------------------------------------------------------------------------------
+def content_digest(text: str) -> bytes:
+    """The caches' key for a file's content: its 128-bit BLAKE2b digest (of the UTF-8 bytes). A digest of the
+    content is still a content key (a rewritten file gets a new one), and keeps no text alive (issue #29)."""
+    return _blake2b(text.encode("utf-8"), digest_size=16).digest()
+
+
+SPOOL_IN_MEMORY = 8 << 20
+"""Bytes of planned texts a plan keeps in memory; past them it writes each file's text to a temporary file."""
+
+
+class _Spool:
+    """The bytes ``plan`` keeps for a run (each file's text as planned, its configs' weights): in memory up to
+    ``SPOOL_IN_MEMORY`` bytes, then appended to a temporary file, removed when the last ``Blob`` of it goes."""
+
+    def __init__(self) -> None:
+        self.kept = 0
+        self.path: str | None = None
+        self._file: Any = None
+        self._end = 0
+
+    def put(self, data: bytes) -> Blob:
+        if self.kept + len(data) <= SPOOL_IN_MEMORY:
+            self.kept += len(data)
+            return Blob(None, 0, len(data), data)
+        if self._file is None:
+            import tempfile
+            import weakref
+
+            fd, self.path = tempfile.mkstemp(prefix="layoutcheck-plan-", suffix=".spool")
+            self._file = os.fdopen(fd, "wb")
+            weakref.finalize(self, _remove_spool, self._file, self.path, os.getpid())
+        at = self._end
+        self._file.write(data)
+        self._end += len(data)
+        return Blob(self.path, at, len(data), None, self)
+
+    def flush(self) -> None:
+        if self._file is not None:
+            self._file.flush()
+
+
+def _remove_spool(f: Any, path: str, pid: int) -> None:
+    if os.getpid() == pid:  # a forked worker that exits never removes its parent's spool
+        f.close()
+        with suppress(OSError):
+            os.remove(path)
+
+
+@dataclass(frozen=True, slots=True)
+class Blob:
+    """Bytes a plan kept: ``data`` in memory, or ``length`` bytes at ``offset`` of the spool file ``path``."""
+
+    path: str | None
+    offset: int
+    length: int
+    data: bytes | None = None
+    owner: Any = field(default=None, repr=False, compare=False)  # the spool: its file lives while a blob does
+
+    def read(self) -> bytes:
+        if self.data is not None:
+            return self.data
+        assert self.path is not None
+        with open(self.path, "rb") as f:
+            f.seek(self.offset)
+            return f.read(self.length)
+
+    def __reduce__(self) -> tuple[Any, ...]:  # a worker reads the parent's spool; it does not own it
+        return Blob, (self.path, self.offset, self.length, self.data)
+
+
+@dataclass(frozen=True, slots=True)
+class Planned:
+    """A file's content as ``plan`` read it: its ``content_digest`` (the caches' key) and the text itself, kept by
+    the plan (``Blob``), so a file rewritten during a run cannot swap the configs under their indices."""
+
+    digest: bytes
+    blob: Blob = field(repr=False)
+
+    def text(self) -> str:
+        return self.blob.read().decode("utf-8")
+
+
 @dataclass(frozen=True, slots=True)
 class Gap:
     """What an imported file holds but no claim models (a layout the importer skipped): an UNKNOWN row."""
@@ -431,7 +537,8 @@ class Gap:
 @dataclass(frozen=True, slots=True)
 class Unit:
     """One task of a run: every property of config ``index`` of ``file`` (a spec or a CuTe printout), or every claim
-    of an imported ``file`` (``road`` ``ttgir`` or ``tilelang``; ``banks``: with the bank-conflict claims)."""
+    of an imported ``file`` (``road`` ``ttgir``, ``tilelang`` or ``ptx``; ``banks``: with the bank-conflict
+    claims)."""
 
     file: str
     index: int
@@ -439,8 +546,8 @@ class Unit:
     weight: int = 1  # relative cost estimate: a pool starts the heaviest units first
     road: str = "spec"
     banks: bool = False
-    text: str | None = field(default=None, repr=False, compare=False)
-    """The file's content when planned (the caches' key); ``None``: read it when run."""
+    planned: Planned | None = field(default=None, repr=False, compare=False)
+    """The file's content when planned (its digest is the caches' key); ``None``: read it when run."""
 
 
 _RANGE_KINDS = ("residue", "scheduler")
@@ -456,16 +563,83 @@ def _weight(cfg: Any) -> int:
 
 
 @dataclass(frozen=True, slots=True)
-class Plan:
-    """What a run will do: ``units`` to prove, ``errors`` (rows of what did not load), ``files`` in path order."""
+class PlannedFile:
+    """The units of one input file, as ``plan`` counted them: ``units`` of them with ``properties`` rows in all,
+    ``weight`` in all, ``light`` of them lighter than a size-range claim; ``sizes`` holds each config's
+    (properties, weight) (``array('l')`` bytes; empty for an imported file: one unit)."""
 
-    units: list[Unit]
+    file: str
+    road: str
+    banks: bool
+    planned: Planned
+    units: int
+    properties: int
+    weight: int
+    light: int
+    sizes: Blob | None = None
+
+
+class PlannedUnits:
+    """The units of a plan, made file by file as they are iterated (re-iterable, in plan order): a run holds the
+    counts of each file, never one object per config (issue #29). ``len``, ``properties``, ``weight`` and ``light``
+    are the totals."""
+
+    def __init__(self, files: list[PlannedFile]) -> None:
+        self.files = files
+        self._len = sum(f.units for f in files)
+        self.properties = sum(f.properties for f in files)
+        self.weight = sum(f.weight for f in files)
+        self.light = sum(f.light for f in files)
+
+    def __len__(self) -> int:
+        return self._len
+
+    def __iter__(self) -> Iterator[Unit]:
+        for f in self.files:
+            if f.sizes is None:
+                yield Unit(f.file, 0, f.properties, f.weight, f.road, f.banks, f.planned)
+                continue
+            sizes = array("l")
+            sizes.frombytes(f.sizes.read())
+            for i in range(f.units):
+                yield Unit(f.file, i, sizes[2 * i], sizes[2 * i + 1], f.road, f.banks, f.planned)
+
+    def last_positions(self, order: dict[str, int]) -> dict[int, int]:
+        """The position of each file's last unit, by the file's index in ``order``."""
+        last, at = {}, 0
+        for f in self.files:
+            at += f.units
+            if f.units:
+                last[order.get(f.file, 0)] = at - 1
+        return last
+
+
+def _last_positions(units: Any, order: dict[str, int]) -> dict[int, int]:
+    if isinstance(units, PlannedUnits):
+        return units.last_positions(order)
+    return {order.get(u.file, 0): n for n, u in enumerate(units)}
+
+
+def _totals(units: Any) -> tuple[int, int, int]:
+    """(units, weight, light units) of a plan's units (a ``PlannedUnits`` or a list of units built by hand)."""
+    if isinstance(units, PlannedUnits):
+        return len(units), units.weight, units.light
+    return len(units), sum(u.weight for u in units), sum(u.weight < _RANGE_WEIGHT for u in units)
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """What a run will do: ``units`` to prove (a ``PlannedUnits``, made as they are iterated, or a list built by
+    hand), ``errors`` (rows of what did not load), ``files`` in path order."""
+
+    units: Sequence[Unit] | PlannedUnits
     errors: list[Row]
     files: list[str]
 
     @property
     def checks(self) -> int:
-        return sum(u.properties for u in self.units) + len(self.errors)
+        n = self.units.properties if isinstance(self.units, PlannedUnits) else sum(u.properties for u in self.units)
+        return n + len(self.errors)
 
 
 def plan(paths: Sequence[str], include_broken: bool = False, banks: bool = False,
@@ -475,11 +649,14 @@ def plan(paths: Sequence[str], include_broken: bool = False, banks: bool = False
 
     A path that does not exist, a file that cannot be read or parsed (TOML syntax, ``format``, a truncated
     ``.ttgir``) and each bad config become ERROR rows naming the file; the rest is planned (``road_of`` says how each
-    file is read; ``banks``: a ``.ttgir`` module's bank-conflict claims too).
+    file is read; ``banks``: a ``.ttgir`` module's bank-conflict claims too). Each file's text and its configs'
+    sizes are kept in the plan's spool (in memory up to ``SPOOL_IN_MEMORY`` bytes, then on disk): the plan's memory
+    grows with its files and ERROR rows, not with its configs.
     """
     from layoutcheck.spec.load import collect
 
-    units: list[Unit] = []
+    spool = _Spool()
+    planned: list[PlannedFile] = []
     errors: list[Row] = []
     order: list[str] = []
     for p in paths:
@@ -493,13 +670,15 @@ def plan(paths: Sequence[str], include_broken: bool = False, banks: bool = False
         for f in files:
             if on_file:
                 on_file(f)
-            found, bad = _plan_file(f, banks)
-            units += found
+            found, bad = _plan_file(f, banks, spool)
+            if found is not None:
+                planned.append(found)
             errors += bad
-    return Plan(units, errors, list(dict.fromkeys(order)))
+    spool.flush()
+    return Plan(PlannedUnits(planned), errors, list(dict.fromkeys(order)))
 
 
-def _plan_file(f: str, banks: bool) -> tuple[list[Unit], list[Row]]:
+def _plan_file(f: str, banks: bool, spool: _Spool) -> tuple[PlannedFile | None, list[Row]]:
     """The units of one input file, or the ERROR rows saying why it (or some of its configs) did not load."""
     from layoutcheck.spec.load import read_spec
 
@@ -507,25 +686,35 @@ def _plan_file(f: str, banks: bool) -> tuple[list[Unit], list[Row]]:
     try:
         if road in IMPORTED_ROADS:
             text = read_input(f)
-            n = len(_claims(f, road, banks, text))
-            return ([Unit(f, 0, n, n, road, banks, text)] if n else []), []
+            planned = Planned(content_digest(text), spool.put(text.encode("utf-8")))
+            n = len(_claims(f, road, banks, planned, text))
+            return (PlannedFile(f, road, banks, planned, 1, n, n, int(n < _RANGE_WEIGHT)) if n else None), []
         text = read_spec(f)
-        spec = _load(f, text, evict=False)
+        planned = Planned(content_digest(text), spool.put(text.encode("utf-8")))
+        spec = _load(f, planned, evict=False, text=text)
     except SpecError as e:
-        return [], [error_row(f, FILE_LEVEL, FILE_LEVEL, _strip_location(e), line=e.line or 0, key=e.key)]
+        return None, [error_row(f, FILE_LEVEL, FILE_LEVEL, _strip_location(e), line=e.line or 0, key=e.key)]
     except LayoutcheckError as e:  # a .ttgir, TileLang or CuTe text that does not parse
-        return [], [error_row(f, FILE_LEVEL, FILE_LEVEL, f"cannot read the {_WHAT[road]} {f}: {_one_line(e)}")]
+        return None, [error_row(f, FILE_LEVEL, FILE_LEVEL, f"cannot read the {_WHAT[road]} {f}: {_one_line(e)}")]
     except Exception as e:  # a bug in an importer: this file's ERROR row asks to be reported, the run goes on
-        return [], [error_row(f, FILE_LEVEL, FILE_LEVEL, f"{f}: {internal_message(e)}", internal=True)]
+        return None, [error_row(f, FILE_LEVEL, FILE_LEVEL, f"{f}: {internal_message(e)}", internal=True)]
     errors = [error_row(f, e.config or FILE_LEVEL, FILE_LEVEL, _strip_location(e), line=e.line or 0, key=e.key)
               for e in spec.errors]
-    return [Unit(f, i, len(c.properties), _weight(c), text=text) for i, c in enumerate(spec.configs)], errors
+    if not spec.configs:
+        return None, errors
+    sizes = array("l")
+    for c in spec.configs:
+        sizes.append(len(c.properties))
+        sizes.append(_weight(c))
+    weights = sizes[1::2]
+    return PlannedFile(f, road, False, planned, len(spec.configs), sum(sizes[0::2]), sum(weights),
+                       sum(w < _RANGE_WEIGHT for w in weights), spool.put(sizes.tobytes())), errors
 
 
 def _planned_config(unit: Unit) -> Any:
     """The config ``unit`` was planned from: the file's text as ``plan`` read it, so a file rewritten during a run
-    cannot swap the configs under their indices (``unit.text`` is ``None`` only for units built by hand)."""
-    return _load(unit.file, unit.text).configs[unit.index]
+    cannot swap the configs under their indices (``unit.planned`` is ``None`` only for units built by hand)."""
+    return _load(unit.file, unit.planned).configs[unit.index]
 
 
 def planned_configs(p: Plan) -> Iterator[Any]:
@@ -571,10 +760,11 @@ def auto_jobs(p: Plan) -> int:
 
     Post: ``1 <= auto_jobs(p) <= max(1, len(p.units))``; the rows do not depend on it (only the wall time does).
     """
-    if not sys.platform.startswith("linux") or len(p.units) < 2 or sum(u.weight for u in p.units) < AUTO_MIN_WEIGHT:
+    count, weight, _ = _totals(p.units)
+    if not sys.platform.startswith("linux") or count < 2 or weight < AUTO_MIN_WEIGHT:
         return 1
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    return max(1, min(cores, AUTO_MAX_JOBS, len(p.units)))
+    return max(1, min(cores, AUTO_MAX_JOBS, count))
 
 
 def run_unit(unit: Unit, engine: str = "auto", timeout: float = DEFAULT_TIMEOUT, memory: int | None = None
@@ -584,7 +774,7 @@ def run_unit(unit: Unit, engine: str = "auto", timeout: float = DEFAULT_TIMEOUT,
     if unit.road in IMPORTED_ROADS:
         return [_gap_row(unit.file, c) if isinstance(c, Gap) else
                 check_claim(unit.file, c.subject, c.prop, c.line, engine, timeout, memory)
-                for c in _claims(unit.file, unit.road, unit.banks, unit.text)]
+                for c in _claims(unit.file, unit.road, unit.banks, unit.planned)]
     cfg = _planned_config(unit)
     return [check_property(cfg, req, engine, timeout, memory) for req in cfg.properties]
 
@@ -597,7 +787,7 @@ def _unit_rows(unit: Unit) -> list[tuple[str, str, int]]:
     """(config, property, line) of every row ``run_unit(unit)`` gives, without proving anything."""
     if unit.road in IMPORTED_ROADS:
         return [(c.subject, FILE_LEVEL if isinstance(c, Gap) else c.prop.name, c.line)
-                for c in _claims(unit.file, unit.road, unit.banks, unit.text)]
+                for c in _claims(unit.file, unit.road, unit.banks, unit.planned)]
     cfg = _planned_config(unit)
     return [(cfg.name, req.label, req.line or cfg.line) for req in cfg.properties]
 
@@ -632,10 +822,10 @@ def check_fields(p: Plan, engine: str = "auto", timeout: float = DEFAULT_TIMEOUT
                  on_row: Callable[[tuple[Any, ...]], None] | None = None, memory: int | None = None
                  ) -> Iterator[tuple[Any, ...]]:
     """``check_rows`` as ``Row.fields()`` tuples (``on_row`` sees them too): what ``layoutcheck check`` spools; a
-    worker's rows come back as tuples and no ``Row`` is built in the parent (issue #29)."""
+    worker's rows come back as tuples and no ``Row`` is built in the parent (issue #29). The units are made as they
+    run (``PlannedUnits``): nothing here is kept per config."""
     order = {f: i for i, f in enumerate(p.files)}
-    index = [order.get(u.file, 0) for u in p.units]
-    last = {k: n for n, k in enumerate(index)}  # the position of each file's last unit
+    last = _last_positions(p.units, order)  # the position of each file's last unit
     held: dict[int, list[tuple[Any, ...]]] = {}
     for r in p.errors:
         t = r.fields()
@@ -643,11 +833,11 @@ def check_fields(p: Plan, engine: str = "auto", timeout: float = DEFAULT_TIMEOUT
             on_row(t)
         held.setdefault(order.get(r.file, 0), []).append(t)
     ready = 0  # files below it are out
-    for n, rows in enumerate(_run_units(p.units, engine, timeout, jobs, memory)):
+    for n, (u, rows) in enumerate(_run_units(p.units, engine, timeout, jobs, memory)):
         if on_row:
             for t in rows:
                 on_row(t)
-        held.setdefault(index[n], []).extend(rows)
+        held.setdefault(order.get(u.file, 0), []).extend(rows)
         while ready < len(p.files) and last.get(ready, -1) <= n:  # every unit of file `ready` is done
             yield from sorted(held.pop(ready, ()), key=_line)
             ready += 1
@@ -659,46 +849,79 @@ def _line(t: tuple[Any, ...]) -> int:
     return t[F_LINE]
 
 
-def _run_units(units: list[Unit], engine: str, timeout: float, jobs: int, memory: int | None
-               ) -> Iterator[list[tuple[Any, ...]]]:
-    """The rows of each unit, in plan order, as ``Row.fields()`` tuples."""
-    if jobs <= 1 or len(units) <= 1:
+POOL_WINDOW = 4096
+"""Units a pool plans into tasks at a time (issue #29): two windows are in flight, so the parent holds a bounded
+number of units and rows whatever the run's size; a smaller run is one window (its heaviest units first)."""
+
+
+def _run_units(units: Any, engine: str, timeout: float, jobs: int, memory: int | None
+               ) -> Iterator[tuple[Unit, list[tuple[Any, ...]]]]:
+    """Each unit with its rows as ``Row.fields()`` tuples, in plan order (``units`` iterated once, lazily)."""
+    count, _, light = _totals(units)
+    if jobs <= 1 or count <= 1:
         for u in units:
-            yield [r.fields() for r in run_unit(u, engine, timeout, memory)]
+            yield u, [r.fields() for r in run_unit(u, engine, timeout, memory)]
         return
+    from collections import deque
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
+    from itertools import islice
     from multiprocessing import get_context
 
     # imported once here, before the workers fork, so they inherit the modules instead of each importing them
     from layoutcheck.engines.prove import prove  # noqa: F401
     from layoutcheck.spec.bind import build_property  # noqa: F401
 
-    if any(u.weight >= _RANGE_WEIGHT for u in units):  # size-range claims go to Z3: import it once, here
+    if light < count:  # size-range claims go to Z3: import it once, here
         with suppress(ImportError):
             import z3  # noqa: F401
 
     ctx = get_context("fork") if hasattr(os, "fork") else get_context()
-    batches = _batches(units, jobs)
-    where = array("l", bytes(8 * len(units)))  # unit (plan order) -> its batch; 8 bytes a unit, not a dict entry
-    for k, b in enumerate(batches):
-        for n in b:
-            where[n] = k
-    taken = [0] * len(batches)  # each batch's units are in plan order: the next one out is its taken[k]-th
+    size = _batch_size(light, jobs)
+    tasks = (count - light) + -(-light // size)  # heavy units alone, the light ones in runs of `size`
+    window = max(POOL_WINDOW, 4 * jobs * size)
+    pending = iter(units)
+    flight: deque[tuple[list[Unit], list[list[int]], array[int], list[Any]]] = deque()
     gc.freeze()  # the plan's objects: never walked by a collection again, nor copied into a forked worker by one
     try:
-        with ProcessPoolExecutor(max_workers=min(jobs, len(batches)), mp_context=ctx) as pool:
-            futures: list[Any] = [pool.submit(run_batch, [units[n] for n in b], engine, timeout, memory)
-                                  for b in batches]
-            for n, u in enumerate(units):  # in plan order, so progress and reports are deterministic
-                k = where[n]
-                i, taken[k] = taken[k], taken[k] + 1
-                try:
-                    yield futures[k].result()[i]
-                except BrokenProcessPool:  # a worker died (a crash, the OOM killer): the run goes on without it
-                    yield [r.fields() for r in _isolated(u, engine, timeout, memory, ctx)]
-                if i == len(batches[k]) - 1:
-                    futures[k] = None  # its rows are out: let them go
+        with ProcessPoolExecutor(max_workers=min(jobs, tasks), mp_context=ctx) as pool:
+
+            def submit() -> None:
+                chunk = list(islice(pending, window))
+                if not chunk:
+                    return
+                batches = _batches(chunk, jobs, size)
+                where = array("l", bytes(8 * len(chunk)))  # unit -> its batch
+                for k, b in enumerate(batches):
+                    for n in b:
+                        where[n] = k
+                futures: list[Any] = []
+                for b in batches:
+                    try:
+                        futures.append(pool.submit(run_batch, [chunk[n] for n in b], engine, timeout, memory))
+                    except BrokenProcessPool:  # a worker died: what is left runs alone (below)
+                        futures.append(None)
+                flight.append((chunk, batches, where, futures))
+
+            submit()
+            submit()
+            while flight:
+                chunk, batches, where, futures = flight[0]
+                taken = [0] * len(batches)  # each batch's units are in plan order: the next out is its taken[k]-th
+                for n, u in enumerate(chunk):  # in plan order, so progress and reports are deterministic
+                    k = where[n]
+                    i, taken[k] = taken[k], taken[k] + 1
+                    try:
+                        if futures[k] is None:
+                            raise BrokenProcessPool("the pool broke before this task was submitted")
+                        rows = futures[k].result()[i]
+                    except BrokenProcessPool:  # a worker died (a crash, the OOM killer): the run goes on without it
+                        rows = [r.fields() for r in _isolated(u, engine, timeout, memory, ctx)]
+                    yield u, rows
+                    if i == len(batches[k]) - 1:
+                        futures[k] = None  # its rows are out: let them go
+                flight.popleft()
+                submit()
     finally:
         gc.unfreeze()
 
@@ -708,13 +931,18 @@ BATCH_UNITS = 64
 each task and its result -- than the proofs it spread)."""
 
 
-def _batches(units: list[Unit], jobs: int) -> list[list[int]]:
+def _batch_size(light: int, jobs: int) -> int:
+    """Light units per pool task: at most ``BATCH_UNITS``, small enough that every worker gets about 4 tasks."""
+    return max(1, min(BATCH_UNITS, light // (4 * max(1, jobs))))
+
+
+def _batches(units: list[Unit], jobs: int, size: int | None = None) -> list[list[int]]:
     """``units`` as pool tasks (lists of their positions, each in plan order), the heaviest first: each unit of
     size-range claims alone; the light ones in runs of consecutive units (the same file's caches) of at most
-    ``BATCH_UNITS``, small enough that every worker gets about 4 tasks to balance the load."""
+    ``size`` (default ``_batch_size`` of these units)."""
     heavy = sorted((n for n, u in enumerate(units) if u.weight >= _RANGE_WEIGHT), key=lambda n: -units[n].weight)
     light = [n for n, u in enumerate(units) if u.weight < _RANGE_WEIGHT]
-    size = max(1, min(BATCH_UNITS, len(light) // (4 * max(1, jobs))))
+    size = _batch_size(len(light), jobs) if size is None else size
     return [[n] for n in heavy] + [light[i:i + size] for i in range(0, len(light), size)]
 
 
