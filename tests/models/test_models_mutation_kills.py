@@ -58,3 +58,16 @@ def test_a_bank_access_needs_32_lanes_per_instruction(shape: tuple[int, ...]) ->
     assert Access("lds32", np.zeros((3, 32), dtype=np.int64), 32).elems.shape == (3, 32, 1)
     with pytest.raises(LayoutError, match="shape"):
         Access("lds32", np.zeros(shape, dtype=np.int64), 32)
+
+
+def test_persistent_swizzle_size_follows_cutlass_get_log_swizzle_size() -> None:
+    """CUTLASS's ``get_log_swizzle_size``: 8 if ``max_swizzle >= 8`` and ``min(GM, GN) >= 6``, else 4 if ``>= 4``
+    and ``>= 3``, else 2 if ``>= 2`` and ``>= 2``, else 1 -- the bounds are inclusive (``max_swizzle = 2`` on a 2x2
+    grid swizzles by 2)."""
+    from layoutcheck.models.schedulers import TileScheduler
+
+    def size_of(max_swizzle: int, gm: int, gn: int) -> int:
+        return TileScheduler("persistent", ctas=4, max_swizzle=max_swizzle)._persistent(gm, gn)["S"]
+
+    assert size_of(2, 2, 2) == 2 and size_of(2, 1, 8) == 1 and size_of(1, 8, 8) == 1
+    assert size_of(4, 3, 3) == 4 and size_of(4, 2, 9) == 2 and size_of(8, 6, 6) == 8 and size_of(8, 5, 9) == 4

@@ -154,3 +154,31 @@ def test_module_consistency_recheck_refuses_a_size_the_module_allows() -> None:
     assert wrong.recheck(w) is True
     assert ok.recheck(w) is False
     assert ok.recheck({"dim": "warp", "encoding": 1}) is False  # a dimension the module does not fix
+
+
+def test_vector_width_reaches_128_bits_inclusive() -> None:
+    """Eight registers at consecutive shared offsets, lanes above them: the widest aligned vector is 128 bits, the
+    bound included -- 4 x 32-bit, 2 x 64-bit, and the 8 registers there are for 16 and 8 bits."""
+    from layoutcheck.algebra.linear_layout import LinearLayout
+    from layoutcheck.properties.linear import vector_width
+
+    reg = LinearLayout.make({"register": [[1], [2], [4]], "lane": [[8], [16], [32], [64], [128]], "warp": []},
+                            {"dim0": 256})
+    shared = LinearLayout.make({"offset": [[1 << i] for i in range(8)]}, {"dim0": 256})
+    assert [vector_width(reg, shared, bits) for bits in (8, 16, 32, 64)] == [8, 8, 4, 2]
+
+
+def test_copy_rows_name_the_line_of_their_operation_also_after_a_leading_blank_line() -> None:
+    """A shared-memory copy's row is at the 1-based line of its ``ttg.local_load`` / ``local_store`` / ``local_alloc``
+    in the file as given: a file that starts with an empty line moves every row down by one."""
+    from pathlib import Path
+
+    from layoutcheck.properties.ttgir import copies
+
+    text = (Path(__file__).resolve().parents[1] / "data" / "ttgir" / "matmul_fp16_64x32x32_w2_sm80.ttgir").read_text()
+    rows = copies(text)
+    assert rows
+    lines = text.splitlines()
+    for c in rows:
+        assert "ttg.local_" in lines[c.line - 1], (c.line, lines[c.line - 1])
+    assert [c.line + 1 for c in rows] == [c.line for c in copies("\n" + text)]
