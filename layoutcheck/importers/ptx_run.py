@@ -35,21 +35,25 @@ _NO_EFFECT = {"bar", "barrier", "fence", "membar", "prefetch", "prefetchu", "gri
               "pmevent", "setmaxnreg", "discard", "applypriority", "createpolicy"}
 
 
+def machine(k: Kernel, grid: tuple[int, ...], block: tuple[int, ...] | None, scalars: Mapping[str, int] | None,
+            ctas: list[int] | None, max_steps: int) -> Machine:
+    """The machine every entry point runs: ``block`` threads a CTA (default ``.reqntid``; neither is a
+    ``ParseError``), the CTAs ``ctas`` of ``grid`` (default all), scalar parameters by PTX name or index."""
+    if not (block or k.reqntid):
+        raise ParseError(f"ptx: {k.name} declares no .reqntid: give the block size")
+    block3, grid3 = (*(block or k.reqntid or ()), 1, 1, 1), (*grid, 1, 1, 1)
+    named = {k.params[int(key)] if str(key).isdigit() else key: int(val) for key, val in (scalars or {}).items()}
+    ncta = grid3[0] * grid3[1] * grid3[2]
+    return Machine(k, block3[:3], grid3[:3], list(range(ncta)) if ctas is None else ctas, named, max_steps)
+
+
 def shared_accesses(k: Kernel, grid: tuple[int, ...] = (1,), block: tuple[int, ...] | None = None,
                     scalars: Mapping[str, int] | None = None, ctas: list[int] | None = None,
                     max_steps: int = 200_000) -> Run:
     """Run ``k`` for the CTAs ``ctas`` (linear ids; default all of ``grid``) of ``block`` threads (default
     ``.reqntid``) with scalar parameters ``scalars`` (by PTX parameter name ``K_param_3`` or index ``"3"``) and
     return every shared-memory access each warp makes. ``max_steps`` bounds the instructions run per group."""
-    block3 = (*(block or k.reqntid or ()), 1, 1, 1)
-    if not (block or k.reqntid):
-        raise ParseError(f"ptx: {k.name} declares no .reqntid: give the block size")
-    grid3 = (*grid, 1, 1, 1)
-    named = {}
-    for key, val in (scalars or {}).items():
-        named[k.params[int(key)] if str(key).isdigit() else key] = int(val)
-    ncta = grid3[0] * grid3[1] * grid3[2]
-    m = Machine(k, block3[:3], grid3[:3], list(range(ncta)) if ctas is None else ctas, named, max_steps)
+    m = machine(k, grid, block, scalars, ctas, max_steps)
     stopped = _execute(m)
     return Run(tuple(m.accesses), dict(m.other), stopped, m.steps, frozenset(m.unplaced), tuple(m.copies),
                frozenset(m.copy_unknown))
@@ -295,13 +299,7 @@ def wgmma_executions(k: Kernel, grid: tuple[int, ...] = (1,), block: tuple[int, 
     executes (PTX ISA 9.7.15.5: ``wgmma.mma_async.sync.aligned.shape.dtype.atype.btype d, a-desc|{a}, b-desc,
     scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b``; the ``imm-trans`` operands exist for .f16 /
     .bf16 only), with the ``wgmma.commit_group`` that close each group."""
-    block3 = (*(block or k.reqntid or ()), 1, 1, 1)
-    if not (block or k.reqntid):
-        raise ParseError(f"ptx: {k.name} declares no .reqntid: give the block size")
-    grid3 = (*grid, 1, 1, 1)
-    named = {k.params[int(key)] if str(key).isdigit() else key: int(val) for key, val in (scalars or {}).items()}
-    ncta = grid3[0] * grid3[1] * grid3[2]
-    m = Machine(k, block3[:3], grid3[:3], list(range(ncta)) if ctas is None else ctas, named, max_steps)
+    m = machine(k, grid, block, scalars, ctas, max_steps)
     m.wgmmas = []
     stopped = _execute(m)
     return WgmmaRun(tuple(m.wgmmas), stopped)
@@ -313,13 +311,7 @@ def umma_executions(k: Kernel, grid: tuple[int, ...] = (1,), block: tuple[int, .
     """Run ``k`` as ``shared_accesses`` does; every ``tcgen05.mma`` (PTX ISA 9.7.16.10.9: ``tcgen05.mma.cta_group
     .kind [d-tmem], a-desc|[a-tmem], b-desc, idesc, ...``, issued by each thread that executes it) and
     ``tcgen05.commit`` in program order, and why the run stopped (``""``)."""
-    block3 = (*(block or k.reqntid or ()), 1, 1, 1)
-    if not (block or k.reqntid):
-        raise ParseError(f"ptx: {k.name} declares no .reqntid: give the block size")
-    grid3 = (*grid, 1, 1, 1)
-    named = {k.params[int(key)] if str(key).isdigit() else key: int(val) for key, val in (scalars or {}).items()}
-    ncta = grid3[0] * grid3[1] * grid3[2]
-    m = Machine(k, block3[:3], grid3[:3], list(range(ncta)) if ctas is None else ctas, named, max_steps)
+    m = machine(k, grid, block, scalars, ctas, max_steps)
     m.ummas = []
     stopped = _execute(m)
     return tuple(m.ummas), stopped
@@ -329,12 +321,7 @@ def tma_loads(k: Kernel, grid: tuple[int, ...] = (1,), block: tuple[int, ...] | 
               scalars: Mapping[str, int] | None = None, max_steps: int = 200_000) -> tuple[tuple[TmaLoad, ...], str]:
     """Run ``k`` and return every TMA load (``cp.async.bulk.tensor`` global -> shared) with its destination and
     the fields of the device-side tensor map it names (``importers.ptx_tensormap``), and why the run stopped."""
-    block3 = (*(block or k.reqntid or ()), 1, 1, 1)
-    if not (block or k.reqntid):
-        raise ParseError(f"ptx: {k.name} declares no .reqntid: give the block size")
-    grid3 = (*grid, 1, 1, 1)
-    named = {k.params[int(key)] if str(key).isdigit() else key: int(val) for key, val in (scalars or {}).items()}
-    m = Machine(k, block3[:3], grid3[:3], list(range(grid3[0] * grid3[1] * grid3[2])), named, max_steps)
+    m = machine(k, grid, block, scalars, None, max_steps)
     m.tmaps = TensorMaps()
     stopped = _execute(m)
     return tuple(m.tmaps.loads), stopped
