@@ -56,8 +56,8 @@ def naive_verdict(c: Case) -> bool:
                for d, mn0, k0 in c.descs for i in range(c.instr_mn) for j in range(k_instr))
 
 
-def claim(c: Case) -> object:
-    """The claim on the naive stored map (offset -> element), one read per descriptor."""
+def claim(c: Case, isa: str = "wgmma") -> object:
+    """The claim on the naive stored map (offset -> element), one read per descriptor (``isa``: whose descriptors)."""
     n = c.mn_extent * c.k_extent
     mn = np.zeros(n, dtype=np.int64)
     k = np.zeros(n, dtype=np.int64)
@@ -67,7 +67,8 @@ def claim(c: Case) -> object:
             mn[o], k[o] = i, j
     return nvmma_descriptor_claim(c.dtype, c.e, c.base, tuple(mn.tolist()), tuple(k.tolist()),
                                   (c.mn_extent, c.k_extent),
-                                  tuple((d, c.major, c.instr_mn, 32 // c.e) for d, _, _ in c.descs))
+                                  tuple((d, c.major, c.instr_mn, 32 // c.e) for d, _, _ in c.descs),
+                                  **({} if isa == "wgmma" else {"isa": isa}))
 
 
 @given(cases())

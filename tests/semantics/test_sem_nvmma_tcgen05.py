@@ -10,11 +10,10 @@ properties / models / engines)."""
 
 from __future__ import annotations
 
-import numpy as np
 from hypothesis import given
 
 from layoutcheck.engines.prove import prove
-from layoutcheck.properties.nvmma import nvmma_descriptor_claim
+from tests.semantics.test_sem_nvmma import claim as nvmma_claim
 from tests.semantics.test_sem_nvmma import naive_read, stored_byte
 from tests.strategies_sem_nvmma import Case, unswizzled_byte, word
 from tests.strategies_sem_nvmma_tcgen05 import umma_cases, umma_corrupted, umma_word
@@ -39,15 +38,7 @@ def naive_verdict(c: Case) -> bool | None:
 
 
 def claim(c: Case) -> object:
-    n = c.mn_extent * c.k_extent
-    mn, k = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
-    for i in range(c.mn_extent):
-        for j in range(c.k_extent):
-            o = (stored_byte(c, i, j) - c.base) // c.e
-            mn[o], k[o] = i, j
-    return nvmma_descriptor_claim(c.dtype, c.e, c.base, tuple(mn.tolist()), tuple(k.tolist()),
-                                  (c.mn_extent, c.k_extent),
-                                  tuple((d, c.major, c.instr_mn, 32 // c.e) for d, _, _ in c.descs), isa="tcgen05")
+    return nvmma_claim(c, isa="tcgen05")
 
 
 @given(umma_cases())
