@@ -77,8 +77,19 @@ def corrupted(draw: st.DrawFn) -> Case:
     if field == "mode":
         d = (d & ~(3 << 62)) | (draw(st.sampled_from([1, 2, 3])) << 62)
     else:
-        lo = {"start": 0, "lbo": 16, "sbo": 32}[field]
-        v = ((d >> lo) & 0x3FFF) + draw(st.sampled_from([-64, -8, -2, -1, 1, 2, 8, 64]))
-        d = (d & ~(0x3FFF << lo)) | ((v & 0x3FFF) << lo)
+        d = shifted_address_field(draw, d, field)
+    return with_descriptor(c, i, (d, mn0, k0))
+
+
+def shifted_address_field(draw: st.DrawFn, d: int, field: str) -> int:
+    """``d`` with its 14-bit ``start``, ``lbo`` or ``sbo`` field (bits 0, 16, 32 of both the wgmma and the tcgen05
+    shared-memory descriptor) moved by a small amount, wrapping inside the field."""
+    lo = {"start": 0, "lbo": 16, "sbo": 32}[field]
+    v = ((d >> lo) & 0x3FFF) + draw(st.sampled_from([-64, -8, -2, -1, 1, 2, 8, 64]))
+    return (d & ~(0x3FFF << lo)) | ((v & 0x3FFF) << lo)
+
+
+def with_descriptor(c: Case, i: int, desc: tuple[int, int, int]) -> Case:
+    """``c`` with its ``i``-th descriptor replaced."""
     return Case(c.dtype, c.e, c.mode, c.major, c.mn_extent, c.k_extent, c.instr_mn, c.base,
-                (*c.descs[:i], (d, mn0, k0), *c.descs[i + 1:]))
+                (*c.descs[:i], desc, *c.descs[i + 1:]))

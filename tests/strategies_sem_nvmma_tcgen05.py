@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from tests.strategies_sem_nvmma import Case, cases
+from tests.strategies_sem_nvmma import Case, cases, shifted_address_field, with_descriptor
 
 UMMA_MODE = {"INTER": 0, "SW128": 2, "SW64": 4, "SW32": 6}  # PTX ISA tcgen05 descriptor bits 61-63
 GMMA_MODE = {0: "INTER", 1: "SW128", 2: "SW64", 3: "SW32"}  # the wgmma word's bits 62-63
@@ -36,8 +36,5 @@ def umma_corrupted(draw: st.DrawFn) -> Case:
     if field == "mode":
         d = (d & ~(7 << 61)) | (draw(st.sampled_from([0, 2, 4, 6])) << 61)
     else:
-        lo = {"start": 0, "lbo": 16, "sbo": 32}[field]
-        v = ((d >> lo) & 0x3FFF) + draw(st.sampled_from([-64, -8, -2, -1, 1, 2, 8, 64]))
-        d = (d & ~(0x3FFF << lo)) | ((v & 0x3FFF) << lo)
-    return Case(c.dtype, c.e, c.mode, c.major, c.mn_extent, c.k_extent, c.instr_mn, c.base,
-                (*c.descs[:i], (d, mn0, k0), *c.descs[i + 1:]))
+        d = shifted_address_field(draw, d, field)
+    return with_descriptor(c, i, (d, mn0, k0))
