@@ -73,6 +73,7 @@ def bind(fn: Any, cfg: Config, req: PropertyRequest, mma: TiledMMA | None) -> An
     names = [n for n in "ABC" if cfg.get(n) is not None and want in (None, n)]
     if not names:
         raise cfg.error("properties", f"no {want or 'A, B or C'} path table in this config")
+    _one_cta_group(cfg)
     paths: list[Path] = []
     for n in names:
         table = dict(cfg.get(n))
@@ -88,6 +89,19 @@ def bind(fn: Any, cfg: Config, req: PropertyRequest, mma: TiledMMA | None) -> An
     except LayoutError as e:
         raise SpecError(f"{cfg.file}:{req.line or cfg.line}: config {cfg.name!r}: property {req.name!r}: "
                         f"{one_line(e)}") from None
+
+
+def _one_cta_group(cfg: Config) -> None:
+    """A, B and C of one config belong to one tcgen05.mma: a cta_group::2 MMA reads both operands from the pair and
+    writes the accumulator into both CTAs, so the tables given must name one ``cta_group`` (default 1)."""
+    given = {n: dict(cfg.get(n)).get("cta_group", 1) for n in "ABC" if cfg.get(n) is not None}
+    if len(set(given.values())) > 1:
+        first = next(iter(given.values()))
+        odd = next(n for n, g in given.items() if g != first)
+        raise SpecError(f"{cfg.file}:{cfg.line_of(odd)}: config {cfg.name!r}: key {odd!r}: cta_group = {given[odd]} "
+                        f"but {', '.join(f'{n}: {g}' for n, g in given.items())}: one MMA's A, B and C share its "
+                        "cta_group (a cta_group::2 MMA splits both operands and the accumulator over the pair)",
+                        file=cfg.file, line=cfg.line_of(odd), key=odd)
 
 
 def _stage_layout(t: dict[str, Any], major: str, dtype: str, shape: tuple[int, int], what: str) -> Any:

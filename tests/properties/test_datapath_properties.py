@@ -64,6 +64,13 @@ BROKEN = {  # config -> (stage text, first element text)
                                            "starts a 16-byte access at smem byte 8240, which leaves the 8192-byte"),
     "sm80_A_global_leading_dimension_36": ("stage 1/2 cp.async", "global (m,k) = (1,0) (thread 4, value 0) starts a "
                                            "16-byte access at global byte 72, which is not 16-byte aligned"),
+    # audit (round 8): a TMA box writes (a TMA store reads) its whole extent, not only the tile's elements
+    "sm100_box_past_the_stage": ("stage 1/2 tma", "global (m,k) = (0,0) starts a 32768-byte access at smem byte 0, "
+                                 "which leaves the 16384-byte stage buffer"),
+    "sm100_2sm_box_over_the_pair": ("stage 1/2 tma", "global (m,k) = (0,0) (CTA 0's TMA) starts a 32768-byte access "
+                                    "at smem byte 0, which leaves the 16384-byte stage buffer"),
+    "sm90_store_box_past_the_stage": ("stage 2/2 tma store", "global (m,n) = (0,64) starts a 32768-byte access at "
+                                      "smem byte 16384, which leaves the 32768-byte stage buffer"),
 }
 
 
