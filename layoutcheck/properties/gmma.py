@@ -405,10 +405,18 @@ class TmaWgmma(_WgmmaOperand):
         read[mn + mnk * k] = got.ravel()
         return tma, read
 
+    def _tma(self) -> TmaCompatible:
+        return TmaCompatible(self.box, self.stage, self.modes)
+
     def exhaustive(self) -> Decision | Undecided:  # type: ignore[override]
         bad = self.box.violations()
         if bad:
             return Decision(False, Descriptor(), {"violations": len(bad)})
+        # a box that does not tile the stage writes its whole extent past it (the image below sees only the tile's
+        # own elements), and a box's destination must be aligned: tma_compatible's rules, witnesses and wording
+        early = self._tma().exhaustive()
+        if not early.holds and early.witness is not None and early.witness.kind in ("divide", "dst"):
+            return early
         word = self._word()
         if word is not None:
             return word
@@ -425,6 +433,8 @@ class TmaWgmma(_WgmmaOperand):
     def recheck(self, w: dict[str, Any]) -> bool:
         if w["kind"] == "descriptor":
             return bool(self.box.violations())
+        if w["kind"] in ("divide", "dst"):
+            return self._tma().recheck(w)
         if w["kind"] == "word":
             return word_issue(GMMA_DESCRIPTOR, self.desc_word, w["field"]) is not None
         sides = self._sides()
@@ -435,6 +445,8 @@ class TmaWgmma(_WgmmaOperand):
     def explain(self, w: dict[str, Any]) -> str:
         if w["kind"] == "descriptor":
             return "illegal TMA descriptor: " + "; ".join(self.box.violations())
+        if w["kind"] in ("divide", "dst"):
+            return self._tma().explain(w)
         if w["kind"] == "word":
             return self._explain_word(w)
         if w["kind"] == "canonical":

@@ -111,3 +111,29 @@ def test_one_mma_has_one_cta_group() -> None:
         assert row.status == "ERROR" and "cta_group" in row.reason and "'B'" in row.reason, (op, row)
     row = spec_rows(_MIXED.format(op='"datapath"', b_group="cta_group = 2\n", b_rows=128), ("auto",))["auto"]
     assert row.status == "PROVEN", row
+
+
+def _wgmma_spec(c: dict) -> str:
+    return (f'[[config]]\nname = "s"\nkind = "wgmma"\ndtype = "{c["dtype"]}"\nmajor = "K"\nswizzle = "{c["swizzle"]}"\n'
+            f'tile = [{c["mn"]}, {c["k"]}]\nbox = {c["box"]}\nproperties = ["tma_wgmma"]\n')
+
+
+@settings(max_examples=60, deadline=None)
+@given(stage_boxes())
+def test_tma_wgmma_box_past_the_stage_is_never_proven(c) -> None:
+    """``tma_wgmma`` (the wgmma kind's TMA boxes against its descriptors): the same two rules. It compared only the
+    tile's own elements, so a 96-row box over a 128-row stage (the second box writing rows 128..191) was PROVEN."""
+    row = spec_rows(_wgmma_spec(c), ("auto",))["auto"]
+    if naive_overruns(c):
+        verdict_event("REFUTED")
+        assert row.status in ("REFUTED", "ERROR"), (c, row.status, row.reason)
+    elif naive_canonical(c):
+        verdict_event("PROVEN")
+        assert row.status == "PROVEN", (c, row.status, row.reason, row.counterexample)
+
+
+def test_tma_wgmma_reproducers() -> None:
+    for box, at in (([64, 256], "covers 0..255"), ([64, 96], "covers 96..191")):
+        c = {"dtype": "f16", "swizzle": "128B", "w": 64, "pair": False, "mn": 128, "k": 64, "box": box}
+        row = spec_rows(_wgmma_spec(c), ("auto",))["auto"]
+        assert row.status == "REFUTED" and at in row.counterexample, row
