@@ -93,7 +93,8 @@ def bind(fn: Any, cfg: Config, req: PropertyRequest, mma: TiledMMA | None) -> An
 
 def _one_cta_group(cfg: Config) -> None:
     """A, B and C of one config belong to one tcgen05.mma: a cta_group::2 MMA reads both operands from the pair and
-    writes the accumulator into both CTAs, so the tables given must name one ``cta_group`` (default 1)."""
+    writes the accumulator into both CTAs, so the tables given must name one ``cta_group`` (default 1); the peer keys
+    (``peer_rows``, ``peer_cta``) mean something only in a pair's table."""
     given = {n: dict(cfg.get(n)).get("cta_group", 1) for n in "ABC" if cfg.get(n) is not None}
     if len(set(given.values())) > 1:
         first = next(iter(given.values()))
@@ -102,6 +103,12 @@ def _one_cta_group(cfg: Config) -> None:
                         f"but {', '.join(f'{n}: {g}' for n, g in given.items())}: one MMA's A, B and C share its "
                         "cta_group (a cta_group::2 MMA splits both operands and the accumulator over the pair)",
                         file=cfg.file, line=cfg.line_of(odd), key=odd)
+    for n, g in given.items():
+        peer = [k for k in ("peer_rows", "peer_cta") if k in dict(cfg.get(n))]
+        if peer and g != 2:
+            raise SpecError(f"{cfg.file}:{cfg.line_of(n)}: config {cfg.name!r}: key {n!r}: {peer[0]!r} is where a "
+                            "cta_group::2 pair's peer CTAs load or store; this path has cta_group = 1 (set "
+                            "cta_group = 2, or drop the key)", file=cfg.file, line=cfg.line_of(n), key=n)
 
 
 def _stage_layout(t: dict[str, Any], major: str, dtype: str, shape: tuple[int, int], what: str) -> Any:

@@ -137,3 +137,15 @@ def test_tma_wgmma_reproducers() -> None:
         c = {"dtype": "f16", "swizzle": "128B", "w": 64, "pair": False, "mn": 128, "k": 64, "box": box}
         row = spec_rows(_wgmma_spec(c), ("auto",))["auto"]
         assert row.status == "REFUTED" and at in row.counterexample, row
+
+
+def test_peer_keys_only_in_a_pair() -> None:
+    """``peer_rows`` on a cta_group::1 path was ignored (PROVEN of the one-CTA path the user did not mean): the
+    user forgot ``cta_group = 2``. Now an ERROR naming the key."""
+    body = ('[[config]]\nname = "s"\nkind = "datapath"\ntile = [128, 128, 64]\ndtype = "f16"\n'
+            'properties = [{ name = "datapath", operand = "A" }]\n\n[config.A]\nmajor = "K"\nswizzle = "128B"\n'
+            'box = [64, 128]\nread = "umma"\n')
+    assert spec_rows(body, ("auto",))["auto"].status == "PROVEN"
+    for key in ('peer_rows = [0, 0]', 'peer_cta = [0, 1]'):
+        row = spec_rows(body + key + "\n", ("auto",))["auto"]
+        assert row.status == "ERROR" and key.split()[0] in row.reason, row
