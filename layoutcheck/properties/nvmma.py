@@ -34,7 +34,10 @@ import numpy as np
 
 from layoutcheck.algebra.swizzle import shared_offsets
 from layoutcheck.errors import LayoutcheckError
+from layoutcheck.hw.bitfields import DescriptorFormat
 from layoutcheck.hw.dtypes import mlir_dtype
+from layoutcheck.hw.tcgen05 import UMMA_SMEM_DESCRIPTOR
+from layoutcheck.hw.wgmma import GMMA_DESCRIPTOR
 from layoutcheck.importers.ptx import Kernel, parse_ptx
 from layoutcheck.importers.ptx_run import wgmma_executions
 from layoutcheck.importers.ptx_values import WgmmaExec
@@ -50,6 +53,7 @@ from layoutcheck.witness import (
     DescriptorOrigin,
     DescriptorPair,
     Witness,
+    Word,
 )
 
 
@@ -128,6 +132,13 @@ class NvmmaDescriptorReads(Property):
         return sum(r.mn * r.k for r in self.reads)
 
     def exhaustive(self) -> Decision | Undecided:  # type: ignore[override]
+        for n, r in enumerate(self.reads):  # every bit of every word first (hw.bitfields): the decoders read fields
+            issues = _format(r).issues(r.desc)
+            refuting = next((i for i in issues if i.refutes), None)
+            if refuting is not None:  # a fixed constant or an undefined code: no such descriptor
+                return Decision(False, Word(field=refuting.field, block=n))
+            if issues:  # a reserved or undeclared bit set: what the hardware reads is not modelled
+                return Undecided(f"not modelled: {self._at(r)}: " + "; ".join(i.message for i in issues))
         origins: dict[int, tuple[int, int, int]] = {}
         for n, r in enumerate(self.reads):
             w = self._read_witness(n)
@@ -179,6 +190,9 @@ class NvmmaDescriptorReads(Property):
 
     def recheck(self, witness: dict[str, Any]) -> bool:
         kind = witness.get("kind")
+        if kind == "word":
+            r = self.reads[int(witness["block"])]
+            return any(i.refutes and i.field == witness["field"] for i in _format(r).issues(r.desc))
         if kind in ("origin", "element"):
             r = self.reads[int(witness["read"])]
             op = self.operands[r.operand]
@@ -204,6 +218,11 @@ class NvmmaDescriptorReads(Property):
             return True
         return False
 
+    def _at(self, r: Read) -> str:
+        unit = "warpgroup" if r.isa == "wgmma" else "warp"
+        return (f"the {r.isa} at PTX line {r.ptx_line} ({unit} {r.warpgroup}, {r.mn}x{r.k} {r.major}-major "
+                f"{self.operands[r.operand].name} tile, descriptor {r.desc:#x})")
+
     def explain(self, witness: dict[str, Any]) -> str:
         kind = witness.get("kind")
         if kind == "pair":
@@ -216,11 +235,13 @@ class NvmmaDescriptorReads(Property):
             isa = self.reads[0].isa if self.reads else "wgmma"
             return (f"operand {op.name} block (mn, k) = ({witness['mn']}, {witness['k']}) is read by no {isa} of "
                     f"execution {witness['execution']} of the dot")
+        if kind == "word":
+            r = self.reads[int(witness["block"])]
+            why = next(i.message for i in _format(r).issues(r.desc) if i.field == witness["field"])
+            return f"{self._at(r)}: {why}"
         r = self.reads[witness["read"]]
         op = self.operands[r.operand]
-        unit = "warpgroup" if r.isa == "wgmma" else "warp"
-        at = (f"the {r.isa} at PTX line {r.ptx_line} ({unit} {r.warpgroup}, {r.mn}x{r.k} {r.major}-major "
-              f"{op.name} tile, descriptor {r.desc:#x})")
+        at = self._at(r)
         if kind == "decode":
             return f"{at}: the descriptor decodes to no canonical layout: {witness['message']}"
         got = _tile_bytes(op, r)
@@ -241,6 +262,11 @@ class NvmmaDescriptorReads(Property):
         return (f"{at}: operand {op.name} {stage}element (mn, k) = ({want[1]}, {want[2]}) is stored at byte {x} "
                 f"by the nvmma_shared layout (buffer at byte {op.base}, {op.placed}), but the descriptor reads "
                 f"tile element ({i}, {j}) at byte {y} ({held})")
+
+
+def _format(r: Read) -> DescriptorFormat:
+    """The descriptor word format of read ``r`` (the wgmma matrix descriptor or the tcgen05 shared memory one)."""
+    return UMMA_SMEM_DESCRIPTOR if r.isa == "tcgen05" else GMMA_DESCRIPTOR
 
 
 def nvmma_descriptor_claim(dtype: str, element_bytes: int, base: int, mn_of: tuple[int, ...], k_of: tuple[int, ...],
