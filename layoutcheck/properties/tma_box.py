@@ -125,6 +125,12 @@ def _box_offsets(fields: dict[tuple[str, int], int], tile: tuple[int, int], e: i
         return f"its box {b1}x{b0} is not the buffer's tile {tile[0]}x{tile[1]} (several boxes per copy)"
     pitch = -(-b0 * e // 16) * 16
     box = TmaBox(dtype.name, (b0, b1), (pitch,), (b0, b1), swizzle=TENSORMAP_SWIZZLES[mode].name)
+    # a device-built map is checked by no driver: a box dimension outside 1..256 or an inner extent that is not
+    # whole 16-byte chunks has no defined image (one wider than the swizzle span keeps the padded-row reading: its
+    # rows still land where the model puts them, and a claim there is REFUTED, never PROVEN)
+    bad = [v for v in box.violations() if v.startswith("boxDim") and "swizzle span" not in v]
+    if bad:
+        return f"its box breaks cuTensorMapEncodeTiled's limits ({'; '.join(bad)}): what the TMA unit does is undefined"
     return box_smem_offsets(box, 0).T  # [row, col]
 
 
