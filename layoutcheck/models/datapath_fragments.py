@@ -90,8 +90,9 @@ def inverse_table(layout: Layout) -> np.ndarray:
 @lru_cache(maxsize=8)
 def tmem_cells(read: TmemRead) -> tuple[np.ndarray, np.ndarray]:
     """``(threads, cells[row, v])``: the TMEM cell (``lane + 128 * column``) value ``v`` of each thread reads, the
-    loads of a warp taken in order (32-bit elements)."""
-    c = loads_cells(read.loads)
+    loads of a warp taken in order (32-bit elements; a ``.pack::16b`` atom's register is two 16-bit values, the low
+    halves of two adjacent columns, so its values are 16-bit)."""
+    c = loads_cells(read.loads, 16 if read.loads[0].atom.endswith("_16b") else 32)
     thread = 32 * np.array([load.warp for load in read.loads], dtype=np.int64)[c["load"]] + c["thread"]
     order_key = c["load"] * (1 << 20) + c["element"]  # load, then element
     cell = c["lane"] + 128 * c["column"]

@@ -47,9 +47,16 @@ def _crd(layout: Layout, i: int) -> str:
     return c if c.startswith("(") else f"({c})"
 
 
+def _bits(atom: str) -> int:
+    """Bits of one moved element: 16 for a ``.pack::16b`` / ``.unpack::16b`` atom (CUTLASS ``_16b``: each register
+    holds the low halves of two adjacent columns), else 32 (one register, one column)."""
+    return 16 if atom.endswith("_16b") else 32
+
+
 def _reads(loads: tuple[TmemLoad, ...]) -> dict[str, np.ndarray]:
-    """The 32-bit cells every (load, thread, register) moves, concatenated over ``loads``."""
-    return loads_cells(loads)
+    """The cells every (load, thread, element) moves, concatenated over ``loads``: a 32-bit register of a packed
+    atom reads two columns, each counted (its element index counts 16-bit halves)."""
+    return loads_cells(loads, _bits(loads[0].atom))
 
 
 def _cell_index(lane: np.ndarray, column: np.ndarray, half: np.ndarray, element_bits: int) -> np.ndarray:
@@ -117,7 +124,7 @@ class TmemExactCover(Property):
     def explain(self, w: dict[str, Any]) -> str:
         if w["kind"] == "outside":
             ld = self.loads[w["load"]]
-            c = load_cells(ld)
+            c = load_cells(ld, _bits(ld.atom))
             sel = (c["thread"] == w["thread"]) & (c["element"] == w["element"])
             lane, col = int(c["lane"][sel][0]), int(c["column"][sel][0])
             return (f"{ld}: thread {w['thread']} element {w['element']} moves TMEM (lane {lane}, column {col}), "
