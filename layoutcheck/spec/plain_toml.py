@@ -40,12 +40,13 @@ _SCALAR = r'(?>"[^"\\\x00-\x1f\x7f\ud800-\udfff]*+"|-?+(?>0|[1-9][0-9]*+)(?![0-9
 
 
 def _nested(depth: int) -> str:
-    """The value grammar nested ``depth`` deep (regular expressions do not recurse)."""
+    """The value grammar nested ``depth`` deep (regular expressions do not recurse). Each level names the level
+    below once (an element, then a comma with an element to follow or the closing bracket), so the expression grows
+    with two copies a level, not four."""
     value = _SCALAR
     for _ in range(depth):
-        array = rf"\[{_WS}(?:{value}(?:{_WS},{_WS}{value})*+{_WS})?\]"
-        pair = rf"{_KEY}{_WS}={_WS}{value}"
-        table = rf"\{{{_WS}(?:{pair}(?:{_WS},{_WS}{pair})*+{_WS})?\}}"
+        array = rf"\[{_WS}(?:{value}(?:{_WS},{_WS}(?!\])|{_WS}(?=\])))*+\]"
+        table = rf"\{{{_WS}(?:{_KEY}{_WS}={_WS}{value}(?:{_WS},{_WS}(?!\}})|{_WS}(?=\}})))*+\}}"
         value = rf"(?>{_SCALAR}|{array}|{table})"
     return value
 
