@@ -190,16 +190,16 @@ class StreamKScheduler:
         return (int(h["sk_tiles"]) // groups + (np.arange(groups) < int(h["big_groups"]))) * k_tiles
 
     def _ranges(self, tiles: int, k_tiles: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        _, group, start, count = self.ranges_of([(tiles, k_tiles)])
+        _, group, start, count = self.ranges_of([(tiles, k_tiles)], [_host(self, tiles, k_tiles)])
         for a in (group, start, count):
             a.setflags(write=False)
         return group, start, count
 
-    def ranges_of(self, problems: Sequence[tuple[int, int]]) -> tuple[np.ndarray, ...]:
+    def ranges_of(self, problems: Sequence[tuple[int, int]],
+                  hosts: Sequence[dict[str, int | str]]) -> tuple[np.ndarray, ...]:
         """``unit_ranges`` of several problems at once, one after the other: ``(problem, group, start, count)`` over
-        their stream-K units, ``problem[i]`` the index in ``problems`` of unit ``i``'s problem. Pre: every problem's
-        decomposition (``host``) is ``stream_k``."""
-        hosts = [_host(self, t, k) for t, k in problems]
+        their stream-K units, ``problem[i]`` the index in ``problems`` of unit ``i``'s problem. Pre: ``hosts[i] ==
+        host(*problems[i])``, each of mode ``stream_k``."""
         k_tiles = np.array([k for _, k in problems], dtype=np.int64)
         groups = np.array([h["groups"] for h in hosts], dtype=np.int64)
         sk_units = np.array([h["sk_units"] for h in hosts], dtype=np.int64)

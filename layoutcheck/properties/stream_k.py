@@ -96,15 +96,15 @@ class StreamKCover(Property):
         ``True``; split-K and ``final_waits_first``: ``False`` (decided piece by piece). The stream-K problems are
         screened together (``StreamKScheduler.ranges_of``: one array over all their units)."""
         s = self.scheduler
-        modes = [s.host(t, k)["mode"] for t, k in problems]
-        out = np.array([m == "data_parallel" for m in modes], dtype=bool)
-        sk = [i for i, m in enumerate(modes) if m == "stream_k"] if s.reduction != "final_waits_first" else []
+        every = [s.host(t, k) for t, k in problems]
+        out = np.array([h["mode"] == "data_parallel" for h in every], dtype=bool)
+        sk = [i for i, h in enumerate(every) if h["mode"] == "stream_k"] if s.reduction != "final_waits_first" else []
         if not sk:
             return out
-        batch = [problems[i] for i in sk]
-        problem, group, start, count = s.ranges_of(batch)
+        batch, hosts = [problems[i] for i in sk], [every[i] for i in sk]
+        problem, group, start, count = s.ranges_of(batch, hosts)
         bad = count < 0
-        units = np.array([s.units(t, k) for t, k in batch], dtype=np.int64)
+        units = np.array([h["units"] for h in hosts], dtype=np.int64)  # StreamKScheduler.units of a stream-K problem
         bad |= (count == 0) & (np.arange(len(count)) - _firsts(problem) + s.ctas < units[problem])
         order = np.lexsort((start, group, problem))
         p, g, a = problem[order], group[order], start[order]
@@ -113,7 +113,6 @@ class StreamKCover(Property):
         last = np.r_[first[1:], True]
         bad[order] |= a != np.where(first, 0, np.r_[0, ends[:-1]])
         k_tiles = np.array([k for _, k in batch], dtype=np.int64)
-        hosts = [s.host(t, k) for t, k in batch]
         groups = np.array([h["groups"] for h in hosts], dtype=np.int64)
         big_groups = np.array([h["big_groups"] for h in hosts], dtype=np.int64)
         sk_tiles = np.array([h["sk_tiles"] for h in hosts], dtype=np.int64)
