@@ -15,7 +15,8 @@ PKG = Path(__file__).resolve().parents[2] / "layoutcheck"
 
 # top to bottom: a module may import its own layer and the layers above it, never one below
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("errors", "display", "witness", "result", "version", "memo"),
+    ("errors", "display", "witness_record", "witness_maps", "witness_banks", "witness_descriptors", "witness_tmem",
+     "witness_paths", "witness", "result", "version", "memo"),
     ("algebra",),
     ("hw",),
     ("expr",),
