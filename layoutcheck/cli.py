@@ -94,7 +94,10 @@ def _writers() -> dict[str, Callable[[Sequence[Any], str], None]]:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from layoutcheck.check import auto_jobs, check_fields, exit_code, plan
+    from layoutcheck.check import check_fields
+    from layoutcheck.check_plan import auto_jobs
+    from layoutcheck.check_roads import plan
+    from layoutcheck.check_row import exit_code
     from layoutcheck.errors import worst_exit
     from layoutcheck.report.stream import RowSpool
     from layoutcheck.report.verdicts import Progress, check_report_paths, table_lines, use_colour, write_reports
@@ -153,7 +156,8 @@ def cmd_triton(args: argparse.Namespace) -> int:
     import tempfile
     from pathlib import Path
 
-    from layoutcheck.check import check_paths, exit_code
+    from layoutcheck.check import check_paths
+    from layoutcheck.check_row import exit_code
     from layoutcheck.importers.triton_kernel import KernelSpec, compile_stages, parse_assignments, runtime_params
     from layoutcheck.properties.ptx_smem import ptx_traffic
     from layoutcheck.properties.ttgir_smem import smem_traffic
@@ -240,7 +244,8 @@ def cmd_cute_dsl(args: argparse.Namespace) -> int:
     import tempfile
     from pathlib import Path
 
-    from layoutcheck.check import FILE_LEVEL, Row, check_paths, exit_code
+    from layoutcheck.check import check_paths
+    from layoutcheck.check_row import FILE_LEVEL, Row, exit_code
     from layoutcheck.importers.cute_dsl_findings import at_source, gaps, kernel_findings, spec_text
     from layoutcheck.importers.cute_dsl_kernel import KernelSpec, compile_kernel
     from layoutcheck.report.verdicts import format_table, use_colour
@@ -266,7 +271,7 @@ def cmd_cute_dsl(args: argparse.Namespace) -> int:
 
 # -- import ---------------------------------------------------------------------------------------------------------
 def cmd_import(args: argparse.Namespace) -> int:
-    from layoutcheck.check import read_input
+    from layoutcheck.check_roads import read_input
     from layoutcheck.spec.imported import spec_from_file
 
     read_input(args.file)  # one line naming the file when it cannot be read (as check's ERROR row says it)

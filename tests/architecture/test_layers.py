@@ -25,7 +25,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("properties",),
     ("engines",),
     ("spec",),
-    ("check",),
+    ("check_row", "check_plan", "check_roads", "check"),
     ("report",),
     ("codegen",),
     ("gpu",),

@@ -105,7 +105,7 @@ def test_owner_id_is_cutes_colexicographic_index(T, t, v):
 def test_one_owner_encoding_in_json_sarif_html_and_vectors():
     """A doubly owned element: the JSON / SARIF ``owners``, the HTML cell and the vectors' ``owner`` list name the
     same (thread, value) pairs by the same integers ``t + T*v``."""
-    from layoutcheck.check import row_from_result
+    from layoutcheck.check_row import row_from_result
     from layoutcheck.report.sarif import to_sarif
     from layoutcheck.report.show import tv_grid
 
