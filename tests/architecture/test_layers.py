@@ -29,7 +29,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("report",),
     ("codegen",),
     ("gpu",),
-    ("cli", "testing", "pytest_plugin", "notebook", "__main__", "__init__"),
+    ("cli_args", "cli_prove", "cli_kernels", "cli", "testing", "pytest_plugin", "notebook", "__main__", "__init__"),
 )
 RANK = {name: i for i, names in enumerate(LAYERS) for name in names}
 
