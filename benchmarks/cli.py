@@ -70,7 +70,8 @@ def main() -> int:
     start, _ = timed([sys.executable, "-c", "pass"], args.repeat)
     print(f"interpreter start (python -c pass): {start:.3f} s")
     serial = 0.0
-    from layoutcheck.check import auto_jobs, plan
+    from layoutcheck.check_plan import auto_jobs
+    from layoutcheck.check_roads import plan
 
     auto = auto_jobs(plan([str(REPO / "specs")]))
     counts = sorted({1, *(int(j) for j in args.jobs.split(","))})

@@ -13,7 +13,7 @@ from enum import Enum
 from typing import Any
 
 from layoutcheck.display import render
-from layoutcheck.witness import Witness
+from layoutcheck.witness_record import Witness
 
 DEFAULT_TIMEOUT = 30.0
 """Seconds one proof may take unless told otherwise: the one default of ``prove``, ``check``, ``testing`` and the

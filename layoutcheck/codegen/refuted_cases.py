@@ -341,7 +341,8 @@ fields) -> RefutedCase``, or ``None`` when the row's config is not one it instan
 
 def refuted_cases(paths: list[str]) -> list[RefutedCase]:
     """A ``RefutedCase`` for every REFUTED row of ``paths`` (read with ``include_broken``), instantiated or not."""
-    from layoutcheck.check import IMPORTED_ROADS, _planned_config, plan, run_unit
+    from layoutcheck.check import run_unit
+    from layoutcheck.check_roads import IMPORTED_ROADS, _planned_config, plan
     from layoutcheck.spec.schema import PROPERTY_SPECS
 
     out: list[RefutedCase] = []

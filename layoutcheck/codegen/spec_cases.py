@@ -35,7 +35,7 @@ def spec_cases(paths: list[str]) -> tuple[list[KernelCase], list[Skipped]]:
     The files are read, and the exact cover decided, by ``layoutcheck.check`` (its ``plan`` and ``check_claim``):
     an unreadable file or config is a ``Skipped`` ERROR, the other configs still run.
     """
-    from layoutcheck.check import plan, planned_configs
+    from layoutcheck.check_roads import plan, planned_configs
 
     planned = plan(paths)
     skipped = [Skipped(f"{r.file}:{r.line} {r.config}", r.reason or "", "ERROR") for r in planned.errors]

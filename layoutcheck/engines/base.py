@@ -30,7 +30,7 @@ from typing import Any
 
 from layoutcheck.properties.base import Decision, Property, Undecided
 from layoutcheck.result import DEFAULT_TIMEOUT, Counterexample, Result, Verdict
-from layoutcheck.witness import Witness
+from layoutcheck.witness_record import Witness
 
 Handler = Callable[[Any, "Limits"], "Decision | Undecided"]
 

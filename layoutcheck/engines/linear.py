@@ -39,7 +39,7 @@ from layoutcheck.properties.equivalence import MapEquivalent
 from layoutcheck.properties.layout import Equivalent, InBounds, Injective, Onto
 from layoutcheck.properties.linear import LinearBijective, LinearExactCover, LinearInjective, LinearSurjective
 from layoutcheck.properties.tv import ExactCover, Vectorizable
-from layoutcheck.witness import Collision, Differ, LinearCount, Missing, OutOfRange, Owners, SameThread, Vector
+from layoutcheck.witness_maps import Collision, Differ, LinearCount, Missing, OutOfRange, Owners, SameThread, Vector
 
 
 @dataclass(frozen=True, slots=True)

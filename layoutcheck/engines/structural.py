@@ -95,7 +95,7 @@ from layoutcheck.engines.base import Handler, HandlerEngine, Limits, register_en
 from layoutcheck.properties.base import Decision, Property, Undecided, smallest_collision, subject_size
 from layoutcheck.properties.layout import InBounds, Injective, Onto
 from layoutcheck.properties.tv import ExactCover
-from layoutcheck.witness import Collision, OutOfRange, Owners, SameThread
+from layoutcheck.witness_maps import Collision, OutOfRange, Owners, SameThread
 
 PREFIX_LIMIT = 1 << 16
 """Most points of the non-chain prefix the engine enumerates (a few hundred kB of NumPy, well under a millisecond)."""

@@ -22,7 +22,7 @@ from layoutcheck.engines.base import HandlerEngine, Limits, register_engine
 from layoutcheck.errors import LayoutError
 from layoutcheck.properties.base import Decision, Property, Undecided, subject_size
 from layoutcheck.properties.layout import Equivalent, InBounds
-from layoutcheck.witness import Differ, OutOfRange
+from layoutcheck.witness_maps import Differ, OutOfRange
 
 MAX_OPS = 400
 """Expressions with more operations than this are not handed to ``sympy.simplify`` (it can take minutes)."""

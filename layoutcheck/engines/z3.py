@@ -38,7 +38,8 @@ from layoutcheck.properties.base import Decision, Property, Undecided, subject_s
 from layoutcheck.properties.equivalence import MapEquivalent, domain, map_size, scalar_expr
 from layoutcheck.properties.layout import Equivalent, InBounds, Injective, Onto, Surjective
 from layoutcheck.properties.tv import ExactCover, Vectorizable
-from layoutcheck.witness import Base, Collision, Differ, OutOfRange, Owners, Vector
+from layoutcheck.witness_banks import Base
+from layoutcheck.witness_maps import Collision, Differ, OutOfRange, Owners, Vector
 
 if TYPE_CHECKING:  # the TileLang claims load with their importers, only when a TileLang file is read
     from layoutcheck.importers.tilelang import TileLang

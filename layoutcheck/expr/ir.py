@@ -36,18 +36,44 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, ClassVar, TypeVar
 
 from layoutcheck.errors import LayoutError
 
 T = TypeVar("T")
+E = TypeVar("E", bound=type)
 
 
 # -- the expression tree --------------------------------------------------------------------------------------------
 _SEQ = itertools.count()
 
 
+def _hashed_once(cls: E) -> E:
+    """A node class whose hash is computed once per node: the dataclass's hash of a node hashes its operands, so
+    every lookup of a node (``fold``'s memo, sets of sub-trees) walked its whole sub-tree again -- a quarter of the
+    time of checking the scheduler specs (issue #29). The value is the dataclass's own (equal nodes, equal hashes);
+    it is kept in the node's ``hashed`` slot, which copies and pickles leave empty (a string's hash differs between
+    processes)."""
+    value_hash = cls.__hash__
+    names = [f.name for f in fields(cls)]
+
+    def __hash__(self: Expr) -> int:
+        h = self.hashed
+        if h is None:
+            h = value_hash(self)
+            object.__setattr__(self, "hashed", h)
+        return h
+
+    def __getstate__(self: Expr) -> list[Any]:
+        return [None if n == "hashed" else getattr(self, n) for n in names]
+
+    cls.__hash__ = __hash__  # type: ignore[method-assign,assignment]
+    cls.__getstate__ = __getstate__  # type: ignore[attr-defined]
+    return cls
+
+
+@_hashed_once
 @dataclass(frozen=True, slots=True)
 class Expr:
     """Base of the expression nodes; ``bound`` is an exclusive upper bound of the value (meaningful when
@@ -55,6 +81,7 @@ class Expr:
     nodes in the order they were built (not part of the value: ``creation_order``)."""
 
     seq: int = field(default_factory=lambda: next(_SEQ), compare=False, repr=False, kw_only=True)
+    hashed: int | None = field(default=None, init=False, compare=False, repr=False)
     op: ClassVar[str] = ""
 
     @property
@@ -120,6 +147,7 @@ class Expr:
         return shl(self, k)
 
 
+@_hashed_once
 @dataclass(frozen=True, slots=True)
 class Const(Expr):
     """An integer constant."""
@@ -136,6 +164,7 @@ class Const(Expr):
         return (self.value,)
 
 
+@_hashed_once
 @dataclass(frozen=True, slots=True)
 class Var(Expr):
     """A variable ``0 <= name < upper``."""
@@ -157,6 +186,7 @@ class Var(Expr):
         return True
 
 
+@_hashed_once
 @dataclass(frozen=True, slots=True)
 class Sum(Expr):
     """``terms[0] + terms[1] + ...``."""
@@ -173,6 +203,7 @@ class Sum(Expr):
         return self.terms
 
 
+@_hashed_once
 @dataclass(frozen=True, slots=True)
 class Mul(Expr):
     """``x * k``; ``lead``: written ``k * x`` (operands in that order; not part of the value or of equality)."""
@@ -191,6 +222,7 @@ class Mul(Expr):
         return (self.k, self.x) if self.lead else (self.x, self.k)
 
 
+@_hashed_once
 @dataclass(frozen=True, slots=True)
 class Div(Expr):
     """Floor division by a positive constant."""
@@ -208,6 +240,7 @@ class Div(Expr):
         return (self.x, self.k)
 
 
+@_hashed_once
 @dataclass(frozen=True, slots=True)
 class Mod(Expr):
     """Floor modulus by a positive constant: always in ``[0, k)``."""
@@ -229,6 +262,7 @@ class Mod(Expr):
         return self.k > 0
 
 
+@_hashed_once
 @dataclass(frozen=True, slots=True)
 class Xor(Expr):
     """Bitwise ``a ^ b``."""
@@ -246,6 +280,7 @@ class Xor(Expr):
         return (self.a, self.b)
 
 
+@_hashed_once
 @dataclass(frozen=True, slots=True)
 class And(Expr):
     """Bitwise ``x & mask``."""
@@ -267,6 +302,7 @@ class And(Expr):
         return self.mask >= 0
 
 
+@_hashed_once
 @dataclass(frozen=True, slots=True)
 class Shr(Expr):
     """``x >> k``."""
@@ -284,6 +320,7 @@ class Shr(Expr):
         return (self.x, self.k)
 
 
+@_hashed_once
 @dataclass(frozen=True, slots=True)
 class Shl(Expr):
     """``x << k``."""
@@ -316,6 +353,7 @@ _OP_BOUND: dict[str, Callable[..., int]] = {
 """An upper bound of each general operation from its operands' bounds (valid when the node is ``nonneg``)."""
 
 
+@_hashed_once
 @dataclass(frozen=True, slots=True)
 class Op(Expr):
     """A general operation ``name`` of tree operands: what user text writes beyond the simplified forms above

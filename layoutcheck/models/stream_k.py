@@ -47,6 +47,7 @@ line they name.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -189,29 +190,43 @@ class StreamKScheduler:
         return (int(h["sk_tiles"]) // groups + (np.arange(groups) < int(h["big_groups"]))) * k_tiles
 
     def _ranges(self, tiles: int, k_tiles: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        h = _host(self, tiles, k_tiles)
-        groups = int(h["groups"])
-        per_group = int(h["sk_units"]) // groups
-        u_in_group, group = np.divmod(np.arange(int(h["sk_units"]), dtype=np.int64), groups)
-        k_in_group = self.group_iterations(tiles, k_tiles)[group]
+        _, group, start, count = self.ranges_of([(tiles, k_tiles)], [_host(self, tiles, k_tiles)])
+        for a in (group, start, count):
+            a.setflags(write=False)
+        return group, start, count
+
+    def ranges_of(self, problems: Sequence[tuple[int, int]],
+                  hosts: Sequence[dict[str, int | str]]) -> tuple[np.ndarray, ...]:
+        """``unit_ranges`` of several problems at once, one after the other: ``(problem, group, start, count)`` over
+        their stream-K units, ``problem[i]`` the index in ``problems`` of unit ``i``'s problem. Pre: ``hosts[i] ==
+        host(*problems[i])``, each of mode ``stream_k``."""
+        k_tiles = np.array([k for _, k in problems], dtype=np.int64)
+        groups = np.array([h["groups"] for h in hosts], dtype=np.int64)
+        sk_units = np.array([h["sk_units"] for h in hosts], dtype=np.int64)
+        sk_tiles = np.array([h["sk_tiles"] for h in hosts], dtype=np.int64)
+        big_groups = np.array([h["big_groups"] for h in hosts], dtype=np.int64)
+        problem = np.repeat(np.arange(len(problems)), sk_units)
+        u = np.arange(len(problem), dtype=np.int64) - np.repeat(np.cumsum(sk_units) - sk_units, sk_units)
+        u_in_group, group = np.divmod(u, groups[problem])
+        k = k_tiles[problem]
+        k_in_group = (sk_tiles[problem] // groups[problem] + (group < big_groups[problem])) * k
+        per_group = sk_units[problem] // groups[problem]
         per_unit = k_in_group // per_group
         big = k_in_group - per_unit * per_group if self.big_units else np.zeros_like(k_in_group)
         is_big = u_in_group < big
         start = per_unit * u_in_group + np.where(is_big, u_in_group, big)
         count = per_unit + is_big
-        off = start % k_tiles
-        down, up = off < MIN_ITERS, off > k_tiles - MIN_ITERS
+        off = start % k
+        down, up = off < MIN_ITERS, off > k - MIN_ITERS
         odd = ~down & ~up & (self.alignment == 2) & (off % 2 == 1)
-        shift = np.where(down, -off, np.where(up, k_tiles - off, np.where(odd, -1, 0)))
+        shift = np.where(down, -off, np.where(up, k - off, np.where(odd, -1, 0)))
         start, count = start + shift, count - shift
-        end_off = (start + count) % k_tiles
+        end_off = (start + count) % k
         if self.end_adjust:
-            down, up = end_off < MIN_ITERS, end_off > k_tiles - MIN_ITERS
+            down, up = end_off < MIN_ITERS, end_off > k - MIN_ITERS
             odd = ~down & ~up & (self.alignment == 2) & (end_off % 2 == 1)
-            count = count + np.where(down, -end_off, np.where(up, k_tiles - end_off, np.where(odd, -1, 0)))
-        for a in (group, start, count):
-            a.setflags(write=False)
-        return group, start, count
+            count = count + np.where(down, -end_off, np.where(up, k - end_off, np.where(odd, -1, 0)))
+        return problem, group, start, count
 
     def unit_pieces(self, u: int, tiles: int, k_tiles: int) -> list[Piece]:
         """The work tiles unit ``u`` computes, in the order it walks them (``assign_work`` then

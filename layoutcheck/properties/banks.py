@@ -41,7 +41,7 @@ from layoutcheck.models.banks.model import (
     wavefronts_batch,
 )
 from layoutcheck.properties.base import Decision, Property
-from layoutcheck.witness import Base, Conflict, Misaligned, Split, WavefrontTotal
+from layoutcheck.witness_banks import Base, Conflict, Misaligned, Split, WavefrontTotal
 
 
 def _as_access(smem: Subject, access: Access | str | AccessKind, elem_bits: int | None) -> Access:

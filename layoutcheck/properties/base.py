@@ -52,7 +52,7 @@ from layoutcheck.algebra.inttuple import flatten, idx2crd
 from layoutcheck.algebra.layout import format_inttuple, size
 from layoutcheck.algebra.notation import as_subject
 from layoutcheck.algebra.swizzle import ComposedLayout, Subject, inner
-from layoutcheck.witness import Collision
+from layoutcheck.witness_maps import Collision
 
 
 # -- decisions ------------------------------------------------------------------------------------------------

@@ -35,7 +35,7 @@ from layoutcheck.errors import LayoutError
 from layoutcheck.models.block_scale import READS, ScaleLayout, launch_indices, scale_layout, scale_tile
 from layoutcheck.models.schedulers import TileScheduler
 from layoutcheck.properties.base import Decision, Property, Undecided
-from layoutcheck.witness import ScaleMismatch, ScaleTile
+from layoutcheck.witness_tmem import ScaleMismatch, ScaleTile
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,7 +32,7 @@ from layoutcheck.algebra.notation import as_subject
 from layoutcheck.algebra.swizzle import ComposedLayout, Subject
 from layoutcheck.errors import LayoutError
 from layoutcheck.properties.base import Decision, Property, at, offset_range, subject_size
-from layoutcheck.witness import CompositionSize, Coord, Differ, Rank
+from layoutcheck.witness_maps import CompositionSize, Coord, Differ, Rank
 
 
 def _outer_at(a: Subject, j: int) -> int:

@@ -58,7 +58,7 @@ from layoutcheck.models.datapath_fragments import path_fragment
 from layoutcheck.models.datapath_pair import peer_span, peer_tables
 from layoutcheck.models.datapath_values import EpiloguePath, Hop, OperandPath, Path
 from layoutcheck.properties.base import Decision, Property
-from layoutcheck.witness import path_fault
+from layoutcheck.witness_paths import path_fault
 
 _COORD = {"A": "(m,k)", "B": "(n,k)", "C": "(m,n)"}
 

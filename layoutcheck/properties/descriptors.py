@@ -31,7 +31,7 @@ from layoutcheck.models.gmma import check_writer, placed
 from layoutcheck.models.umma import decode_umma_descriptor, umma_descriptor
 from layoutcheck.properties.base import Decision, Property, Undecided
 from layoutcheck.properties.gmma import for_writers, recheck_writers, stored_by, word_decision, word_issue
-from layoutcheck.witness import (
+from layoutcheck.witness_descriptors import (
     Canonical,
     FieldFit,
     FieldOutside,
@@ -41,8 +41,8 @@ from layoutcheck.witness import (
     Place,
     Shape,
     Word,
-    with_fields,
 )
+from layoutcheck.witness_record import with_fields
 
 
 # -- UMMA descriptors --------------------------------------------------------------------------------------------

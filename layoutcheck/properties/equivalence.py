@@ -58,7 +58,7 @@ from layoutcheck.expr.lower import index_ast
 from layoutcheck.expr.numpy import evaluate
 from layoutcheck.properties.base import Decision, Property, at, subject_size
 from layoutcheck.properties.scan import CHUNK, chunks, zip_streams
-from layoutcheck.witness import CodomainMismatch, Differ, DomainMismatch, SizeMismatch
+from layoutcheck.witness_maps import CodomainMismatch, Differ, DomainMismatch, SizeMismatch
 
 TV_ORDER = ("lane", "warp", "block", "register")
 """A Triton layout's input dimensions in CuTe's ``(thread, value)`` order (when compared with another form)."""

@@ -28,7 +28,7 @@ import numpy as np
 from layoutcheck.errors import LayoutError
 from layoutcheck.expr.formula import IndexFormula
 from layoutcheck.properties.base import Decision, Property, first_out_of_range, smallest_collision
-from layoutcheck.witness import Collision, Count, Missing, OutOfRange, Owners, SameThread
+from layoutcheck.witness_maps import Collision, Count, Missing, OutOfRange, Owners, SameThread
 
 
 def _show(f: IndexFormula, i: int) -> str:

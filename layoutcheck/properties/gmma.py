@@ -50,7 +50,7 @@ from layoutcheck.models.gmma import (
 from layoutcheck.models.tma import TmaBox
 from layoutcheck.properties.base import Decision, Property, Undecided
 from layoutcheck.properties.tma import TmaCompatible
-from layoutcheck.witness import (
+from layoutcheck.witness_descriptors import (
     Align,
     BaseOffset,
     Canonical,
@@ -61,8 +61,8 @@ from layoutcheck.witness import (
     Place,
     Range,
     Word,
-    with_fields,
 )
+from layoutcheck.witness_record import with_fields
 
 
 def word_decision(fmt: DescriptorFormat, word: int | None) -> Decision | Undecided | None:

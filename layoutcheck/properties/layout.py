@@ -54,7 +54,7 @@ from layoutcheck.properties.base import (
     subject_size,
 )
 from layoutcheck.properties.scan import chunks, collision, counts, marks, value_bounds, zip_chunks
-from layoutcheck.witness import Count, Differ, Missing, OutOfRange, SizeMismatch
+from layoutcheck.witness_maps import Count, Differ, Missing, OutOfRange, SizeMismatch
 
 DENSE = 8
 """An image spanning at most ``DENSE * size`` values is decided by marking (one byte per value), else by sorting."""

@@ -36,7 +36,8 @@ from layoutcheck.errors import LayoutError
 from layoutcheck.hw.banks import access_kind
 from layoutcheck.models.banks.model import breakdown, ideal, wavefronts_and_ideal
 from layoutcheck.properties.base import Decision, Property, smallest_collision
-from layoutcheck.witness import Collision, Conflict, LinearCount, Missing
+from layoutcheck.witness_banks import Conflict
+from layoutcheck.witness_maps import Collision, LinearCount, Missing
 
 
 def describe_in(ll: LinearLayout, i: int) -> str:

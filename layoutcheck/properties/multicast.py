@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 
 from layoutcheck.models.multicast import Multicast
 from layoutcheck.properties.base import Decision, Property
-from layoutcheck.witness import MulticastWrite
+from layoutcheck.witness_paths import MulticastWrite
 
 
 def _cta(m: Multicast, rank: int) -> str:

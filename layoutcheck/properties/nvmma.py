@@ -46,15 +46,15 @@ from layoutcheck.models.gmma import GmmaDescriptor, decode_gmma_descriptor
 from layoutcheck.models.umma import decode_umma_descriptor
 from layoutcheck.properties.base import Decision, Property, Undecided
 from layoutcheck.properties.ttgir import Claim, NotModelled
-from layoutcheck.witness import (
+from layoutcheck.witness_descriptors import (
     DescriptorCover,
     DescriptorDecode,
     DescriptorElement,
     DescriptorOrigin,
     DescriptorPair,
-    Witness,
     Word,
 )
+from layoutcheck.witness_record import Witness
 
 
 # -- the operand as Triton stores it -------------------------------------------------------------------------------

@@ -21,7 +21,7 @@ import numpy as np
 
 from layoutcheck.models.pipeline import Pipeline
 from layoutcheck.properties.base import Decision, Property
-from layoutcheck.witness import PipelineStep
+from layoutcheck.witness_paths import PipelineStep
 
 RULES = ("stage", "bounds", "align", "consumer_phase", "producer_phase")
 

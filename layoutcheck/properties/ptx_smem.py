@@ -30,7 +30,7 @@ from layoutcheck.importers.sass import shared_ops_by_line
 from layoutcheck.models.banks.model import WavefrontExcess, breakdown, ideal_batch, wavefronts_batch
 from layoutcheck.properties.base import Decision, Property
 from layoutcheck.properties.ttgir import Claim, NotModelled
-from layoutcheck.witness import PtxConflict
+from layoutcheck.witness_banks import PtxConflict
 
 
 @dataclass(frozen=True, slots=True)

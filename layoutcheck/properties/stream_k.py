@@ -16,6 +16,7 @@ piece outside the problem (``outside``); each re-checked against the pieces of t
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -27,6 +28,14 @@ from layoutcheck.properties.base import Decision, Property
 from layoutcheck.witness import StreamKFixup, TileDuplicate, TileMissing, TileOutside
 
 Ranges = tuple[tuple[int, int], ...]
+_BATCH = 4096
+"""Problems screened at once (``exact_all``): at most ``ctas`` units each, so the arrays stay a few MB."""
+
+
+def _firsts(problem: np.ndarray) -> np.ndarray:
+    """Per unit, the index of its problem's first unit (``problem`` sorted, as ``ranges_of`` gives it)."""
+    starts = np.flatnonzero(np.r_[True, problem[1:] != problem[:-1]])
+    return np.repeat(starts, np.diff(np.r_[starts, len(problem)]))
 
 
 def _where(s: StreamKScheduler, p: Piece) -> list[int]:
@@ -61,43 +70,58 @@ class StreamKCover(Property):
         return (d - c + 1) * sum(t + 2 * self.scheduler.ctas for t in range(a, b + 1))
 
     def exhaustive(self) -> Decision:
-        for tiles, k_tiles in itertools.product(*[range(lo, hi + 1) for lo, hi in self.grids]):
-            if self.exact(tiles, k_tiles):  # the screen: exact only where violation finds nothing
-                continue
-            w = self.violation(tiles, k_tiles)
-            if w is not None:
-                return Decision(False, w)
-        (a, b), (c, d) = self.grids
-        return Decision(True, None, {"problems": (b - a + 1) * (d - c + 1)})
+        problems = list(itertools.product(*[range(lo, hi + 1) for lo, hi in self.grids]))
+        for at in range(0, len(problems), _BATCH):
+            batch = problems[at:at + _BATCH]
+            for (tiles, k_tiles), exact in zip(batch, self.exact_all(batch), strict=True):
+                if exact:  # the screen: exact only where violation finds nothing
+                    continue
+                w = self.violation(tiles, k_tiles)
+                if w is not None:
+                    return Decision(False, w)
+        return Decision(True, None, {"problems": len(problems)})
 
     def exact(self, tiles: int, k_tiles: int) -> bool:
-        """A screen: ``True`` only where ``violation`` finds nothing. A stream-K unit walks its pieces backwards over
-        exactly its iterations ``[start, start + count)`` of its group's space (``count > 0``), group ``g``'s
-        iteration ``x`` being ``(x % K)`` of tile ``(x // K) * groups + g`` -- one-to-one onto the stream-K tiles
-        for ``x`` below the group's iterations. So the stream-K tiles are covered once iff, per group, the units'
-        ranges (sorted) are contiguous from 0 to the group's iterations with no negative count; the data-parallel
-        units compute tiles ``sk_tiles ..`` once each, and only a CTA stopped by an empty stream-K unit (one of its
-        units ``c + ctas*i``, ``i >= 1``, below ``units``) loses one. Split-K: ``False`` (decided piece by piece)."""
+        """``exact_all`` of one problem."""
+        return bool(self.exact_all([(tiles, k_tiles)])[0])
+
+    def exact_all(self, problems: Sequence[tuple[int, int]]) -> np.ndarray:
+        """A screen, per problem ``(tiles, k_tiles)``: ``True`` only where ``violation`` finds nothing. A stream-K
+        unit walks its pieces backwards over exactly its iterations ``[start, start + count)`` of its group's space
+        (``count > 0``), group ``g``'s iteration ``x`` being ``(x % K)`` of tile ``(x // K) * groups + g`` --
+        one-to-one onto the stream-K tiles for ``x`` below the group's iterations. So the stream-K tiles are covered
+        once iff, per group, the units' ranges (sorted) are contiguous from 0 to the group's iterations with no
+        negative count; the data-parallel units compute tiles ``sk_tiles ..`` once each, and only a CTA stopped by an
+        empty stream-K unit (one of its units ``c + ctas*i``, ``i >= 1``, below ``units``) loses one. Data-parallel:
+        ``True``; split-K and ``final_waits_first``: ``False`` (decided piece by piece). The stream-K problems are
+        screened together (``StreamKScheduler.ranges_of``: one array over all their units)."""
         s = self.scheduler
-        h = s.host(tiles, k_tiles)
-        if h["mode"] == "data_parallel":
-            return True
-        if h["mode"] != "stream_k" or s.reduction == "final_waits_first":
-            return False
-        group, start, count = s.unit_ranges(tiles, k_tiles)
-        if (count < 0).any():
-            return False
-        empty = np.flatnonzero(count == 0)
-        if (empty + s.ctas < s.units(tiles, k_tiles)).any():
-            return False
-        order = np.lexsort((start, group))
-        g, a, n = group[order], start[order], count[order]
-        ends = a + n
-        first = np.r_[True, g[1:] != g[:-1]]
-        want = np.where(first, 0, np.r_[0, ends[:-1]])
-        last = np.r_[g[1:] != g[:-1], True]
-        groups = s.group_iterations(tiles, k_tiles)
-        return bool((a == want).all() and (ends[last] == groups[g[last]]).all() and len(np.unique(g)) == len(groups))
+        every = [s.host(t, k) for t, k in problems]
+        out = np.array([h["mode"] == "data_parallel" for h in every], dtype=bool)
+        sk = [i for i, h in enumerate(every) if h["mode"] == "stream_k"] if s.reduction != "final_waits_first" else []
+        if not sk:
+            return out
+        batch, hosts = [problems[i] for i in sk], [every[i] for i in sk]
+        problem, group, start, count = s.ranges_of(batch, hosts)
+        bad = count < 0
+        units = np.array([h["units"] for h in hosts], dtype=np.int64)  # StreamKScheduler.units of a stream-K problem
+        bad |= (count == 0) & (np.arange(len(count)) - _firsts(problem) + s.ctas < units[problem])
+        order = np.lexsort((start, group, problem))
+        p, g, a = problem[order], group[order], start[order]
+        ends = a + count[order]
+        first = np.r_[True, (p[1:] != p[:-1]) | (g[1:] != g[:-1])]
+        last = np.r_[first[1:], True]
+        bad[order] |= a != np.where(first, 0, np.r_[0, ends[:-1]])
+        k_tiles = np.array([k for _, k in batch], dtype=np.int64)
+        groups = np.array([h["groups"] for h in hosts], dtype=np.int64)
+        big_groups = np.array([h["big_groups"] for h in hosts], dtype=np.int64)
+        sk_tiles = np.array([h["sk_tiles"] for h in hosts], dtype=np.int64)
+        want_end = (sk_tiles[p] // groups[p] + (g < big_groups[p])) * k_tiles[p]  # group_iterations
+        bad[order[last]] |= ends[last] != want_end[last]
+        ok = np.bincount(problem[bad], minlength=len(batch)) == 0
+        ok &= np.bincount(p[first], minlength=len(batch)) == groups  # every group has a unit
+        out[sk] = ok
+        return out
 
     def violation(self, tiles: int, k_tiles: int) -> dict[str, Any] | None:
         """The first fault of one problem: a piece outside it, else the smallest ``(tile, k)`` computed never or

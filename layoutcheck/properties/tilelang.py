@@ -40,7 +40,7 @@ from layoutcheck.importers.tilelang import TileLang, TileLangFragment, parse_til
 from layoutcheck.importers.tilelang_tir import tilelang_records
 from layoutcheck.properties.base import Decision, Property
 from layoutcheck.properties.ttgir import Claim
-from layoutcheck.witness import Collision, OutOfRange, SlotMissing
+from layoutcheck.witness_maps import Collision, OutOfRange, SlotMissing
 
 
 def output_dims(x: TileLang) -> list[tuple[str, Any, int]]:

@@ -20,7 +20,7 @@ from layoutcheck.errors import LayoutError
 from layoutcheck.hw.tma import LIMITS
 from layoutcheck.models.tma import TmaBox, byte_swizzle, mma_smem_layout, tile_image, tma_dtype
 from layoutcheck.properties.base import Decision, Property
-from layoutcheck.witness import Descriptor, Divide, Dst, Place
+from layoutcheck.witness_descriptors import Descriptor, Divide, Dst, Place
 
 
 def _split(layout: Subject) -> tuple[Swizzle, int, Layout]:

@@ -36,7 +36,8 @@ from layoutcheck.models.tma import TmaBox, box_smem_offsets
 from layoutcheck.properties.base import Decision, Property
 from layoutcheck.properties.nvmma import _DEF, StoredOperand, _types, operand_source, parse_ttgir_kind, stored_operand
 from layoutcheck.properties.ttgir import Claim, NotModelled
-from layoutcheck.witness import DescriptorElement, DescriptorOrigin, Witness
+from layoutcheck.witness_descriptors import DescriptorElement, DescriptorOrigin
+from layoutcheck.witness_record import Witness
 
 NAME = "tma_box"
 _COPY = re.compile(r"^\s*ttng\.async_tma_copy_global_to_local\s+%[\w.$-]+\[[^\]]*\]\s+(?P<dst>%[\w.$-]+),", re.M)

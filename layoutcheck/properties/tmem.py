@@ -29,10 +29,10 @@ from layoutcheck.hw.copy import copy_atom
 from layoutcheck.hw.tcgen05 import TMEM
 from layoutcheck.models.tmem import TmemLoad, allocation_ok, lane_column, load_cells, loads_cells
 from layoutcheck.properties.base import Decision, Property, smallest_collision
-from layoutcheck.witness import (
+from layoutcheck.witness_maps import Collision
+from layoutcheck.witness_tmem import (
     AllocationSize,
     AllocationTotal,
-    Collision,
     ScaleShared,
     ScaleVector,
     TmemLane,

@@ -33,7 +33,7 @@ from layoutcheck.errors import LayoutError
 from layoutcheck.hw.tcgen05 import TMEM, tmem_copy_shape
 from layoutcheck.models.tmem import copy_address, copy_cells
 from layoutcheck.properties.base import Decision, Property
-from layoutcheck.witness import TmemCopyElement
+from layoutcheck.witness_tmem import TmemCopyElement
 
 
 @dataclass(frozen=True, eq=False)

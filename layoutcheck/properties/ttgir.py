@@ -45,7 +45,7 @@ from layoutcheck.importers.triton import (
 )
 from layoutcheck.properties.base import Decision, Property, Undecided
 from layoutcheck.properties.linear import LinearConflictFree, LinearExactCover, LinearSharedBijective
-from layoutcheck.witness import ModuleAttribute
+from layoutcheck.witness_maps import ModuleAttribute
 
 
 @dataclass(frozen=True, slots=True)

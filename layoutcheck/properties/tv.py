@@ -46,7 +46,7 @@ from layoutcheck.properties.base import (
     subject_size,
 )
 from layoutcheck.properties.scan import chunks, counts, indices_of, marks
-from layoutcheck.witness import OutOfRange, Owners, SameThread, TvCount, Vector
+from layoutcheck.witness_maps import OutOfRange, Owners, SameThread, TvCount, Vector
 
 # -- exact cover of a tile by a TV map ------------------------------------------------------------------------
 Tile = int | tuple | Layout

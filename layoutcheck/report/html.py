@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from layoutcheck.check import Row, exit_code
+from layoutcheck.check_row import Row, exit_code
 from layoutcheck.report.show import (
     MAX_CELLS,
     NOTEBOOK_CELLS,

@@ -20,7 +20,7 @@ from __future__ import annotations
 import html
 from collections.abc import Sequence
 
-from layoutcheck.check import Row, exit_code
+from layoutcheck.check_row import Row, exit_code
 from layoutcheck.report.verdicts import atomic_open, summary
 
 MAX_DETAIL = 300

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from layoutcheck.check import FILE_LEVEL, Row
+from layoutcheck.check_row import FILE_LEVEL, Row
 from layoutcheck.report.verdicts import atomic_open
 
 SARIF_VERSION = "2.1.0"

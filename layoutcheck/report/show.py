@@ -30,7 +30,7 @@ from layoutcheck.algebra.layout import Layout, size
 from layoutcheck.algebra.swizzle import ComposedLayout
 from layoutcheck.errors import LayoutError
 from layoutcheck.hw.banks import BANKS, bank
-from layoutcheck.witness import owner_of
+from layoutcheck.witness_record import owner_of
 
 MAX_CELLS = 1 << 16
 

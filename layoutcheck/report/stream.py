@@ -15,7 +15,7 @@ import tempfile
 from collections.abc import Iterator
 from typing import Any
 
-from layoutcheck.check import F_STATUS, STATUSES, Row, fields_exit_code, row_of
+from layoutcheck.check_row import F_STATUS, STATUSES, Row, fields_exit_code, row_of
 from layoutcheck.errors import worst_exit
 
 BATCH = 512

@@ -33,7 +33,7 @@ from layoutcheck.algebra.layout import Layout, size
 from layoutcheck.algebra.swizzle import ComposedLayout
 from layoutcheck.errors import LayoutError, PartialMap, SpecError
 from layoutcheck.report.verdicts import atomic_open
-from layoutcheck.witness import owner_id, owner_of
+from layoutcheck.witness_record import owner_id, owner_of
 
 SCHEMA_VERSION = 2
 MAX_ELEMENTS = 1 << 28

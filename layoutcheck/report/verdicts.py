@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from typing import IO, TYPE_CHECKING, Any
 
-from layoutcheck.check import F_CONFIG, F_PROPERTY, STATUSES, Row, exit_code
+from layoutcheck.check_row import F_CONFIG, F_PROPERTY, STATUSES, Row, exit_code
 from layoutcheck.errors import ReportError
 
 if TYPE_CHECKING:  # the JSON and JUnit writers import their modules when a report is written

@@ -15,7 +15,8 @@ PKG = Path(__file__).resolve().parents[2] / "layoutcheck"
 
 # top to bottom: a module may import its own layer and the layers above it, never one below
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("errors", "display", "witness", "result", "version", "memo"),
+    ("errors", "display", "witness_record", "witness_maps", "witness_banks", "witness_descriptors", "witness_tmem",
+     "witness_paths", "witness", "result", "version", "memo"),
     ("algebra",),
     ("hw",),
     ("expr",),
@@ -24,11 +25,11 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("properties",),
     ("engines",),
     ("spec",),
-    ("check",),
+    ("check_row", "check_plan", "check_roads", "check"),
     ("report",),
     ("codegen",),
     ("gpu",),
-    ("cli", "testing", "pytest_plugin", "notebook", "__main__", "__init__"),
+    ("cli_args", "cli_prove", "cli_kernels", "cli", "testing", "pytest_plugin", "notebook", "__main__", "__init__"),
 )
 RANK = {name: i for i, names in enumerate(LAYERS) for name in names}
 

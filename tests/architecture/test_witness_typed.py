@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 import layoutcheck.check as check
-from layoutcheck.witness import Witness, from_json
+from layoutcheck.witness import from_json
+from layoutcheck.witness_record import Witness
 
 ROOT = Path(__file__).resolve().parents[2]
 PKG = ROOT / "layoutcheck"

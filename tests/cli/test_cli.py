@@ -172,7 +172,7 @@ def test_check_progress_forces_the_bar_and_names_each_file_before_reading_it(cap
 def test_check_progress_bar_on_a_tty():
     import io
 
-    from layoutcheck.check import Row
+    from layoutcheck.check_row import Row
     from layoutcheck.report.verdicts import Progress
 
     class Tty(io.StringIO):

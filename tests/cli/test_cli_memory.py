@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from layoutcheck.cli import _memory_size, main
+from layoutcheck.cli import main
+from layoutcheck.cli_args import _memory_size
 
 SW = "Sw<3,4,3> o (1024,1024):(1024,1)"
 

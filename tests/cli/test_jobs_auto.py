@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from layoutcheck.check import AUTO_MAX_JOBS, AUTO_MIN_WEIGHT, Plan, Unit, auto_jobs
+from layoutcheck.check_plan import AUTO_MAX_JOBS, AUTO_MIN_WEIGHT, Plan, Unit, auto_jobs
 from layoutcheck.cli import main
 
 SPECS = Path(__file__).resolve().parents[2] / "specs"

@@ -8,8 +8,10 @@ import gc
 import os
 from pathlib import Path
 
-from layoutcheck import check
-from layoutcheck.check import PlannedUnits, check_paths, content_digest, plan
+from layoutcheck import check, check_plan, check_roads
+from layoutcheck.check import check_paths
+from layoutcheck.check_plan import PlannedUnits, content_digest
+from layoutcheck.check_roads import plan
 
 SHAPES = ["(8,4):(4,1)", "(4,8):(1,4)", "(4,4):(1,2)", "(2,8):(8,1)"]  # the third is not injective
 
@@ -44,23 +46,23 @@ def test_the_caches_are_keyed_by_a_digest_of_the_content(tmp_path):
     (path,) = _specs(tmp_path, 1, 2)
     check_paths([path])
     text = Path(path).read_text()
-    assert (path, content_digest(text)) in check._SPECS
-    assert not any(isinstance(k[1], str) for k in check._SPECS)  # no text kept as a key
+    assert (path, content_digest(text)) in check_roads._SPECS
+    assert not any(isinstance(k[1], str) for k in check_roads._SPECS)  # no text kept as a key
 
 
 def test_a_spooled_plan_checks_the_content_it_planned(tmp_path, monkeypatch):
     """Past ``SPOOL_IN_MEMORY`` the planned texts go to a temporary file: a file rewritten after ``plan`` is still
     checked as planned, and the spool file goes with the plan."""
-    monkeypatch.setattr(check, "SPOOL_IN_MEMORY", 0)
+    monkeypatch.setattr(check_plan, "SPOOL_IN_MEMORY", 0)
     paths = _specs(tmp_path, 2, 3)
     before = _strip(check_paths(paths))
-    check._SPECS.clear()
+    check_roads._SPECS.clear()
     p = plan(paths)
     spool = p.units.files[0].planned.blob.path
     assert spool is not None and os.path.exists(spool)
     for f in paths:
         Path(f).write_text("format = 1\n")  # no configs any more
-    check._SPECS.clear()  # nothing cached: the run reads the spool
+    check_roads._SPECS.clear()  # nothing cached: the run reads the spool
     assert _strip(check_paths(paths, planned=p)) == before
     assert _strip(check_paths(paths, planned=p, jobs=2)) == before
     del p
@@ -84,14 +86,14 @@ def test_a_plan_holds_no_memory_per_config(tmp_path, monkeypatch):
 
     from layoutcheck.spec import load
 
-    monkeypatch.setattr(check, "SPOOL_IN_MEMORY", 0)
+    monkeypatch.setattr(check_plan, "SPOOL_IN_MEMORY", 0)
     _specs(tmp_path, 2, 3000)
     tracemalloc.start()
     try:
         p = plan([str(tmp_path)])
         assert len(p.units) == 6000
-        check._SPECS.clear()  # the parse caches (bounded, not the plan's)
-        check._held_configs = 0
+        check_roads._SPECS.clear()  # the parse caches (bounded, not the plan's)
+        check_roads._held_configs = 0
         load._lines.cache_clear()
         gc.collect()
         with_plan = tracemalloc.get_traced_memory()[0]

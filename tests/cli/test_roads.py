@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from layoutcheck.check import check_paths, road_of
+from layoutcheck.check import check_paths
+from layoutcheck.check_roads import road_of
 from layoutcheck.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -76,7 +77,7 @@ def test_a_module_with_nothing_to_check_is_unknown_and_skipped_layouts_are_rows(
     empty.write_text(TTGIR.read_text().split("#mma")[0].rsplit("\n", 2)[0])
     code, out, _ = _run(str(empty))
     assert code == 3 and "no tensor with a layout encoding" in out
-    import layoutcheck.check as check
+    import layoutcheck.check_roads as check_roads
     import layoutcheck.properties.ttgir as ttgir
 
     real = ttgir.ttgir_claims
@@ -86,9 +87,9 @@ def test_a_module_with_nothing_to_check_is_unknown_and_skipped_layouts_are_rows(
         return ttgir.TtgirClaims(got.claims, ((7, "#odd 3x5xf32", "not a power of two"),), got.layouts)
 
     monkeypatch.setattr(ttgir, "ttgir_claims", with_a_skip)
-    check._CLAIMS.clear()
+    check_roads._CLAIMS.clear()
     rows = check_paths([str(TTGIR)])
-    check._CLAIMS.clear()
+    check_roads._CLAIMS.clear()
     gaps = [r for r in rows if r.status == "UNKNOWN"]
     assert [(r.config, r.line, r.reason) for r in gaps] == [("#odd 3x5xf32", 7, "not modelled: not a power of two")]
     assert rows == sorted(rows, key=lambda r: r.line) and len(rows) > 1
@@ -101,12 +102,13 @@ def test_banks_adds_the_ttgir_bank_claims():
 
 def test_a_report_path_that_cannot_be_written_stops_the_run_before_any_check(tmp_path, monkeypatch):
     import layoutcheck.check as check
+    import layoutcheck.check_roads as check_roads
 
     def no_check(*a, **k):
         raise AssertionError("a check ran before the report paths were validated")
 
     monkeypatch.setattr(check, "check_paths", no_check)
-    monkeypatch.setattr(check, "plan", no_check)
+    monkeypatch.setattr(check_roads, "plan", no_check)
     code, out, err = _run(GATE, "--json", str(tmp_path / "ok.json"), "--junit", "/proc/layoutcheck-r.xml")
     assert code == 2 and out == ""
     assert "--junit /proc/layoutcheck-r.xml: cannot write there" in err

@@ -129,7 +129,8 @@ def test_the_scan_finds_a_cache_keyed_by_a_path():
 def test_a_run_checks_the_content_it_planned(tmp_path):
     """A file rewritten between ``plan`` and the run (a pool's workers run later) keeps the planned configs under
     their indices; the next run reads the new content."""
-    from layoutcheck.check import check_paths, plan
+    from layoutcheck.check import check_paths
+    from layoutcheck.check_roads import plan
 
     p = tmp_path / "s.toml"
     _write(p, BIJECTIVE)

@@ -179,3 +179,18 @@ def test_loads_cells_is_each_loads_cells_in_order(atom, bits):
         assert list(got) == list(want)
         for k in want:
             assert got[k].dtype == want[k].dtype and np.array_equal(got[k], want[k]), k
+
+
+@pytest.mark.parametrize("bits", [8, 16, 32])
+def test_copy_cells_are_val_id_called_per_element(bits: int) -> None:
+    """``copy_cells`` reads ``val_id.offsets()`` at each element's flat index: the same cell as calling ``val_id`` on
+    the element's logical coordinate, one element at a time, for every shape."""
+    from layoutcheck.hw.tcgen05 import TMEM_COPY_SHAPES, TMEM_DP_BITS, tmem_copy_shape
+    from layoutcheck.models.tmem import copy_cells
+
+    for name in TMEM_COPY_SHAPES:
+        s, c = tmem_copy_shape(name), copy_cells(name, bits, column=5)
+        one_by_one = [s.val_id(*s.logical(int(r), int(e) * bits, int(j)))
+                      for r, e, j in zip(c["row"], c["element"], c["copy"], strict=True)]
+        assert [int(x) for x in c["lane"]] == [a // TMEM_DP_BITS for a in one_by_one], name
+        assert [int(x) for x in (c["column"] - 5) * 32 + c["sub"] * bits] == [a % TMEM_DP_BITS for a in one_by_one]

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from layoutcheck.check import check_paths, road_of
+from layoutcheck.check import check_paths
+from layoutcheck.check_roads import road_of
 
 DATA = Path(__file__).parents[1] / "data" / "ptx"
 

@@ -34,3 +34,21 @@ def test_empty_unit_ends_its_cta() -> None:
     assert s.stopped(2, 12) == [1]
     assert [(p.unit, p.tile, p.k, p.count) for p in s.pieces(2, 12)] == [(0, 0, 0, 12), (2, 1, 0, 12)]
     assert stream_k_cover(s, ((2, 2), (12, 12))).violation(2, 12) is None
+
+
+@pytest.mark.parametrize("kw", [
+    {"ctas": 8}, {"ctas": 6, "decomposition": "stream_k", "max_groups": 8},
+    {"ctas": 5, "decomposition": "stream_k", "alignment": 2, "end_adjust": False},
+    {"ctas": 8, "decomposition": "stream_k", "big_units": False}, {"ctas": 132},
+])
+def test_problems_screened_together_as_alone(kw) -> None:
+    """``exact_all`` of a box, in a shuffled order, is each problem's screen alone: no unit of one problem leaks
+    into another's segments (the batch is one array over every problem's units)."""
+    p = stream_k_cover(StreamKScheduler(**kw), ((1, 30), (1, 40)))
+    problems = list(itertools.product(range(1, 31), range(1, 41)))
+    problems = problems[::7] + problems[3::7] + problems[1::7] + problems[5::7] + problems[2::7] + problems[6::7] + \
+        problems[4::7]
+    together = p.exact_all(problems)
+    alone = [bool(p.exact_all([q])[0]) for q in problems]
+    assert together.tolist() == alone
+    assert sum(alone) > 0

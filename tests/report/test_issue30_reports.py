@@ -13,7 +13,7 @@ from urllib.parse import unquote, urljoin, urlsplit
 
 import pytest
 
-from layoutcheck.check import FILE_LEVEL, Row
+from layoutcheck.check_row import FILE_LEVEL, Row
 from layoutcheck.cli import main
 from layoutcheck.report.html import to_html
 from layoutcheck.report.markdown import MAX_DETAIL, to_markdown

@@ -11,7 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from layoutcheck.check import Row, check_paths, check_rows, plan
+from layoutcheck.check import check_paths, check_rows
+from layoutcheck.check_roads import plan
+from layoutcheck.check_row import Row
 from layoutcheck.report import stream
 from layoutcheck.report.markdown import to_markdown
 from layoutcheck.report.stream import RowSpool
@@ -123,7 +125,7 @@ def test_the_html_page_of_a_spool_is_that_of_the_list(tmp_path):
 def test_a_row_and_its_fields_round_trip_through_pickle():
     import pickle
 
-    from layoutcheck.check import row_of
+    from layoutcheck.check_row import row_of
 
     for r in _rows()[:20]:
         assert row_of(r.fields()) == r and pickle.loads(pickle.dumps(r)) == r

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from layoutcheck.check import Row
+from layoutcheck.check_row import Row
 from layoutcheck.importers.triton_kernel import source_lines
 from layoutcheck.report.triton import at_source
 

@@ -113,7 +113,7 @@ def test_spec_errors(tmp_path):
 def test_owner_ids_are_the_tv_layouts_own_index():
     """The owner id is ``t + T*v`` (``layoutcheck.witness.owner_id``) in every vectors format: the owners of each
     element are exactly the TV indices the layout maps there, and a flat forward list is indexed by the same id."""
-    from layoutcheck.witness import owner_id
+    from layoutcheck.witness_record import owner_id
 
     tv = Layout(((2, 4), 3), ((1, 6), 2))  # 8 threads x 3 values, an exact cover of 24
     own = from_tv("p", tv, (24,))

@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from layoutcheck.check import Row, exit_code, row_from_result
+from layoutcheck.check_row import Row, exit_code, row_from_result
 from layoutcheck.report.verdicts import (
     Progress,
     atomic_open,

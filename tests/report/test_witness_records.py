@@ -15,20 +15,12 @@ from layoutcheck.algebra.layout import Layout
 from layoutcheck.engines.prove import prove
 from layoutcheck.properties.tv import exact_cover
 from layoutcheck.report.vectors import from_tv
-from layoutcheck.witness import (
-    KINDS,
-    Collision,
-    Conflict,
-    Major,
-    Owners,
-    Place,
-    Witness,
-    from_json,
-    owner_id,
-    owner_of,
-    path_fault,
-    with_fields,
-)
+from layoutcheck.witness import KINDS, RECORDS, from_json
+from layoutcheck.witness_banks import Conflict
+from layoutcheck.witness_descriptors import Major, Place
+from layoutcheck.witness_maps import Collision, Owners
+from layoutcheck.witness_paths import PATH_FAULTS, PathFault, path_fault
+from layoutcheck.witness_record import Witness, owner_id, owner_of, with_fields
 
 SAMPLE = {int: 3, str: "x", bool: True, list: [1, 2]}
 
@@ -43,10 +35,10 @@ def _sample(cls: type[Witness]) -> Witness:
     return cls(**vals)
 
 
-RECORDS = sorted({c for cs in KINDS.values() for c in cs}, key=lambda c: c.__name__)
+SORTED = sorted({c for cs in KINDS.values() for c in cs}, key=lambda c: c.__name__)
 
 
-@pytest.mark.parametrize("cls", RECORDS, ids=lambda c: c.__name__)
+@pytest.mark.parametrize("cls", SORTED, ids=lambda c: c.__name__)
 def test_every_record_round_trips_through_json(cls):
     w = _sample(cls)
     data = w.to_json()
@@ -56,10 +48,25 @@ def test_every_record_round_trips_through_json(cls):
     assert dict(w) == data and len(w) == len(data) and all(w[k] == data[k] for k in data)
 
 
-@pytest.mark.parametrize("cls", RECORDS, ids=lambda c: c.__name__)
+@pytest.mark.parametrize("cls", SORTED, ids=lambda c: c.__name__)
 def test_no_field_shadows_a_mapping_method(cls):
     """A field called ``values`` or ``get`` would hide the mapping's method (``JSON_NAMES`` renames it)."""
     assert not {f.name for f in fields(cls)} & set(dir(Mapping)), cls
+
+
+FAMILIES = ("witness_maps", "witness_banks", "witness_descriptors", "witness_tmem", "witness_paths", "witness")
+
+
+def test_every_record_of_the_family_modules_is_listed_once():
+    """``RECORDS`` (what ``from_json`` reads back) holds every record a family module defines, once: a record
+    left out would be an untyped witness to every report reader."""
+    import importlib
+
+    defined = {obj for name in FAMILIES for obj in vars(importlib.import_module(f"layoutcheck.{name}")).values()
+               if isinstance(obj, type) and issubclass(obj, Witness) and obj.__module__ == f"layoutcheck.{name}"
+               and not obj.__name__.startswith("_") and obj is not PathFault}
+    defined |= set(PATH_FAULTS.values())  # built by type(): their __module__ is not theirs
+    assert len(RECORDS) == len(set(RECORDS)) and set(RECORDS) == defined
 
 
 def test_records_are_frozen_mappings():
@@ -98,7 +105,7 @@ def test_owner_id_is_cutes_colexicographic_index(T, t, v):
 def test_one_owner_encoding_in_json_sarif_html_and_vectors():
     """A doubly owned element: the JSON / SARIF ``owners``, the HTML cell and the vectors' ``owner`` list name the
     same (thread, value) pairs by the same integers ``t + T*v``."""
-    from layoutcheck.check import row_from_result
+    from layoutcheck.check_row import row_from_result
     from layoutcheck.report.sarif import to_sarif
     from layoutcheck.report.show import tv_grid
 
