@@ -34,15 +34,19 @@ def coords(draw: st.DrawFn, max_rank: int = 3, max_extent: int = 12) -> list[tup
 
 @st.composite
 def expressions(draw: st.DrawFn, names: list[str], depth: int = 3) -> str:
-    """An integer expression over ``names`` in the formula syntax (``/`` floor)."""
+    """An integer expression over ``names`` in the formula syntax: ``//`` (floor) and the floor remainder written out
+    (``a - k*(a // k)``), as the operands may be negative (where C's ``/`` and ``%`` are refused)."""
     if depth == 0 or draw(st.integers(0, 3)) == 0:
         if draw(st.booleans()):
             return draw(st.sampled_from(names))
         return str(draw(st.integers(0, 9)))
     op = draw(st.sampled_from(["+", "*", "/", "%", "^", "&", ">>", "+", "*", "-"]))
     a = draw(expressions(names, depth - 1))
-    if op in ("/", "%"):
-        return f"({a} {op} {draw(st.integers(1, 9))})"
+    if op == "/":
+        return f"({a} // {draw(st.integers(1, 9))})"
+    if op == "%":
+        k = draw(st.integers(1, 9))
+        return f"({a} - {k} * ({a} // {k}))"
     if op == ">>":
         return f"({a} >> {draw(st.integers(0, 3))})"
     if op == "&":

@@ -3,7 +3,9 @@
 Grammar: ints (decimal, ``0x``, ``0o``, ``0b``; in the ``c`` dialect an optional ``u`` suffix), names (variables),
 unary ``- ~ +``, binary ``| ^ & << >> + - * // / %`` with Python's precedence -- which is also C's for these
 operators: ``|`` < ``^`` < ``&`` < shifts < ``+ -`` < ``* / // %`` -- and parentheses. ``/`` is floor division
-(C's ``/`` on unsigned values); the ``c`` dialect has no ``//``. Nothing is ever ``eval``-ed.
+(C's ``/`` on unsigned values); the ``c`` dialect has no ``//``. Nothing is ever ``eval``-ed. In the ``python``
+dialect (what users write) a ``/`` or ``%`` with an operand that may be negative is a ``LayoutError``: C truncates
+there and Python floors, so the text has two meanings (``_floor_is_c``); ``//`` is always floor.
 
 The ``tir`` dialect reads TVM/TileLang's printed index expressions (``_j // 8``, ``_i % 8``) and their calls:
 ``T.bitwise_xor/and/or(a, b)``, ``T.bitwise_not(a)``, ``T.shift_left/right(a, b)``, ``T.floordiv/floormod(a, b)``,
@@ -108,6 +110,48 @@ def _compare(op: str, a: Expr, b: Expr) -> Expr:
     if op == "==":
         return Op.make("land", Op.make("lnot", Op.make("lt", a, b)), Op.make("lnot", Op.make("lt", b, a)))
     return Op.make("lor", Op.make("lt", a, b), Op.make("lt", b, a))  # !=
+
+
+_EXACT_POINTS = 1 << 20
+"""The most points over which an operand's least value is computed exactly when its interval reaches below 0."""
+
+
+def _least(x: Expr) -> int | None:
+    """The least value ``x`` takes over its variables' ranges: from interval arithmetic when that bound is not
+    negative, else by evaluating ``x`` at every point (``None``: too many points, or a division by zero inside)."""
+    import numpy as np
+
+    from layoutcheck.expr.ir import nodes
+    from layoutcheck.expr.numpy import evaluate
+    from layoutcheck.expr.z3 import value_range
+
+    lo = value_range(x, defined=True)[0]
+    if lo >= 0:
+        return lo
+    uppers = {n.name: n.upper for n in nodes(x) if isinstance(n, Var)}
+    points = 1
+    for u in uppers.values():
+        points *= u
+    if points > _EXACT_POINTS:
+        return None
+    grid = np.meshgrid(*[np.arange(u, dtype=np.int64) for u in uppers.values()], indexing="ij")
+    try:
+        return int(np.min(evaluate(x, {k: g.reshape(-1) for k, g in zip(uppers, grid, strict=True)})))
+    except ZeroDivisionError:
+        return None
+
+
+def _floor_is_c(text: str, at: int, op: str, a: Expr, b: Expr) -> None:
+    """Refuse ``a / b`` or ``a % b`` where an operand may be negative: C's ``/`` and ``%`` truncate toward zero,
+    Python's floor, so the text would have two meanings (``(i - 3) % 8`` over ``i < 8`` is a bijection onto
+    ``[0, 8)`` in Python, not in C). ``//`` is Python's floor division and always means it."""
+    for what, x in (("left operand", a), ("right operand", b)):
+        least = _least(x)
+        if least is None or least < 0:
+            how = f"takes negative values (as low as {least})" if least is not None else "may take negative values"
+            raise LayoutError(f"{text!r}: the {what} of {op!r} at column {at + 1} {how}, where C's {op!r} truncates "
+                              f"toward zero and Python's floors; write '//' for floor division (and x - k*(x // k) "
+                              f"for its remainder), or keep the operands non-negative")
 
 
 def _binary(op: str, a: Expr, b: Expr) -> Expr:
@@ -224,7 +268,10 @@ def parse(text: str, variables: Mapping[str, int] | None = None, dialect: str = 
                                                                                _LOGIC_WORDS):
             at = where()
             pos += 1
-            left = _binary(t, left, binary(_PRECEDENCE[t]))
+            right = binary(_PRECEDENCE[t])
+            if t in ("/", "%") and dialect == "python":
+                _floor_is_c(text, at, t, as_number(left), as_number(right))
+            left = _binary(t, left, right)
             if _PRECEDENCE[t] == 0 and peek() in _PRECEDENCE and _PRECEDENCE[peek()] == 0:
                 raise ParseError(text, at, "a chained comparison (a < b < c): write it with 'and'")
         return left

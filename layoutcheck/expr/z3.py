@@ -86,17 +86,41 @@ _RANGE: dict[str, Callable[..., tuple[int, int]]] = {
 integer value; a predicate's range is ``[0, 1]``)."""
 
 
-def value_range(e: Expr) -> tuple[int, int]:
+def value_range(e: Expr, defined: bool = False) -> tuple[int, int]:
     """An interval ``[lo, hi]`` holding every value of ``e`` over its variables' ranges.
 
-    Pre: no ``div``/``mod``/``ceil_div`` by an operand whose range holds 0 (else ``ValueError``).
-    Post: ``lo <= evaluate(e, env) <= hi`` for every ``env`` with ``0 <= env[v] < upper(v)``.
+    ``defined``: only at the points where every division of ``e`` is defined -- a divisor's range loses a 0 at its
+    end (``[0, n]`` is read ``[1, n]``), and a divisor whose range holds 0 inside gives the unbounded interval.
+    Pre: unless ``defined``, no ``div``/``mod``/``ceil_div`` by an operand whose range holds 0 (else ``ValueError``).
+    Post: ``lo <= evaluate(e, env) <= hi`` for every ``env`` with ``0 <= env[v] < upper(v)`` (where ``e`` is
+    defined at ``env``).
 
     >>> from layoutcheck.expr.ir import var
     >>> value_range(var("i", 8) - var("j", 4) * 3)
     (-9, 7)
     """
-    return fold(e, _RANGE, lift=lambda k: (k, k))
+    return fold(e, _DEFINED_RANGE if defined else _RANGE, lift=lambda k: (k, k))
+
+
+def _defined(b: tuple[int, int]) -> tuple[int, int] | None:
+    """A divisor's range where the division is defined: without 0 at its ends; ``None`` if 0 lies inside."""
+    lo, hi = (1 if b[0] == 0 else b[0]), (-1 if b[1] == 0 else b[1])
+    return None if lo <= 0 <= hi or lo > hi else (lo, hi)
+
+
+_ANY = (-(1 << 64), 1 << 64)
+
+
+def _defined_div(a: tuple[int, int], b: tuple[int, int]) -> tuple[int, int]:
+    d = _defined(b)
+    return _ANY if d is None else _floor_range(a, d)
+
+
+_DEFINED_RANGE: dict[str, Callable[..., tuple[int, int]]] = {
+    **_RANGE, "div": _defined_div,
+    "mod": lambda a, b: _ANY if _defined(b) is None else _mod_range(_defined(b)),  # type: ignore[arg-type]
+    "ceil_div": lambda a, b: (-_defined_div((-a[1], -a[0]), b)[1], -_defined_div((-a[1], -a[0]), b)[0]),
+}
 
 
 def width_of(*exprs: Expr, extra: int = 0) -> int:

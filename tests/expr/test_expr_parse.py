@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from layoutcheck.errors import LayoutError, ParseError
@@ -38,7 +38,12 @@ def test_parsed_text_evaluates_like_python(text: str) -> None:
     lane, r, s = np.meshgrid(np.arange(32), np.arange(4), np.arange(2), indexing="ij")
     env = {"lane": lane.ravel(), "r": r.ravel(), "s": s.ravel()}
     py = eval(text.replace("/", "//").replace("////", "//"), {}, {k: v.astype(object) for k, v in env.items()})
-    got = evaluate(parse(text, RANGES), env)
+    try:
+        tree = parse(text, RANGES)
+    except LayoutError as e:  # C's / or % of a possibly negative operand: two meanings, refused (test_expr_formula)
+        assert "truncates toward zero" in str(e)
+        assume(False)
+    got = evaluate(tree, env)
     assert np.array_equal(np.broadcast_to(np.asarray(got, dtype=np.int64), lane.size), np.broadcast_to(
         np.asarray(py, dtype=np.int64), lane.size)), text
 

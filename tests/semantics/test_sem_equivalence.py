@@ -12,6 +12,8 @@ on their own input dimensions; a Triton layout against another form in CuTe's ``
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -52,7 +54,7 @@ def _points(cs):
 
 
 def naive_formula(text: str, cs) -> list[int]:
-    py = text.replace("/", "//")
+    py = re.sub(r"(?<!/)/(?!/)", "//", text)  # C's / on the non-negative operands it is accepted on; // as is
     return [eval(py, {"__builtins__": {}}, env) for env in _points(cs)]  # the generated test text
 
 
