@@ -76,11 +76,12 @@ def bind(fn: Any, cfg: Config, req: PropertyRequest, mma: TiledMMA | None) -> An
     _one_cta_group(cfg)
     paths: list[Path] = []
     for n in names:
-        table = dict(cfg.get(n))
+        table = _Table(cfg.get(n))
         try:
             path = _epilogue(mma, tile, table) if n == "C" else _operand(cfg, mma, tile, n, table)
             hops(path)  # a stage that does not fit its atom is an error on this path's table
             paths.append(path)
+            table.all_read()
         except LayoutError as e:
             raise SpecError(f"{cfg.file}:{cfg.line_of(n)}: config {cfg.name!r}: key {n!r}: {one_line(e)}",
                             file=cfg.file, line=cfg.line_of(n), key=n) from None
@@ -89,6 +90,37 @@ def bind(fn: Any, cfg: Config, req: PropertyRequest, mma: TiledMMA | None) -> An
     except LayoutError as e:
         raise SpecError(f"{cfg.file}:{req.line or cfg.line}: config {cfg.name!r}: property {req.name!r}: "
                         f"{one_line(e)}") from None
+
+
+class _Table(dict[str, Any]):
+    """A path table that records the keys the binder reads (``get``, ``[]``; ``peek`` looks without reading): a key
+    given but never read means nothing beside the table's other keys (a TMA ``box`` on a ``cp.async`` load, an
+    operand table's ``dtype``, a descriptor swizzle read by ``ldmatrix``) and is refused, never dropped."""
+
+    def __init__(self, table: Any) -> None:
+        super().__init__(table)
+        self.read: set[str] = set()
+
+    def get(self, key: str, default: Any = None) -> Any:  # type: ignore[override]
+        self.read.add(key)
+        return super().get(key, default)
+
+    def __getitem__(self, key: str) -> Any:
+        self.read.add(key)
+        return super().__getitem__(key)
+
+    def peek(self, key: str) -> Any:
+        return super().get(key)
+
+    def all_read(self) -> None:
+        """Raise ``LayoutError`` naming the first key given that nothing read."""
+        unread = [k for k in self if k not in self.read]
+        if unread:
+            how = ", ".join(f"{k} = {super(_Table, self).get(k)!r}" for k in ("load", "read", "write", "store")
+                            if k in self)
+            raise LayoutError(f"{unread[0]!r} means nothing in this path{f' ({how})' if how else ''}: no part of "
+                              f"the path it describes reads it (drop it, or give the keys it belongs with)",
+                              key=unread[0])
 
 
 def _one_cta_group(cfg: Config) -> None:
@@ -111,8 +143,11 @@ def _one_cta_group(cfg: Config) -> None:
                             "cta_group = 2, or drop the key)", file=cfg.file, line=cfg.line_of(n), key=n)
 
 
-def _stage_layout(t: dict[str, Any], major: str, dtype: str, shape: tuple[int, int], what: str) -> Any:
+def _stage_layout(t: _Table, major: str, dtype: str, shape: tuple[int, int], what: str) -> Any:
     """The table's ``smem`` layout, or GMMA atoms of ``swizzle`` tiled over ``shape`` as the SM90 mainloop does."""
+    if t.get("smem") is not None and t.get("swizzle") is not None:
+        raise LayoutError(f"the {what} path gives both 'smem' and 'swizzle': they are one of (the stage layout, or "
+                          "GMMA atoms of that swizzle)")
     if t.get("smem") is not None:
         return t["smem"]
     if t.get("swizzle") is None:
@@ -170,7 +205,7 @@ def _operand(cfg: Config, mma: TiledMMA | None, tile: tuple[int, ...], name: str
     smem = _stage_layout(t, major, TMA_DTYPES[dtype], shape, name)
     if len(inner(smem)) != 2 or size(inner(smem)[0]) != shape[0] or size(inner(smem)[1]) != shape[1]:
         raise LayoutError(f"smem layout {smem} is not an ({shape[0]}, {shape[1]}) (MN, K) tile")
-    kind = t.get("load", "tma" if t.get("box") is not None else "cp.async")
+    kind = t.get("load") or ("tma" if t.peek("box") is not None else "cp.async")
     if kind == "tma":
         dims = (shape[1], shape[0]) if major == "K" else shape
         modes = tuple(t.get("modes") or ((1, 0) if major == "K" else (0, 1)))
