@@ -362,7 +362,23 @@ ACCESS_EXPR_MEANING = ("access_expr is the first element of each lane's vector, 
                        "each value of the loop variables is one instruction (specs/README.md)")
 
 
+def no_meaning(cfg: Config, rules: tuple[tuple[str, bool, str], ...]) -> None:
+    """An accepted key that would be ignored is an input error, never a silent no-op (a user who writes it believes
+    it was checked): for each ``(key, ignored, when)`` with ``key`` given and ``ignored`` true, raise ``key 'k' has
+    no meaning when ...``."""
+    for key, ignored, when in rules:
+        if ignored and cfg.get(key) is not None:
+            raise cfg.error(key, f"key {key!r} has no meaning when {when}")
+
+
+def _smem_rules(cfg: Config) -> tuple[tuple[str, bool, str], ...]:
+    return (("tile", cfg.get("layout") is not None, "'layout' is given (a 'tile' repeats an 'atom')"),
+            ("access_expr", cfg.get("access_tv") is not None, "'access_tv' is given (it names the access)"),
+            ("access_ranges", cfg.get("access_expr") is None, "no 'access_expr' is given (it ranges its variables)"))
+
+
 def bind_smem(fn: PropertyBuilder, cfg: Config, req: PropertyRequest) -> Property:
+    no_meaning(cfg, _smem_rules(cfg))
     lay = smem_layout(cfg)
     if isinstance(lay, IndexFormula) and req.name not in ("conflict_free", "wavefront_count"):
         from layoutcheck.properties.formula import formula_property
@@ -384,6 +400,9 @@ def bind_smem(fn: PropertyBuilder, cfg: Config, req: PropertyRequest) -> Propert
 
 
 def bind_tma(fn: PropertyBuilder, cfg: Config, req: PropertyRequest) -> Property:
+    explicit = cfg.get("smem_layout") is not None
+    no_meaning(cfg, (("major", explicit, "'smem_layout' is given (it is the shared-memory layout)"),
+                     ("tile", explicit, "'smem_layout' is given (it is the shared-memory layout)")))
     return fn(*_tma_parts(cfg), base_address=cfg.get("base_address", 0))
 
 
@@ -452,6 +471,8 @@ def bind_wgmma(fn: PropertyBuilder, cfg: Config, req: PropertyRequest) -> Proper
         except LayoutError as e:
             raise cfg.error(swizzle_key, one_line(e)) from None
 
+    no_meaning(cfg, (("wgmma_layout", cfg.get("wgmma_swizzle") is not None,
+                      "'wgmma_swizzle' is given (the descriptors are built from that swizzle's layout)"),))
     stage = stage_of("swizzle")
     wl = stage_of("wgmma_swizzle") if cfg.get("wgmma_swizzle") is not None else cfg.get("wgmma_layout")
     extra = (cfg.get("block_mn"), cfg.get("descriptor"), wl)
@@ -462,8 +483,8 @@ def bind_wgmma(fn: PropertyBuilder, cfg: Config, req: PropertyRequest) -> Proper
         if writer == "threads":
             raise cfg.error("written_by", "property 'tma_wgmma' is about a stage the TMA writes, not threads")
         if cfg.get("smem_layout") is None:  # the TMA binder then sees the stage above, not its own MN-first tiling
-            modes = (1, 0) if major == "K" else (0, 1)
-            cfg = replace(cfg, values=(*cfg.values, ("smem_layout", stage), ("modes", modes)))
+            modes = cfg.get("modes") or ((1, 0) if major == "K" else (0, 1))  # the user's `modes`, never dropped
+            cfg = replace(cfg, values=(*cfg.values, ("smem_layout", stage), ("modes", tuple(modes))))
         box, lay, modes = _tma_parts(cfg)
         return fn(box, lay, modes, dtype, major, *extra)
     return fn(stage, dtype, major, cfg.get("base_address", 0), *extra, written_by=writer)
