@@ -364,11 +364,11 @@ ACCESS_EXPR_MEANING = ("access_expr is the first element of each lane's vector, 
 
 def no_meaning(cfg: Config, rules: tuple[tuple[str, bool, str], ...]) -> None:
     """An accepted key that would be ignored is an input error, never a silent no-op (a user who writes it believes
-    it was checked): for each ``(key, ignored, when)`` with ``key`` given and ``ignored`` true, raise ``key 'k' has
+    it was checked): for each ``(key, ignored, when)`` with ``key`` given and ``ignored`` true, raise ``key 'k': has
     no meaning when ...``."""
     for key, ignored, when in rules:
         if ignored and cfg.get(key) is not None:
-            raise cfg.error(key, f"key {key!r} has no meaning when {when}")
+            raise cfg.error(key, f"has no meaning when {when}")
 
 
 def _smem_rules(cfg: Config) -> tuple[tuple[str, bool, str], ...]:
