@@ -193,6 +193,17 @@ def build_property(cfg: Config, req: PropertyRequest) -> Property:
                         f"{one_line(e)}", file=cfg.file, line=req.line or cfg.line, key="properties") from None
 
 
+def _no_codomain(cfg: Config, req: PropertyRequest, about: str) -> None:
+    """A subject whose claims are about its own output space reads no ``bound`` or ``codomain``: one given (as a
+    parameter or the config's ``codomain``) is an input error, never dropped (it used to be: PROVEN onto a codomain
+    no one checked)."""
+    if req.get("bound") is not None or req.get("codomain") is not None:
+        raise cfg.error("properties", f"property {req.name!r} {about}; it takes no 'bound' or 'codomain'")
+    if cfg.get("codomain") is not None:
+        raise cfg.error("codomain", f"has no meaning when the layout is one whose claims are about its own output "
+                                    f"space: property {req.name!r} {about}")
+
+
 def _tv_memory(cfg: Config, lay: Any) -> Any:
     """A TV config's map to memory offsets: ``memory o tv`` when a ``memory`` layout is given, else ``tv``.
 
@@ -245,13 +256,12 @@ def bind_layout(fn: PropertyBuilder, cfg: Config, req: PropertyRequest) -> Prope
     if hasattr(lay, "in_bases"):  # a Triton linear layout (layout = { triton = ..., shape = ... })
         from layoutcheck.properties.linear import linear_property
 
+        _no_codomain(cfg, req, "of a Triton linear layout is about its own output space (its `shape`)")
         return linear_property(name, lay)
     if hasattr(lay, "forward_index"):  # a TileLang map without a CuTe or linear form (layout = { tilelang = ... })
         from layoutcheck.properties.tilelang import tilelang_property
 
-        if req.get("bound") is not None or req.get("codomain") is not None:
-            raise cfg.error("properties", f"property {name!r} of a TileLang map is about its printed output extents; "
-                                          "it takes no 'bound' or 'codomain'")
+        _no_codomain(cfg, req, "of a TileLang map is about its printed output extents")
         return tilelang_property(name, lay)
     if name == "exact_cover" and cfg.kind == "layout":
         raise cfg.error("properties", "exact_cover on kind 'layout' needs a triton layout; use kind 'tv' (with "
@@ -471,8 +481,14 @@ def bind_wgmma(fn: PropertyBuilder, cfg: Config, req: PropertyRequest) -> Proper
         except LayoutError as e:
             raise cfg.error(swizzle_key, one_line(e)) from None
 
+    explicit, wants_tma = cfg.get("smem_layout") is not None, any(r.name == "tma_wgmma" for r in cfg.properties)
     no_meaning(cfg, (("wgmma_layout", cfg.get("wgmma_swizzle") is not None,
-                      "'wgmma_swizzle' is given (the descriptors are built from that swizzle's layout)"),))
+                      "'wgmma_swizzle' is given (the descriptors are built from that swizzle's layout)"),
+                     ("tile", explicit and cfg.get("wgmma_swizzle") is None,
+                      "'smem_layout' is given and no 'wgmma_swizzle' (a 'tile' shapes a swizzle's GMMA layout)"),
+                     ("swizzle", explicit and not wants_tma,
+                      "'smem_layout' is given and 'tma_wgmma' is not requested (then it is only the TMA box's "
+                      "swizzle)")))
     stage = stage_of("swizzle")
     wl = stage_of("wgmma_swizzle") if cfg.get("wgmma_swizzle") is not None else cfg.get("wgmma_layout")
     extra = (cfg.get("block_mn"), cfg.get("descriptor"), wl)
