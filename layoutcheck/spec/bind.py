@@ -194,11 +194,12 @@ def build_property(cfg: Config, req: PropertyRequest) -> Property:
 
 
 def _no_codomain(cfg: Config, req: PropertyRequest, about: str) -> None:
-    """A subject whose claims are about its own output space reads no ``bound`` or ``codomain``: one given (as a
-    parameter or the config's ``codomain``) is an input error, never dropped (it used to be: PROVEN onto a codomain
-    no one checked)."""
-    if req.get("bound") is not None or req.get("codomain") is not None:
-        raise cfg.error("properties", f"property {req.name!r} {about}; it takes no 'bound' or 'codomain'")
+    """A subject whose claims are about its own output space reads no parameter (``bound``, ``codomain``,
+    ``replication``) and no config ``codomain``: one given is an input error, never dropped (it used to be: PROVEN
+    onto a codomain, or with a replication, no one checked)."""
+    if req.params:
+        raise cfg.error("properties", f"property {req.name!r} {about}; it takes no {req.params[0][0]!r} (nor "
+                                      "'bound' or 'codomain')")
     if cfg.get("codomain") is not None:
         raise cfg.error("codomain", f"has no meaning when the layout is one whose claims are about its own output "
                                     f"space: property {req.name!r} {about}")
@@ -239,6 +240,9 @@ def _dtype_bytes(cfg: Config, req: PropertyRequest) -> int:
 def bind_layout(fn: PropertyBuilder, cfg: Config, req: PropertyRequest) -> Property:
     lay = subject(cfg, req)
     name = req.name
+    if req.get("operand") is not None:  # it picks a tiled MMA's operand; a layout or TV map has none to pick
+        raise cfg.error("properties", f"property {name!r}: parameter 'operand' has no meaning when the config is a "
+                                      f"{cfg.kind} (one map; 'operand' picks a tiled_mma's A, B or C)")
     if name == "equivalent":
         other = req.get("other", cfg.get("other"))
         if other is None:
@@ -313,8 +317,8 @@ def bind_tiled_mma(fn: PropertyBuilder, cfg: Config, req: PropertyRequest) -> Pr
         if other is None:
             raise cfg.error("other", "property 'equivalent' needs 'other' (the (thread, value) -> tile index map)")
         return fn(tv, other)
-    if req.name == "in_bounds":
-        return fn(tv, size(Layout(tile)))
+    if req.name == "in_bounds":  # the user's bound (it used to be dropped for the tile's size: a false PROVEN)
+        return fn(tv, req.get("bound", size(Layout(tile))))
     return fn(tv)
 
 
