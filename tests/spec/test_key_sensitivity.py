@@ -91,6 +91,11 @@ def pools(sources: list[Source]) -> dict[tuple[str, str], list[Any]]:
             seen = out.setdefault((kind, k), [])
             if v not in seen:
                 seen.append(v)
+            if isinstance(v, dict) and k != "properties":  # a nested table ([config.A]): its keys under "*.sub"
+                for sub, x in v.items():
+                    seen = out.setdefault((kind, "*." + sub), [])
+                    if x not in seen:
+                        seen.append(x)
         for p in s.config.get("properties", []):
             if isinstance(p, dict):
                 for k, v in p.items():
@@ -207,8 +212,29 @@ def _param_variants(cfg: dict[str, Any], prop: str, param: str, pool: list[Any])
             yield {**cfg, "properties": [*props[:i], {k: x for k, x in req.items() if k != param}, *props[i + 1:]]}
 
 
+NESTED_VARIANTS = 2
+
+
+def _nested_jobs(cfg: dict[str, Any], pool: dict[tuple[str, str], list[Any]]) -> list[tuple[str, list[Any]]]:
+    """For each nested table of ``cfg`` (a datapath's ``[config.A]``, a scale side's table), each key any bundled
+    config of the kind writes in such a table: the variants setting it to up to ``NESTED_VARIANTS`` other values,
+    and the one dropping it when given (jobs named ``A/smem``)."""
+    kind, jobs = cfg["kind"], []
+    subs = sorted({q[2:] for (k, q) in pool if k == kind and q.startswith("*.")})
+    for top, table in cfg.items():
+        if not isinstance(table, dict) or top == "properties":
+            continue
+        for sub in subs:
+            vals = [v for v in pool[(kind, "*." + sub)] if v != table.get(sub)][:NESTED_VARIANTS]
+            variants = [{**cfg, top: {**table, sub: v}} for v in vals]
+            if sub in table:
+                variants.append({**cfg, top: {k: v for k, v in table.items() if k != sub}})
+            jobs.append((f"{top}/{sub}", variants))
+    return jobs
+
+
 def probe_config(src: Source, pool: dict[tuple[str, str], list[Any]], tmp: str,
-                 cache: dict[str, tuple[Any, ...]]) -> list[Probe]:
+                 cache: dict[str, tuple[Any, ...]], nested: bool = False) -> list[Probe]:
     cfg = {k: v for k, v in src.config.items()}
     kind = cfg["kind"]
     base = outcome(cfg, tmp, cache)
@@ -216,6 +242,8 @@ def probe_config(src: Source, pool: dict[tuple[str, str], list[Any]], tmp: str,
     keys = sorted(KINDS[kind].keys | (COMMON_KEYS - {"kind", "properties"}))
     jobs: list[tuple[str, list[dict[str, Any]]]] = [
         (k, list(_variants(cfg, k, pool_for(pool, kind, k)))) for k in keys]
+    if nested:
+        jobs.extend(_nested_jobs(cfg, pool))
     for p in cfg.get("properties", []):
         name = p if isinstance(p, str) else p["name"]
         for param in sorted(PROPERTY_SPECS[name].param_names):
@@ -280,7 +308,7 @@ def pick(sources: list[Source], definite: Any) -> dict[str, list[Source]]:
     return out
 
 
-def audit(kinds: list[str] | None = None) -> list[Probe]:
+def audit(kinds: list[str] | None = None, nested: bool = False) -> list[Probe]:
     sources = list(corpus())
     pool = pools(sources)
     out: list[Probe] = []
@@ -297,7 +325,7 @@ def audit(kinds: list[str] | None = None) -> list[Probe]:
         chosen = pick(sources, definite)
         for kind in wanted:
             for src in chosen.get(kind, []):
-                out.extend(probe_config(src, pool, tmp, cache))
+                out.extend(probe_config(src, pool, tmp, cache, nested))
     return out
 
 
@@ -372,12 +400,30 @@ def test_dropped_keys_are_refused_or_read() -> None:
     assert set(by) == {*REFUSED, *READ}
 
 
+DATAPATH_DROPPED = ROOT / "tests" / "spec" / "data" / "datapath_ignored_keys.toml"
+
+
+@pytest.mark.xfail(strict=True, reason="layoutcheck/spec/bind_datapath.py (owned by another change) reads each path "
+                                       "table's keys by its load / read / store and drops the others: each config "
+                                       "is PROVEN; the fix refuses a key its table or its neighbours give no "
+                                       "meaning (an ERROR naming it)")
+@pytest.mark.parametrize("config", ["A_dtype_e4m3", "A_tma_box_beside_cp_async", "A_swizzle_beside_smem",
+                                    "A_descriptor_swizzle_with_ldmatrix", "A_epilogue_keys", "C_read_and_major",
+                                    "C_tma_box_beside_copy_store"])
+def test_datapath_table_keys_are_never_dropped(config: str) -> None:
+    """The nested audit (``audit(nested=True)``): on an SM80 cp.async / ldmatrix / copy-store kernel every one of
+    these path-table keys changes nothing."""
+    (row,) = [r for r in check_paths([str(DATAPATH_DROPPED)], include_broken=True) if r.config == config]
+    assert row.status != "PROVEN", row
+
+
 if __name__ == "__main__":  # pragma: no cover
     import sys
     import time
 
     t0 = time.time()
-    probes = audit(sys.argv[1:] or None)
+    nested = "--nested" in sys.argv
+    probes = audit([a for a in sys.argv[1:] if a != "--nested"] or None, nested)
     marks = summary(probes)
     for (kind, key), mark in marks.items():
         ps = [p for p in probes if (p.kind, p.key) == (kind, key)]
