@@ -238,6 +238,7 @@ def _dtype_bytes(cfg: Config, req: PropertyRequest) -> int:
 
 
 def bind_layout(fn: PropertyBuilder, cfg: Config, req: PropertyRequest) -> Property:
+    unrequested(cfg, LAYOUT_READERS)
     lay = subject(cfg, req)
     name = req.name
     if req.get("operand") is not None:  # it picks a tiled MMA's operand; a layout or TV map has none to pick
@@ -300,6 +301,7 @@ def bind_tiled_mma(fn: PropertyBuilder, cfg: Config, req: PropertyRequest) -> Pr
     defaults to the MMA's own replication (ThrN for A, ThrM for B, 1 for C: a split-K C is a double write). A
     partition that runs past the tile (tilers that do not divide it) is indexed in its frame: ``exact_cover`` and
     ``injective`` judge it there; any other claim is refuted by the elements outside the tile (``Unsound``)."""
+    unrequested(cfg, {"other": ("equivalent",)})
     mma = tiled_mma(cfg)
     operand = req.get("operand", cfg.get("operand", "C"))
     tile = mma_cta_tile(cfg, mma, operand)
@@ -383,6 +385,23 @@ def no_meaning(cfg: Config, rules: tuple[tuple[str, bool, str], ...]) -> None:
     for key, ignored, when in rules:
         if ignored and cfg.get(key) is not None:
             raise cfg.error(key, f"has no meaning when {when}")
+
+
+def unrequested(cfg: Config, readers: dict[str, tuple[str, ...]]) -> None:
+    """A key only some properties read (``readers``: key -> them) given in a config that requests none of them is
+    an input error naming it: it would be ignored, and whoever wrote it believes it was checked (``other`` without
+    ``equivalent``, a TMA ``box`` on a wgmma stage without ``tma_wgmma``)."""
+    asked = {r.name for r in cfg.properties}
+    for key, props in readers.items():
+        if cfg.get(key) is not None and not asked & set(props):
+            raise cfg.error(key, f"has no meaning when no property reading it is requested (it is read by "
+                                 f"{', '.join(repr(p) for p in props)})")
+
+
+LAYOUT_READERS = {"other": ("equivalent",), "lhs": ("composes",), "rhs": ("composes",),
+                  "codomain": ("surjective", "bijective", "in_bounds")}
+"""The keys of kinds ``layout`` / ``tv`` that only some properties read (``dtype``, ``memory``: see specs/README)."""
+WGMMA_TMA_KEYS = ("box", "global_shape", "global_strides", "modes", "interleave")
 
 
 def _smem_rules(cfg: Config) -> tuple[tuple[str, bool, str], ...]:
@@ -485,6 +504,7 @@ def bind_wgmma(fn: PropertyBuilder, cfg: Config, req: PropertyRequest) -> Proper
         except LayoutError as e:
             raise cfg.error(swizzle_key, one_line(e)) from None
 
+    unrequested(cfg, dict.fromkeys(WGMMA_TMA_KEYS, ("tma_wgmma",)))
     explicit, wants_tma = cfg.get("smem_layout") is not None, any(r.name == "tma_wgmma" for r in cfg.properties)
     no_meaning(cfg, (("wgmma_layout", cfg.get("wgmma_swizzle") is not None,
                       "'wgmma_swizzle' is given (the descriptors are built from that swizzle's layout)"),

@@ -382,7 +382,8 @@ REFUSED = {"smem_access_expr_beside_access_tv": "access_expr", "smem_access_rang
            "wgmma_layout_beside_wgmma_swizzle": "wgmma_layout", "wgmma_swizzle_beside_smem_layout": "swizzle",
            "wgmma_tile_beside_smem_layout": "tile", "triton_surjective_onto_a_larger_codomain": "properties",
            "tilelang_in_bounds_of_a_codomain": "codomain", "triton_exact_cover_replication_2": "properties",
-           "tv_exact_cover_of_operand_B": "properties"}
+           "tv_exact_cover_of_operand_B": "properties", "layout_other_without_equivalent": "other",
+           "wgmma_box_without_tma_wgmma": "box", "tmem_allocation_without_tmem_allocation": "allocation"}
 READ = ("wgmma_tma_modes_from_the_stage", "tiled_mma_in_bounds_of_half_the_tile")
 """Configs whose dropped key is now read: the wrong value REFUTED."""
 
