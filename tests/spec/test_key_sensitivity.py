@@ -10,7 +10,12 @@ from small perturbations of integers. A key none of whose variants changes anyth
 allowlist (``INERT``: informational, with the reason) or it is a fail-open suspect (an accepted key that is
 ignored). A variant that makes a new ERROR row counts as *rejected* (the value, or the key in that combination, is
 refused: fine), never as a change of meaning. ``PYTHONPATH=$PWD python3 tests/spec/test_key_sensitivity.py`` prints
-the table (one line per (kind, key): meaning / rejected / INERT / UNTRIED).
+the table (one line per (kind, key): meaning / rejected / INERT / UNTRIED); ``--nested`` adds the keys of nested
+tables (a datapath's ``[config.A]``: ``A/smem``), whose findings are the strict-xfail datapath reproducers below.
+A key that matters only beside another is compared in that context (``CONTEXT``: ``written_by`` at an unaligned
+``base_address``). The gate is per (kind, key) over every picked config; a key inert in one combination but
+meaningful in another is found by reading ``audit()``'s per-config probes (how the refused combinations in
+``tests/spec/data/ignored_keys.toml`` were found).
 """
 
 from __future__ import annotations
