@@ -193,6 +193,18 @@ def build_property(cfg: Config, req: PropertyRequest) -> Property:
                         f"{one_line(e)}", file=cfg.file, line=req.line or cfg.line, key="properties") from None
 
 
+def _no_codomain(cfg: Config, req: PropertyRequest, about: str) -> None:
+    """A subject whose claims are about its own output space reads no parameter (``bound``, ``codomain``,
+    ``replication``) and no config ``codomain``: one given is an input error, never dropped (it used to be: PROVEN
+    onto a codomain, or with a replication, no one checked)."""
+    if req.params:
+        raise cfg.error("properties", f"property {req.name!r} {about}; it takes no {req.params[0][0]!r} (nor "
+                                      "'bound' or 'codomain')")
+    if cfg.get("codomain") is not None:
+        raise cfg.error("codomain", f"has no meaning when the layout is one whose claims are about its own output "
+                                    f"space: property {req.name!r} {about}")
+
+
 def _tv_memory(cfg: Config, lay: Any) -> Any:
     """A TV config's map to memory offsets: ``memory o tv`` when a ``memory`` layout is given, else ``tv``.
 
@@ -226,8 +238,12 @@ def _dtype_bytes(cfg: Config, req: PropertyRequest) -> int:
 
 
 def bind_layout(fn: PropertyBuilder, cfg: Config, req: PropertyRequest) -> Property:
+    unrequested(cfg, LAYOUT_READERS)
     lay = subject(cfg, req)
     name = req.name
+    if req.get("operand") is not None:  # it picks a tiled MMA's operand; a layout or TV map has none to pick
+        raise cfg.error("properties", f"property {name!r}: parameter 'operand' has no meaning when the config is a "
+                                      f"{cfg.kind} (one map; 'operand' picks a tiled_mma's A, B or C)")
     if name == "equivalent":
         other = req.get("other", cfg.get("other"))
         if other is None:
@@ -245,13 +261,12 @@ def bind_layout(fn: PropertyBuilder, cfg: Config, req: PropertyRequest) -> Prope
     if hasattr(lay, "in_bases"):  # a Triton linear layout (layout = { triton = ..., shape = ... })
         from layoutcheck.properties.linear import linear_property
 
+        _no_codomain(cfg, req, "of a Triton linear layout is about its own output space (its `shape`)")
         return linear_property(name, lay)
     if hasattr(lay, "forward_index"):  # a TileLang map without a CuTe or linear form (layout = { tilelang = ... })
         from layoutcheck.properties.tilelang import tilelang_property
 
-        if req.get("bound") is not None or req.get("codomain") is not None:
-            raise cfg.error("properties", f"property {name!r} of a TileLang map is about its printed output extents; "
-                                          "it takes no 'bound' or 'codomain'")
+        _no_codomain(cfg, req, "of a TileLang map is about its printed output extents")
         return tilelang_property(name, lay)
     if name == "exact_cover" and cfg.kind == "layout":
         raise cfg.error("properties", "exact_cover on kind 'layout' needs a triton layout; use kind 'tv' (with "
@@ -286,6 +301,7 @@ def bind_tiled_mma(fn: PropertyBuilder, cfg: Config, req: PropertyRequest) -> Pr
     defaults to the MMA's own replication (ThrN for A, ThrM for B, 1 for C: a split-K C is a double write). A
     partition that runs past the tile (tilers that do not divide it) is indexed in its frame: ``exact_cover`` and
     ``injective`` judge it there; any other claim is refuted by the elements outside the tile (``Unsound``)."""
+    unrequested(cfg, {"other": ("equivalent",)})
     mma = tiled_mma(cfg)
     operand = req.get("operand", cfg.get("operand", "C"))
     tile = mma_cta_tile(cfg, mma, operand)
@@ -303,8 +319,8 @@ def bind_tiled_mma(fn: PropertyBuilder, cfg: Config, req: PropertyRequest) -> Pr
         if other is None:
             raise cfg.error("other", "property 'equivalent' needs 'other' (the (thread, value) -> tile index map)")
         return fn(tv, other)
-    if req.name == "in_bounds":
-        return fn(tv, size(Layout(tile)))
+    if req.name == "in_bounds":  # the user's bound (it used to be dropped for the tile's size: a false PROVEN)
+        return fn(tv, req.get("bound", size(Layout(tile))))
     return fn(tv)
 
 
@@ -362,7 +378,40 @@ ACCESS_EXPR_MEANING = ("access_expr is the first element of each lane's vector, 
                        "each value of the loop variables is one instruction (specs/README.md)")
 
 
+def no_meaning(cfg: Config, rules: tuple[tuple[str, bool, str], ...]) -> None:
+    """An accepted key that would be ignored is an input error, never a silent no-op (a user who writes it believes
+    it was checked): for each ``(key, ignored, when)`` with ``key`` given and ``ignored`` true, raise ``key 'k': has
+    no meaning when ...``."""
+    for key, ignored, when in rules:
+        if ignored and cfg.get(key) is not None:
+            raise cfg.error(key, f"has no meaning when {when}")
+
+
+def unrequested(cfg: Config, readers: dict[str, tuple[str, ...]]) -> None:
+    """A key only some properties read (``readers``: key -> them) given in a config that requests none of them is
+    an input error naming it: it would be ignored, and whoever wrote it believes it was checked (``other`` without
+    ``equivalent``, a TMA ``box`` on a wgmma stage without ``tma_wgmma``)."""
+    asked = {r.name for r in cfg.properties}
+    for key, props in readers.items():
+        if cfg.get(key) is not None and not asked & set(props):
+            raise cfg.error(key, f"has no meaning when no property reading it is requested (it is read by "
+                                 f"{', '.join(repr(p) for p in props)})")
+
+
+LAYOUT_READERS = {"other": ("equivalent",), "lhs": ("composes",), "rhs": ("composes",),
+                  "codomain": ("surjective", "bijective", "in_bounds")}
+"""The keys of kinds ``layout`` / ``tv`` that only some properties read (``dtype``, ``memory``: see specs/README)."""
+WGMMA_TMA_KEYS = ("box", "global_shape", "global_strides", "modes", "interleave")
+
+
+def _smem_rules(cfg: Config) -> tuple[tuple[str, bool, str], ...]:
+    return (("tile", cfg.get("layout") is not None, "'layout' is given (a 'tile' repeats an 'atom')"),
+            ("access_expr", cfg.get("access_tv") is not None, "'access_tv' is given (it names the access)"),
+            ("access_ranges", cfg.get("access_expr") is None, "no 'access_expr' is given (it ranges its variables)"))
+
+
 def bind_smem(fn: PropertyBuilder, cfg: Config, req: PropertyRequest) -> Property:
+    no_meaning(cfg, _smem_rules(cfg))
     lay = smem_layout(cfg)
     if isinstance(lay, IndexFormula) and req.name not in ("conflict_free", "wavefront_count"):
         from layoutcheck.properties.formula import formula_property
@@ -384,6 +433,9 @@ def bind_smem(fn: PropertyBuilder, cfg: Config, req: PropertyRequest) -> Propert
 
 
 def bind_tma(fn: PropertyBuilder, cfg: Config, req: PropertyRequest) -> Property:
+    explicit = cfg.get("smem_layout") is not None
+    no_meaning(cfg, (("major", explicit, "'smem_layout' is given (it is the shared-memory layout)"),
+                     ("tile", explicit, "'smem_layout' is given (it is the shared-memory layout)")))
     return fn(*_tma_parts(cfg), base_address=cfg.get("base_address", 0))
 
 
@@ -452,6 +504,15 @@ def bind_wgmma(fn: PropertyBuilder, cfg: Config, req: PropertyRequest) -> Proper
         except LayoutError as e:
             raise cfg.error(swizzle_key, one_line(e)) from None
 
+    unrequested(cfg, dict.fromkeys(WGMMA_TMA_KEYS, ("tma_wgmma",)))
+    explicit, wants_tma = cfg.get("smem_layout") is not None, any(r.name == "tma_wgmma" for r in cfg.properties)
+    no_meaning(cfg, (("wgmma_layout", cfg.get("wgmma_swizzle") is not None,
+                      "'wgmma_swizzle' is given (the descriptors are built from that swizzle's layout)"),
+                     ("tile", explicit and cfg.get("wgmma_swizzle") is None,
+                      "'smem_layout' is given and no 'wgmma_swizzle' (a 'tile' shapes a swizzle's GMMA layout)"),
+                     ("swizzle", explicit and not wants_tma,
+                      "'smem_layout' is given and 'tma_wgmma' is not requested (then it is only the TMA box's "
+                      "swizzle)")))
     stage = stage_of("swizzle")
     wl = stage_of("wgmma_swizzle") if cfg.get("wgmma_swizzle") is not None else cfg.get("wgmma_layout")
     extra = (cfg.get("block_mn"), cfg.get("descriptor"), wl)
@@ -462,8 +523,8 @@ def bind_wgmma(fn: PropertyBuilder, cfg: Config, req: PropertyRequest) -> Proper
         if writer == "threads":
             raise cfg.error("written_by", "property 'tma_wgmma' is about a stage the TMA writes, not threads")
         if cfg.get("smem_layout") is None:  # the TMA binder then sees the stage above, not its own MN-first tiling
-            modes = (1, 0) if major == "K" else (0, 1)
-            cfg = replace(cfg, values=(*cfg.values, ("smem_layout", stage), ("modes", modes)))
+            modes = cfg.get("modes") or ((1, 0) if major == "K" else (0, 1))  # the user's `modes`, never dropped
+            cfg = replace(cfg, values=(*cfg.values, ("smem_layout", stage), ("modes", tuple(modes))))
         box, lay, modes = _tma_parts(cfg)
         return fn(box, lay, modes, dtype, major, *extra)
     return fn(stage, dtype, major, cfg.get("base_address", 0), *extra, written_by=writer)

@@ -121,6 +121,10 @@ def bind_descriptor_format(fn: Any, cfg: Config, req: PropertyRequest) -> Any:
 def bind_tmem(fn: Any, cfg: Config, req: PropertyRequest) -> Any:
     from layoutcheck.models import tmem
 
+    if cfg.get("allocation") is not None and all(r.name != "tmem_allocation" for r in cfg.properties):
+        raise cfg.error("allocation", "has no meaning when no property reading it is requested (it is read by "
+                                      "'tmem_allocation')")
+
     if req.name == "tmem_allocation":
         if cfg.get("allocation") is None:
             raise cfg.error("allocation", "property 'tmem_allocation' needs 'allocation' = [columns, ...]")

@@ -8,6 +8,7 @@ import ast
 import contextlib
 from pathlib import Path
 
+from layoutcheck.errors import SpecError
 from layoutcheck.spec.bind import BINDER_FUNCTIONS, BINDERS, PROPERTIES
 from layoutcheck.spec.schema import (
     ALL_PROPERTIES,
@@ -93,9 +94,12 @@ def test_a_claims_built_name_is_its_registry_name() -> None:
             for req in cfg.properties:
                 if (cfg.kind, req.name) in seen:
                     continue
+                try:  # a broken spec's input error (an ERROR row) builds no claim: a later config exercises it
+                    with contextlib.suppress(Unsound):
+                        assert build_property(cfg, req).name == req.name, (path.name, cfg.name, req.name)
+                except SpecError:
+                    continue
                 seen.add((cfg.kind, req.name))
-                with contextlib.suppress(Unsound):
-                    assert build_property(cfg, req).name == req.name, (path.name, cfg.name, req.name)
     assert {p for _, p in seen} == set(PROPERTY_SPECS), "a property no bundled spec exercises"
 
 
