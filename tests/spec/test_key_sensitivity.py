@@ -412,18 +412,15 @@ def test_dropped_keys_are_refused_or_read() -> None:
 DATAPATH_DROPPED = ROOT / "tests" / "spec" / "data" / "datapath_ignored_keys.toml"
 
 
-@pytest.mark.xfail(strict=True, reason="layoutcheck/spec/bind_datapath.py (owned by another change) reads each path "
-                                       "table's keys by its load / read / store and drops the others: each config "
-                                       "is PROVEN; the fix refuses a key its table or its neighbours give no "
-                                       "meaning (an ERROR naming it)")
 @pytest.mark.parametrize("config", ["A_dtype_e4m3", "A_tma_box_beside_cp_async", "A_swizzle_beside_smem",
                                     "A_descriptor_swizzle_with_ldmatrix", "A_epilogue_keys", "C_read_and_major",
                                     "C_tma_box_beside_copy_store"])
 def test_datapath_table_keys_are_never_dropped(config: str) -> None:
-    """The nested audit (``audit(nested=True)``): on an SM80 cp.async / ldmatrix / copy-store kernel every one of
-    these path-table keys changes nothing."""
+    """The nested audit (``audit(nested=True)``): on an SM80 cp.async / ldmatrix / copy-store kernel each of these
+    path-table keys changed nothing (PROVEN, the key dropped); now an ERROR on its table naming the key."""
     (row,) = [r for r in check_paths([str(DATAPATH_DROPPED)], include_broken=True) if r.config == config]
-    assert row.status != "PROVEN", row
+    assert row.status == "ERROR" and row.key in "ABC", row
+    assert "means nothing in this path" in (row.reason or "") or "are one of" in (row.reason or ""), row
 
 
 if __name__ == "__main__":  # pragma: no cover
