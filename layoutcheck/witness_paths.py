@@ -14,7 +14,8 @@ from layoutcheck.witness_record import Witness
 @dataclass(frozen=True, slots=True, eq=False)
 class PathFault(Witness):
     """Stage ``stage`` of the data path ``path`` fails at element (or move) ``i``; an address fault adds the access's
-    memory ``space``, start ``address``, ``bytes``, required ``align`` and buffer ``limit``."""
+    memory ``space``, start ``address``, ``bytes``, required ``align`` and buffer ``limit`` (an overlap: the start
+    ``other`` of the access it overlaps)."""
 
     path: str
     stage: int
@@ -24,6 +25,7 @@ class PathFault(Witness):
     bytes: int | None = None
     align: int | None = None
     limit: int | None = None
+    other: int | None = None
     LEAD: ClassVar[tuple[str, ...]] = ("path", "stage")
 
 
@@ -43,6 +45,8 @@ PATH_FAULTS: dict[str, type[PathFault]] = {k: _path_fault(k, doc) for k, doc in 
     ("misaligned", "Move ``i`` of stage ``stage`` breaks its instruction's alignment (``address % align``)."),
     ("outside_buffer", "Move ``i`` of stage ``stage`` leaves its stage buffer (``[address, address + bytes)`` past "
                        "``limit``)."),
+    ("overlapping", "Move ``i`` of stage ``stage`` writes bytes another access of the stage writes (``[address, "
+                    "address + bytes)`` meets the access starting at ``other``: two TMA boxes on one region)."),
 )}
 """``models.datapath.first_fault``'s fault kinds -> their records (one shape, ``PathFault``)."""
 

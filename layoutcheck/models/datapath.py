@@ -198,11 +198,30 @@ def address_fault(hop: Hop) -> dict[str, Any] | None:
         if best is None or key < best[0]:
             best = key, acc
     if best is None:
-        return None
+        return _overlap_fault(hop)
     (_, kind, k), acc = best
     return {"kind": "misaligned" if kind == 0 else "outside_buffer", "i": int(acc.move[k]), "space": acc.space,
             "address": int(acc.start[k]), "bytes": acc.size, "align": acc.align,
             **({"limit": acc.limit} if acc.limit is not None else {})}
+
+
+def _overlap_fault(hop: Hop) -> dict[str, Any] | None:
+    """The hop's first access (smallest first element) that starts inside the bytes of another where its accesses
+    must be disjoint (``Accesses.disjoint``: two TMA boxes writing the same stage bytes), or ``None``; ``other`` is
+    the start of the access it overlaps."""
+    best: tuple[int, dict[str, Any]] | None = None
+    for acc in hop.accesses:
+        pairs = acc.overlapping()
+        if not pairs.size:
+            continue
+        el = hop.element[acc.move[pairs[:, 0]]]
+        k, j = (int(x) for x in pairs[int(np.argmin(el))])
+        if best is None or int(el.min()) < best[0]:
+            best = int(el.min()), {"kind": "overlapping", "i": int(acc.move[k]), "space": acc.space,
+                                   "address": int(acc.start[k]), "bytes": acc.size, "align": acc.align,
+                                   "other": int(acc.start[j]),
+                                   **({"limit": acc.limit} if acc.limit is not None else {})}
+    return None if best is None else best[1]
 
 
 def _move_fault(hop: Hop, tr: Trace, k: int) -> dict[str, Any] | None:
@@ -223,8 +242,9 @@ def _move_fault(hop: Hop, tr: Trace, k: int) -> dict[str, Any] | None:
 def first_fault(path: Path) -> dict[str, Any] | None:
     """``None`` when the path delivers every element exactly where the MMA (or C) wants it and every instruction's
     addresses obey its rules; else the first fault: ``{"stage": k, "kind", "i"}`` with ``kind`` one of
-    ``misaligned`` / ``outside_buffer`` (an access of hop ``k`` breaks its instruction's alignment or leaves the
-    stage buffer: ``address_fault``, checked whatever the composition), ``misplaced`` (hop ``k`` moves element
+    ``misaligned`` / ``outside_buffer`` / ``overlapping`` (an access of hop ``k`` breaks its instruction's
+    alignment, leaves the stage buffer or overlaps another's bytes: ``address_fault``, checked whatever the
+    composition), ``misplaced`` (hop ``k`` moves element
     ``i`` elsewhere than the layouts say), ``doubled`` (two elements land on one location), ``unwritten`` (it reads
     a location nothing wrote), ``missed`` / ``wrong`` / ``outside`` (final location ``i`` never written / wrong /
     outside the tile). Hops are examined in data-flow order; within a hop a move fault (when the composition fails)

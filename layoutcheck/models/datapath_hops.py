@@ -165,7 +165,7 @@ def _tma_hop(copy: TmaCopy, smem: Subject, bits: int, n: int, load: bool) -> Hop
     # the TMA writes (a store reads) the whole box, dst .. dst + box bytes (out-of-bounds global elements are filled,
     # not skipped): a box past the stage's modes overruns the stage buffer even where the tile's own elements fit
     boxes = Accesses("smem", first, dst[first], es * int(np.prod(copy.box.counts)), TMA_LIMITS.smem_dst_align,
-                     buffer_bytes(smem, es), "hw.tma.TmaLimits.smem_dst_align: " + TMA_LIMITS.source)
+                     buffer_bytes(smem, es), "hw.tma.TmaLimits.smem_dst_align: " + TMA_LIMITS.source, disjoint=True)
     accesses = (boxes, _element_accesses(actual, es, buffer_bytes(smem, es)))
     if load:
         return Hop("tma", name, ("global", "smem"), idx, actual, idx, want, idx, "global", accesses)

@@ -146,6 +146,18 @@ class Accesses:
     align: int
     limit: int | None
     source: str
+    disjoint: bool = False
+    """The accesses may not share a byte (each TMA box of a stage is its own region of the buffer)."""
+
+    def overlapping(self) -> np.ndarray:
+        """With ``disjoint``: ``(k, j)`` rows, access ``k`` starting inside the bytes of access ``j`` (``start[j] <=
+        start[k] < start[j] + size``, ``j`` the nearest such start below ``k``'s); else no rows."""
+        if not self.disjoint or self.start.size < 2:
+            return np.zeros((0, 2), dtype=np.int64)
+        order = np.argsort(self.start, kind="stable")
+        s = self.start[order]
+        hit = np.flatnonzero(s[1:] < s[:-1] + self.size) + 1
+        return np.stack([order[hit], order[hit - 1]], axis=1).astype(np.int64)
 
     def bad(self) -> np.ndarray:
         """The accesses (indices) that break the alignment or leave the buffer."""

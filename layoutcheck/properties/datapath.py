@@ -114,7 +114,7 @@ class DataPathClaim(Property):
         try:
             p = self._path(w)
             hs = hops(p)
-            if w["kind"] in ("misaligned", "outside_buffer"):
+            if w["kind"] in ("misaligned", "outside_buffer", "overlapping"):
                 return _access(hs[w["stage"]], w) is not None
             tr = trace(p, hs)
             return not end_to_end_ok(p, tr) and self._fault_holds(p, hs, tr, w)
@@ -159,11 +159,14 @@ class DataPathClaim(Property):
         k, i, kind = w["stage"], w["i"], w["kind"]
         hop = hs[k]
         head = f"{p.operand}: stage {k + 1}/{len(hs)} {hop.stage} [{hop.instr}]"
-        if kind in ("misaligned", "outside_buffer"):
+        if kind in ("misaligned", "outside_buffer", "overlapping"):
             acc = _access(hop, w)
             where = f"a {w['bytes']}-byte access at {w['space']} byte {w['address']}"
             if kind == "misaligned":
                 why = f"is not {w['align']}-byte aligned ({acc.source if acc else 'its address rule'})"
+            elif kind == "overlapping":
+                why = (f"overlaps the access at byte {w['other']} (bytes {w['other']}..{w['other'] + w['bytes'] - 1}): "
+                       f"two boxes write the same stage bytes, so the boxes do not tile the stage")
             else:
                 end = w["address"] + w["bytes"] - 1
                 why = f"leaves the {w['limit']}-byte stage buffer (bytes {w['address']}..{end})"
@@ -200,7 +203,8 @@ class DataPathClaim(Property):
 
 def _access(hop: Hop, w: dict[str, Any]) -> Any:
     """The access of ``hop`` the witness names (its space, first move ``i`` and start ``address``) if it breaks the
-    rule the witness says (``misaligned``: ``address % align``; ``outside_buffer``: ``[address, address + bytes)``
+    rule the witness says (``misaligned``: ``address % align``; ``overlapping``: another access of the hop starts at
+    ``other`` and ``address`` lies in its bytes; ``outside_buffer``: ``[address, address + bytes)``
     not inside ``[0, limit)``), else ``None``."""
     for acc in hop.accesses:
         if acc.space != w["space"] or acc.size != w["bytes"]:
@@ -213,6 +217,10 @@ def _access(hop: Hop, w: dict[str, Any]) -> Any:
             return acc
         if w["kind"] == "outside_buffer" and acc.limit is not None and acc.limit == w.get("limit") and (
                 a < 0 or a + acc.size > acc.limit):
+            return acc
+        if w["kind"] == "overlapping" and acc.disjoint and w.get("other") is not None and np.any(
+                (acc.start == w["other"]) & (np.arange(acc.start.size) != k[0])) and \
+                w["other"] <= a < w["other"] + acc.size:
             return acc
     return None
 

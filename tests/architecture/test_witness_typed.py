@@ -24,7 +24,8 @@ DICT_SITES: dict[str, set[str]] = {
     "layoutcheck/engines/sizes_z3.py": {"<dynamic>"},  # _grid_witness builds, then from_json
     "layoutcheck/properties/base.py": {"<decision>"},  # the protocol's example: a plug-in claim may use a dict
     # first_fault's faults; properties.datapath makes each one a record (witness.path_fault)
-    "layoutcheck/models/datapath.py": {"<dynamic>", "misplaced", "doubled", "unwritten", "missed", "wrong", "outside"},
+    "layoutcheck/models/datapath.py": {"<dynamic>", "misplaced", "doubled", "unwritten", "missed", "wrong", "outside",
+                                        "overlapping"},
 }
 """Modules that still build a dict literal with a ``"kind"`` key -> the kinds (``<dynamic>``: computed)."""
 
