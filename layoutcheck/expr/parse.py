@@ -119,10 +119,8 @@ _EXACT_POINTS = 1 << 20
 def _least(x: Expr) -> int | None:
     """The least value ``x`` takes over its variables' ranges: from interval arithmetic when that bound is not
     negative, else by evaluating ``x`` at every point (``None``: too many points, or a division by zero inside)."""
-    import numpy as np
-
     from layoutcheck.expr.ir import nodes
-    from layoutcheck.expr.numpy import evaluate
+    from layoutcheck.expr.numpy import offsets_of
     from layoutcheck.expr.z3 import value_range
 
     lo = value_range(x, defined=True)[0]
@@ -134,9 +132,8 @@ def _least(x: Expr) -> int | None:
         points *= u
     if points > _EXACT_POINTS:
         return None
-    grid = np.meshgrid(*[np.arange(u, dtype=np.int64) for u in uppers.values()], indexing="ij")
     try:
-        return int(np.min(evaluate(x, {k: g.reshape(-1) for k, g in zip(uppers, grid, strict=True)})))
+        return int(offsets_of(x, tuple(uppers.items())).min())
     except ZeroDivisionError:
         return None
 

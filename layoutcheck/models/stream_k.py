@@ -183,23 +183,18 @@ class StreamKScheduler:
         """``unit_range`` of every stream-K unit at once (arrays over ``u < sk_units``; read-only)."""
         return _unit_ranges(self, tiles, k_tiles)
 
-    def group_iterations(self, tiles: int, k_tiles: int) -> np.ndarray:
-        """Per group, the iterations of its tiles (``sk_tiles / groups``, one more for the first ``big_groups``)."""
-        h = _host(self, tiles, k_tiles)
-        groups = int(h["groups"])
-        return (int(h["sk_tiles"]) // groups + (np.arange(groups) < int(h["big_groups"]))) * k_tiles
-
     def _ranges(self, tiles: int, k_tiles: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        _, group, start, count = self.ranges_of([(tiles, k_tiles)], [_host(self, tiles, k_tiles)])
+        _, group, start, count, _ = self.ranges_of([(tiles, k_tiles)], [_host(self, tiles, k_tiles)])
         for a in (group, start, count):
             a.setflags(write=False)
         return group, start, count
 
     def ranges_of(self, problems: Sequence[tuple[int, int]],
                   hosts: Sequence[dict[str, int | str]]) -> tuple[np.ndarray, ...]:
-        """``unit_ranges`` of several problems at once, one after the other: ``(problem, group, start, count)`` over
-        their stream-K units, ``problem[i]`` the index in ``problems`` of unit ``i``'s problem. Pre: ``hosts[i] ==
-        host(*problems[i])``, each of mode ``stream_k``."""
+        """``unit_ranges`` of several problems at once, one after the other: ``(problem, group, start, count,
+        in_group)`` over their stream-K units, ``problem[i]`` the index in ``problems`` of unit ``i``'s problem and
+        ``in_group[i]`` the iterations of its group's tiles (``sk_tiles / groups``, one more tile for the first
+        ``big_groups``, times ``K``). Pre: ``hosts[i] == host(*problems[i])``, each of mode ``stream_k``."""
         k_tiles = np.array([k for _, k in problems], dtype=np.int64)
         groups = np.array([h["groups"] for h in hosts], dtype=np.int64)
         sk_units = np.array([h["sk_units"] for h in hosts], dtype=np.int64)
@@ -226,7 +221,7 @@ class StreamKScheduler:
             down, up = end_off < MIN_ITERS, end_off > k - MIN_ITERS
             odd = ~down & ~up & (self.alignment == 2) & (end_off % 2 == 1)
             count = count + np.where(down, -end_off, np.where(up, k - end_off, np.where(odd, -1, 0)))
-        return problem, group, start, count
+        return problem, group, start, count, k_in_group
 
     def unit_pieces(self, u: int, tiles: int, k_tiles: int) -> list[Piece]:
         """The work tiles unit ``u`` computes, in the order it walks them (``assign_work`` then

@@ -21,10 +21,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
 
 import numpy as np
 
+from layoutcheck.algebra.inttuple import crd2flat
 from layoutcheck.algebra.layout import Layout, size
 from layoutcheck.errors import LayoutError
 from layoutcheck.hw.copy import CopyAtom, copy_atom
@@ -187,20 +187,10 @@ def copy_cells(shape: str, element_bits: int = 8, column: int = 0) -> dict[str, 
     elems = s.row_bits // element_bits
     r, e, j = (x.ravel() for x in np.meshgrid(np.arange(s.rows), np.arange(elems), np.arange(s.copies),
                                               indexing="ij"))
-    addr = s.val_id.offsets(np.int64)[_flat_index(s.val_id, s.logical(r, e * element_bits, j))]
+    addr = s.val_id.offsets(np.int64)[crd2flat(s.logical(r, e * element_bits, j), s.val_id.shape)]
     col_bits = addr % TMEM_DP_BITS
     return {"row": r, "element": e, "copy": j, "lane": addr // TMEM_DP_BITS,
             "column": column + col_bits // TMEM.cell_bits, "sub": (col_bits % TMEM.cell_bits) // element_bits}
-
-
-def _flat_index(layout: Layout, coord: tuple[Any, ...]) -> Any:
-    """The flat (colexicographic) index of a coordinate given one integer (or array) per top mode: mode ``m``'s
-    coordinate times the sizes of the modes before it (CuTe's ``crd2idx`` over the top level), so that
-    ``layout.offsets()[_flat_index(layout, c)] == layout(*c)``."""
-    index, scale = 0, 1
-    for c, mode in zip(coord, layout.shape if isinstance(layout.shape, tuple) else (layout.shape,), strict=True):
-        index, scale = index + c * scale, scale * size(mode)
-    return index
 
 
 def copy_address(lane: np.ndarray | int, column: np.ndarray | int, sub: np.ndarray | int,

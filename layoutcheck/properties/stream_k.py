@@ -102,7 +102,7 @@ class StreamKCover(Property):
         if not sk:
             return out
         batch, hosts = [problems[i] for i in sk], [every[i] for i in sk]
-        problem, group, start, count = s.ranges_of(batch, hosts)
+        problem, group, start, count, in_group = s.ranges_of(batch, hosts)
         bad = count < 0
         units = np.array([h["units"] for h in hosts], dtype=np.int64)  # StreamKScheduler.units of a stream-K problem
         bad |= (count == 0) & (np.arange(len(count)) - _firsts(problem) + s.ctas < units[problem])
@@ -112,12 +112,8 @@ class StreamKCover(Property):
         first = np.r_[True, (p[1:] != p[:-1]) | (g[1:] != g[:-1])]
         last = np.r_[first[1:], True]
         bad[order] |= a != np.where(first, 0, np.r_[0, ends[:-1]])
-        k_tiles = np.array([k for _, k in batch], dtype=np.int64)
         groups = np.array([h["groups"] for h in hosts], dtype=np.int64)
-        big_groups = np.array([h["big_groups"] for h in hosts], dtype=np.int64)
-        sk_tiles = np.array([h["sk_tiles"] for h in hosts], dtype=np.int64)
-        want_end = (sk_tiles[p] // groups[p] + (g < big_groups[p])) * k_tiles[p]  # group_iterations
-        bad[order[last]] |= ends[last] != want_end[last]
+        bad[order[last]] |= ends[last] != in_group[order][last]  # the group's last unit ends at its iterations
         ok = np.bincount(problem[bad], minlength=len(batch)) == 0
         ok &= np.bincount(p[first], minlength=len(batch)) == groups  # every group has a unit
         out[sk] = ok

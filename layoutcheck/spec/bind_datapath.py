@@ -116,8 +116,7 @@ class _Table(dict[str, Any]):
         """Raise ``LayoutError`` naming the first key given that nothing read."""
         unread = [k for k in self if k not in self.read]
         if unread:
-            how = ", ".join(f"{k} = {super(_Table, self).get(k)!r}" for k in ("load", "read", "write", "store")
-                            if k in self)
+            how = ", ".join(f"{k} = {self.peek(k)!r}" for k in ("load", "read", "write", "store") if k in self)
             raise LayoutError(f"{unread[0]!r} means nothing in this path{f' ({how})' if how else ''}: no part of "
                               f"the path it describes reads it (drop it, or give the keys it belongs with)",
                               key=unread[0])
